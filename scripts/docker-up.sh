@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Make sure a Docker engine answers on this machine. Installs Debian's docker.io and
+# busybox-static when needed, starts dockerd in the background, waits for `docker info`.
+# Idempotent: does nothing when an engine already answers.
+set -euo pipefail
+
+log() { echo "[docker-up] $*" >&2; }
+
+if docker info >/dev/null 2>&1; then
+  log "engine already answers"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+
+need=()
+command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx httpd || need+=(busybox-static)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" iptables >/dev/null
+fi
+
+logfile=${DOCKERD_LOG:-/tmp/dockerd.log}
+log "starting dockerd (log: $logfile)"
+# The storage driver falls back to vfs where overlayfs is not available.
+$SUDO nohup dockerd >"$logfile" 2>&1 &
+
+for i in $(seq 1 120); do
+  if docker info >/dev/null 2>&1; then
+    log "engine ready after ${i}s ($(docker info --format '{{.ServerVersion}} {{.Driver}}'))"
+    exit 0
+  fi
+  sleep 1
+done
+log "dockerd did not answer within 120s; last lines of its log:"
+tail -n 40 "$logfile" >&2 || true
+exit 1

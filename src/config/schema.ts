@@ -1,0 +1,151 @@
+import { z } from 'zod';
+
+// The emulator's whole configuration. Sources, lowest precedence first:
+// built-in defaults (this schema) < emulator.config.json (or --config) < EMULATOR_* env < CLI flags.
+
+const port = z.number().int().min(0).max(65535);
+
+export const userSchema = z.object({
+  username: z.string().min(1),
+  email: z.string().email(),
+  password: z.string().min(1),
+  fullname: z.string().default(''),
+  /** Without a payment method the platform's free-trial limits apply (1 app, 1 small web container). */
+  paymentMethod: z.boolean().default(true),
+  /** Fixed API tokens accepted for this user (CI determinism). Stored hashed like any other. */
+  apiTokens: z.array(z.string().min(16, 'an API token must be at least 16 characters')).default([]),
+});
+
+export const containerSizeSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  human_name: z.string(),
+  human_cpu: z.string(),
+  memory: z.number().int().positive(),
+  ordinal: z.number().int(),
+  hourly_price: z.number().int(),
+  thirtydays_price: z.number().int(),
+  pids_limit: z.number().int(),
+  swap: z.number().int(),
+  sku: z.string(),
+});
+
+// The platform's documented catalogue (developers.scalingo.com container_sizes; docs/fidelity.md):
+// ids, memory, CPU priority, ordinals and prices in cents. SKUs follow the `<region>-app-<NAME>` pattern.
+const size = (id: string, ordinal: number, name: string, memory: number, cpu: string, hourly: number) => ({
+  id,
+  name,
+  human_name: name,
+  human_cpu: cpu,
+  memory,
+  ordinal,
+  hourly_price: hourly,
+  thirtydays_price: hourly * 72,
+  pids_limit: 0,
+  swap: 0,
+  sku: `local-app-${name}`,
+});
+
+export const defaultContainerSizes = [
+  size('01710ca1-5d40-45be-a038-7d029e05cb23', 2, 'S', 268435456, 'low CPU priority', 10),
+  size('32629c23-4f69-42b8-b603-79849d1c2471', 3, 'M', 536870912, 'standard CPU priority', 20),
+  size('c623c087-69c3-4104-8a40-6b5cd3d41cae', 4, 'L', 1073741824, 'standard CPU priority', 40),
+  size('f6a6a2cb-aeba-433e-958d-3d3a74e6b065', 5, 'XL', 2147483648, 'high CPU priority', 80),
+  size('30b895f6-4320-4299-ac10-61e42180f9f3', 6, '2XL', 4294967296, 'high CPU priority', 160),
+];
+
+export const DEFAULT_STACK_IMAGE = 'scalingo-emulator/stack-busybox:1';
+
+export const configSchema = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    /** One port for the API, the auth service and the logs service. 0 = any free port. */
+    port: port.default(5100),
+    /** The router serving http://<app>.localhost:<routerPort>. 0 = any free port. */
+    routerPort: port.default(5180),
+    /** Where the SQLite file and other state live. Relative to the working directory. */
+    dataDir: z.string().default('.emulator-data'),
+    inMemory: z.boolean().default(false),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    region: z
+      .object({
+        name: z.string().default('local'),
+        displayName: z.string().default('Local emulator'),
+      })
+      .prefault({}),
+    auth: z
+      .object({
+        /** Lifetime of the bearer tokens given by POST /v1/tokens/exchange (platform: 1 hour). */
+        bearerTtlSeconds: z.number().int().positive().default(3600),
+      })
+      .prefault({}),
+    users: z.array(userSchema).min(1, 'at least one user is needed').default([
+      {
+        username: 'dev',
+        email: 'dev@example.test',
+        password: 'dev-password',
+        fullname: 'Development User',
+        paymentMethod: true,
+        apiTokens: [],
+      },
+    ]),
+    rateLimit: z
+      .object({
+        enabled: z.boolean().default(false),
+        /** Requests per minute per token (the platform's is 60). */
+        perMinute: z.number().int().positive().default(60),
+      })
+      .prefault({}),
+    /** Largest request body accepted, in bytes. */
+    bodyLimitBytes: z.number().int().positive().default(1024 * 1024),
+    pagination: z
+      .object({
+        defaultPerPage: z.number().int().positive().default(30),
+        maxPerPage: z.number().int().positive().default(100),
+      })
+      .prefault({}),
+    containerSizes: z.array(containerSizeSchema).min(1).default(defaultContainerSizes),
+    /** Stack id → Docker image the app's code runs on when it has no Dockerfile. */
+    stacks: z.record(z.string(), z.string()).default({
+      'scalingo-20': DEFAULT_STACK_IMAGE,
+      'scalingo-22': DEFAULT_STACK_IMAGE,
+      'scalingo-24': DEFAULT_STACK_IMAGE,
+    }),
+    defaultStack: z.string().default('scalingo-22'),
+    docker: z
+      .object({
+        /** Docker socket; empty = dockerode's default (DOCKER_HOST or /var/run/docker.sock). */
+        socketPath: z.string().default(''),
+        /** Stop the app containers when the emulator stops (otherwise they keep running and are reconciled at next start). */
+        stopContainersOnExit: z.boolean().default(false),
+      })
+      .prefault({}),
+    /** Intervals and durations used by the runtime parts, in milliseconds. */
+    intervals: z
+      .object({
+        operationPollMs: z.number().int().positive().default(500),
+        statsSampleMs: z.number().int().positive().default(60_000),
+        logsPingMs: z.number().int().positive().default(20_000),
+        oneOffIdleMs: z.number().int().positive().default(30 * 60_000),
+        watchDebounceMs: z.number().int().positive().default(500),
+      })
+      .prefault({}),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    if (!(cfg.defaultStack in cfg.stacks)) {
+      ctx.addIssue({ code: 'custom', path: ['defaultStack'], message: `must be one of the stacks (${Object.keys(cfg.stacks).join(', ')})` });
+    }
+    const names = new Set<string>();
+    cfg.users.forEach((u, i) => {
+      for (const key of [u.username, u.email]) {
+        if (names.has(key)) ctx.addIssue({ code: 'custom', path: ['users', i], message: `"${key}" is used by two users` });
+        names.add(key);
+      }
+    });
+  });
+
+export type EmulatorConfig = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type ContainerSize = z.infer<typeof containerSizeSchema>;
+export type UserConfig = z.infer<typeof userSchema>;

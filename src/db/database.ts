@@ -1,0 +1,55 @@
+import Database from 'better-sqlite3';
+import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type Db = Database.Database;
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/**
+ * Opens the emulator's database: a file in the data directory, or memory (`--in-memory`).
+ * WAL lets readers (API requests) go on while a writer commits; foreign keys keep
+ * children (tokens, events, collaborators) tied to their owner rows.
+ */
+export function openDatabase(opts: { file?: string; inMemory?: boolean }): Db {
+  let db: Db;
+  if (opts.inMemory || !opts.file) {
+    db = new Database(':memory:');
+  } else {
+    mkdirSync(dirname(opts.file), { recursive: true });
+    db = new Database(opts.file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+/** Applies every numbered migration (NNN_name.sql) not yet recorded, each in its own transaction. */
+export function migrate(db: Db, dir = MIGRATIONS_DIR): string[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const done = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  const applied: string[] = [];
+  const files = readdirSync(dir)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .sort();
+  for (const file of files) {
+    const version = Number.parseInt(file, 10);
+    if (done.has(version)) continue;
+    const sql = readFileSync(join(dir, file), 'utf8');
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, file, new Date().toISOString());
+    })();
+    applied.push(file);
+  }
+  return applied;
+}
+
+/** Runs fn in one transaction: every multi-row change goes through here. */
+export function tx<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn)();
+}

@@ -1,0 +1,187 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { serve } from '@hono/node-server';
+import type { EmulatorConfig } from './config/schema.ts';
+import { openDatabase, type Db } from './db/database.ts';
+import { createLogger, type Logger } from './shared/logger.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
+import type { Urls } from './shared/urls.ts';
+import { createHttpApp } from './http/app.ts';
+import type { ContainerRuntime } from './runtime/runtime.ts';
+import { createDockerRuntime } from './runtime/docker-runtime.ts';
+import { createAuthStore } from './modules/auth/auth.store.ts';
+import { createAuthService, type AuthService } from './modules/auth/auth.service.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
+import { createEventsStore } from './modules/events/events.store.ts';
+import { createEventsService, type EventsService } from './modules/events/events.service.ts';
+import { eventsRoutes } from './modules/events/events.routes.ts';
+import { createAppsStore } from './modules/apps/apps.store.ts';
+import { createAppsService, type AppsService } from './modules/apps/apps.service.ts';
+import { appsRoutes } from './modules/apps/apps.routes.ts';
+import type { AppViewContext } from './modules/apps/apps.view.ts';
+import { createCollaboratorsStore } from './modules/collaborators/collaborators.store.ts';
+import { createCollaboratorsService } from './modules/collaborators/collaborators.service.ts';
+import { collaboratorsRoutes } from './modules/collaborators/collaborators.routes.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { emulatorRoutes } from './modules/health/emulator.routes.ts';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface EmulatorOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Another runtime (tests); default: Docker through dockerode. */
+  runtime?: ContainerRuntime;
+}
+
+export interface Emulator {
+  config: EmulatorConfig;
+  urls: Urls;
+  db: Db;
+  dataDir: string | null;
+  auth: AuthService;
+  apps: AppsService;
+  events: EventsService;
+  app: ReturnType<typeof createHttpApp>;
+  /** Ready-to-use API token of the first configured user, replaced at each start. */
+  startupToken: string;
+  start(): Promise<Urls>;
+  stop(): Promise<void>;
+}
+
+/** Wires every dependency of one emulator instance; nothing is global, so tests start many. */
+export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {}): Emulator {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const clock = opts.clock ?? systemClock;
+  const startedAt = Date.now();
+  const dataDir = config.inMemory ? null : resolve(config.dataDir);
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
+  const runtime = opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined });
+
+  // Known once the ports are bound (port 0 picks a free one).
+  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort };
+  const getUrls = () => urls;
+
+  const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadJwtSecret(dataDir), bearerTtlSeconds: config.auth.bearerTtlSeconds });
+  auth.syncUsers(config.users);
+  const firstUser = auth.userByLogin(config.users[0].username)!;
+  const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
+
+  const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
+  const collaboratorsStore = createCollaboratorsStore(db);
+  const apps = createAppsService({
+    db,
+    store: createAppsStore(db),
+    collaborators: collaboratorsStore,
+    events,
+    clock,
+    stacks: config.stacks,
+    defaultStack: config.defaultStack,
+    billingUrl: () => `${urls.api}/_emulator/billing`,
+    userByEmail: auth.userByEmail,
+    userById: auth.userById,
+  });
+  const collaborators = createCollaboratorsService({
+    db,
+    store: collaboratorsStore,
+    apps,
+    events,
+    clock,
+    userByEmail: auth.userByEmail,
+    userById: auth.userById,
+    invitationUrl: (token) => `${urls.api}/v1/apps/collaboration?token=${token}`,
+  });
+
+  const view: AppViewContext = {
+    get urls() {
+      return urls;
+    },
+    region: config.region.name,
+    ownerOf: (a) => auth.userById(a.owner_id),
+    parentName: (a) => (a.parent_id ? (apps.find(a.parent_id)?.name ?? null) : null),
+  };
+
+  const app = createHttpApp({
+    logger,
+    clock,
+    auth,
+    bodyLimitBytes: config.bodyLimitBytes,
+    rateLimit: config.rateLimit,
+    routes: [
+      healthRoutes({ db, runtime, startedAt, version: VERSION }),
+      emulatorRoutes(),
+      authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
+      eventsRoutes({ events, apps, pagination: config.pagination }),
+      collaboratorsRoutes({ collaborators, view }),
+      appsRoutes({ apps, view, pagination: config.pagination }),
+    ],
+  });
+
+  let apiServer: Server | undefined;
+  let routerServer: Server | undefined;
+
+  return {
+    config,
+    get urls() {
+      return urls;
+    },
+    db,
+    dataDir,
+    auth,
+    apps,
+    events,
+    app,
+    startupToken,
+
+    async start() {
+      apiServer = await new Promise<Server>((ok, fail) => {
+        const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => ok(s as Server)) as Server;
+        s.once('error', fail);
+      });
+      // The router's port is reserved now; the router itself answers there.
+      routerServer = createServer((_req, res) => {
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('No application is served on this address yet.\n');
+      });
+      await new Promise<void>((ok, fail) => {
+        routerServer!.once('error', fail);
+        routerServer!.listen(config.routerPort, config.host, () => ok());
+      });
+      const apiPort = (apiServer.address() as AddressInfo).port;
+      const routerPort = (routerServer.address() as AddressInfo).port;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort };
+      logger.debug({ urls }, 'listening');
+      return urls;
+    },
+
+    async stop() {
+      // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
+      await Promise.all(
+        [apiServer, routerServer].map(
+          (s) =>
+            new Promise<void>((ok) => {
+              if (!s || !s.listening) return ok();
+              s.close(() => ok());
+              s.closeIdleConnections();
+            }),
+        ),
+      );
+      await runtime.close();
+      if (db.open) db.close();
+    },
+  };
+}
+
+/** The per-data-dir secret that signs bearer tokens: bearers survive a restart, not a new data dir. */
+function loadJwtSecret(dataDir: string | null): Uint8Array {
+  if (!dataDir) return randomBytes(32);
+  const file = join(dataDir, 'jwt.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
+  return key;
+}

@@ -1,0 +1,57 @@
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv } from './env.ts';
+import { ApiError, errorResponse } from './errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { AuthService } from '../modules/auth/auth.service.ts';
+import { requestId } from './middleware/request-id.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { jsonOnly, limitBody } from './middleware/json-only.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+
+export interface HttpAppDeps {
+  logger: Logger;
+  clock: Clock;
+  auth: AuthService;
+  bodyLimitBytes: number;
+  rateLimit: { enabled: boolean; perMinute: number };
+  /** Route groups of every area, mounted in order (more specific paths first). */
+  routes: Hono<AppEnv>[];
+}
+
+export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  // Order matters:
+  // 1. request id + child logger, so every later line (and a 500) carries the id;
+  // 2. access log, timing everything below;
+  // 3. JSON-only and body size limits on the API, before anything reads a body;
+  // 4. authentication of every /v1 route (a few public ones are listed in authenticate.ts);
+  // 5. rate limiting per token, which needs the principal.
+  app.use('*', requestId(deps.logger));
+  app.use('*', accessLog());
+  app.use('/v1/*', jsonOnly());
+  app.use('/v1/*', limitBody(deps.bodyLimitBytes));
+  app.use('/v1/*', authenticate(deps.auth));
+  if (deps.rateLimit.enabled) app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.clock }));
+
+  for (const r of deps.routes) app.route('/', r);
+
+  app.notFound((c) => c.json({ resource: 'route', error: `no route matches ${c.req.method} ${c.req.path}` }, 404));
+
+  // The only place that writes an error body.
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      return errorResponse(c, new ApiError(status as never, { error: err.message || 'request refused' }));
+    }
+    const log = c.get('log') ?? deps.logger;
+    log.error({ err, method: c.req.method, path: c.req.path }, 'unexpected error');
+    return errorResponse(c, ApiError.internal(`internal error, request id ${c.get('requestId') ?? 'unknown'}`));
+  });
+
+  return app;
+}

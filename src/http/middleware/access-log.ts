@@ -1,0 +1,14 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env.ts';
+
+/** One line per request, at debug level: method, path (no query: it may carry signed tokens), status, duration. */
+export function accessLog(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const start = performance.now();
+    await next();
+    const log = c.get('log');
+    if (log.isLevelEnabled('debug')) {
+      log.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - start) * 10) / 10 }, 'request');
+    }
+  };
+}

@@ -1,0 +1,19 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env.ts';
+import type { AuthService } from '../../modules/auth/auth.service.ts';
+
+// Routes reachable without a principal: the exchange authenticates with its own basic scheme;
+// the event catalogues are fetched without credentials by the official npm client.
+const PUBLIC = new Set(['POST /v1/tokens/exchange', 'GET /v1/event_categories', 'GET /v1/event_types']);
+// The auth service's token routes also take HTTP basic with a username and password.
+const PASSWORD_OK = /^\/v1\/tokens(\/|$)/;
+
+/** Every /v1 route is authenticated; the principal is set on the context for the routes. */
+export function authenticate(auth: AuthService): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!PUBLIC.has(`${c.req.method} ${c.req.path}`)) {
+      c.set('principal', await auth.authenticate(c.req.header('authorization'), { allowPassword: PASSWORD_OK.test(c.req.path) }));
+    }
+    await next();
+  };
+}

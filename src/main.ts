@@ -1,0 +1,118 @@
+#!/usr/bin/env -S npx tsx
+import { parseArgs } from 'node:util';
+import { loadConfig, ConfigError } from './config/load.ts';
+import { createEmulator, VERSION } from './emulator.ts';
+
+const USAGE = `Usage: scalingo-emulator [start] [options]
+
+Options:
+  --port <n>          API, auth and logs port (0 = any free port)       [default 5100]
+  --router-port <n>   router port, http://<app>.localhost:<n>           [default 5180]
+  --host <addr>       address to listen on                              [default 127.0.0.1]
+  --data-dir <dir>    where the SQLite file and state live              [default .emulator-data]
+  --in-memory         keep state in memory (nothing written to disk)
+  --config <file>     configuration file                                [default emulator.config.json]
+  --log-level <lvl>   fatal|error|warn|info|debug|trace|silent          [default info]
+  -h, --help          this help
+
+Precedence: defaults < config file < EMULATOR_* environment variables < flags.`;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        'router-port': { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'in-memory': { type: 'boolean' },
+        config: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0] ?? 'start';
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (command !== 'start') {
+    console.error(`unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+
+  const num = (flag: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v)) throw new ConfigError([`flag --${flag}: expected a whole number, got "${v}"`]);
+    return Number(v);
+  };
+
+  const t0 = performance.now();
+  let emulator;
+  try {
+    const config = loadConfig({
+      file: values.config,
+      overrides: {
+        port: num('port', values.port),
+        routerPort: num('router-port', values['router-port']),
+        host: values.host,
+        dataDir: values['data-dir'],
+        inMemory: values['in-memory'],
+        logLevel: values['log-level'] as never,
+      },
+    });
+    emulator = createEmulator(config);
+    await emulator.start();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      return 1;
+    }
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') {
+      console.error(`cannot listen: address already in use (${(e as NodeJS.ErrnoException & { address?: string; port?: number }).address}:${(e as { port?: number }).port}); choose another --port / --router-port, or 0 for any free port`);
+      return 1;
+    }
+    console.error(`cannot start: ${e.message}`);
+    return 1;
+  }
+
+  const { urls, config } = emulator;
+  const user = config.users[0];
+  console.log(
+    [
+      `Scalingo emulator ${VERSION} ready in ${Math.round(performance.now() - t0)} ms`,
+      `  API, auth and logs  ${urls.api}`,
+      `  Router              http://<app>.localhost:${urls.routerPort}`,
+      `  Data                ${emulator.dataDir ? emulator.db.name : 'in memory (--in-memory)'}`,
+      `  User                ${user.username} <${user.email}>`,
+      `  API token           ${emulator.startupToken}`,
+      '',
+      `  Try: curl -s -u ":${emulator.startupToken}" -X POST ${urls.api}/v1/tokens/exchange`,
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping (in-flight requests finish first)…`);
+    await emulator.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  return -1; // keep running
+}
+
+main(process.argv.slice(2)).then((code) => {
+  if (code >= 0) process.exit(code);
+});

@@ -1,0 +1,227 @@
+import type { Db } from '../../db/database.ts';
+import { tx } from '../../db/database.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { objectId } from '../../shared/ids.ts';
+import { paginate } from '../../shared/pagination.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { UserRow } from '../../http/env.ts';
+import type { EventsService } from '../events/events.service.ts';
+import type { CollaboratorsStore } from '../collaborators/collaborators.store.ts';
+import type { AppRow, AppSettings, AppsStore } from './apps.store.ts';
+
+/** What other areas plug into the apps lifecycle (the runtime deploys, removes containers…). */
+export interface AppHooks {
+  afterCreate?(app: AppRow): void;
+  beforeDelete?(app: AppRow): Promise<void> | void;
+  afterRename?(app: AppRow, oldName: string): void;
+}
+
+export interface AppsServiceDeps {
+  db: Db;
+  store: AppsStore;
+  collaborators: CollaboratorsStore;
+  events: EventsService;
+  clock: Clock;
+  stacks: Record<string, string>;
+  defaultStack: string;
+  billingUrl: () => string;
+  userByEmail: (email: string) => UserRow | undefined;
+  userById: (id: string) => UserRow | undefined;
+  hooks?: AppHooks[];
+}
+
+export interface CreateInput {
+  name: string;
+  git_source?: string | null;
+  stack_id?: string | null;
+}
+
+export function createAppsService(deps: AppsServiceDeps) {
+  const { store, events, clock } = deps;
+  const hooks = deps.hooks ?? [];
+
+  function checkStack(stackId: string): void {
+    if (!(stackId in deps.stacks)) throw ApiError.invalid('stack_id', `is not a known stack (known: ${Object.keys(deps.stacks).join(', ')})`);
+  }
+
+  function checkNameFree(name: string): void {
+    if (store.byName(name)) throw ApiError.invalid('name', 'has already been taken');
+  }
+
+  // Without a payment method, only 1 application can be had (the platform's free trial).
+  function checkCanOwnAnother(user: UserRow): void {
+    if (!user.payment_method && store.countOwnedBy(user.id) >= 1) {
+      throw ApiError.paymentRequired('Sorry, you need to verify your account (billing profile and payment card) to create a new app', deps.billingUrl());
+    }
+  }
+
+  function checkCurrentName(app: AppRow, currentName: string | undefined, required: boolean): void {
+    if (currentName === undefined || currentName === '') {
+      if (required) throw ApiError.invalid('current_name', 'missing field: it must be the name of the app, as a confirmation');
+      return;
+    }
+    if (currentName !== app.name) throw ApiError.invalid('current_name', `does not match the name of the app ("${currentName}" given)`);
+  }
+
+  function newRow(owner: UserRow, fields: Partial<AppRow> & { name: string; stack_id: string }): AppRow {
+    const now = clock.now();
+    return {
+      id: objectId(now),
+      owner_id: owner.id,
+      parent_id: null,
+      created_at: now,
+      updated_at: now,
+      status: 'new',
+      git_source: null,
+      force_https: 0,
+      sticky_session: 0,
+      router_logs: 0,
+      flags: '{}',
+      limits: '{}',
+      last_deployed_at: null,
+      last_deployed_by: null,
+      last_deployment_id: null,
+      ...fields,
+    };
+  }
+
+  const service = {
+    /** The app as the user may see it (owner or accepted collaborator); otherwise 404 — never a hint it exists. */
+    visibleApp(user: UserRow, idOrName: string): AppRow {
+      const app = store.find(idOrName);
+      if (!app || (app.owner_id !== user.id && !deps.collaborators.isAcceptedCollaborator(app.id, user.id))) throw ApiError.notFound('app');
+      return app;
+    },
+
+    /** Owner-only actions (delete, transfer, collaborators management). */
+    ownedApp(user: UserRow, idOrName: string): AppRow {
+      const app = service.visibleApp(user, idOrName);
+      if (app.owner_id !== user.id) throw ApiError.forbidden('only the owner of the app can do this');
+      return app;
+    },
+
+    find: (idOrName: string) => store.find(idOrName),
+    all: () => store.all(),
+
+    list(user: UserRow): AppRow[] {
+      return store.visibleTo(user.id);
+    },
+
+    create(user: UserRow, input: CreateInput, opts: { dryRun?: boolean } = {}): AppRow {
+      const stackId = input.stack_id ?? deps.defaultStack;
+      checkStack(stackId);
+      checkNameFree(input.name);
+      checkCanOwnAnother(user);
+      const row = newRow(user, { name: input.name, stack_id: stackId, git_source: input.git_source ?? null });
+      if (opts.dryRun) return row;
+      tx(deps.db, () => {
+        store.insert(row);
+        events.record({ type: 'new_app', app: row, user, typeData: { git_source: row.git_source } });
+      });
+      for (const h of hooks) h.afterCreate?.(row);
+      return row;
+    },
+
+    createChild(user: UserRow, parentIdOrName: string, name: string): AppRow {
+      const parent = service.visibleApp(user, parentIdOrName);
+      checkNameFree(name);
+      const owner = deps.userById(parent.owner_id) ?? user;
+      checkCanOwnAnother(owner);
+      // A child (review) app starts from its parent's settings.
+      const row = newRow(owner, {
+        name,
+        parent_id: parent.id,
+        stack_id: parent.stack_id,
+        git_source: parent.git_source,
+        force_https: parent.force_https,
+        sticky_session: parent.sticky_session,
+        router_logs: parent.router_logs,
+      });
+      tx(deps.db, () => {
+        store.insert(row);
+        events.record({ type: 'new_app', app: row, user, typeData: { git_source: row.git_source } });
+        events.record({ type: 'create_review_app', app: parent, user, typeData: { app_name: row.name, app_id: row.id } });
+      });
+      for (const h of hooks) h.afterCreate?.(row);
+      return row;
+    },
+
+    listChildren(user: UserRow, parentIdOrName: string, page: number, perPage: number) {
+      const parent = service.visibleApp(user, parentIdOrName);
+      const p = paginate(store.countChildren(parent.id), page, perPage);
+      return { apps: store.children(parent.id, p.limit, p.offset), meta: { pagination: p.meta } };
+    },
+
+    async delete(user: UserRow, idOrName: string, currentName: string | undefined): Promise<void> {
+      const app = service.ownedApp(user, idOrName);
+      checkCurrentName(app, currentName, true);
+      for (const h of hooks) await h.beforeDelete?.(app);
+      tx(deps.db, () => {
+        store.delete(app.id);
+        events.record({ type: 'delete_app', app, user });
+      });
+    },
+
+    rename(user: UserRow, idOrName: string, currentName: string, newName: string): AppRow {
+      const app = service.visibleApp(user, idOrName);
+      checkCurrentName(app, currentName, true);
+      if (newName !== app.name) checkNameFree(newName);
+      tx(deps.db, () => {
+        store.rename(app.id, newName, clock.now());
+        events.record({ type: 'rename_app', app: { id: app.id, name: newName }, user, typeData: { old_name: app.name, new_name: newName } });
+      });
+      const renamed = store.find(app.id)!;
+      for (const h of hooks) h.afterRename?.(renamed, app.name);
+      return renamed;
+    },
+
+    /** The new owner must already be an accepted collaborator; the old owner stays as a collaborator. */
+    transfer(user: UserRow, idOrName: string, currentName: string | undefined, ownerEmail: string): AppRow {
+      const app = service.ownedApp(user, idOrName);
+      // The official Go client does not send current_name on transfer: checked only when given.
+      checkCurrentName(app, currentName, false);
+      const newOwner = deps.userByEmail(ownerEmail);
+      if (!newOwner || !deps.collaborators.isAcceptedCollaborator(app.id, newOwner.id)) {
+        throw ApiError.invalid('owner', 'should be part of the collaborators of the app');
+      }
+      checkCanOwnAnother(newOwner);
+      const oldOwner = deps.userById(app.owner_id)!;
+      tx(deps.db, () => {
+        store.setOwner(app.id, newOwner.id, clock.now());
+        deps.collaborators.removeUser(app.id, newOwner.id);
+        deps.collaborators.insert({ id: objectId(), app_id: app.id, email: oldOwner.email, user_id: oldOwner.id, status: 'accepted', invitation_token: objectId(), created_at: clock.now() });
+        const who = (u: UserRow) => ({ id: u.id, username: u.username, email: u.email });
+        events.record({ type: 'transfer_app', app, user, typeData: { old_owner: who(oldOwner), new_owner: who(newOwner) } });
+      });
+      return store.find(app.id)!;
+    },
+
+    updateSettings(user: UserRow, idOrName: string, input: { force_https?: boolean; sticky_session?: boolean; router_logs?: boolean; stack_id?: string }): AppRow {
+      const app = service.visibleApp(user, idOrName);
+      const changes: AppSettings = {};
+      if (input.force_https !== undefined) changes.force_https = input.force_https ? 1 : 0;
+      if (input.sticky_session !== undefined) changes.sticky_session = input.sticky_session ? 1 : 0;
+      if (input.router_logs !== undefined) changes.router_logs = input.router_logs ? 1 : 0;
+      if (input.stack_id !== undefined) {
+        checkStack(input.stack_id);
+        changes.stack_id = input.stack_id;
+      }
+      tx(deps.db, () => {
+        store.update(app.id, changes, clock.now());
+        if (changes.stack_id !== undefined && changes.stack_id !== app.stack_id) {
+          events.record({ type: 'stack_changed', app, user, typeData: { previous_stack_id: app.stack_id, current_stack_id: changes.stack_id, previous_stack_name: app.stack_id, current_stack_name: changes.stack_id } });
+        }
+        const settings = Object.fromEntries(Object.entries(input).filter(([k, v]) => k !== 'stack_id' && v !== undefined));
+        if (Object.keys(settings).length) events.record({ type: 'edit_app', app, user, typeData: settings });
+      });
+      return store.find(app.id)!;
+    },
+
+    setStatus(appId: string, status: string): void {
+      store.setStatus(appId, status);
+    },
+  };
+  return service;
+}
+
+export type AppsService = ReturnType<typeof createAppsService>;

@@ -1,0 +1,67 @@
+import type { Db } from '../../db/database.ts';
+
+export interface AppRow {
+  id: string;
+  name: string;
+  owner_id: string;
+  parent_id: string | null;
+  created_at: number;
+  updated_at: number;
+  status: string;
+  stack_id: string;
+  git_source: string | null;
+  force_https: number;
+  sticky_session: number;
+  router_logs: number;
+  flags: string; // JSON
+  limits: string; // JSON
+  last_deployed_at: number | null;
+  last_deployed_by: string | null;
+  last_deployment_id: string | null;
+}
+
+export type AppSettings = Partial<Pick<AppRow, 'force_https' | 'sticky_session' | 'router_logs' | 'stack_id'>>;
+
+/** Applications. Maps id and name → app row; user → apps owned or collaborated on. */
+export function createAppsStore(db: Db) {
+  const s = {
+    byIdOrName: db.prepare<[string, string], AppRow>('SELECT * FROM apps WHERE id = ? OR name = ?'),
+    byName: db.prepare<[string], AppRow>('SELECT * FROM apps WHERE name = ?'),
+    visible: db.prepare<{ user: string }, AppRow>(
+      "SELECT * FROM apps WHERE owner_id = @user OR id IN (SELECT app_id FROM collaborators WHERE user_id = @user AND status = 'accepted') ORDER BY created_at, name",
+    ),
+    countOwned: db.prepare<[string], number>('SELECT COUNT(*) FROM apps WHERE owner_id = ?').pluck(),
+    insert: db.prepare(
+      'INSERT INTO apps (id, name, owner_id, parent_id, created_at, updated_at, status, stack_id, git_source, force_https, sticky_session, router_logs, flags, limits, last_deployed_at, last_deployed_by, last_deployment_id) VALUES (@id, @name, @owner_id, @parent_id, @created_at, @updated_at, @status, @stack_id, @git_source, @force_https, @sticky_session, @router_logs, @flags, @limits, @last_deployed_at, @last_deployed_by, @last_deployment_id)',
+    ),
+    rename: db.prepare('UPDATE apps SET name = ?, updated_at = ? WHERE id = ?'),
+    setOwner: db.prepare('UPDATE apps SET owner_id = ?, updated_at = ? WHERE id = ?'),
+    setStatus: db.prepare('UPDATE apps SET status = ? WHERE id = ?'),
+    delete: db.prepare('DELETE FROM apps WHERE id = ?'),
+    countChildren: db.prepare<[string], number>('SELECT COUNT(*) FROM apps WHERE parent_id = ?').pluck(),
+    children: db.prepare<[string, number, number], AppRow>('SELECT * FROM apps WHERE parent_id = ? ORDER BY created_at, name LIMIT ? OFFSET ?'),
+    all: db.prepare<[], AppRow>('SELECT * FROM apps ORDER BY created_at'),
+  };
+  return {
+    find: (idOrName: string) => s.byIdOrName.get(idOrName, idOrName),
+    byName: (name: string) => s.byName.get(name),
+    visibleTo: (userId: string) => s.visible.all({ user: userId }),
+    countOwnedBy: (userId: string) => s.countOwned.get(userId) ?? 0,
+    insert: (row: AppRow) => void s.insert.run(row),
+    rename: (id: string, name: string, at: number) => void s.rename.run(name, at, id),
+    setOwner: (id: string, ownerId: string, at: number) => void s.setOwner.run(ownerId, at, id),
+    setStatus: (id: string, status: string) => void s.setStatus.run(status, id),
+    /** Only the given columns change; updated_at moves. */
+    update: (id: string, settings: AppSettings, at: number) => {
+      const keys = Object.keys(settings) as (keyof AppSettings)[];
+      if (!keys.length) return;
+      db.prepare(`UPDATE apps SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @at WHERE id = @id`).run({ ...settings, at, id });
+    },
+    delete: (id: string) => void s.delete.run(id),
+    countChildren: (id: string) => s.countChildren.get(id) ?? 0,
+    children: (id: string, limit: number, offset: number) => s.children.all(id, limit, offset),
+    all: () => s.all.all(),
+  };
+}
+
+export type AppsStore = ReturnType<typeof createAppsStore>;

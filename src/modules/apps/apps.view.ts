@@ -1,0 +1,50 @@
+import { isoDate } from '../../shared/clock.ts';
+import { appUrl, type Urls } from '../../shared/urls.ts';
+import type { UserRow } from '../../http/env.ts';
+import type { AppRow } from './apps.store.ts';
+
+export interface AppViewContext {
+  urls: Urls;
+  region: string;
+  ownerOf: (app: AppRow) => UserRow | undefined;
+  parentName: (app: AppRow) => string | null;
+}
+
+/**
+ * The Application resource as the platform writes it. `status` only in the single-app and
+ * child-creation responses; `limits` only when an operator set one (or on child creation);
+ * `parent_app_name` on child apps.
+ */
+export function appJson(app: AppRow, ctx: AppViewContext, opts: { status?: boolean; childCreation?: boolean } = {}) {
+  const owner = ctx.ownerOf(app);
+  const limits = JSON.parse(app.limits) as Record<string, unknown>;
+  const url = appUrl(ctx.urls, app.name);
+  const parent = ctx.parentName(app);
+  return {
+    id: app.id,
+    name: app.name,
+    region: ctx.region,
+    created_at: isoDate(app.created_at),
+    updated_at: isoDate(app.updated_at),
+    git_url: `git@ssh.${ctx.region}.localhost:${app.name}.git`,
+    owner: owner ? { id: owner.id, username: owner.username, email: owner.email } : null,
+    url,
+    base_url: url,
+    links: { deployments_stream: `${ctx.urls.api.replace(/^http/, 'ws')}/deployments-stream/apps/${app.id}` },
+    force_https: app.force_https === 1,
+    sticky_session: app.sticky_session === 1,
+    router_logs: app.router_logs === 1,
+    flags: { 'sticky-session': app.sticky_session === 1, ...(JSON.parse(app.flags) as Record<string, boolean>) },
+    ...(Object.keys(limits).length || opts.childCreation ? { limits } : {}),
+    last_deployed_at: isoDate(app.last_deployed_at),
+    last_deployed_by: app.last_deployed_by,
+    last_deployment_id: app.last_deployment_id,
+    stack_id: app.stack_id,
+    data_access_consent: { app_id: app.id, user_id: app.owner_id, containers_until: null, database_until: null },
+    hds_resource: false,
+    private_networks_ids: [] as string[],
+    ...(parent ? { parent_app_name: parent } : {}),
+    ...(opts.status || opts.childCreation ? { status: app.status } : {}),
+    ...(opts.childCreation ? { git_source: app.git_source } : {}),
+  };
+}

@@ -1,0 +1,222 @@
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { ApiError } from '../../http/errors.ts';
+import type { Principal, UserRow } from '../../http/env.ts';
+import type { Db } from '../../db/database.ts';
+import { tx } from '../../db/database.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { prefixedUuid, secret, sha256, uuid } from '../../shared/ids.ts';
+import type { UserConfig } from '../../config/schema.ts';
+import type { AuthStore, TokenRow, UserRecord } from './auth.store.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+
+export const STARTUP_TOKEN_NAME = 'emulator-startup';
+const ISSUER = 'scalingo-emulator';
+
+export interface AuthServiceDeps {
+  db: Db;
+  store: AuthStore;
+  clock: Clock;
+  jwtSecret: Uint8Array;
+  bearerTtlSeconds: number;
+}
+
+/** API token secrets look like the platform's: `tk-us-<random>`. */
+function newTokenSecret(): string {
+  return `tk-us-${secret(36)}`;
+}
+
+export function publicUser(u: UserRow) {
+  return { id: u.id, username: u.username, fullname: u.fullname, email: u.email, flags: {} as Record<string, boolean> };
+}
+
+export function createAuthService(deps: AuthServiceDeps) {
+  const { store, clock } = deps;
+  // Verified bearers, so a hot path does not re-verify the same JWT's signature on every call.
+  const verified = new Map<string, { userId: string; tokenId: string; exp: number }>();
+  // last_used_at is written at most once a minute per token: reads stay free of writes.
+  const touched = new Map<string, number>();
+
+  function principalFor(userId: string, tokenId: string | null): Principal {
+    const user = store.userById(userId);
+    if (!user) throw ApiError.unauthorized();
+    return { user: stripPassword(user), tokenId };
+  }
+
+  function touch(tokenId: string): void {
+    const now = clock.now();
+    if ((touched.get(tokenId) ?? 0) + 60_000 > now) return;
+    touched.set(tokenId, now);
+    store.touchToken(tokenId, now);
+  }
+
+  /** Resolves an API token secret to its row; revoked or unknown → 401. */
+  function tokenFromSecret(value: string): TokenRow {
+    const row = store.tokenByHash(sha256(value));
+    if (!row) throw ApiError.unauthorized('invalid API token');
+    return row;
+  }
+
+  return {
+    /** Seeds the config's users (and their fixed tokens) into the database, idempotently. */
+    syncUsers(users: UserConfig[]): void {
+      tx(deps.db, () => {
+        for (const u of users) {
+          const existing = store.userByLogin(u.username);
+          const record = {
+            email: u.email,
+            fullname: u.fullname,
+            password_hash: existing && verifyPassword(u.password, existing.password_hash) ? existing.password_hash : hashPassword(u.password),
+            payment_method: u.paymentMethod ? 1 : 0,
+          };
+          let id: string;
+          if (existing) {
+            id = existing.id;
+            store.updateUser({ id, ...record });
+          } else {
+            id = prefixedUuid('us');
+            store.insertUser({ id, username: u.username, created_at: clock.now(), ...record });
+          }
+          const hashes = u.apiTokens.map(sha256);
+          store.pruneFixedTokens(id, hashes);
+          u.apiTokens.forEach((t, i) => {
+            const hash = hashes[i];
+            if (store.tokenByHash(hash)) return;
+            store.insertToken({ id: uuid(), user_id: id, name: `config-token-${i + 1}`, token_hash: hash, created_at: clock.now(), issued_at: clock.now(), last_used_at: null, fixed: 1 });
+          });
+        }
+      });
+    },
+
+    /** HTTP basic with a username (or e-mail) and password. */
+    login(login: string, password: string): UserRow {
+      const user = store.userByLogin(login);
+      if (!user || !verifyPassword(password, user.password_hash)) throw ApiError.unauthorized('invalid credentials');
+      return stripPassword(user);
+    },
+
+    userByLogin(login: string): UserRow | undefined {
+      const u = store.userByLogin(login);
+      return u && stripPassword(u);
+    },
+    userById(id: string): UserRow | undefined {
+      const u = store.userById(id);
+      return u && stripPassword(u);
+    },
+    userByEmail(email: string): UserRow | undefined {
+      const u = store.userByEmail(email);
+      return u && stripPassword(u);
+    },
+
+    createToken(userId: string, name: string): { row: TokenRow; secret: string } {
+      const value = newTokenSecret();
+      const now = clock.now();
+      const row: TokenRow = { id: uuid(), user_id: userId, name, token_hash: sha256(value), created_at: now, issued_at: now, last_used_at: null, fixed: 0 };
+      store.insertToken(row);
+      return { row, secret: value };
+    },
+
+    /** The token printed at start: one per user, replaced at each start (the old secret stops working). */
+    rotateStartupToken(userId: string): string {
+      return tx(deps.db, () => {
+        store.deleteTokensByName(userId, STARTUP_TOKEN_NAME);
+        return this.createToken(userId, STARTUP_TOKEN_NAME).secret;
+      });
+    },
+
+    listTokens(userId: string): TokenRow[] {
+      return store.tokensOfUser(userId);
+    },
+
+    ownToken(userId: string, tokenId: string): TokenRow {
+      const row = store.tokenById(tokenId);
+      if (!row || row.user_id !== userId) throw ApiError.notFound('token');
+      return row;
+    },
+
+    deleteToken(userId: string, tokenId: string): void {
+      this.ownToken(userId, tokenId);
+      store.deleteToken(tokenId);
+      for (const [k, v] of verified) if (v.tokenId === tokenId) verified.delete(k);
+    },
+
+    renewToken(userId: string, tokenId: string): { row: TokenRow; secret: string } {
+      const row = this.ownToken(userId, tokenId);
+      const value = newTokenSecret();
+      const now = clock.now();
+      store.renewToken(tokenId, sha256(value), now);
+      return { row: { ...row, token_hash: sha256(value), issued_at: now }, secret: value };
+    },
+
+    /** API token → signed JWT bearer valid for bearerTtlSeconds. */
+    async exchange(apiToken: string): Promise<string> {
+      const row = tokenFromSecret(apiToken);
+      touch(row.id);
+      const now = Math.floor(clock.now() / 1000);
+      return new SignJWT({ tid: row.id })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(row.user_id)
+        .setIssuer(ISSUER)
+        .setIssuedAt(now)
+        .setExpirationTime(now + deps.bearerTtlSeconds)
+        .sign(deps.jwtSecret);
+    },
+
+    /**
+     * Authorization header → principal. Accepts `Bearer <jwt>`, and HTTP basic with an empty
+     * username and an API token as password (the spec's samples use both). With allowPassword,
+     * basic with a username (or e-mail) and password is accepted too (the auth service's token routes).
+     */
+    async authenticate(header: string | undefined, opts: { allowPassword?: boolean } = {}): Promise<Principal> {
+      if (!header) throw ApiError.unauthorized('no authentication provided: send Authorization: Bearer <token>');
+      const [scheme, ...rest] = header.trim().split(/\s+/);
+      const value = rest.join(' ');
+      if (/^bearer$/i.test(scheme) && value) {
+        const now = clock.now();
+        const hit = verified.get(value);
+        let claims = hit && hit.exp * 1000 > now ? hit : undefined;
+        if (!claims) {
+          if (hit) verified.delete(value);
+          try {
+            const { payload } = await jwtVerify(value, deps.jwtSecret, { issuer: ISSUER, currentDate: new Date(now), algorithms: ['HS256'] });
+            if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string' || typeof payload.exp !== 'number') throw new Error('claims');
+            claims = { userId: payload.sub, tokenId: payload.tid, exp: payload.exp };
+          } catch (err) {
+            if (err instanceof joseErrors.JWTExpired) throw ApiError.unauthorized('token expired: exchange your API token for a new bearer token');
+            throw ApiError.unauthorized('invalid bearer token');
+          }
+          if (verified.size > 5000) verified.clear();
+          verified.set(value, claims);
+        }
+        // A revoked API token revokes the bearers made from it.
+        if (!store.tokenById(claims.tokenId)) {
+          verified.delete(value);
+          throw ApiError.unauthorized('token revoked');
+        }
+        touch(claims.tokenId);
+        return principalFor(claims.userId, claims.tokenId);
+      }
+      if (/^basic$/i.test(scheme) && value) {
+        const decoded = Buffer.from(value, 'base64').toString('utf8');
+        const colon = decoded.indexOf(':');
+        if (colon < 0) throw ApiError.unauthorized('malformed basic authentication');
+        const username = decoded.slice(0, colon);
+        const password = decoded.slice(colon + 1);
+        if (username === '') {
+          const row = tokenFromSecret(password);
+          touch(row.id);
+          return principalFor(row.user_id, row.id);
+        }
+        if (opts.allowPassword) return { user: this.login(username, password), tokenId: null };
+        throw ApiError.unauthorized('basic authentication takes an empty username and an API token as password');
+      }
+      throw ApiError.unauthorized('unsupported authorization scheme: use Bearer');
+    },
+  };
+}
+
+function stripPassword(u: UserRecord): UserRow {
+  const { password_hash: _ignored, ...rest } = u;
+  return rest;
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,72 @@
+// Event types and categories of the platform's timeline. Names follow go-scalingo's event
+// constants (events_struct.go) — see docs/fidelity.md. Each type belongs to one category.
+
+// The first two are the platform's documented categories (ids included); the others are the
+// emulator's, for types the documentation does not place (docs/fidelity.md).
+export const EVENT_CATEGORIES = [
+  { id: '5982f139d48c360021b1eb44', name: 'app_operations', display_name: 'App operations', position: 1 },
+  { id: '5982f139d48c360021b1eb45', name: 'addons', display_name: 'Addons', position: 2 },
+  { id: '6a0e1c00e3a1b2000e000003', name: 'collaborators', display_name: 'Collaborators', position: 3 },
+  { id: '6a0e1c00e3a1b2000e000004', name: 'environment', display_name: 'Environment', position: 4 },
+  { id: '6a0e1c00e3a1b2000e000005', name: 'monitoring', display_name: 'Monitoring', position: 5 },
+  { id: '6a0e1c00e3a1b2000e000006', name: 'logs', display_name: 'Logs', position: 6 },
+  { id: '6a0e1c00e3a1b2000e000007', name: 'account', display_name: 'Account', position: 7 },
+] as const;
+
+export type EventCategoryName = (typeof EVENT_CATEGORIES)[number]['name'];
+
+const t = (category: EventCategoryName, display_name: string, description: string) => ({ category, display_name, description });
+
+export const EVENT_TYPES = {
+  new_app: t('app_operations', 'App created', 'An application was created'),
+  edit_app: t('app_operations', 'App settings edited', 'Settings of the application were changed'),
+  rename_app: t('app_operations', 'App renamed', 'The application was renamed'),
+  transfer_app: t('app_operations', 'App transferred', 'The ownership of the application was transferred'),
+  delete_app: t('app_operations', 'App deleted', 'The application was deleted'),
+  create_review_app: t('app_operations', 'Child app created', 'A child (review) application was created from this application'),
+  stack_changed: t('app_operations', 'Stack changed', 'The stack of the application was changed'),
+  deployment: t('app_operations', 'Deployment', 'A deployment of the application ended'),
+  restart: t('app_operations', 'Restart', 'Containers of the application were restarted'),
+  scale: t('app_operations', 'Scale', 'The container formation was changed'),
+  stop_app: t('app_operations', 'App stopped', 'All the containers of the application were stopped'),
+  crash: t('app_operations', 'Crash', 'A container of the application crashed'),
+  repeated_crash: t('app_operations', 'Repeated crash', 'The application crashed repeatedly and was stopped'),
+  run: t('app_operations', 'One-off container', 'A one-off container was started'),
+  stop_container: t('app_operations', 'Container stopped', 'A one-off container was stopped'),
+  kill_container: t('app_operations', 'Container signaled', 'A signal was sent to a container'),
+  new_variable: t('environment', 'Variable added', 'An environment variable was added'),
+  edit_variable: t('environment', 'Variable edited', 'An environment variable was changed'),
+  edit_variables: t('environment', 'Variables edited', 'Several environment variables were changed'),
+  delete_variable: t('environment', 'Variable deleted', 'An environment variable was deleted'),
+  new_collaborator: t('collaborators', 'Collaborator invited', 'A collaborator was invited'),
+  accept_collaborator: t('collaborators', 'Collaborator accepted', 'A collaborator accepted the invitation'),
+  delete_collaborator: t('collaborators', 'Collaborator removed', 'A collaborator was removed'),
+  new_addon: t('addons', 'Addon added', 'An addon was provisioned'),
+  delete_addon: t('addons', 'Addon removed', 'An addon was removed'),
+  new_alert: t('monitoring', 'Alert added', 'An alert was created'),
+  edit_alert: t('monitoring', 'Alert edited', 'An alert was changed'),
+  delete_alert: t('monitoring', 'Alert deleted', 'An alert was deleted'),
+  alert: t('monitoring', 'Alert triggered', 'An alert fired'),
+  alert_resolved: t('monitoring', 'Alert resolved', 'The metric of an alert went back within its limit'),
+  new_notifier: t('monitoring', 'Notifier added', 'A notifier was created'),
+  edit_notifier: t('monitoring', 'Notifier edited', 'A notifier was changed'),
+  delete_notifier: t('monitoring', 'Notifier deleted', 'A notifier was deleted'),
+  new_log_drain: t('logs', 'Log drain added', 'A log drain was added'),
+  delete_log_drain: t('logs', 'Log drain removed', 'A log drain was removed'),
+  new_addon_log_drain: t('logs', 'Addon log drain added', 'A log drain was added to an addon'),
+  delete_addon_log_drain: t('logs', 'Addon log drain removed', 'A log drain was removed from an addon'),
+  new_token: t('account', 'Token created', 'An API token was created'),
+  delete_token: t('account', 'Token deleted', 'An API token was deleted'),
+} as const;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+export function eventTypesJson() {
+  return Object.entries(EVENT_TYPES).map(([name, v]) => ({
+    id: `et-${name}`,
+    category_id: EVENT_CATEGORIES.find((c) => c.name === v.category)!.id,
+    name,
+    display_name: v.display_name,
+    description: v.description,
+  }));
+}

@@ -1,0 +1,72 @@
+import type { Clock } from '../../shared/clock.ts';
+import { isoDate } from '../../shared/clock.ts';
+import { objectId } from '../../shared/ids.ts';
+import { paginate } from '../../shared/pagination.ts';
+import type { UserRow } from '../../http/env.ts';
+import type { EventsStore, EventRow } from './events.store.ts';
+import type { EventType } from './event-types.ts';
+
+export interface RecordInput {
+  type: EventType;
+  app?: { id: string; name: string } | null;
+  user?: { id: string } | null;
+  typeData?: Record<string, unknown>;
+}
+
+export interface EventsServiceDeps {
+  store: EventsStore;
+  clock: Clock;
+  userById: (id: string) => UserRow | undefined;
+}
+
+/** The recorder every action writes to, and the readers of the timeline. */
+export function createEventsService(deps: EventsServiceDeps) {
+  const { store, clock } = deps;
+  const listeners = new Set<(e: EventRow) => void>();
+
+  function toJson(e: EventRow) {
+    const user = e.user_id ? deps.userById(e.user_id) : undefined;
+    return {
+      id: e.id,
+      created_at: isoDate(e.created_at),
+      type: e.type,
+            app_id: e.app_id,
+      app_name: e.app_name,
+      user: user ? { id: user.id, username: user.username, email: user.email } : null,
+      type_data: JSON.parse(e.type_data) as Record<string, unknown>,
+    };
+  }
+
+  return {
+    record(input: RecordInput): EventRow {
+      const row = {
+        id: objectId(clock.now()),
+        type: input.type,
+        app_id: input.app?.id ?? null,
+        app_name: input.app?.name ?? null,
+        user_id: input.user?.id ?? null,
+        created_at: clock.now(),
+        type_data: JSON.stringify(input.typeData ?? {}),
+      };
+      store.insert(row);
+      const full = { ...row, seq: 0 };
+      for (const l of listeners) l(full);
+      return full;
+    },
+    /** Later areas (alerts, notifiers) listen to what is recorded. */
+    onRecord(listener: (e: EventRow) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    listForApp(appId: string, page: number, perPage: number) {
+      const p = paginate(store.countForApp(appId), page, perPage);
+      return { events: store.pageForApp(appId, p.limit, p.offset).map(toJson), meta: { pagination: p.meta } };
+    },
+    listForUser(userId: string, page: number, perPage: number) {
+      const p = paginate(store.countForUser(userId), page, perPage);
+      return { events: store.pageForUser(userId, p.limit, p.offset).map(toJson), meta: { pagination: p.meta } };
+    },
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;

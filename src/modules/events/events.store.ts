@@ -1,0 +1,35 @@
+import type { Db } from '../../db/database.ts';
+
+export interface EventRow {
+  seq: number;
+  id: string;
+  type: string;
+  app_id: string | null;
+  app_name: string | null;
+  user_id: string | null;
+  created_at: number;
+  type_data: string; // JSON object
+}
+
+/** The timeline. Maps app id / user id → events, newest first. */
+export function createEventsStore(db: Db) {
+  const s = {
+    insert: db.prepare('INSERT INTO events (id, type, app_id, app_name, user_id, created_at, type_data) VALUES (@id, @type, @app_id, @app_name, @user_id, @created_at, @type_data)'),
+    countApp: db.prepare<[string], number>('SELECT COUNT(*) FROM events WHERE app_id = ?').pluck(),
+    pageApp: db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE app_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
+    // The user's timeline: what they did, and what happened on apps they own or collaborate on.
+    countUser: db.prepare<{ user: string }, number>(`SELECT COUNT(*) FROM events WHERE user_id = @user OR app_id IN (${VISIBLE_APPS})`).pluck(),
+    pageUser: db.prepare<{ user: string; limit: number; offset: number }, EventRow>(`SELECT * FROM events WHERE user_id = @user OR app_id IN (${VISIBLE_APPS}) ORDER BY seq DESC LIMIT @limit OFFSET @offset`),
+  };
+  return {
+    insert: (e: Omit<EventRow, 'seq'>) => void s.insert.run(e),
+    countForApp: (appId: string) => s.countApp.get(appId) ?? 0,
+    pageForApp: (appId: string, limit: number, offset: number) => s.pageApp.all(appId, limit, offset),
+    countForUser: (userId: string) => s.countUser.get({ user: userId }) ?? 0,
+    pageForUser: (userId: string, limit: number, offset: number) => s.pageUser.all({ user: userId, limit, offset }),
+  };
+}
+
+const VISIBLE_APPS = "SELECT id FROM apps WHERE owner_id = @user UNION SELECT app_id FROM collaborators WHERE user_id = @user AND status = 'accepted'";
+
+export type EventsStore = ReturnType<typeof createEventsStore>;

@@ -1,0 +1,26 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../../http/env.ts';
+import type { Db } from '../../db/database.ts';
+import type { ContainerRuntime } from '../../runtime/runtime.ts';
+
+/** GET /_emulator/health — each subsystem really probed: a query on the database, a ping of the engine. */
+export function healthRoutes(deps: { db: Db; runtime: ContainerRuntime; startedAt: number; version: string }) {
+  const r = new Hono<AppEnv>();
+  r.get('/_emulator/health', async (c) => {
+    let database: Record<string, unknown>;
+    try {
+      deps.db.prepare('SELECT 1').get();
+      database = { status: 'ok', file: deps.db.name };
+    } catch (err) {
+      database = { status: 'unavailable', error: (err as Error).message };
+    }
+    const engine = await deps.runtime.probe();
+    const docker = engine.ok ? { status: 'ok', version: engine.version, api_version: engine.apiVersion } : { status: 'unavailable', error: engine.error };
+    const ok = database.status === 'ok' && docker.status === 'ok';
+    return c.json(
+      { status: ok ? 'ok' : 'degraded', version: deps.version, uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000), subsystems: { database, docker } },
+      database.status === 'ok' ? 200 : 503,
+    );
+  });
+  return r;
+}

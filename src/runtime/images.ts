@@ -1,0 +1,59 @@
+import type Docker from 'dockerode';
+import { readFileSync, existsSync } from 'node:fs';
+import { pack } from 'tar-stream';
+
+// Images are built locally from nothing — no registry is ever contacted. The base stack image is
+// `FROM scratch` + a static busybox (shell, httpd, nc…) taken from the host.
+
+export const BUSYBOX_CANDIDATES = ['/bin/busybox', '/usr/bin/busybox'];
+
+const STACK_DOCKERFILE = `FROM scratch
+COPY busybox /bin/busybox
+RUN ["/bin/busybox", "--install", "-s", "/bin"]
+ENV PATH=/usr/local/bin:/usr/bin:/bin HOME=/app
+WORKDIR /app
+CMD ["sh"]
+`;
+
+export function findStaticBusybox(): string {
+  for (const p of BUSYBOX_CANDIDATES) if (existsSync(p)) return p;
+  throw new Error(`no static busybox found (looked at ${BUSYBOX_CANDIDATES.join(', ')}): install Debian's busybox-static (scripts/docker-up.sh does)`);
+}
+
+/** Builds `tag` from the busybox recipe unless the engine already has it. Returns true when it built. */
+export async function ensureBusyboxImage(docker: Docker, tag: string): Promise<boolean> {
+  try {
+    await docker.getImage(tag).inspect();
+    return false;
+  } catch {
+    // not there yet: build it
+  }
+  const tar = pack();
+  tar.entry({ name: 'Dockerfile' }, STACK_DOCKERFILE);
+  tar.entry({ name: 'busybox', mode: 0o755 }, readFileSync(findStaticBusybox()));
+  tar.finalize();
+  const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels: { 'io.scalingo-emulator.base': 'busybox' } });
+  await followBuild(docker, stream);
+  return true;
+}
+
+/** Waits for a build stream to end; a build error in the stream becomes a thrown Error with the output. */
+export function followBuild(docker: Docker, stream: NodeJS.ReadableStream, onLine?: (line: string) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null, res: Array<{ error?: string; errorDetail?: { message?: string } }>) => {
+        const failed = err ?? res.find((r) => r.error);
+        if (failed) reject(Object.assign(new Error(err?.message ?? (failed as { error: string }).error), { output }));
+        else resolve(output);
+      },
+      (event: { stream?: string; error?: string }) => {
+        const text = event.stream ?? (event.error ? `${event.error}\n` : '');
+        if (!text) return;
+        output += text;
+        if (onLine) for (const line of text.split('\n')) if (line.trim()) onLine(line);
+      },
+    );
+  });
+}

@@ -1,0 +1,31 @@
+import { randomBytes, randomUUID, createHash } from 'node:crypto';
+
+// Identifier shapes follow what the real platform returns (see docs/fidelity.md):
+// apps, events and operations carry 24-hex ids (Mongo ObjectId-like), users `us-<uuid>`,
+// alerts `al-<uuid>`, API token secrets `tk-us-<random>`.
+let counter = randomBytes(3).readUIntBE(0, 3);
+
+export function objectId(now = Date.now()): string {
+  const ts = Math.floor(now / 1000).toString(16).padStart(8, '0');
+  const rand = randomBytes(5).toString('hex');
+  counter = (counter + 1) % 0xffffff;
+  return ts + rand + counter.toString(16).padStart(6, '0');
+}
+
+export function prefixedUuid(prefix: string): string {
+  return `${prefix}-${randomUUID()}`;
+}
+
+export function uuid(): string {
+  return randomUUID();
+}
+
+/** An unguessable secret, URL-safe. */
+export function secret(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** Hash for high-entropy secrets (API tokens): a fast digest is enough, nothing to brute-force. */
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
