@@ -1,15 +1,89 @@
 import Docker from 'dockerode';
-import type { ContainerRuntime, EngineStatus } from './runtime.ts';
+import { PassThrough, type Duplex, type Readable } from 'node:stream';
+import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
+import { LABELS } from './runtime.ts';
+import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
+import { AsyncQueue } from './async-queue.ts';
+import { demuxBuffer, lineSplitter, parseTimestampedLine, statsFromDocker } from './engine-parse.ts';
 
 export interface DockerRuntimeOptions {
   socketPath?: string;
 }
 
-export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerRuntime & { docker: Docker } {
+type DockerErr = Error & { statusCode?: number; json?: { message?: string } };
+const isStatus = (err: unknown, ...codes: number[]) => codes.includes((err as DockerErr)?.statusCode ?? -1);
+
+/** The one implementation of ContainerRuntime, over dockerode. */
+export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerRuntime {
   const docker = opts.socketPath ? new Docker({ socketPath: opts.socketPath }) : new Docker();
+  const listeners = new Set<(e: RuntimeEvent) => void>();
+  let eventStream: (Readable & { destroy(): void }) | null = null;
+  let closed = false;
+
+  function toInfo(d: Docker.ContainerInspectInfo): ContainerInfo {
+    const ports = d.NetworkSettings?.Ports ?? {};
+    let hostPort: number | null = null;
+    for (const bindings of Object.values(ports)) {
+      const b = (bindings ?? []).find((x) => x.HostIp === '127.0.0.1' || x.HostIp === '0.0.0.0' || x.HostIp === '');
+      if (b?.HostPort) hostPort = Number(b.HostPort);
+    }
+    const ts = (s: string | undefined) => (s && !s.startsWith('0001-') ? Date.parse(s) : null);
+    return {
+      engineId: d.Id,
+      name: d.Name.replace(/^\//, ''),
+      labels: d.Config.Labels ?? {},
+      state: d.State.Status,
+      exitCode: d.State.Running ? null : d.State.ExitCode,
+      hostPort: d.State.Running ? hostPort : null,
+      startedAt: ts(d.State.StartedAt),
+      finishedAt: ts(d.State.FinishedAt),
+      memoryLimit: d.HostConfig.Memory ?? 0,
+      oomKilled: d.State.OOMKilled,
+    };
+  }
+
+  async function inspect(engineId: string): Promise<ContainerInfo | null> {
+    try {
+      return toInfo(await docker.getContainer(engineId).inspect());
+    } catch (err) {
+      if (isStatus(err, 404)) return null;
+      throw err;
+    }
+  }
+
+  function startEvents(): void {
+    if (eventStream || closed) return;
+    docker.getEvents({ filters: JSON.stringify({ type: ['container'], label: [`${LABELS.managed}=1`] }) as never }, (err, stream) => {
+      if (err || !stream) {
+        if (!closed) setTimeout(startEvents, 1000).unref();
+        return;
+      }
+      eventStream = stream as Readable & { destroy(): void };
+      const split = lineSplitter((line) => {
+        if (!line.trim()) return;
+        let e: { Action: string; Actor?: { ID: string; Attributes?: Record<string, string> }; timeNano?: number; time?: number };
+        try {
+          e = JSON.parse(line);
+        } catch {
+          return;
+        }
+        const action = e.Action?.split(':')[0];
+        if (!['start', 'die', 'oom', 'destroy', 'stop'].includes(action)) return;
+        const attrs = e.Actor?.Attributes ?? {};
+        const exit = attrs.exitCode !== undefined ? Number(attrs.exitCode) : null;
+        const ev: RuntimeEvent = { engineId: e.Actor?.ID ?? '', action: action as RuntimeEvent['action'], exitCode: exit, labels: attrs, time: e.timeNano ? Math.floor(e.timeNano / 1e6) : Date.now() };
+        for (const l of listeners) l(ev);
+      });
+      stream.on('data', (c: Buffer) => split.write(c));
+      stream.on('error', () => undefined);
+      stream.on('close', () => {
+        eventStream = null;
+        if (!closed && listeners.size) setTimeout(startEvents, 500).unref();
+      });
+    });
+  }
 
   return {
-    docker,
     async probe(): Promise<EngineStatus> {
       try {
         const v = await withTimeout(docker.version(), 2000);
@@ -18,7 +92,197 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         return { ok: false, error: describeDockerError(err) };
       }
     },
-    async close() {},
+
+    async ensureBaseImage(tag) {
+      await ensureBusyboxImage(docker, tag);
+    },
+
+    async buildImage({ contextDir, dockerfile, tag, labels, onLine }) {
+      const tar = await packDirectory(contextDir, dockerfile ? { Dockerfile: dockerfile } : {});
+      const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels, forcerm: true });
+      await followBuild(docker, stream, onLine);
+    },
+
+    async imageExists(tag) {
+      try {
+        await docker.getImage(tag).inspect();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async removeImage(tag) {
+      try {
+        await docker.getImage(tag).remove({ force: true });
+      } catch (err) {
+        if (!isStatus(err, 404, 409)) throw err;
+      }
+    },
+
+    async imageCommand(tag) {
+      const img = await docker.getImage(tag).inspect();
+      return [...(img.Config.Entrypoint ?? []), ...(img.Config.Cmd ?? [])].join(' ');
+    },
+
+    async run(spec: ContainerSpec, o = {}) {
+      const portKey = spec.publishPort ? `${spec.publishPort}/tcp` : undefined;
+      const container = await docker.createContainer({
+        name: spec.name,
+        Image: spec.image,
+        Cmd: spec.cmd?.length ? spec.cmd : undefined,
+        Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+        Labels: { ...spec.labels, [LABELS.managed]: '1' },
+        WorkingDir: spec.workingDir,
+        Tty: spec.tty ?? false,
+        OpenStdin: spec.openStdin ?? false,
+        StdinOnce: false,
+        AttachStdin: spec.openStdin ?? false,
+        AttachStdout: spec.openStdin ?? false,
+        AttachStderr: spec.openStdin ?? false,
+        ExposedPorts: portKey ? { [portKey]: {} } : undefined,
+        HostConfig: {
+          Memory: spec.memoryBytes,
+          // Swap as the platform sizes it is not emulated: memory+swap = memory (no swap).
+          MemorySwap: spec.memoryBytes,
+          // Only ever published on loopback: the router and tests reach containers there.
+          PortBindings: portKey ? { [portKey]: [{ HostIp: '127.0.0.1', HostPort: '' }] } : undefined,
+          Init: true,
+        },
+      });
+      if (o.start !== false) await container.start();
+      return (await inspect(container.id))!;
+    },
+
+    async start(engineId) {
+      try {
+        await docker.getContainer(engineId).start();
+      } catch (err) {
+        if (!isStatus(err, 304)) throw err;
+      }
+      return (await inspect(engineId))!;
+    },
+
+    async stop(engineId, graceSeconds) {
+      try {
+        await docker.getContainer(engineId).stop({ t: graceSeconds });
+      } catch (err) {
+        if (!isStatus(err, 304, 404)) throw err;
+      }
+    },
+
+    async kill(engineId, signal) {
+      await docker.getContainer(engineId).kill({ signal });
+    },
+
+    async remove(engineId) {
+      try {
+        await docker.getContainer(engineId).remove({ force: true, v: true });
+      } catch (err) {
+        if (!isStatus(err, 404, 409)) throw err;
+      }
+    },
+
+    inspect,
+
+    async list(labels) {
+      const filters = { label: [`${LABELS.managed}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
+      const found = await docker.listContainers({ all: true, filters: JSON.stringify(filters) as never });
+      const infos = await Promise.all(found.map((c) => inspect(c.Id)));
+      return infos.filter((i): i is ContainerInfo => i !== null);
+    },
+
+    async wait(engineId) {
+      const res = (await docker.getContainer(engineId).wait()) as { StatusCode: number };
+      return res.StatusCode;
+    },
+
+    onEvent(listener) {
+      listeners.add(listener);
+      startEvents();
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+
+    async logs(engineId, o) {
+      const container = docker.getContainer(engineId);
+      const info = await container.inspect();
+      const tty = info.Config.Tty;
+      const since = o.sinceMs !== undefined ? o.sinceMs / 1000 : undefined;
+      const base = { stdout: true, stderr: true, timestamps: true, since, tail: o.tail } as const;
+      let source: Readable | null = null;
+      const queue = new AsyncQueue<LogLine>({ highWater: 5000, onPressure: (p) => (p ? source?.pause() : source?.resume()) });
+      const mkSplit = (stream: 'stdout' | 'stderr') =>
+        lineSplitter((raw) => {
+          const l = parseTimestampedLine(raw, stream);
+          if (l && (o.sinceMs === undefined || l.time >= o.sinceMs)) queue.push(l);
+        });
+      const out = mkSplit('stdout');
+      const err = mkSplit('stderr');
+      if (!o.follow) {
+        const buf = (await container.logs({ ...base, follow: false })) as unknown as Buffer;
+        if (tty) out.write(buf);
+        else for (const f of demuxBuffer(buf)) (f.stream === 'stderr' ? err : out).write(f.data);
+        out.flush();
+        err.flush();
+        queue.end();
+        return Object.assign(queue, { close: () => queue.end() });
+      }
+      source = (await container.logs({ ...base, follow: true })) as unknown as Readable;
+      if (tty) source.on('data', (c: Buffer) => out.write(c));
+      else {
+        const so = new PassThrough();
+        const se = new PassThrough();
+        so.on('data', (c: Buffer) => out.write(c));
+        se.on('data', (c: Buffer) => err.write(c));
+        docker.modem.demuxStream(source, so, se);
+      }
+      source.on('end', () => {
+        out.flush();
+        err.flush();
+        queue.end();
+      });
+      source.on('error', () => queue.end());
+      const src = source;
+      return Object.assign(queue, {
+        close: () => {
+          (src as Readable & { destroy(): void }).destroy();
+          queue.end();
+        },
+      });
+    },
+
+    async stats(engineId): Promise<StatsSample | null> {
+      try {
+        const c = docker.getContainer(engineId);
+        const s = (await c.stats({ stream: false })) as unknown as Parameters<typeof statsFromDocker>[0];
+        return statsFromDocker(s, 0);
+      } catch (err) {
+        if (isStatus(err, 404, 409)) return null;
+        throw err;
+      }
+    },
+
+    async attach(engineId): Promise<Duplex> {
+      const stream = await docker.getContainer(engineId).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
+      return stream as unknown as Duplex;
+    },
+
+    async resize(engineId, width, height) {
+      await docker.getContainer(engineId).resize({ w: width, h: height });
+    },
+
+    async putArchive(engineId, dir, tar) {
+      await docker.getContainer(engineId).putArchive(tar as never, { path: dir });
+    },
+
+    async close() {
+      closed = true;
+      listeners.clear();
+      eventStream?.destroy();
+      eventStream = null;
+    },
   };
 }
 
@@ -30,7 +294,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 export function describeDockerError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException & { statusCode?: number; json?: { message?: string } };
+  const e = err as NodeJS.ErrnoException & DockerErr;
   if (e?.code === 'ENOENT' || e?.code === 'ECONNREFUSED' || e?.code === 'EACCES') {
     return `the Docker engine cannot be reached (${e.code}): is dockerd running? (scripts/docker-up.sh starts one)`;
   }

@@ -1,5 +1,8 @@
 import type Docker from 'dockerode';
 import { readFileSync, existsSync } from 'node:fs';
+import { readdir, lstat, readFile, readlink } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pack } from 'tar-stream';
 
 // Images are built locally from nothing — no registry is ever contacted. The base stack image is
@@ -56,4 +59,33 @@ export function followBuild(docker: Docker, stream: NodeJS.ReadableStream, onLin
       },
     );
   });
+}
+
+/**
+ * Packs a directory as a build context (tar), skipping .git; `extra` files (e.g. a generated
+ * Dockerfile) are added or replace the directory's own.
+ */
+export async function packDirectory(dir: string, extra: Record<string, string> = {}): Promise<Readable> {
+  const tar = pack();
+  const walk = async (current: string): Promise<void> => {
+    for (const entry of await readdir(current)) {
+      if (entry === '.git' && current === dir) continue;
+      const full = join(current, entry);
+      const name = relative(dir, full).split(sep).join('/');
+      if (name in extra) continue;
+      const st = await lstat(full);
+      if (st.isDirectory()) {
+        tar.entry({ name, type: 'directory', mode: st.mode & 0o7777 });
+        await walk(full);
+      } else if (st.isSymbolicLink()) {
+        tar.entry({ name, type: 'symlink', linkname: await readlink(full) });
+      } else if (st.isFile()) {
+        tar.entry({ name, mode: st.mode & 0o7777, mtime: st.mtime }, await readFile(full));
+      }
+    }
+  };
+  await walk(dir);
+  for (const [name, content] of Object.entries(extra)) tar.entry({ name, mode: 0o644 }, content);
+  tar.finalize();
+  return tar as unknown as Readable;
 }

@@ -1,10 +1,126 @@
 // The only view of the container engine the rest of the emulator has. docker-runtime.ts is its
-// one implementation over dockerode; tests may pass another.
+// one implementation over dockerode (the ONLY file that imports dockerode, with images.ts);
+// unit tests may pass another.
+import type { Duplex, Readable } from 'node:stream';
 
 export type EngineStatus = { ok: true; version: string; apiVersion: string } | { ok: false; error: string };
 
+/** Labels every emulator-made container and image carries, so a restart can reconcile. */
+export const LABELS = {
+  managed: 'io.scalingo-emulator.managed', // "1"
+  instance: 'io.scalingo-emulator.instance', // emulator instance id (one per data dir)
+  appId: 'io.scalingo-emulator.app-id',
+  appName: 'io.scalingo-emulator.app-name',
+  type: 'io.scalingo-emulator.type', // web, worker, one-off…
+  index: 'io.scalingo-emulator.index', // type_index
+  containerId: 'io.scalingo-emulator.container-id', // the platform-side container id (ps `id`)
+  deploymentId: 'io.scalingo-emulator.deployment-id',
+} as const;
+
+export interface ContainerSpec {
+  /** Docker container name (unique on the engine). */
+  name: string;
+  image: string;
+  /** Command as argv (e.g. ['sh', '-c', 'httpd -f -p $PORT']); empty = the image's CMD. */
+  cmd?: string[];
+  env: Record<string, string>;
+  labels: Record<string, string>;
+  /** Memory limit in bytes (the container size). */
+  memoryBytes: number;
+  /** Container port published on 127.0.0.1 at a free host port (web containers). */
+  publishPort?: number;
+  /** Interactive one-off: TTY + open stdin. */
+  tty?: boolean;
+  openStdin?: boolean;
+  workingDir?: string;
+}
+
+export interface ContainerInfo {
+  /** Engine container id. */
+  engineId: string;
+  name: string;
+  labels: Record<string, string>;
+  /** Engine state: created, running, restarting, exited, dead, paused, removing. */
+  state: string;
+  exitCode: number | null;
+  /** Host port on 127.0.0.1 the publishPort is reachable at, when published and running. */
+  hostPort: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  memoryLimit: number;
+  oomKilled: boolean;
+}
+
+/** Engine events the emulator reacts to (exits, crashes, OOM kills). */
+export interface RuntimeEvent {
+  engineId: string;
+  action: 'start' | 'die' | 'oom' | 'destroy' | 'stop';
+  exitCode: number | null;
+  labels: Record<string, string>;
+  time: number;
+}
+
+/** One line of a container's output, as Docker timestamps it. */
+export interface LogLine {
+  /** Time the engine received the line (ms since epoch) and its full-precision RFC 3339 form. */
+  time: number;
+  timestamp: string;
+  stream: 'stdout' | 'stderr';
+  text: string;
+}
+
+export interface StatsSample {
+  time: number;
+  /** CPU used since the previous engine sample, as a fraction of one core (1.0 = one core busy). */
+  cpu: number;
+  memoryUsage: number;
+  memoryLimit: number;
+  /** Highest memory usage the engine reports (cgroup v1 max_usage), or the current usage when unknown. */
+  memoryMaxUsage: number;
+  swapUsage: number;
+  swapLimit: number;
+}
+
 export interface ContainerRuntime {
-  /** Asks the engine whether it answers (GET /_ping + version), within a short timeout. */
+  /** Asks the engine whether it answers (ping + version), within a short timeout. */
   probe(): Promise<EngineStatus>;
+
+  // Images
+  /** Builds the base busybox image when missing (offline, FROM scratch). */
+  ensureBaseImage(tag: string): Promise<void>;
+  /** Builds an image from a directory (with its Dockerfile, or `dockerfile` text given). Lines of output go to onLine. */
+  buildImage(opts: { contextDir: string; dockerfile?: string; tag: string; labels: Record<string, string>; onLine?: (line: string) => void }): Promise<void>;
+  imageExists(tag: string): Promise<boolean>;
+  removeImage(tag: string): Promise<void>;
+  /** Default command of an image (its CMD/ENTRYPOINT joined), '' when none. */
+  imageCommand(tag: string): Promise<string>;
+
+  // Containers
+  /** Creates (and unless `start: false`, starts) a container. */
+  run(spec: ContainerSpec, opts?: { start?: boolean }): Promise<ContainerInfo>;
+  start(engineId: string): Promise<ContainerInfo>;
+  /** Docker's normal shutdown: SIGTERM, then SIGKILL after graceSeconds. */
+  stop(engineId: string, graceSeconds: number): Promise<void>;
+  kill(engineId: string, signal: string): Promise<void>;
+  remove(engineId: string): Promise<void>;
+  inspect(engineId: string): Promise<ContainerInfo | null>;
+  /** Every emulator-managed container matching all these labels (running or not). */
+  list(labels: Record<string, string>): Promise<ContainerInfo[]>;
+  /** Waits for a container to exit; resolves its exit code. */
+  wait(engineId: string): Promise<number>;
+
+  // Streams
+  /** Engine events for emulator-managed containers; returns an unsubscribe function. */
+  onEvent(listener: (e: RuntimeEvent) => void): () => void;
+  /** Output of a container: lines since `sinceMs` (exclusive), then live ones when follow. */
+  logs(engineId: string, opts: { follow: boolean; sinceMs?: number; tail?: number }): Promise<AsyncIterable<LogLine> & { close(): void }>;
+  /** One stats sample, read from the engine now. */
+  stats(engineId: string): Promise<StatsSample | null>;
+  /** Raw TTY stream of an interactive container (attach with stdin). */
+  attach(engineId: string): Promise<Duplex>;
+  resize(engineId: string, width: number, height: number): Promise<void>;
+  /** Copies a tar archive into a directory of the container (created beforehand by the caller's image or mkdir). */
+  putArchive(engineId: string, dir: string, tar: Readable | Buffer): Promise<void>;
+
   close(): Promise<void>;
 }

@@ -1,0 +1,101 @@
+import { describe, it, expect, afterAll } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
+import { LABELS, type RuntimeEvent } from '../../src/runtime/runtime.ts';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+import { docker, dockerPs, removeByLabel, eventually } from '../support/docker-cli.ts';
+
+// The Docker runtime against a real engine, observed with the docker CLI.
+const instance = `rt-${randomBytes(4).toString('hex')}`;
+const runtime = createDockerRuntime();
+const labels = { [LABELS.instance]: instance, [LABELS.appName]: 'runtime-test' };
+
+afterAll(async () => {
+  await runtime.close();
+  removeByLabel(`${LABELS.instance}=${instance}`);
+});
+
+describe('docker runtime (real engine)', () => {
+  it('smoke: a container from the offline image answers HTTP on 127.0.0.1 and is removed', async () => {
+    const info = await runtime.run({
+      name: `emu-${instance}-web-1`,
+      image: DEFAULT_STACK_IMAGE,
+      cmd: ['sh', '-c', 'mkdir -p /www && echo "hello from $CONTAINER" > /www/index.html && exec httpd -f -p $PORT -h /www'],
+      env: { PORT: '8080', CONTAINER: 'web-1' },
+      labels,
+      memoryBytes: 256 * 1024 * 1024,
+      publishPort: 8080,
+    });
+    expect(info.state).toBe('running');
+    expect(info.hostPort).toBeGreaterThan(0);
+    // Docker itself says: running, memory limit set, port published on loopback only.
+    expect(dockerPs([`${LABELS.instance}=${instance}`]).map((c) => c.id)).toContain(info.engineId);
+    expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', info.engineId)).toBe(String(256 * 1024 * 1024));
+    expect(docker('port', info.engineId, '8080')).toBe(`127.0.0.1:${info.hostPort}`);
+    const body = await eventually(async () => (await fetch(`http://127.0.0.1:${info.hostPort}/`)).text(), { what: 'httpd' });
+    expect(body).toBe('hello from web-1\n');
+    await runtime.remove(info.engineId);
+    expect(dockerPs([`${LABELS.instance}=${instance}`], true).map((c) => c.id)).not.toContain(info.engineId);
+  });
+
+  it('streams logs with timestamps (history and follow), reports exits as events', async () => {
+    const events: RuntimeEvent[] = [];
+    const off = runtime.onEvent((e) => e.labels[LABELS.instance] === instance && events.push(e));
+    const info = await runtime.run({
+      name: `emu-${instance}-worker-1`,
+      image: DEFAULT_STACK_IMAGE,
+      cmd: ['sh', '-c', 'for i in 1 2 3; do echo out-$i; echo err-$i >&2; done; sleep 1; echo late; exit 3'],
+      env: {},
+      labels,
+      memoryBytes: 64 * 1024 * 1024,
+    });
+    const stream = await runtime.logs(info.engineId, { follow: true });
+    const lines: string[] = [];
+    for await (const l of stream) lines.push(`${l.stream}:${l.text}`);
+    expect(lines.filter((l) => l.startsWith('stdout:'))).toEqual(['stdout:out-1', 'stdout:out-2', 'stdout:out-3', 'stdout:late']);
+    expect(lines.filter((l) => l.startsWith('stderr:'))).toEqual(['stderr:err-1', 'stderr:err-2', 'stderr:err-3']);
+    expect(await runtime.wait(info.engineId)).toBe(3);
+    await eventually(() => events.find((e) => e.engineId === info.engineId && e.action === 'die'), { what: 'die event' });
+    expect(events.find((e) => e.action === 'die')!.exitCode).toBe(3);
+    // History only, from a point in time.
+    const all: { time: number; text: string }[] = [];
+    for await (const l of await runtime.logs(info.engineId, { follow: false })) all.push(l);
+    const since = all.find((l) => l.text === 'late')!.time;
+    const later: string[] = [];
+    for await (const l of await runtime.logs(info.engineId, { follow: false, sinceMs: since })) later.push(l.text);
+    expect(later).toContain('late');
+    expect(later).not.toContain('out-1');
+    off();
+    const inspected = await runtime.inspect(info.engineId);
+    expect(inspected).toMatchObject({ state: 'exited', exitCode: 3 });
+    await runtime.remove(info.engineId);
+  });
+
+  it('samples stats, delivers signals, stops gracefully', async () => {
+    const info = await runtime.run({
+      name: `emu-${instance}-burn-1`,
+      image: DEFAULT_STACK_IMAGE,
+      cmd: ['sh', '-c', 'trap "echo got-usr1" USR1; yes > /dev/null & while true; do sleep 0.2; done'],
+      env: {},
+      labels,
+      memoryBytes: 128 * 1024 * 1024,
+    });
+    const sample = await runtime.stats(info.engineId);
+    expect(sample!.memoryLimit).toBe(128 * 1024 * 1024);
+    expect(sample!.cpu).toBeGreaterThan(0.2);
+    await runtime.kill(info.engineId, 'SIGUSR1');
+    await eventually(() => docker('logs', info.engineId).includes('got-usr1'), { what: 'USR1 trap output' });
+    await runtime.stop(info.engineId, 1);
+    expect((await runtime.inspect(info.engineId))!.state).toBe('exited');
+    await runtime.remove(info.engineId);
+  });
+
+  it('answers null / no-ops for unknown containers and missing images', async () => {
+    expect(await runtime.inspect('0'.repeat(64))).toBeNull();
+    expect(await runtime.stats('0'.repeat(64))).toBeNull();
+    await runtime.remove('0'.repeat(64));
+    expect(await runtime.imageExists('scalingo-emulator/none:0')).toBe(false);
+    const status = await runtime.probe();
+    expect(status.ok).toBe(true);
+  });
+});

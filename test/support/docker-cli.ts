@@ -1,0 +1,32 @@
+import { execFileSync } from 'node:child_process';
+
+// Tests observe Docker through its own CLI, independently of the emulator's code.
+export function docker(...args: string[]): string {
+  return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+export function dockerPs(labelFilters: string[], all = false): { id: string; name: string; state: string }[] {
+  const out = docker('ps', ...(all ? ['-a'] : []), '--no-trunc', ...labelFilters.flatMap((l) => ['--filter', `label=${l}`]), '--format', '{{.ID}}\t{{.Names}}\t{{.State}}');
+  return out ? out.split('\n').map((l) => { const [id, name, state] = l.split('\t'); return { id, name, state }; }) : [];
+}
+
+export function removeByLabel(label: string): void {
+  const ids = docker('ps', '-aq', '--filter', `label=${label}`);
+  if (ids) docker('rm', '-f', ...ids.split('\n'));
+}
+
+/** Polls until fn returns a truthy value or the deadline passes (no timing assertions: only a ceiling). */
+export async function eventually<T>(fn: () => T | Promise<T>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
+  }
+}
