@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { serve } from '@hono/node-server';
 import type { EmulatorConfig } from './config/schema.ts';
@@ -27,6 +28,19 @@ import { createCollaboratorsService } from './modules/collaborators/collaborator
 import { collaboratorsRoutes } from './modules/collaborators/collaborators.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { emulatorRoutes } from './modules/health/emulator.routes.ts';
+import { DEFAULT_STACK_IMAGE } from './config/schema.ts';
+import { createContainersStore } from './modules/containers/containers.store.ts';
+import { createOrchestrator, type Orchestrator } from './modules/containers/orchestrator.ts';
+import { createContainersService } from './modules/containers/containers.service.ts';
+import { containersRoutes } from './modules/containers/containers.routes.ts';
+import { createOperationsStore } from './modules/operations/operations.store.ts';
+import { createOperationsService } from './modules/operations/operations.service.ts';
+import { createDeploymentsStore } from './modules/deployments/deployments.store.ts';
+import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.ts';
+import { deploymentsRoutes } from './modules/deployments/deployments.routes.ts';
+import { createVariablesStore } from './modules/variables/variables.store.ts';
+import { variablesRoutes } from './modules/variables/variables.routes.ts';
+import { bindDirectories } from './modules/deployments/watcher.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -42,6 +56,13 @@ export interface Emulator {
   urls: Urls;
   db: Db;
   dataDir: string | null;
+  /** Where builds and other working files go: the data dir, or a temp dir removed on stop (--in-memory). */
+  stateDir: string;
+  /** Labels this data dir's containers; kept across restarts. */
+  instanceId: string;
+  runtime: ContainerRuntime;
+  orchestrator: Orchestrator;
+  deployments: DeploymentsService;
   auth: AuthService;
   apps: AppsService;
   events: EventsService;
@@ -60,6 +81,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const dataDir = config.inMemory ? null : resolve(config.dataDir);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
+  const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
+  const instanceId = loadInstanceId(db);
   const runtime = opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined });
 
   // Known once the ports are bound (port 0 picks a free one).
@@ -96,6 +119,19 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     invitationUrl: (token) => `${urls.api}/v1/apps/collaboration?token=${token}`,
   });
 
+  const containersStore = createContainersStore(db);
+  const deploymentsStore = createDeploymentsStore(db);
+  const variablesStore = createVariablesStore(db);
+  const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
+  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId });
+  const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
+  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), instanceId, userById: auth.userById });
+  // Deleting an app removes its containers and the images built for it.
+  apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a) });
+  // An app created with a git_source (local path or file://) deploys from it at once.
+  apps.addHooks({ afterCreate: (a) => void (a.git_source && deployments.deploy(a, { kind: 'git', location: a.git_source }, auth.userById(a.owner_id) ?? null)) });
+  let bound: ReturnType<typeof bindDirectories> | undefined;
+
   const view: AppViewContext = {
     get urls() {
       return urls;
@@ -117,6 +153,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
+      containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
+      deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
+      variablesRoutes({ db, store: variablesStore, apps, events }),
       appsRoutes({ apps, view, pagination: config.pagination }),
     ],
   });
@@ -131,6 +170,11 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     },
     db,
     dataDir,
+    stateDir,
+    instanceId,
+    runtime,
+    orchestrator,
+    deployments,
     auth,
     apps,
     events,
@@ -155,6 +199,22 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort };
       logger.debug({ urls }, 'listening');
+      // Work cut by the last stop ends plainly; then Docker and the database are brought in line.
+      operations.failInterrupted();
+      deployments.abortInterrupted();
+      const engine = await runtime.probe();
+      if (engine.ok) {
+        try {
+          const r = await orchestrator.reconcile();
+          if (r.recreated || r.orphansRemoved) logger.info(r, 'reconciled containers with Docker');
+        } catch (err) {
+          logger.warn({ err }, 'could not reconcile containers with Docker');
+        }
+      } else {
+        logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
+      }
+      bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
+      await bound.ready();
       return urls;
     },
 
@@ -170,8 +230,13 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
             }),
         ),
       );
+      await bound?.close();
+      await deployments.idle();
+      if (config.docker.stopContainersOnExit) await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
+      orchestrator.close();
       await runtime.close();
       if (db.open) db.close();
+      if (!dataDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }
@@ -184,4 +249,13 @@ function loadJwtSecret(dataDir: string | null): Uint8Array {
   const key = randomBytes(32);
   writeFileSync(file, key.toString('base64'), { mode: 0o600 });
   return key;
+}
+
+/** One id per data directory (random per in-memory run): the label of the containers it owns. */
+function loadInstanceId(db: Db): string {
+  const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'instance_id'").get();
+  if (row) return row.value;
+  const id = randomBytes(4).toString('hex');
+  db.prepare("INSERT INTO meta (key, value) VALUES ('instance_id', ?)").run(id);
+  return id;
 }

@@ -112,12 +112,64 @@ export const configSchema = z
       'scalingo-24': DEFAULT_STACK_IMAGE,
     }),
     defaultStack: z.string().default('scalingo-22'),
+    /** Apps whose code is a local directory: created at start if missing, redeployed when a file changes. */
+    apps: z
+      .array(
+        z.object({
+          name: z.string().min(1),
+          dir: z.string().min(1),
+          /** Username or e-mail of the owner (default: the first user). */
+          owner: z.string().optional(),
+          stack: z.string().optional(),
+        }),
+      )
+      .default([]),
     docker: z
       .object({
         /** Docker socket; empty = dockerode's default (DOCKER_HOST or /var/run/docker.sock). */
         socketPath: z.string().default(''),
         /** Stop the app containers when the emulator stops (otherwise they keep running and are reconciled at next start). */
         stopContainersOnExit: z.boolean().default(false),
+      })
+      .prefault({}),
+    /** Logs service, history, archives and drains (issue #5; docs/fidelity.md "Logs"). */
+    logs: z
+      .object({
+        /** Lines returned by the text endpoint when `n` is missing (the official CLI's default is 20). */
+        defaultLines: z.number().int().positive().default(20),
+        /** Largest `n` served (bounded by the history anyway). */
+        maxLines: z.number().int().positive().default(10_000),
+        /** History kept in SQLite per app; older lines rotate into gzip archives. */
+        historyMaxLines: z.number().int().positive().default(10_000),
+        historyMaxBytes: z.number().int().positive().default(5 * 1024 * 1024),
+        historyMaxAgeMs: z.number().int().positive().default(24 * 3600_000),
+        /** Archives kept per app (oldest files deleted past this). */
+        archivesMaxPerApp: z.number().int().positive().default(100),
+        archivesPerPage: z.number().int().positive().default(10),
+        /** Validity of a `logs_url` (checked when a request or stream starts). */
+        urlTtlMs: z.number().int().positive().default(24 * 3600_000),
+        /** Validity of an archive download URL (platform: 60 minutes). */
+        archiveUrlTtlMs: z.number().int().positive().default(60 * 60_000),
+        /** How often rotation and retention run. */
+        maintenanceMs: z.number().int().positive().default(10_000),
+        /** Lines waiting to be stored; collection pauses (Docker keeps the backlog) when full. */
+        queueMaxLines: z.number().int().positive().default(20_000),
+        /** Lines per SQLite transaction. */
+        batchMaxLines: z.number().int().positive().default(2_000),
+        /** Lines buffered per live subscriber (WebSocket/SSE) before it is cut as too slow. */
+        subscriberMaxLines: z.number().int().positive().default(10_000),
+        drains: z
+          .object({
+            /** network: syslog-type drains send RFC 5424 to host:port; file: every drain writes to <data>/drains/<id>.log. */
+            mode: z.enum(['network', 'file']).default('network'),
+            /** Lines buffered per drain while its target is unreachable (oldest dropped past this, counted). */
+            queueMaxLines: z.number().int().positive().default(10_000),
+            retryMinMs: z.number().int().positive().default(200),
+            retryMaxMs: z.number().int().positive().default(30_000),
+            /** Verify TLS certificates of tcp+tls syslog targets. */
+            tlsRejectUnauthorized: z.boolean().default(true),
+          })
+          .prefault({}),
       })
       .prefault({}),
     /** Intervals and durations used by the runtime parts, in milliseconds. */
@@ -128,6 +180,15 @@ export const configSchema = z
         logsPingMs: z.number().int().positive().default(20_000),
         oneOffIdleMs: z.number().int().positive().default(30 * 60_000),
         watchDebounceMs: z.number().int().positive().default(500),
+        /** A web container must answer HTTP on $PORT within this time (the platform gives 60 s). */
+        bootTimeoutMs: z.number().int().positive().default(60_000),
+        /** Other containers must still run this long after they start. */
+        bootGraceMs: z.number().int().nonnegative().default(1000),
+        /** SIGTERM → SIGKILL grace when containers stop. */
+        stopGraceSeconds: z.number().int().nonnegative().default(10),
+        /** Restart back-off after a crash: base × 2^(n-1), capped. */
+        crashBackoffMs: z.number().int().positive().default(1000),
+        crashBackoffMaxMs: z.number().int().positive().default(30_000),
       })
       .prefault({}),
   })

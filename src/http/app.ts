@@ -10,6 +10,7 @@ import { accessLog } from './middleware/access-log.ts';
 import { jsonOnly, limitBody } from './middleware/json-only.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
+import { isEngineUnreachable, ENGINE_UNREACHABLE_MESSAGE } from '../runtime/runtime.ts';
 
 export interface HttpAppDeps {
   logger: Logger;
@@ -48,6 +49,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
       const status = err.status;
       return errorResponse(c, new ApiError(status as never, { error: err.message || 'request refused' }));
     }
+    // Docker down: the endpoints that need it answer 503 with a plain explanation.
+    if (isEngineUnreachable(err)) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
     const log = c.get('log') ?? deps.logger;
     log.error({ err, method: c.req.method, path: c.req.path }, 'unexpected error');
     return errorResponse(c, ApiError.internal(`internal error, request id ${c.get('requestId') ?? 'unknown'}`));

@@ -124,3 +124,11 @@ export interface ContainerRuntime {
 
   close(): Promise<void>;
 }
+
+/** True when an error means the engine itself cannot be reached (not a refusal by the engine). */
+export function isEngineUnreachable(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return !!e && ['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'EPIPE'].includes(e.code ?? '') && (e as { syscall?: string }).syscall !== undefined;
+}
+
+export const ENGINE_UNREACHABLE_MESSAGE = 'The Docker engine cannot be reached, so containers cannot be managed right now: start it (scripts/docker-up.sh) and retry.';

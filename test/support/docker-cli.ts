@@ -30,3 +30,8 @@ export async function eventually<T>(fn: () => T | Promise<T>, opts: { timeoutMs?
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
 }
+
+export function removeImagesByLabel(label: string): void {
+  const ids = docker('images', '-q', '--filter', `label=${label}`);
+  if (ids) docker('rmi', '-f', ...[...new Set(ids.split('\n'))]);
+}

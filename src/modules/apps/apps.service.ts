@@ -38,7 +38,7 @@ export interface CreateInput {
 
 export function createAppsService(deps: AppsServiceDeps) {
   const { store, events, clock } = deps;
-  const hooks = deps.hooks ?? [];
+  const hooks = [...(deps.hooks ?? [])];
 
   function checkStack(stackId: string): void {
     if (!(stackId in deps.stacks)) throw ApiError.invalid('stack_id', `is not a known stack (known: ${Object.keys(deps.stacks).join(', ')})`);
@@ -81,11 +81,18 @@ export function createAppsService(deps: AppsServiceDeps) {
       last_deployed_at: null,
       last_deployed_by: null,
       last_deployment_id: null,
+      consecutive_crashes: 0,
+      source_dir: null,
       ...fields,
     };
   }
 
   const service = {
+    store,
+    /** Other areas plug into the lifecycle once they exist (the orchestrator is built after apps). */
+    addHooks(h: AppHooks): void {
+      hooks.push(h);
+    },
     /** The app as the user may see it (owner or accepted collaborator); otherwise 404 — never a hint it exists. */
     visibleApp(user: UserRow, idOrName: string): AppRow {
       const app = store.find(idOrName);

@@ -18,6 +18,8 @@ export interface AppRow {
   last_deployed_at: number | null;
   last_deployed_by: string | null;
   last_deployment_id: string | null;
+  consecutive_crashes: number;
+  source_dir: string | null;
 }
 
 export type AppSettings = Partial<Pick<AppRow, 'force_https' | 'sticky_session' | 'router_logs' | 'stack_id'>>;
@@ -32,7 +34,7 @@ export function createAppsStore(db: Db) {
     ),
     countOwned: db.prepare<[string], number>('SELECT COUNT(*) FROM apps WHERE owner_id = ?').pluck(),
     insert: db.prepare(
-      'INSERT INTO apps (id, name, owner_id, parent_id, created_at, updated_at, status, stack_id, git_source, force_https, sticky_session, router_logs, flags, limits, last_deployed_at, last_deployed_by, last_deployment_id) VALUES (@id, @name, @owner_id, @parent_id, @created_at, @updated_at, @status, @stack_id, @git_source, @force_https, @sticky_session, @router_logs, @flags, @limits, @last_deployed_at, @last_deployed_by, @last_deployment_id)',
+      'INSERT INTO apps (id, name, owner_id, parent_id, created_at, updated_at, status, stack_id, git_source, force_https, sticky_session, router_logs, flags, limits, last_deployed_at, last_deployed_by, last_deployment_id, consecutive_crashes, source_dir) VALUES (@id, @name, @owner_id, @parent_id, @created_at, @updated_at, @status, @stack_id, @git_source, @force_https, @sticky_session, @router_logs, @flags, @limits, @last_deployed_at, @last_deployed_by, @last_deployment_id, @consecutive_crashes, @source_dir)',
     ),
     rename: db.prepare('UPDATE apps SET name = ?, updated_at = ? WHERE id = ?'),
     setOwner: db.prepare('UPDATE apps SET owner_id = ?, updated_at = ? WHERE id = ?'),
@@ -41,6 +43,10 @@ export function createAppsStore(db: Db) {
     countChildren: db.prepare<[string], number>('SELECT COUNT(*) FROM apps WHERE parent_id = ?').pluck(),
     children: db.prepare<[string, number, number], AppRow>('SELECT * FROM apps WHERE parent_id = ? ORDER BY created_at, name LIMIT ? OFFSET ?'),
     all: db.prepare<[], AppRow>('SELECT * FROM apps ORDER BY created_at'),
+    crash: db.prepare<[string], number>('UPDATE apps SET consecutive_crashes = consecutive_crashes + 1 WHERE id = ? RETURNING consecutive_crashes').pluck(),
+    resetCrashes: db.prepare('UPDATE apps SET consecutive_crashes = 0 WHERE id = ?'),
+    deployed: db.prepare('UPDATE apps SET last_deployed_at = @at, last_deployed_by = @by, last_deployment_id = COALESCE(@deployment, last_deployment_id) WHERE id = @id'),
+    setSourceDir: db.prepare('UPDATE apps SET source_dir = ? WHERE id = ?'),
   };
   return {
     find: (idOrName: string) => s.byIdOrName.get(idOrName, idOrName),
@@ -61,6 +67,12 @@ export function createAppsStore(db: Db) {
     countChildren: (id: string) => s.countChildren.get(id) ?? 0,
     children: (id: string, limit: number, offset: number) => s.children.all(id, limit, offset),
     all: () => s.all.all(),
+    /** Counts one more crash in a row; returns the new count. */
+    countCrash: (id: string) => s.crash.get(id) ?? 0,
+    resetCrashes: (id: string) => void s.resetCrashes.run(id),
+    /** A deployment attempt (by, at); a successful one also becomes the last deployment. */
+    markDeployed: (id: string, at: number, by: string | null, deploymentId: string | null) => void s.deployed.run({ id, at, by, deployment: deploymentId }),
+    setSourceDir: (id: string, dir: string | null) => void s.setSourceDir.run(dir, id),
   };
 }
 

@@ -1,0 +1,312 @@
+import { request } from 'node:http';
+import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { objectId, secret } from '../../shared/ids.ts';
+import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import type { AppRow, AppsStore } from '../apps/apps.store.ts';
+import type { EventsService } from '../events/events.service.ts';
+import type { VariablesStore } from '../variables/variables.store.ts';
+import type { DeploymentsStore } from '../deployments/deployments.store.ts';
+import type { ContainerRow, ContainersStore } from './containers.store.ts';
+import { containerEnv, WEB_PORT } from './container-env.ts';
+
+/** What runs: a successful deployment's image and process types. */
+export interface Release {
+  deploymentId: string;
+  image: string;
+  processTypes: Record<string, string>;
+}
+
+export interface OrchestratorDeps {
+  runtime: ContainerRuntime;
+  store: ContainersStore;
+  apps: AppsStore;
+  deployments: DeploymentsStore;
+  variables: VariablesStore;
+  events: EventsService;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<EmulatorConfig, 'containerSizes' | 'intervals'>;
+  instanceId: string;
+}
+
+// Platform rule: more than 12 crashes in a row and the app is `crashed`, no more restarts.
+export const MAX_CRASHES_IN_A_ROW = 12;
+
+/**
+ * Makes Docker match the platform's intent: starts, replaces and stops an app's containers,
+ * restarts crashed ones with back-off, and keeps the containers table in step with the engine.
+ */
+export function createOrchestrator(deps: OrchestratorDeps) {
+  const { runtime, store, clock, logger } = deps;
+  const t = deps.config.intervals;
+
+  const sizeOf = (name: string): ContainerSize => deps.config.containerSizes.find((s) => s.name === name) ?? deps.config.containerSizes.find((s) => s.name === 'M') ?? deps.config.containerSizes[0];
+
+  function release(app: AppRow): Release | null {
+    if (!app.last_deployment_id) return null;
+    const d = deps.deployments.byId(app.last_deployment_id);
+    if (!d?.image) return null;
+    return { deploymentId: d.id, image: d.image, processTypes: JSON.parse(d.process_types) as Record<string, string> };
+  }
+
+  /** Waits until a web container accepts connections on its published port, or fails plainly. */
+  async function waitReady(row: ContainerRow, engineId: string, hostPort: number | null): Promise<void> {
+    const deadline = clock.now() + t.bootTimeoutMs;
+    const label = `${row.type}-${row.type_index}`;
+    if (row.type !== 'web') {
+      await sleep(t.bootGraceMs);
+      const info = await runtime.inspect(engineId);
+      if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
+      return;
+    }
+    for (;;) {
+      if (hostPort && (await answersHttp(hostPort))) return;
+      const info = await runtime.inspect(engineId);
+      if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
+      if (clock.now() > deadline) throw new Error(`container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`);
+      await sleep(100);
+    }
+  }
+
+  /** Starts one container of a type and waits until it is ready. The row is `booting` meanwhile. */
+  async function startOne(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
+    const command = rel.processTypes[type] ?? '';
+    const row: ContainerRow = { id: objectId(clock.now()), app_id: app.id, type, type_index: index, size, command, engine_id: null, state: 'booting', host_port: null, deployment_id: rel.deploymentId, detached: 0, created_at: clock.now(), deleted_at: null };
+    store.insertContainer(row);
+    const sz = sizeOf(size);
+    try {
+      const info = await runtime.run({
+        name: `scalingo-emu-${deps.instanceId}-${app.name}-${type}-${index}-${secret(3).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`,
+        image: rel.image,
+        cmd: command ? ['sh', '-c', command] : undefined,
+        env: containerEnv({ appName: app.name, type, index, size: sz, stack: app.stack_id, version: rel.deploymentId, appVariables: deps.variables.asEnv(app.id) }),
+        labels: labelsFor(app, type, index, row.id, rel.deploymentId),
+        memoryBytes: sz.memory,
+        publishPort: type === 'web' ? WEB_PORT : undefined,
+      });
+      store.setEngine(row.id, info.engineId, info.hostPort, 'booting');
+      await waitReady(row, info.engineId, info.hostPort);
+      const ready = await runtime.inspect(info.engineId);
+      store.setEngine(row.id, info.engineId, ready?.hostPort ?? info.hostPort, 'running');
+      return { ...row, engine_id: info.engineId, host_port: ready?.hostPort ?? info.hostPort, state: 'running' };
+    } catch (err) {
+      const engineId = store.container(row.id)?.engine_id;
+      if (engineId) await runtime.remove(engineId).catch(() => undefined);
+      store.markDeleted(row.id, clock.now(), 'crashed');
+      throw err;
+    }
+  }
+
+  /** Stops a container the normal way (SIGTERM, grace, SIGKILL) and removes it. */
+  async function stopOne(row: ContainerRow, graceSeconds = t.stopGraceSeconds): Promise<void> {
+    store.setState(row.id, 'stopping');
+    if (row.engine_id) {
+      await runtime.stop(row.engine_id, graceSeconds);
+      await runtime.remove(row.engine_id);
+    }
+    store.markDeleted(row.id, clock.now());
+  }
+
+  function labelsFor(app: AppRow, type: string, index: number, containerId: string, deploymentId: string | null): Record<string, string> {
+    return {
+      [LABELS.instance]: deps.instanceId,
+      [LABELS.appId]: app.id,
+      [LABELS.appName]: app.name,
+      [LABELS.type]: type,
+      [LABELS.index]: String(index),
+      [LABELS.containerId]: containerId,
+      ...(deploymentId ? { [LABELS.deploymentId]: deploymentId } : {}),
+    };
+  }
+
+  /**
+   * Converges an app's containers on its formation and release. Containers matching `replace`
+   * (or of a changed size) are replaced by new ones, started before the old ones stop; any start
+   * failure stops what this call started and throws, leaving the previous containers running.
+   */
+  async function converge(app: AppRow, rel: Release, replace: (row: ContainerRow) => boolean = () => false): Promise<void> {
+    const formation = store.formation(app.id);
+    const live = store.liveContainers(app.id).filter((c) => c.type !== 'one-off');
+    const started: ContainerRow[] = [];
+    const retire: ContainerRow[] = [];
+    try {
+      for (const f of formation) {
+        const ofType = live.filter((c) => c.type === f.type);
+        const jobs: Promise<ContainerRow>[] = [];
+        for (let index = 1; index <= f.amount; index++) {
+          const current = ofType.find((c) => c.type_index === index);
+          if (current && current.state === 'running' && current.size === f.size && !replace(current)) continue;
+          if (current) retire.push(current);
+          jobs.push(startOne(app, rel, f.type, index, f.size));
+        }
+        retire.push(...ofType.filter((c) => c.type_index > f.amount));
+        const results = await Promise.allSettled(jobs);
+        for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed) throw (failed as PromiseRejectedResult).reason;
+      }
+      retire.push(...live.filter((c) => !formation.some((f) => f.type === c.type)));
+    } catch (err) {
+      await Promise.all(started.map((c) => stopOne(c, 1).catch(() => undefined)));
+      throw err;
+    }
+    await Promise.all(retire.map((c) => stopOne(c).catch((e) => logger.warn({ err: e, container: c.id }, 'could not stop a container'))));
+    deps.apps.resetCrashes(app.id);
+  }
+
+  /** running when a container runs, stopped when none does (after a deployment), new before any. */
+  function settleStatus(appId: string): void {
+    const app = deps.apps.find(appId);
+    if (!app || app.status === 'crashed') return;
+    const running = store.liveContainers(appId).some((c) => c.type !== 'one-off' && (c.state === 'running' || c.state === 'booting'));
+    deps.apps.setStatus(appId, running ? 'running' : app.last_deployment_id ? 'stopped' : 'new');
+  }
+
+  const backoff = (n: number) => Math.min(t.crashBackoffMaxMs, t.crashBackoffMs * 2 ** Math.max(0, n - 1));
+
+  /** A container exited while it should have been running: count it, restart it with back-off, or give up. */
+  async function onCrash(row: ContainerRow, exitCode: number | null): Promise<void> {
+    const app = deps.apps.find(row.app_id);
+    if (!app) return;
+    store.markDeleted(row.id, clock.now(), 'crashed');
+    let crashLogs = '';
+    if (row.engine_id) {
+      try {
+        const lines: string[] = [];
+        for await (const l of await runtime.logs(row.engine_id, { follow: false, tail: 20 })) lines.push(l.text);
+        crashLogs = lines.join('\n');
+      } catch {
+        // the container may already be gone
+      }
+      await runtime.remove(row.engine_id).catch(() => undefined);
+    }
+    const count = deps.apps.countCrash(app.id);
+    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: `${row.type}-${row.type_index}`, exit_code: exitCode, crash_logs: crashLogs, logs_url: '' } });
+    if (count > MAX_CRASHES_IN_A_ROW) {
+      deps.apps.setStatus(app.id, 'crashed');
+      deps.events.record({ type: 'repeated_crash', app, typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: '' } });
+      logger.warn({ app: app.name, crashes: count }, 'app crashed repeatedly: not restarting');
+      return;
+    }
+    const rel = release(app);
+    if (!rel) return;
+    setTimeout(() => {
+      const fresh = deps.apps.find(app.id);
+      const f = store.formation(app.id).find((x) => x.type === row.type);
+      if (!fresh || fresh.status === 'crashed' || !f || row.type_index > f.amount) return;
+      if (store.liveContainers(app.id).some((c) => c.type === row.type && c.type_index === row.type_index)) return;
+      startOne(fresh, rel, row.type, row.type_index, f.size).catch((err: Error) => {
+        logger.info({ app: app.name, container: `${row.type}-${row.type_index}`, err: err.message }, 'restart after crash failed');
+        void onCrash({ ...row, engine_id: null }, null);
+      });
+    }, backoff(count)).unref();
+  }
+
+  const offEvents = runtime.onEvent((e) => {
+    if (e.labels[LABELS.instance] !== deps.instanceId || e.action !== 'die') return;
+    const row = store.byEngineId(e.engineId);
+    if (!row || row.deleted_at !== null) return;
+    if (row.type === 'one-off') {
+      if (row.state !== 'stopping') store.markDeleted(row.id, clock.now());
+      return;
+    }
+    // booting: the starter sees the failure itself; stopping/stopped: an intended stop.
+    if (row.state !== 'running') return;
+    void onCrash(row, e.exitCode);
+  });
+
+  return {
+    sizeOf,
+    release,
+    converge,
+    startOne,
+    stopOne,
+    settleStatus,
+    labelsFor,
+
+    /** Every container and image of an app, gone (app deletion). */
+    async removeApp(app: AppRow): Promise<void> {
+      const all = await runtime.list({ [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id });
+      for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
+      await Promise.all(all.map((c) => runtime.remove(c.engineId)));
+      for (const image of deps.deployments.imagesOf(app.id)) await runtime.removeImage(image);
+    },
+
+    /**
+     * At start: Docker and the database are compared. Containers the database expects but Docker
+     * lost are recreated, engine containers nobody expects (orphans) are removed, states updated.
+     */
+    async reconcile(): Promise<{ recreated: number; orphansRemoved: number }> {
+      let recreated = 0;
+      let orphansRemoved = 0;
+      const engine = await runtime.list({ [LABELS.instance]: deps.instanceId });
+      const known = new Set<string>();
+      for (const row of store.allLiveContainers()) {
+        const info = engine.find((e) => e.engineId === row.engine_id);
+        if (info && info.state === 'running') {
+          known.add(info.engineId);
+          store.setEngine(row.id, info.engineId, info.hostPort, row.state === 'stopping' ? 'stopping' : 'running');
+        } else {
+          store.markDeleted(row.id, clock.now(), row.type === 'one-off' ? 'stopped' : 'crashed');
+        }
+      }
+      for (const e of engine) {
+        if (known.has(e.engineId)) continue;
+        await runtime.remove(e.engineId);
+        orphansRemoved++;
+      }
+      for (const app of deps.apps.all()) {
+        const rel = release(app);
+        if (!rel || app.status === 'crashed') {
+          if (app.status === 'booting' || app.status === 'scaling' || app.status === 'restarting') settleStatus(app.id);
+          continue;
+        }
+        const before = store.liveContainers(app.id).length;
+        try {
+          await converge(app, rel);
+        } catch (err) {
+          logger.warn({ app: app.name, err: (err as Error).message }, 'reconciliation could not start a container');
+        }
+        recreated += Math.max(0, store.liveContainers(app.id).length - before);
+        settleStatus(app.id);
+      }
+      return { recreated, orphansRemoved };
+    },
+
+    /** Containers of this instance stop (config docker.stopContainersOnExit). */
+    async stopAll(): Promise<void> {
+      const all = await runtime.list({ [LABELS.instance]: deps.instanceId });
+      for (const row of store.allLiveContainers()) store.setState(row.id, 'stopping');
+      await Promise.all(all.map((c) => runtime.stop(c.engineId, 2).then(() => runtime.remove(c.engineId))));
+      for (const row of store.allLiveContainers()) store.markDeleted(row.id, clock.now());
+    },
+
+    close(): void {
+      offEvents();
+    },
+  };
+}
+
+export type Orchestrator = ReturnType<typeof createOrchestrator>;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Docker's userland proxy accepts TCP on a published port before the app listens, so readiness is
+ * an HTTP answer (any status) from the app through that port.
+ */
+function answersHttp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', method: 'GET', agent: false, timeout: 1000, headers: { 'user-agent': 'scalingo-emulator-boot-check' } }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}

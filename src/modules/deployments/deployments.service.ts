@@ -1,0 +1,204 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EventEmitter } from 'node:events';
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { objectId } from '../../shared/ids.ts';
+import { isoDate } from '../../shared/clock.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { UserRow } from '../../http/env.ts';
+import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import type { AppRow, AppsStore } from '../apps/apps.store.ts';
+import type { EventsService } from '../events/events.service.ts';
+import type { ContainersStore } from '../containers/containers.store.ts';
+import type { Orchestrator } from '../containers/orchestrator.ts';
+import type { DeploymentRow, DeploymentsStore } from './deployments.store.ts';
+import { prepareSource, type Source } from './sources.ts';
+import { parseProcfile } from './procfile.ts';
+
+export const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
+
+/** Live build output and status changes, per app, for the deployments stream. */
+export interface DeploymentStreamEvent {
+  appId: string;
+  deploymentId: string;
+  type: 'new' | 'log' | 'status';
+  data: Record<string, unknown>;
+}
+
+export interface DeploymentsServiceDeps {
+  store: DeploymentsStore;
+  apps: AppsStore;
+  containers: ContainersStore;
+  orchestrator: Orchestrator;
+  runtime: ContainerRuntime;
+  events: EventsService;
+  clock: Clock;
+  logger: Logger;
+  stacks: Record<string, string>;
+  baseImage: string;
+  workDir: string;
+  instanceId: string;
+  userById: (id: string) => UserRow | undefined;
+}
+
+/**
+ * Deploys code: source → image → containers. A build without a Dockerfile runs on the app's stack
+ * image with the code copied in and the Procfile's types; with a Dockerfile, `docker build`. A
+ * failed build or start is a failed deployment with its output kept; the running version stays.
+ */
+export function createDeploymentsService(deps: DeploymentsServiceDeps) {
+  const { store, clock, logger } = deps;
+  const bus = new EventEmitter();
+  bus.setMaxListeners(0);
+  const running = new Map<string, Promise<void>>(); // app id → deployment in progress
+  const queued = new Map<string, { source: Source; pusher: UserRow | null }>(); // coalesced redeploys (watcher)
+
+  function emit(e: DeploymentStreamEvent) {
+    bus.emit('event', e);
+  }
+
+  async function pipeline(app: AppRow, d: DeploymentRow, source: Source, pusher: UserRow | null): Promise<void> {
+    let output = '';
+    const say = (line: string) => {
+      output += `${line}\n`;
+      emit({ appId: app.id, deploymentId: d.id, type: 'log', data: { content: `${line}\n` } });
+    };
+    const setStatus = (status: string, extra: Partial<DeploymentRow> = {}) => {
+      const row = { ...store.byId(d.id)!, ...extra, status, output, finished_at: FINISHED.has(status) ? clock.now() : null };
+      store.update(row);
+      emit({ appId: app.id, deploymentId: d.id, type: 'status', data: { status } });
+      return row;
+    };
+    const previousStatus = app.status;
+    deps.apps.setStatus(app.id, 'booting');
+    const workDir = join(deps.workDir, d.id);
+    let final: DeploymentRow;
+    try {
+      setStatus('building');
+      const context = await prepareSource(source, workDir, say);
+      const tag = `scalingo-emulator/app-${app.id}:${d.id}`;
+      const labels = { [LABELS.managed]: '1', [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id, [LABELS.deploymentId]: d.id };
+      const procfile = existsSync(join(context, 'Procfile')) ? parseProcfile(readFileSync(join(context, 'Procfile'), 'utf8')) : null;
+      let processTypes: Record<string, string>;
+      try {
+        if (existsSync(join(context, 'Dockerfile'))) {
+          say('-----> Dockerfile detected: building it');
+          await deps.runtime.buildImage({ contextDir: context, tag, labels, onLine: (l) => say(`       ${l}`) });
+          processTypes = procfile ?? { web: '' }; // '' = the image's own CMD
+        } else {
+          const stackImage = deps.stacks[app.stack_id];
+          if (!stackImage) throw new Error(`unknown stack ${app.stack_id}`);
+          if (!procfile || !Object.keys(procfile).length) throw new Error('no Procfile found: declare the process types of the app (e.g. `web: <command>`), or add a Dockerfile');
+          if (stackImage === deps.baseImage) await deps.runtime.ensureBaseImage(stackImage);
+          else if (!(await deps.runtime.imageExists(stackImage))) throw new Error(`the image ${stackImage} of stack ${app.stack_id} is not on the local engine`);
+          say(`-----> Building on stack ${app.stack_id} (${stackImage})`);
+          await deps.runtime.buildImage({ contextDir: context, dockerfile: `FROM ${stackImage}\nCOPY . /app\nWORKDIR /app\n`, tag, labels, onLine: (l) => say(`       ${l}`) });
+          processTypes = procfile;
+        }
+      } catch (err) {
+        say(`!      Build failed: ${(err as Error).message}`);
+        throw Object.assign(err as Error, { status: 'build-error' });
+      }
+      say(`-----> Process types: ${Object.entries(processTypes).map(([k, v]) => `${k}${v ? ` (${v})` : ''}`).join(', ')}`);
+      setStatus('pushing', { image: tag, process_types: JSON.stringify(processTypes) });
+      setStatus('starting');
+      // First deployment: one web container (when there is a web type), other types at 0.
+      if (!deps.containers.formation(app.id).length) {
+        for (const type of Object.keys(processTypes)) deps.containers.upsertFormation({ app_id: app.id, type, id: objectId(), amount: type === 'web' ? 1 : 0, size: 'M', command: processTypes[type] });
+      } else {
+        for (const f of deps.containers.formation(app.id)) if (!(f.type in processTypes)) deps.containers.deleteFormation(app.id, f.type);
+        for (const type of Object.keys(processTypes)) {
+          const f = deps.containers.formation(app.id).find((x) => x.type === type);
+          deps.containers.upsertFormation({ app_id: app.id, type, id: f?.id ?? objectId(), amount: f?.amount ?? 0, size: f?.size ?? 'M', command: processTypes[type] });
+        }
+      }
+      try {
+        await deps.orchestrator.converge(deps.apps.find(app.id)!, { deploymentId: d.id, image: tag, processTypes }, (c) => c.deployment_id !== d.id);
+      } catch (err) {
+        say(`!      Start failed: ${(err as Error).message}`);
+        throw Object.assign(err as Error, { status: /within/.test((err as Error).message) ? 'timeout-error' : 'crashed-error' });
+      }
+      say('-----> Application deployed');
+      final = setStatus('success');
+      deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, d.id);
+    } catch (err) {
+      const status = (err as { status?: string }).status ?? 'build-error';
+      if (!(err as { status?: string }).status) say(`!      ${(err as Error).message}`);
+      final = setStatus(status);
+      deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, null);
+      // The running version stays: the app goes back to what it was.
+      deps.apps.setStatus(app.id, previousStatus === 'booting' ? 'new' : previousStatus);
+    } finally {
+      await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+    if (final.status === 'success') deps.orchestrator.settleStatus(app.id);
+    deps.events.record({
+      type: 'deployment',
+      app,
+      user: pusher,
+      typeData: { deployment_id: d.id, deployment_uuid: d.id, pusher: pusher?.username ?? '', git_ref: d.git_ref ?? '', status: final.status, duration: Math.round((clock.now() - d.created_at) / 1000), deployment_type: source.kind === 'archive' ? 'archive' : 'deployment' },
+    });
+    // Old images go; the current one stays.
+    for (const image of deps.store.imagesOf(app.id)) {
+      const current = deps.apps.find(app.id)?.last_deployment_id;
+      if (current && !image.endsWith(`:${current}`)) await deps.runtime.removeImage(image).catch(() => undefined);
+    }
+  }
+
+  const service = {
+    bus,
+    /** Starts a deployment; answers at once with the queued deployment. */
+    deploy(app: AppRow, source: Source, pusher: UserRow | null): DeploymentRow {
+      if (running.has(app.id)) throw new ApiError(409, { error: 'a deployment of this app is already in progress: wait for it to end' });
+      const d: DeploymentRow = { id: objectId(clock.now()), app_id: app.id, status: 'queued', source: source.location, source_kind: source.kind, git_ref: source.gitRef ?? null, image: null, process_types: '{}', pusher_id: pusher?.id ?? null, output: '', created_at: clock.now(), finished_at: null };
+      store.insert(d);
+      emit({ appId: app.id, deploymentId: d.id, type: 'new', data: { deployment: d.id } });
+      const p = pipeline(app, d, source, pusher)
+        .catch((err) => logger.error({ err, deployment: d.id }, 'deployment pipeline failed'))
+        .finally(() => {
+          running.delete(app.id);
+          const next = queued.get(app.id);
+          queued.delete(app.id);
+          const fresh = deps.apps.find(app.id);
+          if (next && fresh) service.deploy(fresh, next.source, next.pusher);
+        });
+      running.set(app.id, p);
+      return d;
+    },
+    /** For watchers: deploy now, or once the running deployment ends (changes coalesce). */
+    deploySoon(app: AppRow, source: Source, pusher: UserRow | null): void {
+      if (running.has(app.id)) queued.set(app.id, { source, pusher });
+      else service.deploy(app, source, pusher);
+    },
+    inProgress: (appId: string) => running.get(appId),
+    /** Deployments cut by an emulator stop cannot resume: they end `aborted`. */
+    abortInterrupted(): void {
+      for (const d of store.unfinished()) store.update({ ...d, status: 'aborted', output: `${d.output}!      Interrupted: the emulator stopped during this deployment\n`, finished_at: clock.now() });
+    },
+    async idle(): Promise<void> {
+      while (running.size) await Promise.allSettled([...running.values()]);
+    },
+    toJson(d: DeploymentRow, apiUrl: string, appName: string) {
+      const pusher = d.pusher_id ? deps.userById(d.pusher_id) : undefined;
+      return {
+        id: d.id,
+        app_id: d.app_id,
+        created_at: isoDate(d.created_at),
+        finished_at: isoDate(d.finished_at),
+        status: d.status,
+        git_ref: d.git_ref,
+        type: d.source_kind === 'archive' ? 'archive' : 'deployment',
+        image: d.image,
+        registry: 'local',
+        duration: d.finished_at ? Math.round((d.finished_at - d.created_at) / 1000) : 0,
+        pusher: pusher ? { id: pusher.id, username: pusher.username, email: pusher.email, fullname: pusher.fullname, flags: {} } : null,
+        links: { output: `${apiUrl}/v1/apps/${appName}/deployments/${d.id}/output` },
+      };
+    },
+  };
+  return service;
+}
+
+export type DeploymentsService = ReturnType<typeof createDeploymentsService>;

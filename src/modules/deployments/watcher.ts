@@ -1,0 +1,79 @@
+import { watch, type FSWatcher } from 'chokidar';
+import { mkdirSync, statSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../../shared/logger.ts';
+import type { UserRow } from '../../http/env.ts';
+import type { AppsService } from '../apps/apps.service.ts';
+import type { DeploymentsService } from './deployments.service.ts';
+
+export interface BoundApp {
+  name: string;
+  dir: string;
+  owner?: string;
+  stack?: string;
+}
+
+const IGNORED = /(^|[/\\])(\.git|node_modules)([/\\]|$)/;
+
+/**
+ * Directories bound to apps in the config: the app is created if missing, deployed when it never
+ * was (or when files changed while the emulator was down), and redeployed on every change
+ * (debounced; changes during a deployment coalesce into one more).
+ */
+export function bindDirectories(deps: { bound: BoundApp[]; apps: AppsService; deployments: DeploymentsService; userByLogin: (l: string) => UserRow | undefined; defaultOwner: string; debounceMs: number; logger: Logger }) {
+  const watchers: FSWatcher[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  for (const b of deps.bound) {
+    const dir = resolve(b.dir);
+    mkdirSync(dir, { recursive: true });
+    const owner = deps.userByLogin(b.owner ?? deps.defaultOwner);
+    if (!owner) {
+      deps.logger.error({ app: b.name, owner: b.owner }, 'bound app: unknown owner, skipped');
+      continue;
+    }
+    let app = deps.apps.find(b.name) ?? deps.apps.create(owner, { name: b.name, stack_id: b.stack ?? null });
+    deps.apps.store.setSourceDir(app.id, dir);
+    app = deps.apps.find(app.id)!;
+    const source = { kind: 'directory' as const, location: dir };
+    if (!app.last_deployment_id || newestMtime(dir) > (app.last_deployed_at ?? 0)) deps.deployments.deploySoon(app, source, owner);
+    let timer: NodeJS.Timeout | undefined;
+    const w = watch(dir, { ignoreInitial: true, ignored: (p: string) => IGNORED.test(p) });
+    w.on('all', (event, path) => {
+      if (timer) {
+        clearTimeout(timer);
+        timers.delete(timer);
+      }
+      timer = setTimeout(() => {
+        timers.delete(timer!);
+        const fresh = deps.apps.find(app.id);
+        if (!fresh) return;
+        deps.logger.info({ app: fresh.name, event, path }, 'source changed: redeploying');
+        deps.deployments.deploySoon(fresh, source, owner);
+      }, deps.debounceMs);
+      timers.add(timer);
+    });
+    watchers.push(w);
+  }
+  return {
+    /** Resolves once every watcher is watching. */
+    ready: () => Promise.all(watchers.map((w) => new Promise<void>((ok) => w.once('ready', () => ok())))),
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      await Promise.all(watchers.map((w) => w.close()));
+    },
+  };
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = join(d, e.name);
+      if (IGNORED.test(full)) continue;
+      if (e.isDirectory()) walk(full);
+      else newest = Math.max(newest, statSync(full).mtimeMs);
+    }
+  };
+  walk(dir);
+  return newest;
+}

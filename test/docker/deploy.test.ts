@@ -1,0 +1,124 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { startEmulator, type Harness } from '../harness.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { FAST, archiveOf, copyFixture, gitRepoOf, waitForDeployment, waitForStatus } from '../support/apps.ts';
+
+// Code reaches apps three ways — a watched directory, git_source, an archive — and runs in real containers.
+const webOf = (h: Harness, app: string) => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=${app}`, `${LABELS.type}=web`]);
+const answerOf = async (engineId: string) => {
+  const port = docker('port', engineId, '5000').split(':').pop();
+  return (await fetch(`http://127.0.0.1:${port}/`)).text();
+};
+
+describe('deploying code (real Docker)', () => {
+  let h: Harness;
+  const watched = copyFixture('busybox-web');
+  beforeAll(async () => {
+    h = await startEmulator({ intervals: FAST, apps: [{ name: 'watched-app', dir: watched }] });
+  });
+  afterAll(async () => {
+    await h.stop();
+    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    rmSync(watched, { recursive: true, force: true });
+  });
+
+  it('a directory bound in the config is created, deployed and served from a real container', async () => {
+    const app = await waitForStatus(h, 'watched-app', 'running');
+    expect(app.last_deployment_id).toBeTruthy();
+    const web = webOf(h, 'watched-app');
+    expect(web).toHaveLength(1);
+    expect(await answerOf(web[0].id)).toBe('version 1 from web-1\n');
+    const deployments = await h.call('GET', '/v1/apps/watched-app/deployments');
+    expect(deployments.body.deployments[0]).toMatchObject({ status: 'success', type: 'deployment', pusher: { username: 'dev' } });
+    const output = await h.call('GET', `/v1/apps/watched-app/deployments/${deployments.body.deployments[0].id}/output`);
+    expect(output.text).toContain('Process types: web');
+    expect((await h.call('GET', '/v1/apps/watched-app/containers')).body.containers).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'web', amount: 1, size: 'M' }), expect.objectContaining({ name: 'worker', amount: 0 })]),
+    );
+  });
+
+  it('editing a watched file redeploys: booting, then the new content from a new container', async () => {
+    const before = webOf(h, 'watched-app')[0].id;
+    writeFileSync(join(watched, 'index.html'), 'version 2 from CONTAINER_NAME\n');
+    await waitForStatus(h, 'watched-app', 'booting', 10_000);
+    await waitForStatus(h, 'watched-app', 'running');
+    const web = webOf(h, 'watched-app');
+    expect(web).toHaveLength(1);
+    expect(web[0].id).not.toBe(before);
+    expect(await answerOf(web[0].id)).toBe('version 2 from web-1\n');
+    const list = await h.call('GET', '/v1/apps/watched-app/deployments');
+    expect(list.body.deployments.map((d: { status: string }) => d.status).slice(0, 2)).toEqual(['success', 'success']);
+    const events = await h.call('GET', '/v1/apps/watched-app/events');
+    expect(events.body.events.filter((e: { type: string }) => e.type === 'deployment')).toHaveLength(2);
+  });
+
+  it('a failed build is a failed deployment with its output kept; the running version stays', async () => {
+    const before = webOf(h, 'watched-app')[0].id;
+    rmSync(join(watched, 'Procfile'));
+    const failed = await waitForDeployment(h, 'watched-app', (d) => d.status === 'build-error');
+    const out = await h.call('GET', `/v1/apps/watched-app/deployments/${failed.id}/output`);
+    expect(out.text).toMatch(/no Procfile found/);
+    await waitForStatus(h, 'watched-app', 'running');
+    expect(webOf(h, 'watched-app').map((c) => c.id)).toEqual([before]);
+    expect(await answerOf(before)).toBe('version 2 from web-1\n');
+  });
+
+  it('git_source on creation deploys from a local git repository', async () => {
+    const repo = gitRepoOf('busybox-web');
+    const res = await h.call('POST', '/v1/apps', { body: { app: { name: 'from-git-app', git_source: `file://${repo}` } } });
+    expect(res.status).toBe(201);
+    await waitForStatus(h, 'from-git-app', 'running');
+    expect(await answerOf(webOf(h, 'from-git-app')[0].id)).toBe('version 1 from web-1\n');
+    rmSync(repo, { recursive: true, force: true });
+  });
+
+  it('POST /deployments with an archive (local path) builds a Dockerfile app', async () => {
+    await h.call('POST', '/v1/apps', { body: { app: { name: 'from-archive' } } });
+    const archive = await archiveOf('dockerfile-web');
+    const res = await h.call('POST', '/v1/apps/from-archive/deployments', { body: { deployment: { source_url: archive, git_ref: 'v1' } } });
+    expect(res.status).toBe(201);
+    expect(res.body.deployment).toMatchObject({ status: 'queued', git_ref: 'v1', type: 'archive' });
+    const done = await waitForDeployment(h, 'from-archive');
+    expect(done.status).toBe('success');
+    expect(await answerOf(webOf(h, 'from-archive')[0].id)).toBe('built from a Dockerfile\n');
+    const shown = await h.call('GET', `/v1/apps/from-archive/deployments/${res.body.deployment.id}`);
+    expect(shown.body.deployment.links.output).toContain(`/deployments/${res.body.deployment.id}/output`);
+  });
+
+  it('an archive over http(s) is downloaded', async () => {
+    const { createServer } = await import('node:http');
+    const { readFileSync } = await import('node:fs');
+    const archive = await archiveOf('busybox-web');
+    const srv = createServer((_q, r) => r.end(readFileSync(archive))).listen(0, '127.0.0.1');
+    await new Promise((ok) => srv.once('listening', ok));
+    const url = `http://127.0.0.1:${(srv.address() as { port: number }).port}/code.tar.gz`;
+    await h.call('POST', '/v1/apps', { body: { app: { name: 'from-http-archive' } } });
+    expect((await h.call('POST', '/v1/apps/from-http-archive/deployments', { body: { deployment: { source_url: url } } })).status).toBe(201);
+    expect((await waitForDeployment(h, 'from-http-archive')).status).toBe('success');
+    srv.close();
+  });
+
+  it('refuses bad deployment requests', async () => {
+    expect((await h.call('POST', '/v1/apps/from-archive/deployments', { body: {} })).body).toEqual({ errors: { deployment: ['missing field'] } });
+    expect((await h.call('POST', '/v1/apps/from-archive/deployments', { body: { deployment: { source_url: 'ftp://x' } } })).status).toBe(422);
+    expect((await h.call('POST', '/v1/apps/nope-nope/deployments', { body: { deployment: { source_url: '/tmp/x.tar.gz' } } })).status).toBe(404);
+    expect((await h.call('GET', '/v1/apps/from-archive/deployments/nope')).body).toEqual({ resource: 'deployment', error: 'not found' });
+    await h.call('POST', '/v1/apps', { body: { app: { name: 'bad-archive' } } });
+    await h.call('POST', '/v1/apps/bad-archive/deployments', { body: { deployment: { source_url: '/nonexistent/code.tar.gz' } } });
+    const d = await waitForDeployment(h, 'bad-archive');
+    expect(d.status).toBe('build-error');
+    expect((await h.call('GET', '/v1/apps/bad-archive')).body.app.status).toBe('new');
+  });
+
+  it('deleting an app removes its containers and images', async () => {
+    const before = webOf(h, 'from-archive');
+    expect(before).toHaveLength(1);
+    expect((await h.call('DELETE', '/v1/apps/from-archive?current_name=from-archive')).status).toBe(204);
+    expect(dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=from-archive`], true)).toEqual([]);
+    await eventually(() => docker('images', '-q', '--filter', `label=${LABELS.appId}`).split('\n').every((id) => !id || !docker('image', 'inspect', '-f', '{{index .Config.Labels "io.scalingo-emulator.app-name"}}', id).includes('from-archive')), { what: 'images gone' });
+  });
+});
