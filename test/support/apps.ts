@@ -35,9 +35,9 @@ export async function archiveOf(name: string): Promise<string> {
 /** Test timings: short boots, stops and back-offs (the defaults are the platform's). */
 export const FAST = { bootTimeoutMs: 20_000, bootGraceMs: 300, stopGraceSeconds: 1, crashBackoffMs: 50, crashBackoffMaxMs: 200, watchDebounceMs: 200 };
 
-export async function waitForStatus(h: Harness, app: string, status: string, timeoutMs = 60_000) {
+export async function waitForStatus(h: Harness, app: string, status: string, timeoutMs = 60_000, as: 'dev' | 'other' | 'trial' = 'dev') {
   return eventually(async () => {
-    const r = await h.call('GET', `/v1/apps/${app}`);
+    const r = await h.call('GET', `/v1/apps/${app}`, { as });
     return r.body?.app?.status === status ? r.body.app : null;
   }, { timeoutMs, what: `app ${app} to be ${status}` });
 }
@@ -50,10 +50,10 @@ export async function waitForDeployment(h: Harness, app: string, predicate: (d: 
   }, { timeoutMs, what: `a finished deployment of ${app}` });
 }
 
-export async function waitForOperation(h: Harness, location: string, timeoutMs = 60_000) {
+export async function waitForOperation(h: Harness, location: string, timeoutMs = 60_000, as: 'dev' | 'other' | 'trial' = 'dev') {
   const path = new URL(location).pathname;
   return eventually(async () => {
-    const r = await h.call('GET', path);
+    const r = await h.call('GET', path, { as });
     return ['done', 'error'].includes(r.body?.operation?.status) ? r.body.operation : null;
   }, { timeoutMs, what: `operation ${path}` });
 }

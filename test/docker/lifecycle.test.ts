@@ -1,0 +1,97 @@
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulator } from '../harness.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { FAST, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
+
+describe('app lifecycle (real Docker)', () => {
+  it('a container that keeps crashing is restarted with back-off, then the app is `crashed`', async () => {
+    const dir = copyFixture('crash-worker');
+    const h = await startEmulator({ intervals: FAST, apps: [{ name: 'crashy-app', dir }] });
+    try {
+      await waitForStatus(h, 'crashy-app', 'running');
+      const res = await h.call('POST', '/v1/apps/crashy-app/scale', { body: { containers: [{ name: 'worker', amount: 1 }] } });
+      await waitForOperation(h, res.headers.get('location')!);
+      // Each crash is seen by Docker (exit 7) and restarted as a new container, until 12 in a row are exceeded.
+      await waitForStatus(h, 'crashy-app', 'crashed', 90_000);
+      const events = (await h.call('GET', '/v1/apps/crashy-app/events?per_page=100')).body.events;
+      const crashes = events.filter((e: { type: string }) => e.type === 'crash');
+      expect(crashes.length).toBe(13);
+      expect(crashes[0].type_data).toMatchObject({ container_type: 'worker', exit_code: 7, crash_logs: expect.stringContaining('worker crashing') });
+      expect(events[0].type).toBe('repeated_crash');
+      // Nothing restarts it any more: no worker runs in Docker.
+      await eventually(() => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.type}=worker`]).length === 0, { what: 'no worker running' });
+      // A restart is a way out: the counter starts again.
+      const restart = await h.call('POST', '/v1/apps/crashy-app/restart', { body: { scope: ['web'] } });
+      expect(restart.status).toBe(202);
+      await waitForOperation(h, restart.headers.get('location')!);
+      expect(['running', 'crashed']).toContain((await h.call('GET', '/v1/apps/crashy-app')).body.app.status);
+    } finally {
+      await h.stop();
+      removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+      removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
+
+  it('restarted while containers run, the emulator reconciles: lost containers recreated, orphans removed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'emu-reconcile-'));
+    const dir = copyFixture('busybox-web');
+    const cfg = { inMemory: false, dataDir, intervals: FAST, apps: [{ name: 'kept-app', dir }] };
+    const first = await startEmulator(cfg);
+    const instance = first.emu.instanceId;
+    const filter = [`${LABELS.instance}=${instance}`, `${LABELS.appName}=kept-app`, `${LABELS.type}=web`];
+    try {
+      await waitForStatus(first, 'kept-app', 'running');
+      const scale = await first.call('POST', '/v1/apps/kept-app/scale', { body: { containers: [{ name: 'web', amount: 2 }] } });
+      await waitForOperation(first, scale.headers.get('location')!);
+      const before = dockerPs(filter).map((c) => c.id).sort();
+      expect(before).toHaveLength(2);
+      await first.stop();
+      // Containers keep running across an emulator stop (docker.stopContainersOnExit is off by default).
+      expect(dockerPs(filter).map((c) => c.id).sort()).toEqual(before);
+      // While it is down: one container disappears, and a stranger with our instance label appears.
+      docker('rm', '-f', before[0]);
+      const orphan = docker('run', '-d', '--label', `${LABELS.managed}=1`, '--label', `${LABELS.instance}=${instance}`, '--label', `${LABELS.appName}=kept-app`, DEFAULT_STACK_IMAGE, 'sleep', '600');
+
+      const second = await startEmulator(cfg);
+      try {
+        expect(second.emu.instanceId).toBe(instance);
+        const after = dockerPs(filter).map((c) => c.id);
+        expect(after).toHaveLength(2);
+        expect(after).toContain(before[1]); // the survivor is kept as is
+        expect(dockerPs([`${LABELS.instance}=${instance}`], true).map((c) => c.id)).not.toContain(orphan);
+        const ps = (await second.call('GET', '/v1/apps/kept-app/ps')).body.containers;
+        expect(ps.filter((c: { state: string }) => c.state === 'running').map((c: { type_index: number }) => c.type_index).sort()).toEqual([1, 2]);
+        expect((await second.call('GET', '/v1/apps/kept-app')).body.app.status).toBe('running');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      removeByLabel(`${LABELS.instance}=${instance}`);
+      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('with the Docker engine down: container endpoints answer 503, the rest works, health says so', async () => {
+    const h = await startEmulator({ docker: { socketPath: '/nonexistent/docker.sock', stopContainersOnExit: false } });
+    try {
+      await h.call('POST', '/v1/apps', { body: { app: { name: 'no-docker-app' } } });
+      const ps = await h.call('GET', '/v1/apps/no-docker-app/ps');
+      expect(ps.status).toBe(503);
+      expect(ps.body).toEqual({ error: expect.stringMatching(/Docker engine cannot be reached/) });
+      expect((await h.call('GET', '/v1/apps/no-docker-app')).status).toBe(200);
+      const health = await h.call('GET', '/_emulator/health', { as: null });
+      expect(health.status).toBe(200);
+      expect(health.body).toMatchObject({ status: 'degraded', subsystems: { database: { status: 'ok' }, docker: { status: 'unavailable', error: expect.any(String) } } });
+    } finally {
+      await h.stop();
+    }
+  });
+});
