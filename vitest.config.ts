@@ -8,6 +8,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Docker-backed files share one engine on a 2-core machine: keep parallelism modest.
     maxWorkers: 2,
-    reporters: ['default'],
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest-report.json' },
   },
 });

@@ -1,0 +1,90 @@
+import { describe, it, expect } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+// The emulator as a user starts it: one process, one command.
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+function startProcess(args: string[], cwd: string) {
+  const child = spawn(TSX, [join(ROOT, 'src/main.ts'), ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  const ready = new Promise<string>((ok, fail) => {
+    const t = setInterval(() => {
+      if (/API token\s+\S+/.test(out) && out.includes('Try:')) {
+        clearInterval(t);
+        ok(out);
+      }
+    }, 50);
+    child.once('exit', (code) => {
+      clearInterval(t);
+      fail(new Error(`exited ${code}: ${out}`));
+    });
+  });
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  return { child, ready, exited, output: () => out };
+}
+
+describe('the emulator process', () => {
+  it('starts, prints its URLs and a working API token, and stops cleanly on SIGTERM', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'emu-cli-'));
+    try {
+      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
+      const banner = await p.ready;
+      const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
+      expect(banner).toMatch(/Router\s+http:\/\/<app>\.localhost:\d+/);
+      expect(banner).toContain(join(cwd, 'state', 'emulator.sqlite'));
+      const token = /API token\s+(\S+)/.exec(banner)![1];
+      const ex = await fetch(`${api}/v1/tokens/exchange`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
+      expect(ex.status).toBe(200);
+      const bearer = ((await ex.json()) as { token: string }).token;
+      const created = await fetch(`${api}/v1/apps`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ app: { name: 'cli-made-app' } }) });
+      expect(created.status).toBe(201);
+      expect((await fetch(`${api}/_emulator/health`)).status).toBe(200);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+      expect(p.output()).toContain('SIGTERM: stopping');
+      expect(existsSync(join(cwd, 'state', 'emulator.sqlite'))).toBe(true);
+
+      // State survives: a second start on the same data dir still has the app (and a fresh token).
+      const q = startProcess(['--port', '0', '--router-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
+      const banner2 = await q.ready;
+      const api2 = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner2)![1];
+      const token2 = /API token\s+(\S+)/.exec(banner2)![1];
+      const show = await fetch(`${api2}/v1/apps/cli-made-app`, { headers: { authorization: `Basic ${Buffer.from(`:${token2}`).toString('base64')}` } });
+      expect(show.status).toBe(200);
+      // The previous start's printed token was replaced.
+      const old = await fetch(`${api2}/v1/apps`, { headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
+      expect(old.status).toBe(401);
+      q.child.kill('SIGINT');
+      expect(await q.exited).toBe(0);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('exits non-zero with every config problem in plain words', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'emu-cli-bad-'));
+    try {
+      writeFileSync(join(cwd, 'emulator.config.json'), JSON.stringify({ port: 'x', users: [], typo: true }));
+      const r = spawnSync(TSX, [join(ROOT, 'src/main.ts'), '--in-memory'], { cwd, encoding: 'utf8', env: { ...process.env, EMULATOR_CONFIG: '' } });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('invalid configuration');
+      expect(r.stderr).toMatch(/emulator\.config\.json: port: /);
+      expect(r.stderr).toMatch(/users: .*at least one user/);
+      expect(r.stderr).toContain('unknown key(s) "typo"');
+      const flag = spawnSync(TSX, [join(ROOT, 'src/main.ts'), '--port', 'abc'], { cwd, encoding: 'utf8' });
+      expect(flag.status).toBe(1);
+      expect(flag.stderr).toContain('flag --port: expected a whole number');
+      const unknown = spawnSync(TSX, [join(ROOT, 'src/main.ts'), '--nope'], { cwd, encoding: 'utf8' });
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toContain('Usage:');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
