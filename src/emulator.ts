@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -41,6 +41,9 @@ import { deploymentsRoutes } from './modules/deployments/deployments.routes.ts';
 import { createVariablesStore } from './modules/variables/variables.store.ts';
 import { variablesRoutes } from './modules/variables/variables.routes.ts';
 import { bindDirectories } from './modules/deployments/watcher.ts';
+import { createRouter, type Router, type UpstreamSource } from './router/proxy.ts';
+import { createRouterEvents, type RouterEvents } from './router/events.ts';
+import { appRouteResolver } from './router/resolve.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -49,6 +52,8 @@ export interface EmulatorOptions {
   clock?: Clock;
   /** Another runtime (tests); default: Docker through dockerode. */
   runtime?: ContainerRuntime;
+  /** Running web containers and their 127.0.0.1 host ports, per app id, for the router (tests may stub it). */
+  upstreams?: UpstreamSource;
 }
 
 export interface Emulator {
@@ -69,6 +74,8 @@ export interface Emulator {
   app: ReturnType<typeof createHttpApp>;
   /** Ready-to-use API token of the first configured user, replaced at each start. */
   startupToken: string;
+  /** Per-request records (router metrics) and access lines (router logs) of the router. */
+  routerEvents: RouterEvents;
   start(): Promise<Urls>;
   stop(): Promise<void>;
 }
@@ -160,8 +167,18 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     ],
   });
 
+  // The router reaches an app's running web containers at the ports Docker publishes on 127.0.0.1.
+  const upstreams: UpstreamSource =
+    opts.upstreams ??
+    ((appId) =>
+      containersStore
+        .liveContainers(appId)
+        .filter((c) => c.type === 'web' && c.state === 'running' && c.host_port)
+        .map((c) => ({ containerName: `web-${c.type_index}`, port: c.host_port! })));
+  const routerEvents = createRouterEvents(logger);
+
   let apiServer: Server | undefined;
-  let routerServer: Server | undefined;
+  let router: Router | undefined;
 
   return {
     config,
@@ -180,22 +197,22 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     events,
     app,
     startupToken,
+    routerEvents,
 
     async start() {
       apiServer = await new Promise<Server>((ok, fail) => {
         const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => ok(s as Server)) as Server;
         s.once('error', fail);
       });
-      // The router's port is reserved now; the router itself answers there.
-      routerServer = createServer((_req, res) => {
-        res.writeHead(503, { 'content-type': 'text/plain' }).end('No application is served on this address yet.\n');
+      router = createRouter({
+        resolve: appRouteResolver({ findApp: apps.find, upstreams }),
+        onRequest: routerEvents.emitRequest,
+        onAccessLog: routerEvents.emitAccessLog,
+        logger,
+        clock,
       });
-      await new Promise<void>((ok, fail) => {
-        routerServer!.once('error', fail);
-        routerServer!.listen(config.routerPort, config.host, () => ok());
-      });
+      const routerPort = await router.listen(config.routerPort, config.host);
       const apiPort = (apiServer.address() as AddressInfo).port;
-      const routerPort = (routerServer.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort };
       logger.debug({ urls }, 'listening');
@@ -220,8 +237,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
 
     async stop() {
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
-      await Promise.all(
-        [apiServer, routerServer].map(
+      await Promise.all([
+        router?.close(),
+        ...[apiServer].map(
           (s) =>
             new Promise<void>((ok) => {
               if (!s || !s.listening) return ok();
@@ -229,7 +247,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
               s.closeIdleConnections();
             }),
         ),
-      );
+      ]);
       await bound?.close();
       await deployments.idle();
       if (config.docker.stopContainersOnExit) await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));

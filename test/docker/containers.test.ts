@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { FAST, copyFixture, routerGet, waitForOperation, waitForStatus } from '../support/apps.ts';
 
 // #10–#13, #19 observed in Docker: ps, formation, scale, restart, operations, variables.
 const MB = 1024 * 1024;
@@ -43,6 +43,15 @@ describe('containers (real Docker)', () => {
     for (const c of web) expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', c.id)).toBe(String(512 * MB));
     const answers = (await Promise.all(web.map((c) => answerOf(c.id)))).sort();
     expect(answers).toEqual(['version 1 from web-1\n', 'version 1 from web-2\n', 'version 1 from web-3\n']);
+
+    // Through the router (its own port, Host: <app>.localhost), round-robin reaches each container.
+    const viaRouter = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const res = await routerGet(h.emu.urls.routerPort, 'scaled-app');
+      expect(res.status).toBe(200);
+      viaRouter.add(res.body);
+    }
+    expect([...viaRouter].sort()).toEqual(answers);
 
     const ps = await h.call('GET', '/v1/apps/scaled-app/ps');
     const webPs = ps.body.containers.filter((c: { type: string }) => c.type === 'web');

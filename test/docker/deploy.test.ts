@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, copyFixture, gitRepoOf, waitForDeployment, waitForStatus } from '../support/apps.ts';
+import { FAST, archiveOf, copyFixture, gitRepoOf, routerGet, waitForDeployment, waitForStatus } from '../support/apps.ts';
 
 // Code reaches apps three ways — a watched directory, git_source, an archive — and runs in real containers.
 const webOf = (h: Harness, app: string) => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=${app}`, `${LABELS.type}=web`]);
@@ -32,6 +32,9 @@ describe('deploying code (real Docker)', () => {
     const web = webOf(h, 'watched-app');
     expect(web).toHaveLength(1);
     expect(await answerOf(web[0].id)).toBe('version 1 from web-1\n');
+    // …and through the router at the app's url.
+    expect(app.url).toBe(`http://watched-app.localhost:${h.emu.urls.routerPort}`);
+    expect((await routerGet(h.emu.urls.routerPort, 'watched-app')).body).toBe('version 1 from web-1\n');
     const deployments = await h.call('GET', '/v1/apps/watched-app/deployments');
     expect(deployments.body.deployments[0]).toMatchObject({ status: 'success', type: 'deployment', pusher: { username: 'dev' } });
     const output = await h.call('GET', `/v1/apps/watched-app/deployments/${deployments.body.deployments[0].id}/output`);

@@ -54,7 +54,7 @@ describe('official npm client `scalingo`', () => {
 
   it('scales with an operation it waits for, then lists the containers', async () => {
     await waitForStatus(h, 'npm-bound-app', 'running');
-    const res = await client.Containers.scale('npm-bound-app', [{ name: 'web', amount: 2 }]);
+    const res = await client.Containers.scale('npm-bound-app', [{ name: 'web', amount: 2, size: 'M' }]);
     expect(res.formation).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'web', amount: 2 })]));
     await res.operation!.wait();
     expect(res.operation!.status).toBe('done');

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { c as tarCreate } from 'tar';
 import type { Harness } from '../harness.ts';
 import { eventually } from './docker-cli.ts';
@@ -56,4 +57,17 @@ export async function waitForOperation(h: Harness, location: string, timeoutMs =
     const r = await h.call('GET', path, { as });
     return ['done', 'error'].includes(r.body?.operation?.status) ? r.body.operation : null;
   }, { timeoutMs, what: `operation ${path}` });
+}
+
+/** GET through the emulator's router with Host: <app>.localhost (fetch cannot set Host). */
+export function routerGet(port: number, app: string, path = '/'): Promise<{ status: number; body: string; headers: import('node:http').IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet({ host: '127.0.0.1', port, path, headers: { host: `${app}.localhost:${port}` }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+  });
 }

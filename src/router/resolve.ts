@@ -1,0 +1,31 @@
+// Turns an app row (settings stored as 0/1) and the app's running web containers into what the
+// router needs for one request. Read at every request, so a settings change applies at once.
+import type { RouteTarget, UpstreamSource } from './types.ts';
+
+/** The columns of an app row the router reads (structural, so the router does not depend on the apps store). */
+export interface RoutableApp {
+  id: string;
+  name: string;
+  force_https: number;
+  sticky_session: number;
+  router_logs: number;
+}
+
+export function appRouteResolver(deps: {
+  findApp(idOrName: string): RoutableApp | null | undefined;
+  upstreams: UpstreamSource;
+}): (appName: string) => RouteTarget | null {
+  return (appName) => {
+    const app = deps.findApp(appName);
+    // find() also matches ids; a host names an app by its name only.
+    if (!app || app.name !== appName) return null;
+    return {
+      appId: app.id,
+      appName: app.name,
+      forceHttps: Boolean(app.force_https),
+      stickySession: Boolean(app.sticky_session),
+      routerLogs: Boolean(app.router_logs),
+      upstreams: deps.upstreams(app.id),
+    };
+  };
+}

@@ -1,0 +1,39 @@
+// What the router works with: the app a host names, its web containers, and the record of one request.
+
+/** A running web container as the router reaches it: its name (`web-1`) and its host port on 127.0.0.1. */
+export interface Upstream {
+  containerName: string;
+  port: number;
+}
+
+/** The app's running web containers with their published host ports (given by the containers module). */
+export type UpstreamSource = (appId: string) => Upstream[];
+
+export interface RouteTarget {
+  appId: string;
+  appName: string;
+  forceHttps: boolean;
+  stickySession: boolean;
+  routerLogs: boolean;
+  upstreams: Upstream[];
+}
+
+export interface RouterRequestRecord {
+  appId: string;
+  appName: string;
+  /** When the request arrived (ms since epoch, injected clock). */
+  time: number;
+  /** Status sent to the client; 499 when the client left before the answer (as the platform's router logs). */
+  status: number;
+  durationMs: number;
+  method: string;
+  path: string;
+  /** Container that served (or failed) the request; null when the router answered by itself. */
+  container: string | null;
+  /** Response body bytes sent to the client. */
+  bytes: number;
+  clientIp: string;
+  userAgent: string;
+  host: string;
+  requestId: string;
+}
