@@ -41,9 +41,12 @@ import { deploymentsRoutes } from './modules/deployments/deployments.routes.ts';
 import { createVariablesStore } from './modules/variables/variables.store.ts';
 import { variablesRoutes } from './modules/variables/variables.routes.ts';
 import { bindDirectories } from './modules/deployments/watcher.ts';
+import { registerDeploymentsStream } from './modules/deployments/deployments.stream.ts';
+import { createUpgradeTable, type UpgradeTable } from './http/ws.ts';
 import { createRouter, type Router, type UpstreamSource } from './router/proxy.ts';
 import { createRouterEvents, type RouterEvents } from './router/events.ts';
 import { appRouteResolver } from './router/resolve.ts';
+import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -68,6 +71,8 @@ export interface Emulator {
   runtime: ContainerRuntime;
   orchestrator: Orchestrator;
   deployments: DeploymentsService;
+  /** WebSocket upgrades on the API port, by path prefix (logs stream, deployments stream, attach…). */
+  upgrades: UpgradeTable;
   auth: AuthService;
   apps: AppsService;
   events: EventsService;
@@ -76,6 +81,8 @@ export interface Emulator {
   startupToken: string;
   /** Per-request records (router metrics) and access lines (router logs) of the router. */
   routerEvents: RouterEvents;
+  /** Logs, drains, archives, addons; `logs.append(appId, container, text)` for other areas. */
+  logs: LogsModule;
   start(): Promise<Urls>;
   stop(): Promise<void>;
 }
@@ -138,6 +145,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   // An app created with a git_source (local path or file://) deploys from it at once.
   apps.addHooks({ afterCreate: (a) => void (a.git_source && deployments.deploy(a, { kind: 'git', location: a.git_source }, auth.userById(a.owner_id) ?? null)) });
   let bound: ReturnType<typeof bindDirectories> | undefined;
+  const upgrades = createUpgradeTable({ logger });
+  registerDeploymentsStream({ upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs });
 
   const view: AppViewContext = {
     get urls() {
@@ -147,6 +156,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     ownerOf: (a) => auth.userById(a.owner_id),
     parentName: (a) => (a.parent_id ? (apps.find(a.parent_id)?.name ?? null) : null),
   };
+
+  const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId, dataDir, stateDir, apps, events, view, upgrades, apiUrl: () => urls.api });
 
   const app = createHttpApp({
     logger,
@@ -163,6 +174,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
       deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
       variablesRoutes({ db, store: variablesStore, apps, events }),
+      logs.routes,
       appsRoutes({ apps, view, pagination: config.pagination }),
     ],
   });
@@ -176,6 +188,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         .filter((c) => c.type === 'web' && c.state === 'running' && c.host_port)
         .map((c) => ({ containerName: `web-${c.type_index}`, port: c.host_port! })));
   const routerEvents = createRouterEvents(logger);
+  routerEvents.onAccessLog((appId, line) => void logs.append(appId, 'router', line));
 
   let apiServer: Server | undefined;
   let router: Router | undefined;
@@ -192,18 +205,21 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     runtime,
     orchestrator,
     deployments,
+    upgrades,
     auth,
     apps,
     events,
     app,
     startupToken,
     routerEvents,
+    logs,
 
     async start() {
       apiServer = await new Promise<Server>((ok, fail) => {
         const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => ok(s as Server)) as Server;
         s.once('error', fail);
       });
+      apiServer.on('upgrade', (req, socket, head) => void upgrades.handle(req, socket, head));
       router = createRouter({
         resolve: appRouteResolver({ findApp: apps.find, upstreams }),
         onRequest: routerEvents.emitRequest,
@@ -230,12 +246,15 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       } else {
         logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
       }
+      await logs.start();
       bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
       await bound.ready();
       return urls;
     },
 
     async stop() {
+      // Log streams end first (the server's close() would wait for them), stored lines are flushed.
+      await logs.stop();
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
       await Promise.all([
         router?.close(),
@@ -249,6 +268,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         ),
       ]);
       await bound?.close();
+      upgrades.closeAll();
       await deployments.idle();
       if (config.docker.stopContainersOnExit) await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
       orchestrator.close();

@@ -59,6 +59,33 @@ describe('deploying code (real Docker)', () => {
     expect(events.body.events.filter((e: { type: string }) => e.type === 'deployment')).toHaveLength(2);
   });
 
+  it('links.deployments_stream streams a deployment: auth message, then new, log lines and status', async () => {
+    const { WebSocket } = await import('ws');
+    const app = (await h.call('GET', '/v1/apps/watched-app')).body.app;
+    const bad = new WebSocket(app.links.deployments_stream);
+    await new Promise((ok) => bad.once('open', ok));
+    bad.send(JSON.stringify({ type: 'auth', data: { token: 'not-a-bearer' } }));
+    const closed = await new Promise<number>((ok) => bad.once('close', (code) => ok(code)));
+    expect(closed).toBe(4003);
+
+    const ws = new WebSocket(app.links.deployments_stream);
+    const messages: { type: string; id?: string; data: Record<string, unknown> }[] = [];
+    ws.on('message', (m) => messages.push(JSON.parse(String(m))));
+    await new Promise((ok) => ws.once('open', ok));
+    ws.send(JSON.stringify({ type: 'auth', data: { token: await h.bearer() } }));
+    await eventually(() => messages.some((m) => m.type === 'status'), { what: 'replay of the last deployment' });
+    const replayed = messages.length;
+    writeFileSync(join(watched, 'index.html'), 'version 3 from CONTAINER_NAME\n');
+    const status = await eventually(() => messages.slice(replayed).find((m) => m.type === 'status' && m.data.status === 'success'), { timeoutMs: 60_000, what: 'success status' });
+    const live = messages.slice(replayed);
+    const created = live.find((m) => m.type === 'new')!;
+    expect(created.data.deployment).toBe(status.id);
+    expect(live.filter((m) => m.type === 'log' && m.id === status.id).map((m) => m.data.content).join('')).toContain('Application deployed');
+    expect(live.filter((m) => m.type === 'status').map((m) => m.data.status)).toEqual(['building', 'pushing', 'starting', 'success']);
+    ws.close();
+    await waitForStatus(h, 'watched-app', 'running');
+  });
+
   it('a failed build is a failed deployment with its output kept; the running version stays', async () => {
     const before = webOf(h, 'watched-app')[0].id;
     rmSync(join(watched, 'Procfile'));
@@ -67,7 +94,7 @@ describe('deploying code (real Docker)', () => {
     expect(out.text).toMatch(/no Procfile found/);
     await waitForStatus(h, 'watched-app', 'running');
     expect(webOf(h, 'watched-app').map((c) => c.id)).toEqual([before]);
-    expect(await answerOf(before)).toBe('version 2 from web-1\n');
+    expect(await answerOf(before)).toBe('version 3 from web-1\n');
   });
 
   it('git_source on creation deploys from a local git repository', async () => {

@@ -1,0 +1,61 @@
+import type { WebSocket } from 'ws';
+import { ApiError } from '../../http/errors.ts';
+import type { UpgradeTable } from '../../http/ws.ts';
+import type { AuthService } from '../auth/auth.service.ts';
+import type { AppsService } from '../apps/apps.service.ts';
+import type { DeploymentsStore } from './deployments.store.ts';
+import type { DeploymentStreamEvent, DeploymentsService } from './deployments.service.ts';
+import { FINISHED } from './deployments.service.ts';
+
+export const DEPLOYMENTS_STREAM_PREFIX = '/deployments-stream/apps/';
+
+/**
+ * `links.deployments_stream`: a WebSocket where the client first sends
+ * `{"type":"auth","data":{"token":"<bearer>"}}`, then receives `new`, `log` (`{content}`), `status`
+ * and `ping` messages — the running deployment's output is replayed first (the clients' protocol,
+ * GS `DeploymentStream`, NPM `Deployments/listener.ts`).
+ */
+export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deployments: DeploymentsService; store: DeploymentsStore; auth: AuthService; apps: AppsService; pingMs: number; authTimeoutMs?: number }) {
+  deps.upgrades.register(DEPLOYMENTS_STREAM_PREFIX, async (req, socket, head, url) => {
+    const appKey = decodeURIComponent(url.pathname.slice(DEPLOYMENTS_STREAM_PREFIX.length));
+    if (!appKey) throw ApiError.notFound('app');
+    const ws = await deps.upgrades.accept(req, socket, head);
+    const send = (m: Record<string, unknown>) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
+    const timer = setTimeout(() => ws.close(4001, 'authentication expected'), deps.authTimeoutMs ?? 10_000);
+    ws.once('message', async (raw) => {
+      clearTimeout(timer);
+      try {
+        const msg = JSON.parse(String(raw)) as { type?: string; data?: { token?: string } };
+        if (msg.type !== 'auth' || !msg.data?.token) throw ApiError.unauthorized('the first message must be {"type":"auth","data":{"token":"<bearer>"}}');
+        const principal = await deps.auth.authenticate(`Bearer ${msg.data.token}`);
+        const app = deps.apps.visibleApp(principal.user, appKey);
+        follow(ws, app.id, send);
+      } catch (err) {
+        const text = err instanceof ApiError ? (err.message || 'unauthorized') : 'invalid message';
+        send({ type: 'error', data: { error: text } });
+        ws.close(4003, text.slice(0, 100));
+      }
+    });
+  });
+
+  function follow(ws: WebSocket, appId: string, send: (m: Record<string, unknown>) => void) {
+    // Replay the deployment in progress (or the last one) so a late subscriber misses nothing.
+    const last = deps.store.page(appId, 1, 0)[0];
+    if (last) {
+      send({ type: 'new', data: { deployment: last.id } });
+      for (const line of last.output.split('\n').filter(Boolean)) send({ type: 'log', id: last.id, data: { content: `${line}\n` } });
+      if (FINISHED.has(last.status)) send({ type: 'status', id: last.id, data: { status: last.status } });
+    }
+    const listener = (e: DeploymentStreamEvent) => {
+      if (e.appId !== appId) return;
+      if (e.type === 'new') send({ type: 'new', data: e.data });
+      else send({ type: e.type, id: e.deploymentId, data: e.data });
+    };
+    deps.deployments.bus.on('event', listener);
+    const ping = setInterval(() => send({ type: 'ping', data: { ts: Math.floor(Date.now() / 1000) } }), deps.pingMs);
+    ws.on('close', () => {
+      clearInterval(ping);
+      deps.deployments.bus.off('event', listener);
+    });
+  }
+}
