@@ -164,6 +164,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     deps.apps.setStatus(appId, running ? 'running' : app.last_deployment_id ? 'stopped' : 'new');
   }
 
+  let closed = false;
+  const timers = new Set<NodeJS.Timeout>();
   const backoff = (n: number) => Math.min(t.crashBackoffMaxMs, t.crashBackoffMs * 2 ** Math.max(0, n - 1));
 
   /** A container exited while it should have been running: count it, restart it with back-off, or give up. */
@@ -191,20 +193,25 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       return;
     }
     const rel = release(app);
-    if (!rel) return;
-    setTimeout(() => {
+    if (!rel || closed) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (closed) return;
       const fresh = deps.apps.find(app.id);
       const f = store.formation(app.id).find((x) => x.type === row.type);
       if (!fresh || fresh.status === 'crashed' || !f || row.type_index > f.amount) return;
       if (store.liveContainers(app.id).some((c) => c.type === row.type && c.type_index === row.type_index)) return;
       startOne(fresh, rel, row.type, row.type_index, f.size).catch((err: Error) => {
         logger.info({ app: app.name, container: `${row.type}-${row.type_index}`, err: err.message }, 'restart after crash failed');
-        void onCrash({ ...row, engine_id: null }, null);
+        if (!closed) void onCrash({ ...row, engine_id: null }, null);
       });
-    }, backoff(count)).unref();
+    }, backoff(count));
+    timer.unref();
+    timers.add(timer);
   }
 
   const offEvents = runtime.onEvent((e) => {
+    if (closed) return;
     if (e.labels[LABELS.instance] !== deps.instanceId || e.action !== 'die') return;
     const row = store.byEngineId(e.engineId);
     if (!row || row.deleted_at !== null) return;
@@ -283,8 +290,12 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       for (const row of store.allLiveContainers()) store.markDeleted(row.id, clock.now());
     },
 
+    /** No more reactions to the engine: pending crash restarts are cancelled. */
     close(): void {
+      closed = true;
       offEvents();
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
     },
   };
 }

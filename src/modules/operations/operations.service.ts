@@ -11,20 +11,25 @@ import type { OperationRow, OperationsStore } from './operations.store.ts';
  */
 export function createOperationsService(deps: { store: OperationsStore; clock: Clock; log: { error(o: object, m: string): void } }) {
   const { store, clock } = deps;
+  const inFlight = new Set<Promise<void>>();
   return {
     start(appId: string, type: string, work: (op: OperationRow) => Promise<void>, data: Record<string, unknown> = {}): OperationRow {
       const op: OperationRow = { id: objectId(clock.now()), app_id: appId, type, status: 'pending', error: null, data: JSON.stringify(data), created_at: clock.now(), finished_at: null };
       store.insert(op);
-      setImmediate(() => {
-        store.setStatus(op.id, 'running');
-        work(op).then(
+      const run = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => {
+          store.setStatus(op.id, 'running');
+          return work(op);
+        })
+        .then(
           () => store.finish(op.id, 'done', null, clock.now()),
           (err: Error) => {
             deps.log.error({ err, operation: op.id }, 'operation failed');
             store.finish(op.id, 'error', err.message, clock.now());
           },
-        );
-      });
+        )
+        .finally(() => inFlight.delete(run));
+      inFlight.add(run);
       return op;
     },
     get(appId: string, id: string): OperationRow {
@@ -33,6 +38,10 @@ export function createOperationsService(deps: { store: OperationsStore; clock: C
       return op;
     },
     setData: store.setData,
+    /** Resolves once no operation runs (the emulator's stop waits for them). */
+    async idle(): Promise<void> {
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+    },
     /** Work interrupted by an emulator stop cannot resume: it ends in error, said plainly. */
     failInterrupted(): void {
       for (const op of store.unfinished()) store.finish(op.id, 'error', 'interrupted: the emulator stopped while the operation ran', clock.now());
