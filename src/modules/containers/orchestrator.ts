@@ -66,7 +66,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
       if (clock.now() > deadline) throw new Error(`container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`);
-      await sleep(100);
+      await sleep(25);
     }
   }
 
