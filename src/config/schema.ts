@@ -172,6 +172,36 @@ export const configSchema = z
           .prefault({}),
       })
       .prefault({}),
+    /** Container stats sampling (intervals.statsSampleMs) and the metrics built from it. */
+    stats: z
+      .object({
+        /** Samples and router records older than this are deleted (the platform shows up to 72 h). */
+        retentionHours: z.number().positive().default(72),
+        /** At most this many points per time series: points are means over buckets of (since / maxPoints). */
+        maxPoints: z.number().int().positive().default(200),
+        /** Containers whose stats are read from the engine at the same time. */
+        concurrency: z.number().int().positive().default(8),
+      })
+      .prefault({}),
+    /** Delivery of notifications to webhook notifiers. */
+    notifiers: z
+      .object({
+        webhookTimeoutMs: z.number().int().positive().default(5000),
+        /** Further attempts after a failed one (network error, 429 or 5xx), with doubling back-off. */
+        webhookRetries: z.number().int().nonnegative().default(3),
+        webhookBackoffMs: z.number().int().positive().default(1000),
+      })
+      .prefault({}),
+    /** One-off containers (run): the platform's limits and the upload size cap. */
+    oneOff: z
+      .object({
+        /** Largest file accepted by POST <attach_url>/files. */
+        uploadMaxBytes: z.number().int().positive().default(50 * 1024 * 1024),
+        /** The platform allows 10 one-off containers per app and 50 per account at once. */
+        maxPerApp: z.number().int().positive().default(10),
+        maxPerAccount: z.number().int().positive().default(50),
+      })
+      .prefault({}),
     /** Intervals and durations used by the runtime parts, in milliseconds. */
     intervals: z
       .object({
@@ -179,6 +209,8 @@ export const configSchema = z
         statsSampleMs: z.number().int().positive().default(60_000),
         logsPingMs: z.number().int().positive().default(20_000),
         oneOffIdleMs: z.number().int().positive().default(30 * 60_000),
+        /** An attach URL can be used (attach, uploads) this long after the run that issued it. */
+        attachUrlTtlMs: z.number().int().positive().default(60 * 60_000),
         watchDebounceMs: z.number().int().positive().default(500),
         /** A web container must answer HTTP on $PORT within this time (the platform gives 60 s). */
         bootTimeoutMs: z.number().int().positive().default(60_000),

@@ -3,7 +3,10 @@
  * `highWater` items wait, `onPressure(true)` asks the source to pause; it resumes below lowWater.
  */
 export class AsyncQueue<T> implements AsyncIterable<T> {
+  // A ring-free queue: items[head…] are pending; the array is compacted when half is consumed,
+  // so taking an item is O(1) amortised (Array#shift is O(n): quadratic on a large backlog).
   private items: T[] = [];
+  private head = 0;
   private waiting: ((r: IteratorResult<T>) => void) | null = null;
   private ended = false;
   private paused = false;
@@ -20,10 +23,24 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     }
     this.items.push(item);
     const high = this.opts.highWater ?? 10_000;
-    if (!this.paused && this.items.length >= high) {
+    if (!this.paused && this.pending() >= high) {
       this.paused = true;
       this.opts.onPressure?.(true);
     }
+  }
+
+  private pending(): number {
+    return this.items.length - this.head;
+  }
+
+  private take(): T {
+    const value = this.items[this.head];
+    this.items[this.head++] = undefined as never;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return value;
   }
 
   end(): void {
@@ -38,9 +55,9 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
       next: () => {
-        if (this.items.length) {
-          const value = this.items.shift()!;
-          if (this.paused && this.items.length <= (this.opts.highWater ?? 10_000) / 2) {
+        if (this.pending()) {
+          const value = this.take();
+          if (this.paused && this.pending() <= (this.opts.highWater ?? 10_000) / 2) {
             this.paused = false;
             this.opts.onPressure?.(false);
           }
@@ -52,6 +69,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
       return: () => {
         this.end();
         this.items = [];
+        this.head = 0;
         return Promise.resolve({ value: undefined as never, done: true });
       },
     };

@@ -112,7 +112,7 @@ export interface ContainerRuntime {
   // Streams
   /** Engine events for emulator-managed containers; returns an unsubscribe function. */
   onEvent(listener: (e: RuntimeEvent) => void): () => void;
-  /** Output of a container: lines since `sinceMs` (exclusive), then live ones when follow. */
+  /** Output of a container: lines from `sinceMs` (inclusive, millisecond precision: callers dedupe), then live ones when follow. */
   logs(engineId: string, opts: { follow: boolean; sinceMs?: number; tail?: number }): Promise<AsyncIterable<LogLine> & { close(): void }>;
   /** One stats sample, read from the engine now. */
   stats(engineId: string): Promise<StatsSample | null>;

@@ -4,7 +4,7 @@ import type { AuthService } from '../../modules/auth/auth.service.ts';
 
 // Routes reachable without a principal: the exchange authenticates with its own basic scheme;
 // the event catalogues are fetched without credentials by the official npm client.
-const PUBLIC = new Set(['POST /v1/tokens/exchange', 'GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes']);
+const PUBLIC = new Set(['POST /v1/tokens/exchange', 'GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search']);
 // The auth service's token routes also take HTTP basic with a username and password.
 const PASSWORD_OK = /^\/v1\/tokens(\/|$)/;
 

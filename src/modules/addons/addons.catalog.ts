@@ -1,0 +1,75 @@
+// Stand-in addon providers and plans: enough for an addon uuid to attach drains to (#32, #34,
+// #36) and for the official clients to decode the addon (research §3.3). No database runs.
+import { createHash } from 'node:crypto';
+
+const hexId = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 24);
+
+export interface PlanJson {
+  id: string;
+  name: string;
+  display_name: string;
+  price: number;
+  description: string;
+  position: number;
+  on_demand: boolean;
+  disabled: boolean;
+  /** The Go client decodes it as a bool: null or false only (research §3.3). */
+  disabled_alternative_plan_id: null;
+  sku: string;
+  hds_available: boolean;
+  to_be_discontinued: boolean;
+}
+
+export interface ProviderJson {
+  id: string;
+  name: string;
+  logo_url: string;
+  short_description: string;
+  plans: PlanJson[];
+}
+
+function provider(id: string, name: string, short: string, plans: [string, string, number][]): ProviderJson {
+  return {
+    id,
+    name,
+    logo_url: `https://cdn.localhost/addons/${id}.png`,
+    short_description: `${name} (stand-in: no server runs in the emulator)`,
+    plans: plans.map(([plan, display, price], i) => ({
+      id: hexId(`${id}/${plan}`),
+      name: plan,
+      display_name: display,
+      price,
+      description: `${display} plan of ${name}`,
+      position: i + 1,
+      on_demand: false,
+      disabled: false,
+      disabled_alternative_plan_id: null,
+      sku: `local-addon-${short}-${plan}`,
+      hds_available: false,
+      to_be_discontinued: false,
+    })),
+  };
+}
+
+export const ADDON_PROVIDERS: ProviderJson[] = [
+  provider('scalingo-postgresql', 'PostgreSQL', 'pg', [['postgresql-sandbox', 'Sandbox', 0], ['postgresql-starter-512', 'Starter 512M', 1440], ['postgresql-business-1024', 'Business 1G', 4320]]),
+  provider('scalingo-mysql', 'MySQL', 'mysql', [['mysql-sandbox', 'Sandbox', 0], ['mysql-starter-512', 'Starter 512M', 1440]]),
+  provider('scalingo-redis', 'Redis', 'redis', [['redis-sandbox', 'Sandbox', 0], ['redis-starter-256', 'Starter 256M', 720]]),
+  provider('scalingo-mongodb', 'MongoDB', 'mongo', [['mongo-sandbox', 'Sandbox', 0], ['mongo-starter-512', 'Starter 512M', 1440]]),
+  provider('scalingo-elasticsearch', 'Elasticsearch', 'es', [['elasticsearch-sandbox', 'Sandbox', 0], ['elasticsearch-starter-1024', 'Starter 1G', 2880]]),
+  provider('scalingo-influxdb', 'InfluxDB', 'influx', [['influxdb-sandbox', 'Sandbox', 0]]),
+];
+
+export function findProvider(idOrName: string): ProviderJson | undefined {
+  return ADDON_PROVIDERS.find((p) => p.id === idOrName || p.name.toLowerCase() === idOrName.toLowerCase());
+}
+
+/** A plan by id, or by name (handy with curl; the CLI sends ids). */
+export function findPlan(p: ProviderJson, idOrName: string): PlanJson | undefined {
+  return p.plans.find((x) => x.id === idOrName || x.name === idOrName);
+}
+
+export function providerJson(p: ProviderJson) {
+  const { plans: _plans, ...rest } = p;
+  return rest;
+}

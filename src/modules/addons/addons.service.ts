@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/database.ts';
+import { tx } from '../../db/database.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { isoDate } from '../../shared/clock.ts';
+import { prefixedUuid } from '../../shared/ids.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { UserRow } from '../../http/env.ts';
+import type { AppsService } from '../apps/apps.service.ts';
+import type { AppRow } from '../apps/apps.store.ts';
+import type { EventsService } from '../events/events.service.ts';
+import type { AddonRow, AddonsStore } from './addons.store.ts';
+import { ADDON_PROVIDERS, findPlan, findProvider, providerJson } from './addons.catalog.ts';
+
+export interface AddonsServiceDeps {
+  db: Db;
+  store: AddonsStore;
+  apps: AppsService;
+  events: EventsService;
+  clock: Clock;
+}
+
+export function createAddonsService(deps: AddonsServiceDeps) {
+  const { store, clock } = deps;
+
+  /** The platform's Addon resource (research §3.3). */
+  function toJson(a: AddonRow) {
+    const p = findProvider(a.provider_id);
+    const plan = p ? findPlan(p, a.plan_id) : undefined;
+    return {
+      id: a.id,
+      app_id: a.app_id,
+      resource_id: a.resource_id,
+      status: a.status,
+      // Never null: the CLI dereferences addon_provider.name (research §3.1).
+      addon_provider: p ? providerJson(p) : { id: a.provider_id, name: a.provider_id, logo_url: '' },
+      plan: plan ?? { id: a.plan_id, name: a.plan_id, display_name: a.plan_id, disabled_alternative_plan_id: null },
+      provisioned_at: isoDate(a.created_at),
+      deprovisioned_at: null,
+      updated_at: isoDate(a.updated_at),
+    };
+  }
+
+  function typeData(a: AddonRow) {
+    const p = findProvider(a.provider_id);
+    return { resource_id: a.resource_id, addon_provider_name: p?.name ?? a.provider_id, plan_name: (p && findPlan(p, a.plan_id)?.name) ?? a.plan_id };
+  }
+
+  const service = {
+    toJson,
+    /** The addon of a visible app, or 404 {resource: "addon"}. */
+    visibleAddon(user: UserRow, appParam: string, addonId: string): { app: AppRow; addon: AddonRow } {
+      const app = deps.apps.visibleApp(user, appParam);
+      const addon = store.find(app.id, addonId);
+      if (!addon) throw ApiError.notFound('addon');
+      return { app, addon };
+    },
+    providerName(a: AddonRow): string {
+      return findProvider(a.provider_id)?.name ?? a.provider_id;
+    },
+    list(user: UserRow, appParam: string) {
+      const app = deps.apps.visibleApp(user, appParam);
+      return store.forApp(app.id).map(toJson);
+    },
+    provision(user: UserRow, appParam: string, input: { addon_provider_id: string; plan_id: string }) {
+      const app = deps.apps.visibleApp(user, appParam);
+      const provider = findProvider(input.addon_provider_id);
+      if (!provider) throw ApiError.invalid('addon_provider_id', `is not a known addon provider (known: ${ADDON_PROVIDERS.map((p) => p.id).join(', ')})`);
+      const plan = findPlan(provider, input.plan_id);
+      if (!plan) throw ApiError.invalid('plan_id', `is not a plan of ${provider.id} (plans: ${provider.plans.map((p) => p.name).join(', ')})`);
+      const now = clock.now();
+      const short = provider.id.replace(/^scalingo-/, '');
+      const row: AddonRow = {
+        id: prefixedUuid('ad'),
+        app_id: app.id,
+        provider_id: provider.id,
+        plan_id: plan.id,
+        resource_id: `${app.name.replace(/-/g, '_')}_${short}_${randomBytes(2).toString('hex')}`,
+        status: 'running',
+        created_at: now,
+        updated_at: now,
+      };
+      tx(deps.db, () => {
+        store.insert(row);
+        deps.events.record({ type: 'new_addon', app, user, typeData: typeData(row) });
+      });
+      return toJson(row);
+    },
+    changePlan(user: UserRow, appParam: string, addonId: string, planId: string) {
+      const { addon } = service.visibleAddon(user, appParam, addonId);
+      const plan = findPlan(findProvider(addon.provider_id)!, planId);
+      if (!plan) throw ApiError.invalid('plan_id', 'is not a plan of this addon provider');
+      store.setPlan(addon.id, plan.id, clock.now());
+      return toJson(store.find(addon.app_id, addon.id)!);
+    },
+    remove(user: UserRow, appParam: string, addonId: string): void {
+      const { app, addon } = service.visibleAddon(user, appParam, addonId);
+      tx(deps.db, () => {
+        store.delete(addon.id); // its drains go with it (ON DELETE CASCADE)
+        deps.events.record({ type: 'delete_addon', app, user, typeData: typeData(addon) });
+      });
+    },
+  };
+  return service;
+}
+
+export type AddonsService = ReturnType<typeof createAddonsService>;

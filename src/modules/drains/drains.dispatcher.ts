@@ -1,0 +1,110 @@
+// Hands every stored batch to the drains of its app: each drain's target queues on its own, so
+// delivery never holds the pipeline. Addon drains are configuration only: stand-in addons print nothing.
+import { join } from 'node:path';
+import type { Logger } from '../../shared/logger.ts';
+import type { LineSink } from '../logs/logs.pipeline.ts';
+import { formattedLine, type StoredLine } from '../logs/log-line.ts';
+import type { DrainRow } from './drains.store.ts';
+import { FileTarget, StreamSyslogTarget, UdpSyslogTarget, type DrainTarget, type TargetOptions } from './drain-targets.ts';
+import { formatRfc5424 } from './syslog-format.ts';
+
+export interface DispatcherDeps {
+  /** <state>/drains: files of file-type drains. */
+  dir: string;
+  logger: Logger;
+  options: Omit<TargetOptions, 'logger' | 'label'>;
+  /** Current app name (APP-NAME of syslog messages follows renames). */
+  appName: (appId: string) => string;
+  /** HOSTNAME of syslog messages. */
+  hostname: string;
+}
+
+interface Active {
+  row: DrainRow;
+  target: DrainTarget;
+}
+
+export function createDrainDispatcher(deps: DispatcherDeps) {
+  const byApp = new Map<string, Map<string, Active>>();
+
+  function targetFor(row: DrainRow): DrainTarget {
+    const opts: TargetOptions = { ...deps.options, logger: deps.logger, label: `${row.type} ${row.id}` };
+    const port = Number(row.port);
+    if (row.transport === 'udp') return new UdpSyslogTarget(row.host!, port, opts);
+    if (row.transport === 'tcp' || row.transport === 'tls') return new StreamSyslogTarget(row.host!, port, row.transport === 'tls', opts);
+    return new FileTarget(fileOf(row.id), opts);
+  }
+
+  function fileOf(id: string): string {
+    return join(deps.dir, `${id}.log`);
+  }
+
+  function messages(a: Active, lines: StoredLine[], appName: string): string[] {
+    if (a.row.transport === 'file') return lines.map(formattedLine);
+    const token: Record<string, string> = a.row.token ? { token: a.row.token } : {};
+    return lines.map((l) =>
+      formatRfc5424({
+        ts: l.ts,
+        hostname: deps.hostname,
+        appName,
+        procId: l.container,
+        stream: l.stream,
+        text: l.text,
+        params: { app: appName, app_id: l.app_id, container: l.container, ...token },
+      }),
+    );
+  }
+
+  function remove(row: DrainRow): void {
+    const m = byApp.get(row.app_id);
+    m?.get(row.id)?.target.close();
+    m?.delete(row.id);
+    if (m && !m.size) byApp.delete(row.app_id);
+  }
+
+  const sink: LineSink = {
+    deliver(lines) {
+      if (!byApp.size) return;
+      let i = 0;
+      while (i < lines.length) {
+        const appId = lines[i].app_id;
+        let j = i + 1;
+        while (j < lines.length && lines[j].app_id === appId) j++;
+        const drains = byApp.get(appId);
+        if (drains?.size) {
+          const run = i === 0 && j === lines.length ? lines : lines.slice(i, j);
+          const name = deps.appName(appId);
+          for (const a of drains.values()) a.target.enqueue(messages(a, run, name));
+        }
+        i = j;
+      }
+    },
+  };
+
+  return {
+    sink,
+    fileOf,
+    add(row: DrainRow): void {
+      if (row.addon_id) return;
+      let m = byApp.get(row.app_id);
+      if (!m) byApp.set(row.app_id, (m = new Map()));
+      m.get(row.id)?.target.close();
+      m.set(row.id, { row, target: targetFor(row) });
+    },
+    remove,
+    /** Drops targets whose drain row is gone (app deleted: rows cascade). */
+    prune(exists: (id: string) => boolean): void {
+      for (const m of [...byApp.values()]) for (const a of [...m.values()]) if (!exists(a.row.id)) remove(a.row);
+    },
+    stats: (drainId: string) => {
+      for (const m of byApp.values()) if (m.has(drainId)) return m.get(drainId)!.target.stats;
+      return null;
+    },
+    stop(): void {
+      for (const m of byApp.values()) for (const a of m.values()) a.target.close();
+      byApp.clear();
+    },
+  };
+}
+
+export type DrainDispatcher = ReturnType<typeof createDrainDispatcher>;

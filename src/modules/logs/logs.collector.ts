@@ -1,0 +1,161 @@
+// Follows the stdout/stderr of every container of this emulator instance through the runtime:
+// those running (or stopped with unread output) at start, then each one the engine starts.
+// Resuming: each container's cursor (newest stored Docker timestamp, ns, and the texts stored at
+// exactly that timestamp) is persisted with the lines; a new stream starts a second before it and
+// skips what is at or before it, so a container or emulator restart loses and repeats nothing.
+import type { Logger } from '../../shared/logger.ts';
+import { LABELS, type ContainerRuntime, type RuntimeEvent } from '../../runtime/runtime.ts';
+import type { LogsPipeline, Cursor } from './logs.pipeline.ts';
+import { containerName, normaliseTimestamp } from './log-line.ts';
+
+export interface CollectorDeps {
+  runtime: ContainerRuntime;
+  /** Only this emulator instance's containers are followed. */
+  instanceId: string;
+  pipeline: LogsPipeline;
+  logger: Logger;
+}
+
+interface Follower {
+  engineId: string;
+  appId: string;
+  container: string;
+  active: boolean;
+  /** A start event arrived while a stream was still draining: read again after it. */
+  again: boolean;
+  stream: { close(): void } | null;
+  done: Promise<void>;
+}
+
+/** Types whose output is not application logs. */
+const IGNORED_TYPES = new Set(['build']);
+
+export function createLogsCollector(deps: CollectorDeps) {
+  const { runtime, pipeline, logger } = deps;
+  const followers = new Map<string, Follower>();
+  let unsubscribe: (() => void) | null = null;
+  let stopped = false;
+
+  function identify(labels: Record<string, string>): { appId: string; container: string } | null {
+    if (labels[LABELS.instance] !== deps.instanceId) return null;
+    const appId = labels[LABELS.appId];
+    const type = labels[LABELS.type];
+    const container = containerName(type, labels[LABELS.index]);
+    if (!appId || !container || IGNORED_TYPES.has(type)) return null;
+    return { appId, container };
+  }
+
+  function follow(engineId: string, labels: Record<string, string>, live: boolean): void {
+    if (stopped) return;
+    const who = identify(labels);
+    if (!who) return;
+    let f = followers.get(engineId);
+    if (f?.active) {
+      f.again = true;
+      return;
+    }
+    f = { engineId, ...who, active: true, again: false, stream: null, done: Promise.resolve() };
+    followers.set(engineId, f);
+    f.done = run(f, live);
+  }
+
+  async function run(f: Follower, live: boolean): Promise<void> {
+    try {
+      do {
+        f.again = false;
+        await readOnce(f, live);
+        live = true;
+      } while (f.again && !stopped);
+    } catch (err) {
+      if (!stopped) logger.warn({ err, engineId: f.engineId }, 'logs: following a container failed');
+    } finally {
+      f.active = false;
+      f.stream = null;
+    }
+  }
+
+  async function readOnce(f: Follower, live: boolean): Promise<void> {
+    const cursor = pipeline.cursorOf(f.engineId);
+    // A second of margin: whatever the engine's rounding of `since`, nothing after the cursor is missed.
+    const sinceMs = cursor ? Date.parse(cursor.lastTs) - 1000 : undefined;
+    let stream;
+    try {
+      stream = await runtime.logs(f.engineId, { follow: live, sinceMs });
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return; // removed meanwhile
+      throw err;
+    }
+    f.stream = stream;
+    if (stopped) return stream.close();
+    const skip = resumeFilter(cursor);
+    for await (const l of stream) {
+      const ts = normaliseTimestamp(l.timestamp);
+      if (!ts || skip(ts, l.text)) continue;
+      pipeline.ingest({ appId: f.appId, ts, timeMs: l.time, container: f.container, stream: l.stream === 'stderr' ? 1 : 0, text: l.text }, f.engineId);
+      if (pipeline.full()) await pipeline.room();
+      if (stopped) break;
+    }
+  }
+
+  function onEvent(e: RuntimeEvent): void {
+    if (e.action === 'start') follow(e.engineId, e.labels, true);
+    else if (e.action === 'destroy') {
+      const f = followers.get(e.engineId);
+      f?.stream?.close();
+      followers.delete(e.engineId);
+      // Let the last lines be stored before the cursor goes (it would be re-created otherwise).
+      void f?.done.then(() => pipeline.idle()).then(() => !followers.has(e.engineId) && pipeline.forgetCursor(e.engineId));
+    }
+  }
+
+  return {
+    async start(): Promise<void> {
+      stopped = false;
+      // Subscribe first: a container started while listing is then seen twice, never missed.
+      unsubscribe = runtime.onEvent(onEvent);
+      const found = await runtime.list({ [LABELS.instance]: deps.instanceId });
+      for (const c of found) {
+        const running = c.state === 'running' || c.state === 'restarting';
+        // A stopped container may hold output printed while the emulator was down: read it once.
+        follow(c.engineId, c.labels, running);
+      }
+    },
+
+    async stop(): Promise<void> {
+      stopped = true;
+      unsubscribe?.();
+      unsubscribe = null;
+      const all = [...followers.values()];
+      for (const f of all) f.stream?.close();
+      await Promise.all(all.map((f) => f.done));
+      followers.clear();
+    },
+
+    following: () => [...followers.values()].filter((f) => f.active).map((f) => ({ engineId: f.engineId, appId: f.appId, container: f.container })),
+  };
+}
+
+/**
+ * Skips the lines a resumed stream repeats: before the cursor, or at exactly its timestamp with a
+ * text already stored. Once a line after the cursor is seen everything passes (stdout and stderr
+ * timestamps may interleave slightly out of order in a live stream).
+ */
+export function resumeFilter(cursor: Cursor | null): (ts: string, text: string) => boolean {
+  if (!cursor) return () => false;
+  const texts = [...cursor.lastTexts];
+  let past = false;
+  return (ts, text) => {
+    if (past) return false;
+    if (ts < cursor.lastTs) return true;
+    if (ts === cursor.lastTs) {
+      const i = texts.indexOf(text);
+      if (i >= 0) {
+        texts.splice(i, 1);
+        return true;
+      }
+      return false;
+    }
+    past = true;
+    return false;
+  };
+}

@@ -1,0 +1,152 @@
+// Live subscribers of the logs stream (WebSocket and SSE alike): many per app, each with its own
+// bounded buffer and pump. Collection never waits for a subscriber: one whose buffer overflows is
+// closed (counted and logged) and the client reconnects, as the official CLI does on EOF.
+import type { Logger } from '../../shared/logger.ts';
+import { isoDate } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { LineSink } from './logs.pipeline.ts';
+import { formattedLine, type StoredLine } from './log-line.ts';
+
+/** How a subscriber's transport sends one event and closes (ws or SSE). */
+export interface StreamSink {
+  send(message: string): Promise<void>;
+  close(reason: string): void;
+}
+
+export interface Subscription {
+  close(reason?: string): void;
+  /** Resolves when the subscription ends (client gone, too slow, or stop). */
+  closed: Promise<void>;
+}
+
+/** Lines per `log` event at most: under load several lines share one event (the CLI splits on \n). */
+const MAX_LINES_PER_EVENT = 200;
+const MAX_BYTES_PER_EVENT = 64 * 1024;
+
+/** Both keys: the real clients key on `event`, the documentation on `name` (research §2.4). */
+export function logEvent(log: string, ts: string): string {
+  return JSON.stringify({ event: 'log', name: 'log', log, timestamp: ts });
+}
+export function pingEvent(ms: number): string {
+  return JSON.stringify({ event: 'ping', name: 'ping', timestamp: isoDate(ms) });
+}
+
+export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: number; maxLines: number }) {
+  const byApp = new Map<string, Set<Sub>>();
+  const counters = { subscribers: 0, cutSlow: 0 };
+  let stopping = false;
+
+  class Sub implements Subscription {
+    pending: { text: string; ts: string }[] = [];
+    pumping = false;
+    ended = false;
+    lastSeq = 0;
+    timer: NodeJS.Timeout;
+    closed: Promise<void>;
+    private done!: () => void;
+    constructor(
+      readonly appId: string,
+      readonly match: ((container: string) => boolean) | null,
+      readonly sink: StreamSink,
+    ) {
+      this.closed = new Promise((r) => (this.done = r));
+      this.timer = setInterval(() => this.ping(), deps.pingMs);
+    }
+    offer(lines: StoredLine[]): void {
+      for (const l of lines) {
+        if (l.seq <= this.lastSeq || (this.match && !this.match(l.container))) continue;
+        this.pending.push({ text: formattedLine(l), ts: l.ts });
+      }
+      if (this.pending.length > deps.maxLines) {
+        counters.cutSlow++;
+        deps.logger.warn({ app: this.appId, buffered: this.pending.length }, 'logs: a stream subscriber is too slow, closing it');
+        return this.close('too slow: more than the buffered lines limit waiting');
+      }
+      void this.pump();
+    }
+    ping(): void {
+      if (this.ended || this.pumping) return; // a busy stream needs no keepalive
+      this.sink.send(pingEvent(deps.clock.now())).catch(() => this.close('send failed'));
+    }
+    async pump(): Promise<void> {
+      if (this.pumping || this.ended) return;
+      this.pumping = true;
+      try {
+        while (this.pending.length && !this.ended) {
+          let n = 0;
+          let bytes = 0;
+          while (n < this.pending.length && n < MAX_LINES_PER_EVENT && bytes < MAX_BYTES_PER_EVENT) bytes += this.pending[n++].text.length + 1;
+          const chunk = this.pending.splice(0, n);
+          await this.sink.send(logEvent(chunk.map((p) => p.text).join('\n'), chunk[0].ts));
+        }
+      } catch {
+        this.close('send failed');
+      } finally {
+        this.pumping = false;
+      }
+    }
+    close(reason = 'closed'): void {
+      if (this.ended) return;
+      this.ended = true;
+      clearInterval(this.timer);
+      this.pending = [];
+      byApp.get(this.appId)?.delete(this);
+      counters.subscribers--;
+      try {
+        this.sink.close(reason);
+      } catch {
+        // the transport is already gone
+      }
+      this.done();
+    }
+  }
+
+  const sink: LineSink = {
+    deliver(lines) {
+      if (!byApp.size) return;
+      let i = 0;
+      // Batches are usually one app: slice runs of the same app.
+      while (i < lines.length) {
+        const appId = lines[i].app_id;
+        let j = i + 1;
+        while (j < lines.length && lines[j].app_id === appId) j++;
+        const subs = byApp.get(appId);
+        if (subs) {
+          const run = i === 0 && j === lines.length ? lines : lines.slice(i, j);
+          for (const s of [...subs]) s.offer(run);
+        }
+        i = j;
+      }
+    },
+  };
+
+  return {
+    counters,
+    sink,
+    /**
+     * Subscribes to an app's live lines, after sending `history` (lines already stored). Call it in
+     * the same tick as reading the history: delivery happens after commit, on a later tick, so no
+     * line is missed or sent twice (lines up to the history's last seq are skipped).
+     */
+    subscribe(appId: string, match: ((container: string) => boolean) | null, streamSink: StreamSink, history: StoredLine[]): Subscription {
+      const sub = new Sub(appId, match, streamSink);
+      let set = byApp.get(appId);
+      if (!set) byApp.set(appId, (set = new Set()));
+      set.add(sub);
+      counters.subscribers++;
+      if (history.length) sub.offer(history);
+      sub.lastSeq = history.length ? history[history.length - 1].seq : 0;
+      // Arriving while the emulator stops: end at once, or the server would wait for this stream.
+      if (stopping) sub.close('the emulator is stopping');
+      return sub;
+    },
+    count: (appId?: string) => (appId ? (byApp.get(appId)?.size ?? 0) : counters.subscribers),
+    closeAll(reason = 'the emulator is stopping'): void {
+      stopping = true;
+      for (const set of byApp.values()) for (const s of [...set]) s.close(reason);
+      byApp.clear();
+    },
+  };
+}
+
+export type LogsHub = ReturnType<typeof createLogsHub>;

@@ -1,0 +1,153 @@
+// Wiring of the logs area (issue #5): collection → pipeline → history (SQLite) → hub (WebSocket,
+// SSE) and drains (files, syslog); archives; addons for addon drains. emulator.ts builds it with
+// one call, mounts `routes`, and calls start/stop.
+import { Hono } from 'hono';
+import { join } from 'node:path';
+import type { Db } from '../../db/database.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { EmulatorConfig } from '../../config/schema.ts';
+import type { AppEnv } from '../../http/env.ts';
+import type { UpgradeTable } from '../../http/ws.ts';
+import type { ContainerRuntime } from '../../runtime/runtime.ts';
+import type { AppsService } from '../apps/apps.service.ts';
+import type { AppViewContext } from '../apps/apps.view.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { createLogsStore } from './logs.store.ts';
+import { createLogsPipeline } from './logs.pipeline.ts';
+import { createLogsHub } from './logs.hub.ts';
+import { createLogsCollector } from './logs.collector.ts';
+import { createArchiver } from './archives.ts';
+import { createUrlSigner, loadLogsKey } from './logs-url.ts';
+import { createLogsService } from './logs.service.ts';
+import { logsRoutes } from './logs.routes.ts';
+import { registerLogsWebSocket } from './logs.ws.ts';
+import { createAddonsStore } from '../addons/addons.store.ts';
+import { createAddonsService } from '../addons/addons.service.ts';
+import { addonsRoutes } from '../addons/addons.routes.ts';
+import { createDrainsStore } from '../drains/drains.store.ts';
+import { createDrainDispatcher } from '../drains/drains.dispatcher.ts';
+import { createDrainsService } from '../drains/drains.service.ts';
+import { drainsRoutes } from '../drains/drains.routes.ts';
+
+export interface LogsModuleDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  config: EmulatorConfig;
+  runtime: ContainerRuntime;
+  instanceId: string;
+  /** The data dir (signing key), null with --in-memory. */
+  dataDir: string | null;
+  /** Where archives and drain files go (the data dir, or a temp dir removed on stop). */
+  stateDir: string;
+  apps: AppsService;
+  events: EventsService;
+  view: AppViewContext;
+  upgrades: UpgradeTable;
+  apiUrl: () => string;
+}
+
+export function createLogsModule(deps: LogsModuleDeps) {
+  const { db, clock, logger, config } = deps;
+  const cfg = config.logs;
+  const store = createLogsStore(db);
+  let storedSinceRotation = 0;
+  let rotating = false;
+
+  const pipeline = createLogsPipeline({
+    db,
+    store,
+    clock,
+    logger,
+    queueMaxLines: cfg.queueMaxLines,
+    batchMaxLines: cfg.batchMaxLines,
+    routerLogsOn: (appId) => deps.apps.find(appId)?.router_logs === 1,
+    // A flood rotates between maintenance ticks, so the history stays near its bound.
+    onStored: (n) => {
+      storedSinceRotation += n;
+      if (storedSinceRotation >= cfg.historyMaxLines / 4 && !rotating) setImmediate(maintain);
+    },
+  });
+  const hub = createLogsHub({ logger, clock, pingMs: config.intervals.logsPingMs, maxLines: cfg.subscriberMaxLines });
+  const archiver = createArchiver({ db, store, dir: join(deps.stateDir, 'logs-archives'), clock, logger, limits: cfg });
+  const signer = createUrlSigner({ key: loadLogsKey(deps.dataDir), clock });
+  const service = createLogsService({ apps: deps.apps, store, hub, signer, archiver, apiUrl: deps.apiUrl, limits: cfg });
+  const collector = createLogsCollector({ runtime: deps.runtime, instanceId: deps.instanceId, pipeline, logger });
+
+  const addons = createAddonsService({ db, store: createAddonsStore(db), apps: deps.apps, events: deps.events, clock });
+  const drainsStore = createDrainsStore(db);
+  const dispatcher = createDrainDispatcher({
+    dir: join(deps.stateDir, 'drains'),
+    logger,
+    options: cfg.drains,
+    appName: (appId) => deps.apps.find(appId)?.name ?? appId,
+    hostname: 'scalingo-emulator',
+  });
+  const drains = createDrainsService({ db, store: drainsStore, apps: deps.apps, addons, events: deps.events, dispatcher, clock, mode: cfg.drains.mode });
+
+  pipeline.addSink(hub.sink);
+  pipeline.addSink(dispatcher.sink);
+  registerLogsWebSocket(deps.upgrades, service);
+
+  const routes = new Hono<AppEnv>();
+  routes.route('/', logsRoutes({ logs: service, view: deps.view }));
+  routes.route('/', drainsRoutes({ drains }));
+  routes.route('/', addonsRoutes({ addons }));
+
+  function maintain(): void {
+    if (rotating || !db.open) return;
+    rotating = true;
+    storedSinceRotation = 0;
+    try {
+      archiver.rotate();
+      dispatcher.prune(drainsStore.exists);
+    } catch (err) {
+      logger.error({ err }, 'logs: maintenance failed');
+    } finally {
+      rotating = false;
+    }
+  }
+
+  let timer: NodeJS.Timeout | null = null;
+
+  return {
+    routes,
+    service,
+    pipeline,
+    hub,
+    archiver,
+    dispatcher,
+    collector,
+    drains,
+    addons,
+    /** Ingestion for other areas: `append(appId, 'router', line)`. False when dropped. */
+    append: (appId: string, containerName: string, text: string, time?: number) => pipeline.append(appId, containerName, text, { timeMs: time }),
+    maintain,
+
+    async start(): Promise<void> {
+      drains.start();
+      timer = setInterval(maintain, cfg.maintenanceMs);
+      timer.unref();
+      const engine = await deps.runtime.probe();
+      if (!engine.ok) return void logger.warn({ error: engine.error }, 'logs: Docker engine unavailable, container output is not collected');
+      try {
+        await collector.start();
+      } catch (err) {
+        logger.warn({ err }, 'logs: could not list the containers to follow');
+      }
+    },
+
+    /** Before the HTTP server closes: streams end (else close() waits on them), then the rest drains. */
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = null;
+      hub.closeAll();
+      await collector.stop();
+      await pipeline.idle();
+      dispatcher.stop();
+    },
+  };
+}
+
+export type LogsModule = ReturnType<typeof createLogsModule>;

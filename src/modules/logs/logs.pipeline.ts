@@ -1,0 +1,200 @@
+// The one way into the logs history: a bounded queue, flushed in batches (one SQLite transaction
+// each, lines and collection cursors together), then handed to the live hub and the drains.
+//
+// Back-pressure policy (docs/fidelity.md "Logs"): container output is never dropped here. When the
+// queue is full the collector stops reading the container's stream (`room()`), Docker keeps the
+// backlog in its own log file, and reading resumes when the queue drains. Lines pushed through
+// `append` (router access lines) cannot wait: past the bound they are dropped, counted, and a
+// warning is logged at most every 10 s.
+import type { Db } from '../../db/database.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { LogsStore } from './logs.store.ts';
+import { timestampFromMs, type NewLine, type StoredLine } from './log-line.ts';
+
+/** Receives every stored batch, in order. Must not block (hub and drains queue on their side). */
+export interface LineSink {
+  deliver(lines: StoredLine[]): void;
+}
+
+export interface Cursor {
+  lastTs: string;
+  /** Texts stored at exactly lastTs (a multiset: duplicates kept). */
+  lastTexts: string[];
+}
+
+export interface PipelineDeps {
+  db: Db;
+  store: LogsStore;
+  clock: Clock;
+  logger: Logger;
+  queueMaxLines: number;
+  batchMaxLines: number;
+  /** Router lines are kept only for apps with router_logs on. */
+  routerLogsOn: (appId: string) => boolean;
+  /** Called after each batch with the number of lines stored (rotation watches it). */
+  onStored?: (count: number) => void;
+}
+
+type Queued = NewLine & { engineId?: string };
+
+export function createLogsPipeline(deps: PipelineDeps) {
+  const { store, logger } = deps;
+  const sinks: LineSink[] = [];
+  let queue: Queued[] = [];
+  let scheduled = false;
+  let roomWaiters: (() => void)[] = [];
+  let idleWaiters: (() => void)[] = [];
+  const persisted = new Map<string, Cursor & { appId: string }>();
+  // Ingest-time cursors: a stream re-opened in this process resumes after lines still queued.
+  const live = new Map<string, Cursor>();
+  const counters = { stored: 0, dropped: 0, batches: 0, failedBatches: 0 };
+  let droppedSinceWarn = 0;
+  let lastWarn = 0;
+
+  const persistedCursor = (engineId: string) => {
+    let c = persisted.get(engineId);
+    if (!c) {
+      const row = store.cursor(engineId);
+      if (row) persisted.set(engineId, (c = { appId: row.app_id, lastTs: row.last_ts, lastTexts: JSON.parse(row.last_texts) as string[] }));
+    }
+    return c;
+  };
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  }
+
+  function flush(): void {
+    scheduled = false;
+    if (!queue.length) return settle();
+    const batch = queue.length <= deps.batchMaxLines ? queue : queue.slice(0, deps.batchMaxLines);
+    queue = batch === queue ? [] : queue.slice(deps.batchMaxLines);
+    const stored: StoredLine[] = new Array(batch.length);
+    try {
+      deps.db.transaction(() => {
+        const cursors = new Map<string, { appId: string; ts: string; texts: string[] }>();
+        for (let i = 0; i < batch.length; i++) {
+          const l = batch[i];
+          stored[i] = { seq: store.insert(l), app_id: l.appId, ts: l.ts, time_ms: l.timeMs, container: l.container, stream: l.stream, text: l.text };
+          if (!l.engineId) continue;
+          const c = cursors.get(l.engineId);
+          if (!c || l.ts > c.ts) cursors.set(l.engineId, { appId: l.appId, ts: l.ts, texts: [l.text] });
+          else if (l.ts === c.ts) c.texts.push(l.text);
+        }
+        for (const [engineId, c] of cursors) {
+          const prev = persistedCursor(engineId);
+          if (prev && prev.lastTs > c.ts) continue;
+          const texts = prev && prev.lastTs === c.ts ? [...prev.lastTexts, ...c.texts] : c.texts;
+          store.saveCursor({ engine_id: engineId, app_id: c.appId, last_ts: c.ts, last_texts: JSON.stringify(texts) });
+          persisted.set(engineId, { appId: c.appId, lastTs: c.ts, lastTexts: texts });
+        }
+      })();
+    } catch (err) {
+      // The batch is lost (disk full, database closed…): count it, never crash collection.
+      counters.failedBatches++;
+      counters.dropped += batch.length;
+      logger.error({ err, lines: batch.length }, 'logs: a batch could not be stored');
+      return next();
+    }
+    counters.stored += batch.length;
+    counters.batches++;
+    for (const s of sinks) {
+      try {
+        s.deliver(stored);
+      } catch (err) {
+        logger.error({ err }, 'logs: a sink failed');
+      }
+    }
+    deps.onStored?.(batch.length);
+    next();
+  }
+
+  function next(): void {
+    if (queue.length < deps.queueMaxLines && roomWaiters.length) {
+      const w = roomWaiters;
+      roomWaiters = [];
+      for (const r of w) r();
+    }
+    if (queue.length) schedule();
+    else settle();
+  }
+
+  function settle(): void {
+    const w = idleWaiters;
+    idleWaiters = [];
+    for (const r of w) r();
+    // Anyone waiting for room gets it once the queue is empty.
+    const rw = roomWaiters;
+    roomWaiters = [];
+    for (const r of rw) r();
+  }
+
+  return {
+    counters,
+    addSink(s: LineSink): void {
+      sinks.push(s);
+    },
+
+    /** Container output (the collector): never dropped; call room() when full() says so. */
+    ingest(line: NewLine, engineId?: string): void {
+      if (engineId) {
+        const c = live.get(engineId);
+        if (!c || line.ts > c.lastTs) live.set(engineId, { lastTs: line.ts, lastTexts: [line.text] });
+        else if (line.ts === c.lastTs) c.lastTexts.push(line.text);
+      }
+      queue.push(engineId ? { ...line, engineId } : line);
+      schedule();
+    },
+    full: () => queue.length >= deps.queueMaxLines,
+    room(): Promise<void> {
+      if (queue.length < deps.queueMaxLines) return Promise.resolve();
+      return new Promise((r) => roomWaiters.push(r));
+    },
+
+    /** Lines from other areas (router access lines, …). Returns false when dropped. */
+    append(appId: string, container: string, text: string, opts: { timeMs?: number; stream?: 0 | 1 } = {}): boolean {
+      if (container === 'router' && !deps.routerLogsOn(appId)) return false;
+      if (queue.length >= deps.queueMaxLines) {
+        counters.dropped++;
+        droppedSinceWarn++;
+        const now = deps.clock.now();
+        if (now - lastWarn >= 10_000) {
+          logger.warn({ dropped: droppedSinceWarn, total: counters.dropped }, 'logs: queue full, appended lines dropped');
+          lastWarn = now;
+          droppedSinceWarn = 0;
+        }
+        return false;
+      }
+      const timeMs = opts.timeMs ?? deps.clock.now();
+      for (const part of text.split('\n')) {
+        if (part === '' && text !== '') continue;
+        queue.push({ appId, ts: timestampFromMs(timeMs), timeMs, container, stream: opts.stream ?? 0, text: part });
+      }
+      schedule();
+      return true;
+    },
+
+    /** Newest line taken from a container (queued or stored), for resuming without duplicates. */
+    cursorOf(engineId: string): Cursor | null {
+      const c = live.get(engineId) ?? persistedCursor(engineId);
+      return c ? { lastTs: c.lastTs, lastTexts: [...c.lastTexts] } : null;
+    },
+    forgetCursor(engineId: string): void {
+      live.delete(engineId);
+      persisted.delete(engineId);
+      store.deleteCursor(engineId);
+    },
+
+    /** Resolves once everything queued so far is stored and delivered. */
+    idle(): Promise<void> {
+      if (!queue.length && !scheduled) return Promise.resolve();
+      return new Promise((r) => idleWaiters.push(r));
+    },
+    queued: () => queue.length,
+  };
+}
+
+export type LogsPipeline = ReturnType<typeof createLogsPipeline>;

@@ -1,0 +1,161 @@
+import type { Db } from '../../db/database.ts';
+import { tx } from '../../db/database.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { LABELS, type ContainerInfo, type ContainerRuntime, type StatsSample } from '../../runtime/runtime.ts';
+import type { SampleRow, StatsStore } from './stats.store.ts';
+
+export interface SamplerDeps {
+  db: Db;
+  store: StatsStore;
+  runtime: ContainerRuntime;
+  clock: Clock;
+  logger: Logger;
+  instanceId: string;
+  intervalMs: number;
+  /** Engine reads in flight at once (a stats read mostly waits on the engine). */
+  concurrency: number;
+  retentionMs: number;
+  /** Called after each stored round (the alert engine). */
+  onRound?: (rows: SampleRow[], now: number) => void | Promise<void>;
+}
+
+/** A running container of this emulator instance with its platform identity, read from its labels. */
+export interface LabelledContainer {
+  info: ContainerInfo;
+  appId: string;
+  type: string;
+  index: number;
+}
+
+/** Running containers of this emulator instance, optionally of one app. */
+export async function runningContainers(runtime: ContainerRuntime, instanceId: string, appId?: string): Promise<LabelledContainer[]> {
+  const labels: Record<string, string> = { [LABELS.managed]: '1', [LABELS.instance]: instanceId };
+  if (appId) labels[LABELS.appId] = appId;
+  const out: LabelledContainer[] = [];
+  for (const info of await runtime.list(labels)) {
+    const l = info.labels;
+    const index = Number(l[LABELS.index]);
+    if (info.state !== 'running' || !l[LABELS.appId] || !l[LABELS.type] || !Number.isInteger(index)) continue;
+    out.push({ info, appId: l[LABELS.appId], type: l[LABELS.type], index });
+  }
+  return out;
+}
+
+/** Runs fn over items with at most `limit` in flight; results keep the items' order. */
+export async function mapConcurrent<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Takes the engine's stats of every running container of this instance every `intervalMs`, stores one
+ * row per container in one transaction, prunes past the retention, then hands the round to the alert engine.
+ * A round still running when the next tick comes makes that tick a no-op (no overlap, no queue).
+ */
+export function createSampler(deps: SamplerDeps) {
+  const { store, runtime, clock, logger } = deps;
+  // Highest figures seen per engine container (the engine's own max is not always known: cgroup v2).
+  const highest = new Map<string, { memory: number; swap: number }>();
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<SampleRow[]> | undefined;
+  let lastPrune = 0;
+
+  const readStats = (c: LabelledContainer): Promise<StatsSample | null> =>
+    runtime.stats(c.info.engineId).catch((err: unknown) => {
+      logger.debug({ err, engineId: c.info.engineId }, 'stats read failed');
+      return null;
+    });
+
+  async function sample(): Promise<SampleRow[]> {
+    const containers = await runningContainers(runtime, deps.instanceId);
+    const stats = await mapConcurrent(containers, deps.concurrency, readStats);
+    const now = clock.now();
+    const rows: SampleRow[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < containers.length; i++) {
+      const s = stats[i];
+      if (!s) continue;
+      const c = containers[i];
+      seen.add(c.info.engineId);
+      noteHighest(c.info.engineId, s);
+      rows.push({
+        appId: c.appId,
+        type: c.type,
+        index: c.index,
+        time: now,
+        cpu: s.cpu,
+        memory: s.memoryUsage,
+        memoryLimit: s.memoryLimit || c.info.memoryLimit,
+        swap: s.swapUsage,
+        swapLimit: effectiveSwapLimit(s, c.info.memoryLimit),
+      });
+    }
+    for (const id of highest.keys()) if (!seen.has(id)) highest.delete(id);
+    if (!deps.db.open) return rows;
+    tx(deps.db, () => {
+      for (const r of rows) store.insertSample(r);
+      if (now - lastPrune >= 60_000) {
+        store.prune(now - deps.retentionMs);
+        lastPrune = now;
+      }
+    });
+    await deps.onRound?.(rows, now);
+    return rows;
+  }
+
+  function noteHighest(engineId: string, s: StatsSample): void {
+    const h = highest.get(engineId);
+    if (!h) highest.set(engineId, { memory: Math.max(s.memoryMaxUsage, s.memoryUsage), swap: s.swapUsage });
+    else {
+      if (s.memoryMaxUsage > h.memory) h.memory = s.memoryMaxUsage;
+      if (s.memoryUsage > h.memory) h.memory = s.memoryUsage;
+      if (s.swapUsage > h.swap) h.swap = s.swapUsage;
+    }
+  }
+
+  /** One round now (or the one in flight); the timer uses the same path. */
+  function sampleOnce(): Promise<SampleRow[]> {
+    round ??= sample().finally(() => {
+      round = undefined;
+    });
+    return round;
+  }
+
+  return {
+    sampleOnce,
+    highest: (engineId: string) => highest.get(engineId),
+    noteHighest,
+    start(): void {
+      if (timer) return;
+      timer = setInterval(() => {
+        if (round) return;
+        sampleOnce().catch((err: unknown) => logger.warn({ err }, 'stats sample failed'));
+      }, deps.intervalMs);
+      timer.unref();
+    },
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await round?.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Docker allows as much swap as memory when a memory limit is set and no memory+swap limit is (its
+ * default), and the CLI divides by swap_limit: the emulator reports that figure when the engine gives none.
+ */
+export function effectiveSwapLimit(s: StatsSample, containerMemoryLimit: number): number {
+  return s.swapLimit > 0 ? s.swapLimit : s.memoryLimit || containerMemoryLimit;
+}
+
+export type Sampler = ReturnType<typeof createSampler>;

@@ -1,0 +1,80 @@
+import { describe, it, expect } from 'vitest';
+import { ManualClock } from '../../src/shared/clock.ts';
+import { ApiError } from '../../src/http/errors.ts';
+import { createAttachSigner } from '../../src/modules/one-off/attach-url.ts';
+import { sanitizeUploadName, uploadsArchive } from '../../src/modules/one-off/uploads.ts';
+import { normaliseResize, resizeSchema, runSchema } from '../../src/modules/one-off/one-off.schemas.ts';
+import { extract } from 'tar-stream';
+
+const ID = '65a1b2c3d4e5f60718293a4b';
+
+describe('attach URLs', () => {
+  it('are bound to their container, expire after the TTL, and refuse any altered token', () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const signer = createAttachSigner({ clock, ttlMs: 60_000 });
+    const url = signer.url('http://127.0.0.1:5100', ID);
+    const token = url.split('/attach/')[1];
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:5100\/attach\/[0-9a-f]{24}\.\d+\.[\w-]{43}$/);
+    expect(signer.check(token)).toEqual({ ok: true, containerId: ID, expired: false });
+    clock.advance(61_000);
+    expect(signer.check(token)).toEqual({ ok: true, containerId: ID, expired: true });
+
+    const [id, exp, mac] = token.split('.');
+    expect(signer.check(`${'0'.repeat(24)}.${exp}.${mac}`)).toEqual({ ok: false }); // another container
+    expect(signer.check(`${id}.${Number(exp) + 3600}.${mac}`)).toEqual({ ok: false }); // a later expiry
+    expect(signer.check(`${id}.${exp}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`)).toEqual({ ok: false });
+    expect(signer.check('garbage')).toEqual({ ok: false });
+    expect(signer.check(undefined)).toEqual({ ok: false });
+    // Another emulator process (another key) does not accept it.
+    expect(createAttachSigner({ clock, ttlMs: 60_000 }).check(token)).toEqual({ ok: false });
+  });
+});
+
+describe('upload names', () => {
+  it('keep only the last path segment, so nothing lands outside /tmp/uploads', () => {
+    expect(sanitizeUploadName('dump.sql')).toBe('dump.sql');
+    expect(sanitizeUploadName('../../etc/passwd')).toBe('passwd');
+    expect(sanitizeUploadName('..\\..\\boot.ini')).toBe('boot.ini');
+    expect(sanitizeUploadName('/abs/path/data.tar.gz')).toBe('data.tar.gz');
+    expect(sanitizeUploadName('we\u0000ird\nname')).toBe('weirdname');
+    for (const bad of ['', '..', '.', 'dir/', '../..', '\u0001']) expect(() => sanitizeUploadName(bad), bad).toThrow(ApiError);
+  });
+
+  it('are packed under tmp/uploads/ with the directories first', async () => {
+    const tar = await uploadsArchive([{ name: 'a.txt', data: Buffer.from('hello') }], new Date(0));
+    const entries: { name: string; type: string; body: string }[] = [];
+    const ex = extract();
+    ex.on('entry', (h, stream, next) => {
+      let body = '';
+      stream.on('data', (c) => (body += String(c)));
+      stream.on('end', () => (entries.push({ name: h.name, type: h.type ?? '', body }), next()));
+    });
+    await new Promise<void>((ok) => (ex.on('finish', () => ok()), ex.end(tar)));
+    expect(entries).toEqual([
+      { name: 'tmp/', type: 'directory', body: '' },
+      { name: 'tmp/uploads/', type: 'directory', body: '' },
+      { name: 'tmp/uploads/a.txt', type: 'file', body: 'hello' },
+    ]);
+  });
+});
+
+describe('one-off request bodies', () => {
+  it('run: the Go client shape passes; command is required; env values become strings', () => {
+    const go = runSchema.parse({ command: 'rails console', env: { TERM: 'xterm', CLIENT_OS: 'linux' }, size: 'M', detached: false, has_uploads: false });
+    expect(go).toMatchObject({ command: 'rails console', size: 'M', detached: false });
+    expect(runSchema.parse({ command: 'x', env: { N: 3, B: true } }).env).toEqual({ N: '3', B: 'true' });
+    expect(runSchema.safeParse({}).success).toBe(false);
+    expect(runSchema.safeParse({ command: '' }).success).toBe(false);
+    expect(runSchema.safeParse({ command: ['ls'] }).success).toBe(false);
+    expect(runSchema.safeParse({ command: 'x', env: { '': 'v' } }).success).toBe(false);
+  });
+
+  it('resize: strings (CLI) or integers (DOC), Width/Height of old CLIs, bounded', () => {
+    expect(resizeSchema.parse({ width: '80', height: '24' })).toEqual({ width: 80, height: 24 });
+    expect(resizeSchema.parse({ width: 80, height: 24 })).toEqual({ width: 80, height: 24 });
+    expect(resizeSchema.parse(normaliseResize({ Width: '100', Height: '30' }))).toEqual({ width: 100, height: 30 });
+    for (const bad of [{ width: '80x', height: 24 }, { width: 0, height: 24 }, { width: 80 }, { width: 1.5, height: 2 }, { width: 80, height: 10_001 }]) {
+      expect(resizeSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
