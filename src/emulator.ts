@@ -46,7 +46,9 @@ import { createUpgradeTable, type UpgradeTable } from './http/ws.ts';
 import { createRouter, type Router, type UpstreamSource } from './router/proxy.ts';
 import { createRouterEvents, type RouterEvents } from './router/events.ts';
 import { appRouteResolver } from './router/resolve.ts';
+import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
+import { createOneOffModule } from './modules/one-off/one-off.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -81,6 +83,8 @@ export interface Emulator {
   startupToken: string;
   /** Per-request records (router metrics) and access lines (router logs) of the router. */
   routerEvents: RouterEvents;
+  /** Stats sampler, metrics, alerts (and their engine) and notifiers. */
+  monitoring: Monitoring;
   /** Logs, drains, archives, addons; `logs.append(appId, container, text)` for other areas. */
   logs: LogsModule;
   start(): Promise<Urls>;
@@ -145,6 +149,19 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   // An app created with a git_source (local path or file://) deploys from it at once.
   apps.addHooks({ afterCreate: (a) => void (a.git_source && deployments.deploy(a, { kind: 'git', location: a.git_source }, auth.userById(a.owner_id) ?? null)) });
   let bound: ReturnType<typeof bindDirectories> | undefined;
+  const monitoring = createMonitoring({
+    db,
+    runtime,
+    apps,
+    events,
+    clock,
+    logger,
+    config,
+    instanceId,
+    stateDir,
+    userById: auth.userById,
+    formation: (appId) => containersStore.formation(appId),
+  });
   const upgrades = createUpgradeTable({ logger });
   registerDeploymentsStream({ upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs });
 
@@ -158,6 +175,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   };
 
   const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId, dataDir, stateDir, apps, events, view, upgrades, apiUrl: () => urls.api });
+  // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
+  const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
   const app = createHttpApp({
     logger,
@@ -175,6 +194,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
       variablesRoutes({ db, store: variablesStore, apps, events }),
       logs.routes,
+      oneOff.routes,
+      ...monitoring.routes,
       appsRoutes({ apps, view, pagination: config.pagination }),
     ],
   });
@@ -188,6 +209,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         .filter((c) => c.type === 'web' && c.state === 'running' && c.host_port)
         .map((c) => ({ containerName: `web-${c.type_index}`, port: c.host_port! })));
   const routerEvents = createRouterEvents(logger);
+  routerEvents.onRequest(monitoring.recordRouterRequest);
   routerEvents.onAccessLog((appId, line) => void logs.append(appId, 'router', line));
 
   let apiServer: Server | undefined;
@@ -212,6 +234,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     app,
     startupToken,
     routerEvents,
+    monitoring,
     logs,
 
     async start() {
@@ -220,6 +243,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         s.once('error', fail);
       });
       apiServer.on('upgrade', (req, socket, head) => void upgrades.handle(req, socket, head));
+      apiServer.on('connect', oneOff.handleConnect);
       router = createRouter({
         resolve: appRouteResolver({ findApp: apps.find, upstreams }),
         onRequest: routerEvents.emitRequest,
@@ -247,14 +271,17 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
       }
       await logs.start();
+      if (engine.ok) await oneOff.start();
       bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
       await bound.ready();
+      monitoring.start();
       return urls;
     },
 
     async stop() {
       // Log streams end first (the server's close() would wait for them), stored lines are flushed.
       await logs.stop();
+      await oneOff.stop();
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
       await Promise.all([
         router?.close(),
@@ -269,9 +296,11 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       ]);
       await bound?.close();
       upgrades.closeAll();
-      await deployments.idle();
-      if (config.docker.stopContainersOnExit) await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
       orchestrator.close();
+      await deployments.idle();
+      await operations.idle();
+      if (config.docker.stopContainersOnExit) await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
+      await monitoring.stop();
       await runtime.close();
       if (db.open) db.close();
       if (!dataDir) rmSync(stateDir, { recursive: true, force: true });

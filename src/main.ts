@@ -4,6 +4,7 @@ import { loadConfig, ConfigError } from './config/load.ts';
 import { createEmulator, VERSION } from './emulator.ts';
 
 const USAGE = `Usage: scalingo-emulator [start] [options]
+       scalingo-emulator run <app> [--api URL] [--token TOKEN] -- <command…>   (run --help for more)
 
 Options:
   --port <n>          API, auth and logs port (0 = any free port)       [default 5100]
@@ -18,6 +19,8 @@ Options:
 Precedence: defaults < config file < EMULATOR_* environment variables < flags.`;
 
 async function main(argv: string[]): Promise<number> {
+  // A client command: a one-off container with this terminal attached (src/cli/run.ts).
+  if (argv[0] === 'run') return (await import('./cli/run.ts')).runCli(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({

@@ -8,7 +8,8 @@ export function accessLog(): MiddlewareHandler<AppEnv> {
     await next();
     const log = c.get('log');
     if (log.isLevelEnabled('debug')) {
-      log.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - start) * 10) / 10 }, 'request');
+      // Attach URLs carry their credential in the path: it never reaches the log.
+      log.debug({ method: c.req.method, path: c.req.path.replace(/^\/attach\/[^/]+/, '/attach/<token>'), status: c.res.status, ms: Math.round((performance.now() - start) * 10) / 10 }, 'request');
     }
   };
 }

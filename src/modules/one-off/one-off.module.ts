@@ -1,0 +1,93 @@
+// One-off containers (#14–#18), assembled for the composition root: the API routes, the attach URL's
+// HTTP routes, its CONNECT and WebSocket terminals, and the sessions behind them.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { EmulatorConfig } from '../../config/schema.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { Urls } from '../../shared/urls.ts';
+import type { UpgradeTable } from '../../http/ws.ts';
+import type { ContainerRuntime } from '../../runtime/runtime.ts';
+import type { AppsService } from '../apps/apps.service.ts';
+import type { AppViewContext } from '../apps/apps.view.ts';
+import type { EventsService } from '../events/events.service.ts';
+import type { OperationsService } from '../operations/operations.service.ts';
+import type { VariablesStore } from '../variables/variables.store.ts';
+import type { ContainersStore } from '../containers/containers.store.ts';
+import type { ContainersService } from '../containers/containers.service.ts';
+import type { Orchestrator } from '../containers/orchestrator.ts';
+import { createAttachSigner } from './attach-url.ts';
+import { createSessions } from './one-off.sessions.ts';
+import { createAttacher } from './attach-session.ts';
+import { createAttachServer } from './attach-server.ts';
+import { createOneOffService } from './one-off.service.ts';
+import { oneOffRoutes } from './one-off.routes.ts';
+
+export interface OneOffModuleDeps {
+  config: EmulatorConfig;
+  clock: Clock;
+  logger: Logger;
+  runtime: ContainerRuntime;
+  instanceId: string;
+  store: ContainersStore;
+  apps: AppsService;
+  containers: ContainersService;
+  orchestrator: Orchestrator;
+  variables: VariablesStore;
+  operations: OperationsService;
+  events: EventsService;
+  view: AppViewContext;
+  upgrades: UpgradeTable;
+  urls: () => Urls;
+  /** True while the logs collector reads a container (a detached one-off's output is app logs). */
+  logsFollowing?: (engineId: string) => boolean;
+}
+
+export function createOneOffModule(deps: OneOffModuleDeps) {
+  const { config, logger, runtime } = deps;
+  const t = config.intervals;
+  const signer = createAttachSigner({ clock: deps.clock, ttlMs: t.attachUrlTtlMs });
+  const sessions = createSessions({
+    runtime,
+    store: deps.store,
+    clock: deps.clock,
+    logger,
+    instanceId: deps.instanceId,
+    stopGraceSeconds: t.stopGraceSeconds,
+    keepEndedMs: t.attachUrlTtlMs,
+    logsFollowing: deps.logsFollowing,
+  });
+  const service = createOneOffService({
+    store: deps.store,
+    apps: deps.apps.store,
+    orchestrator: deps.orchestrator,
+    variables: deps.variables,
+    operations: deps.operations,
+    runtime,
+    events: deps.events,
+    clock: deps.clock,
+    logger,
+    config,
+    instanceId: deps.instanceId,
+    signer,
+    sessions,
+    apiUrl: () => deps.urls().api,
+  });
+  const attacher = createAttacher({ runtime, store: deps.store, sessions, logger, idleMs: t.oneOffIdleMs });
+  const attachServer = createAttachServer({ oneOff: service, attacher, upgrades: deps.upgrades, logger });
+  const routes = oneOffRoutes({ oneOff: service, apps: deps.apps, containers: deps.containers, orchestrator: deps.orchestrator, view: deps.view, urls: deps.urls, uploadMaxBytes: config.oneOff.uploadMaxBytes });
+
+  return {
+    routes,
+    service,
+    signer,
+    /** The API server's 'connect' listener: the CLI's hijacked `CONNECT <attach_url>`. */
+    handleConnect: (req: IncomingMessage, socket: Duplex, head: Buffer) => void attachServer.handleConnect(req, socket, head),
+    /** After reconciliation with Docker (needs the engine). */
+    start: () => service.resume(),
+    /** Before the API server closes: hijacked sockets would keep close() waiting. */
+    stop: () => service.close(),
+  };
+}
+
+export type OneOffModule = ReturnType<typeof createOneOffModule>;

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+// POST /v1/apps/:app/run. The Go client always sends every key (`has_uploads` false, `size` "M");
+// the npm client only `command` and what the caller set (docs/research/clients-runtime.md §1.1).
+export const runSchema = z.object({
+  command: z.string().trim().min(1, "can't be blank"),
+  // Values are strings on the platform; numbers and booleans from hand-written JSON are taken as text.
+  env: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String))
+    .nullish()
+    .refine((env) => !env || Object.keys(env).every((k) => k !== '' && !k.includes('=') && !k.includes('\0')), 'variable names must be non-empty and contain no "="'),
+  size: z.string().nullish(),
+  detached: z.boolean().nullish(),
+  has_uploads: z.boolean().nullish(),
+});
+
+export type RunInput = z.infer<typeof runSchema>;
+
+// POST …/containers/:id/kill. Only the two signals the platform forwards.
+export const KILL_SIGNALS = ['SIGUSR1', 'SIGUSR2'] as const;
+export const killSchema = z.object({
+  signal: z.string().refine((s) => (KILL_SIGNALS as readonly string[]).includes(s), `must be ${KILL_SIGNALS.join(' or ')}`),
+});
+
+// PUT <attach_url>. The Go CLI sends the sizes as strings (`strconv.Itoa`), the DOC shows integers.
+const dimension = z
+  .union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number)])
+  .pipe(z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_000, 'must be at most 10000'));
+
+export const resizeSchema = z.object({ width: dimension, height: dimension });
+
+/** A very old CLI had a malformed struct tag and sent `Width`/`Height`: those keys are read too. */
+export function normaliseResize(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const b = body as Record<string, unknown>;
+  return { width: b.width ?? b.Width, height: b.height ?? b.Height };
+}
