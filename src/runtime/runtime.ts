@@ -15,6 +15,7 @@ export const LABELS = {
   index: 'io.scalingo-emulator.index', // type_index
   containerId: 'io.scalingo-emulator.container-id', // the platform-side container id (ps `id`)
   deploymentId: 'io.scalingo-emulator.deployment-id',
+  terminal: 'io.scalingo-emulator.terminal', // "1": an attached one-off, whose output goes to its terminal
 } as const;
 
 export interface ContainerSpec {

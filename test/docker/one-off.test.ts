@@ -71,6 +71,8 @@ describe('one-off containers (real Docker)', () => {
     await eventually(async () => (await psEntry(container.id))?.state === 'running', { what: 'ps to show the one-off running' });
     t.write('echo $((6*7))\n');
     await t.waitFor(/\r?\n42\r?\n/);
+    t.write('echo attached-only-$((3*5))\n');
+    await t.waitFor(/attached-only-15/);
 
     // The Go CLI sends the sizes as strings; the DOC as integers.
     const put = await fetch(attachUrl, { method: 'PUT', body: JSON.stringify({ width: '100', height: '30' }) });
@@ -198,6 +200,8 @@ describe('one-off containers (real Docker)', () => {
     await eventually(async () => (await psEntry(c.id)) === undefined && inDocker(c.id).length === 0, { timeoutMs: 30_000, what: 'the detached one-off to end and leave ps and Docker' });
     const url = await logsUrl(h, APP);
     await eventually(async () => (await readLogs(url, { n: 500 })).lines.some((l) => l.includes(`[${c.label}] done-42`)), { what: 'the detached output in the app logs' });
+    // An attached one-off's output went to its terminal only (the CONNECT test above printed it).
+    expect((await readLogs(url, { n: 500 })).lines.some((l) => l.includes('attached-only-15'))).toBe(false);
     const ev = (await h.call('GET', `/v1/apps/${APP}/events`)).body.events.find((e: { type: string; type_data: { detached: boolean } }) => e.type === 'run' && e.type_data.detached);
     expect(ev.type_data).toMatchObject({ command: 'echo done-$((6*7))', detached: true });
   });

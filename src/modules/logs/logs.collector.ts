@@ -42,6 +42,8 @@ export function createLogsCollector(deps: CollectorDeps) {
     const type = labels[LABELS.type];
     const container = containerName(type, labels[LABELS.index]);
     if (!appId || !container || IGNORED_TYPES.has(type)) return null;
+    // An attached one-off's output belongs to its terminal, not to the app's logs.
+    if (labels[LABELS.terminal] === '1') return null;
     return { appId, container };
   }
 

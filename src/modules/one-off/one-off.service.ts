@@ -5,7 +5,7 @@ import { objectId, secret } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { UserRow } from '../../http/env.ts';
-import { ENGINE_UNREACHABLE_MESSAGE, type ContainerRuntime } from '../../runtime/runtime.ts';
+import { ENGINE_UNREACHABLE_MESSAGE, LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { OperationRow } from '../operations/operations.store.ts';
@@ -77,7 +77,8 @@ export function createOneOffService(deps: OneOffServiceDeps) {
           image: rel.image,
           cmd: ['sh', '-c', row.command],
           env: containerEnv({ appName: app.name, type: 'one-off', index: row.type_index, size, stack: app.stack_id, version: rel.deploymentId, appVariables: deps.variables.asEnv(app.id), userId: user.id, extra: env }),
-          labels: orchestrator.labelsFor(app, 'one-off', row.type_index, row.id, rel.deploymentId),
+          // Only a detached one-off's output is merged into the app's logs (spec): an attached one's goes to its terminal.
+          labels: { ...orchestrator.labelsFor(app, 'one-off', row.type_index, row.id, rel.deploymentId), ...(detached ? {} : { [LABELS.terminal]: '1' }) },
           memoryBytes: size.memory,
           // Attached: a TTY with stdin open, as a terminal needs. Detached: plain stdout/stderr (app logs).
           tty: !detached,
