@@ -87,7 +87,10 @@ export interface Emulator {
   monitoring: Monitoring;
   /** Logs, drains, archives, addons; `logs.append(appId, container, text)` for other areas. */
   logs: LogsModule;
+  /** Binds the ports; resolves as soon as the API answers. */
   start(): Promise<Urls>;
+  /** Resolves once the start-up work is done: containers reconciled, logs followed, bound directories watched. */
+  ready(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -213,6 +216,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   routerEvents.onAccessLog((appId, line) => void logs.append(appId, 'router', line));
 
   let apiServer: Server | undefined;
+  let readiness: Promise<void> | undefined;
   let router: Router | undefined;
 
   return {
@@ -256,29 +260,37 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort };
       logger.debug({ urls }, 'listening');
-      // Work cut by the last stop ends plainly; then Docker and the database are brought in line.
+      // Work cut by the last stop ends plainly.
       operations.failInterrupted();
       deployments.abortInterrupted();
-      const engine = await runtime.probe();
-      if (engine.ok) {
-        try {
-          const r = await orchestrator.reconcile();
-          if (r.recreated || r.orphansRemoved) logger.info(r, 'reconciled containers with Docker');
-        } catch (err) {
-          logger.warn({ err }, 'could not reconcile containers with Docker');
+      // The API answers from here on; Docker and the database are brought in line in the background
+      // (`ready()`), so a start does not wait on the engine.
+      readiness = (async () => {
+        const engine = await runtime.probe();
+        if (engine.ok) {
+          try {
+            const r = await orchestrator.reconcile();
+            if (r.recreated || r.orphansRemoved) logger.info(r, 'reconciled containers with Docker');
+          } catch (err) {
+            logger.warn({ err }, 'could not reconcile containers with Docker');
+          }
+        } else {
+          logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
         }
-      } else {
-        logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
-      }
-      await logs.start();
-      if (engine.ok) await oneOff.start();
-      bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
-      await bound.ready();
-      monitoring.start();
+        await logs.start();
+        if (engine.ok) await oneOff.start();
+        bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
+        await bound.ready();
+        monitoring.start();
+      })();
       return urls;
     },
 
+    ready: () => readiness ?? Promise.resolve(),
+
     async stop() {
+      await readiness?.catch((err) => logger.warn({ err }, 'start-up work failed'));
+      await auth.passwordsReady();
       // Log streams end first (the server's close() would wait for them), stored lines are flushed.
       await logs.stop();
       await oneOff.stop();

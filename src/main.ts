@@ -102,6 +102,11 @@ async function main(argv: string[]): Promise<number> {
       `  Try: curl -s -u ":${emulator.startupToken}" -X POST ${urls.api}/v1/tokens/exchange`,
     ].join('\n'),
   );
+  // Reconciliation with Docker, log collection and bound directories go on after the API answers.
+  emulator.ready().then(
+    () => console.log(`  Containers reconciled and watched (${Math.round(performance.now() - t0)} ms)`),
+    (err: Error) => console.error(`start-up work failed: ${err.message}`),
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

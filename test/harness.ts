@@ -44,6 +44,7 @@ export interface CallOptions {
 export async function startEmulator(overrides: ConfigInput = {}, opts: EmulatorOptions = {}): Promise<Harness> {
   const emu = createEmulator(testConfig(overrides), opts);
   await emu.start();
+  await emu.ready();
   const api = emu.urls.api;
   const h: Harness = {
     emu,

@@ -51,7 +51,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
     }
     // Docker down: the endpoints that need it answer 503 with a plain explanation.
     if (isEngineUnreachable(err)) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
-    const log = c.get('log') ?? deps.logger;
+    const log = c.get('log')?.() ?? deps.logger;
     log.error({ err, method: c.req.method, path: c.req.path }, 'unexpected error');
     return errorResponse(c, ApiError.internal(`internal error, request id ${c.get('requestId') ?? 'unknown'}`));
   });

@@ -19,7 +19,8 @@ export interface UserRow {
 export interface AppEnv {
   Variables: {
     requestId: string;
-    log: Logger;
+    /** The request's child logger, made on first use (most requests never log). */
+    log: () => Logger;
     principal: Principal;
   };
 }

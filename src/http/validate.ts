@@ -7,13 +7,26 @@ import { ApiError, type FieldErrors } from './errors.ts';
  * An empty body reads as {} (clients send POSTs without a body, e.g. token exchange).
  */
 export async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await bodyText(c);
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch (err) {
     throw ApiError.badRequest(`There was a problem in the JSON you submitted: ${(err as Error).message}`);
   }
+}
+
+/**
+ * The body as text. Under @hono/node-server the Node request stream is read directly: going
+ * through c.req builds a full web Request (and its AbortSignal) for every call. The body size limit
+ * still applies (Content-Length is checked by the middleware before this runs).
+ */
+async function bodyText(c: Context): Promise<string> {
+  const incoming = (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming;
+  if (!incoming || incoming.readableEnded || incoming.readableDidRead || c.req.header('transfer-encoding')) return c.req.text();
+  const chunks: Buffer[] = [];
+  for await (const chunk of incoming) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

@@ -1,4 +1,4 @@
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
 import { LABELS } from './runtime.ts';
@@ -15,7 +15,10 @@ const isStatus = (err: unknown, ...codes: number[]) => codes.includes((err as Do
 
 /** The one implementation of ContainerRuntime, over dockerode. */
 export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerRuntime {
-  const docker = opts.socketPath ? new Docker({ socketPath: opts.socketPath }) : new Docker();
+  // dockerode (and ssh2 under it) take ~60 ms to load: loaded on first use, off the start path.
+  let client: Promise<Docker> | null = null;
+  const engine = (): Promise<Docker> =>
+    (client ??= import('dockerode').then(({ default: Dockerode }) => (opts.socketPath ? new Dockerode({ socketPath: opts.socketPath }) : new Dockerode())));
   const listeners = new Set<(e: RuntimeEvent) => void>();
   let eventStream: (Readable & { destroy(): void }) | null = null;
   let closed = false;
@@ -43,6 +46,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   }
 
   async function inspect(engineId: string): Promise<ContainerInfo | null> {
+    const docker = await engine();
     try {
       return toInfo(await docker.getContainer(engineId).inspect());
     } catch (err) {
@@ -51,11 +55,16 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     }
   }
 
-  function startEvents(): void {
+  let starting = false;
+  async function startEvents(): Promise<void> {
+    if (eventStream || closed || starting) return;
+    starting = true;
+    const docker = await engine();
+    starting = false;
     if (eventStream || closed) return;
     docker.getEvents({ filters: JSON.stringify({ type: ['container'], label: [`${LABELS.managed}=1`] }) as never }, (err, stream) => {
       if (err || !stream) {
-        if (!closed) setTimeout(startEvents, 1000).unref();
+        if (!closed) setTimeout(() => void startEvents(), 1000).unref();
         return;
       }
       eventStream = stream as Readable & { destroy(): void };
@@ -78,13 +87,14 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       stream.on('error', () => undefined);
       stream.on('close', () => {
         eventStream = null;
-        if (!closed && listeners.size) setTimeout(startEvents, 500).unref();
+        if (!closed && listeners.size) setTimeout(() => void startEvents(), 500).unref();
       });
     });
   }
 
   return {
     async probe(): Promise<EngineStatus> {
+      const docker = await engine();
       try {
         const v = await withTimeout(docker.version(), 2000);
         return { ok: true, version: v.Version, apiVersion: v.ApiVersion };
@@ -94,16 +104,19 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async ensureBaseImage(tag) {
+      const docker = await engine();
       await ensureBusyboxImage(docker, tag);
     },
 
     async buildImage({ contextDir, dockerfile, tag, labels, onLine }) {
+      const docker = await engine();
       const tar = await packDirectory(contextDir, dockerfile ? { Dockerfile: dockerfile } : {});
       const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels, forcerm: true });
       await followBuild(docker, stream, onLine);
     },
 
     async imageExists(tag) {
+      const docker = await engine();
       try {
         await docker.getImage(tag).inspect();
         return true;
@@ -113,6 +126,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async removeImage(tag) {
+      const docker = await engine();
       try {
         await docker.getImage(tag).remove({ force: true });
       } catch (err) {
@@ -121,11 +135,13 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async imageCommand(tag) {
+      const docker = await engine();
       const img = await docker.getImage(tag).inspect();
       return [...(img.Config.Entrypoint ?? []), ...(img.Config.Cmd ?? [])].join(' ');
     },
 
     async run(spec: ContainerSpec, o = {}) {
+      const docker = await engine();
       const portKey = spec.publishPort ? `${spec.publishPort}/tcp` : undefined;
       const container = await docker.createContainer({
         name: spec.name,
@@ -155,6 +171,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async start(engineId) {
+      const docker = await engine();
       try {
         await docker.getContainer(engineId).start();
       } catch (err) {
@@ -164,6 +181,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async stop(engineId, graceSeconds) {
+      const docker = await engine();
       try {
         await docker.getContainer(engineId).stop({ t: graceSeconds });
       } catch (err) {
@@ -172,10 +190,12 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async kill(engineId, signal) {
+      const docker = await engine();
       await docker.getContainer(engineId).kill({ signal });
     },
 
     async remove(engineId) {
+      const docker = await engine();
       try {
         await docker.getContainer(engineId).remove({ force: true, v: true });
       } catch (err) {
@@ -186,6 +206,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     inspect,
 
     async list(labels) {
+      const docker = await engine();
       const filters = { label: [`${LABELS.managed}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
       const found = await docker.listContainers({ all: true, filters: JSON.stringify(filters) as never });
       const infos = await Promise.all(found.map((c) => inspect(c.Id)));
@@ -193,19 +214,21 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async wait(engineId) {
+      const docker = await engine();
       const res = (await docker.getContainer(engineId).wait()) as { StatusCode: number };
       return res.StatusCode;
     },
 
     onEvent(listener) {
       listeners.add(listener);
-      startEvents();
+      void startEvents();
       return () => {
         listeners.delete(listener);
       };
     },
 
     async logs(engineId, o) {
+      const docker = await engine();
       const container = docker.getContainer(engineId);
       const info = await container.inspect();
       const tty = info.Config.Tty;
@@ -254,6 +277,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async stats(engineId): Promise<StatsSample | null> {
+      const docker = await engine();
       try {
         const c = docker.getContainer(engineId);
         const s = (await c.stats({ stream: false })) as unknown as Parameters<typeof statsFromDocker>[0];
@@ -265,15 +289,18 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     async attach(engineId): Promise<Duplex> {
+      const docker = await engine();
       const stream = await docker.getContainer(engineId).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
       return stream as unknown as Duplex;
     },
 
     async resize(engineId, width, height) {
+      const docker = await engine();
       await docker.getContainer(engineId).resize({ w: width, h: height });
     },
 
     async putArchive(engineId, dir, tar) {
+      const docker = await engine();
       await docker.getContainer(engineId).putArchive(tar as never, { path: dir });
     },
 

@@ -8,8 +8,8 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
-function startProcess(args: string[], cwd: string) {
-  const child = spawn(TSX, [join(ROOT, 'src/main.ts'), ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(args: string[], cwd: string, entry: string[] = [TSX, join(ROOT, 'src/main.ts')]) {
+  const child = spawn(entry[0], [...entry.slice(1), ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -62,6 +62,28 @@ describe('the emulator process', () => {
       expect(old.status).toBe(401);
       q.child.kill('SIGINT');
       expect(await q.exited).toBe(0);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('`npm start` runs an esbuild bundle of the same code, which starts and answers', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'emu-bundle-'));
+    try {
+      const built = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { encoding: 'utf8' });
+      expect(built.status).toBe(0);
+      expect(existsSync(join(ROOT, 'dist/main.mjs'))).toBe(true);
+      expect(existsSync(join(ROOT, 'dist/migrations/001_init.sql'))).toBe(true);
+      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--in-memory', '--log-level', 'warn'], cwd, [process.execPath, join(ROOT, 'dist/main.mjs')]);
+      const banner = await p.ready;
+      const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
+      const token = /API token\s+(\S+)/.exec(banner)![1];
+      const health = await fetch(`${api}/_emulator/health`);
+      expect(health.status).toBe(200);
+      expect(((await health.json()) as { subsystems: { database: { status: string } } }).subsystems.database.status).toBe('ok');
+      expect((await fetch(`${api}/v1/apps`, { headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } })).status).toBe(200);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -15,8 +15,17 @@ beforeAll(() => {
 });
 afterAll(() => emu.stop());
 
+// Like a real HTTP client, a body comes with its Content-Length (the middleware reads only headers).
 const req = (path: string, init: RequestInit = {}) =>
-  emu.app.request(path, { ...init, headers: { authorization: basic(TOKENS.dev), 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+  emu.app.request(path, {
+    ...init,
+    headers: {
+      authorization: basic(TOKENS.dev),
+      'content-type': 'application/json',
+      ...(typeof init.body === 'string' ? { 'content-length': String(Buffer.byteLength(init.body)) } : {}),
+      ...(init.headers as Record<string, string>),
+    },
+  });
 
 describe('HTTP conventions', () => {
   it('400 {error} with the parser message for malformed JSON', async () => {

@@ -6,7 +6,7 @@ export function accessLog(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const start = performance.now();
     await next();
-    const log = c.get('log');
+    const log = c.get('log')();
     if (log.isLevelEnabled('debug')) {
       // Attach URLs carry their credential in the path: it never reaches the log.
       log.debug({ method: c.req.method, path: c.req.path.replace(/^\/attach\/[^/]+/, '/attach/<token>'), status: c.res.status, ms: Math.round((performance.now() - start) * 10) / 10 }, 'request');

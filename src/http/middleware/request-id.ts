@@ -9,7 +9,8 @@ export function requestId(logger: Logger): MiddlewareHandler<AppEnv> {
     const incoming = c.req.header('x-request-id');
     const id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     c.set('requestId', id);
-    c.set('log', logger.child({ reqId: id }));
+    let child: Logger | undefined;
+    c.set('log', () => (child ??= logger.child({ reqId: id })));
     c.header('X-Request-ID', id);
     await next();
   };

@@ -10,6 +10,8 @@ import type { AuthStore, TokenRow, UserRecord } from './auth.store.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 
 export const STARTUP_TOKEN_NAME = 'emulator-startup';
+// A hash that no password matches, until the background hashing of syncUsers replaces it.
+const PENDING_HASH = 'pending';
 const ISSUER = 'scalingo-emulator';
 
 export interface AuthServiceDeps {
@@ -31,15 +33,34 @@ export function publicUser(u: UserRow) {
 
 export function createAuthService(deps: AuthServiceDeps) {
   const { store, clock } = deps;
-  // Verified bearers, so a hot path does not re-verify the same JWT's signature on every call.
-  const verified = new Map<string, { userId: string; tokenId: string; exp: number }>();
+  // Verified bearers → principal, so the hot path neither re-verifies the signature nor queries the
+  // database. Every change to tokens goes through this service, which drops the entries it affects.
+  const verified = new Map<string, { userId: string; tokenId: string; exp: number; principal?: Principal }>();
+  // Users only change at start (syncUsers): read once, then served from memory.
+  const users = new Map<string, UserRow>();
+  let passwordsReady: Promise<void> = Promise.resolve();
   // last_used_at is written at most once a minute per token: reads stay free of writes.
   const touched = new Map<string, number>();
 
+  function cachedUser(id: string): UserRow | undefined {
+    let u = users.get(id);
+    if (!u) {
+      const row = store.userById(id);
+      if (!row) return undefined;
+      u = stripPassword(row);
+      users.set(id, u);
+    }
+    return u;
+  }
+
   function principalFor(userId: string, tokenId: string | null): Principal {
-    const user = store.userById(userId);
+    const user = cachedUser(userId);
     if (!user) throw ApiError.unauthorized();
-    return { user: stripPassword(user), tokenId };
+    return { user, tokenId };
+  }
+
+  function forgetToken(tokenId: string): void {
+    for (const [k, v] of verified) if (v.tokenId === tokenId) verified.delete(k);
   }
 
   function touch(tokenId: string): void {
@@ -57,17 +78,17 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   return {
-    /** Seeds the config's users (and their fixed tokens) into the database, idempotently. */
-    syncUsers(users: UserConfig[]): void {
+    /**
+     * Seeds the config's users (and their fixed tokens) into the database, idempotently. Password
+     * hashes are (re)computed in the background — scrypt takes ~50 ms a user; logins wait for it.
+     */
+    syncUsers(configured: UserConfig[]): void {
+      users.clear();
+      const toHash: { id: string; password: string; current: string | null }[] = [];
       tx(deps.db, () => {
-        for (const u of users) {
+        for (const u of configured) {
           const existing = store.userByLogin(u.username);
-          const record = {
-            email: u.email,
-            fullname: u.fullname,
-            password_hash: existing && verifyPassword(u.password, existing.password_hash) ? existing.password_hash : hashPassword(u.password),
-            payment_method: u.paymentMethod ? 1 : 0,
-          };
+          const record = { email: u.email, fullname: u.fullname, password_hash: existing?.password_hash ?? PENDING_HASH, payment_method: u.paymentMethod ? 1 : 0 };
           let id: string;
           if (existing) {
             id = existing.id;
@@ -76,6 +97,7 @@ export function createAuthService(deps: AuthServiceDeps) {
             id = prefixedUuid('us');
             store.insertUser({ id, username: u.username, created_at: clock.now(), ...record });
           }
+          toHash.push({ id, password: u.password, current: existing?.password_hash ?? null });
           const hashes = u.apiTokens.map(sha256);
           store.pruneFixedTokens(id, hashes);
           u.apiTokens.forEach((t, i) => {
@@ -85,22 +107,32 @@ export function createAuthService(deps: AuthServiceDeps) {
           });
         }
       });
+      passwordsReady = Promise.all(
+        toHash.map(async (u) => {
+          if (u.current && (await verifyPassword(u.password, u.current))) return;
+          const hash = await hashPassword(u.password);
+          if (deps.db.open) store.setPasswordHash(u.id, hash);
+        }),
+      ).then(() => undefined);
     },
 
     /** HTTP basic with a username (or e-mail) and password. */
-    login(login: string, password: string): UserRow {
+    async login(login: string, password: string): Promise<UserRow> {
+      await passwordsReady;
       const user = store.userByLogin(login);
-      if (!user || !verifyPassword(password, user.password_hash)) throw ApiError.unauthorized('invalid credentials');
+      if (!user || !(await verifyPassword(password, user.password_hash))) throw ApiError.unauthorized('invalid credentials');
       return stripPassword(user);
     },
+
+    /** Resolves once the configured passwords are hashed (the emulator's stop waits for it). */
+    passwordsReady: () => passwordsReady,
 
     userByLogin(login: string): UserRow | undefined {
       const u = store.userByLogin(login);
       return u && stripPassword(u);
     },
     userById(id: string): UserRow | undefined {
-      const u = store.userById(id);
-      return u && stripPassword(u);
+      return cachedUser(id);
     },
     userByEmail(email: string): UserRow | undefined {
       const u = store.userByEmail(email);
@@ -136,7 +168,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     deleteToken(userId: string, tokenId: string): void {
       this.ownToken(userId, tokenId);
       store.deleteToken(tokenId);
-      for (const [k, v] of verified) if (v.tokenId === tokenId) verified.delete(k);
+      forgetToken(tokenId);
     },
 
     renewToken(userId: string, tokenId: string): { row: TokenRow; secret: string } {
@@ -144,6 +176,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const value = newTokenSecret();
       const now = clock.now();
       store.renewToken(tokenId, sha256(value), now);
+      forgetToken(tokenId);
       return { row: { ...row, token_hash: sha256(value), issued_at: now }, secret: value };
     },
 
@@ -187,13 +220,15 @@ export function createAuthService(deps: AuthServiceDeps) {
           if (verified.size > 5000) verified.clear();
           verified.set(value, claims);
         }
-        // A revoked API token revokes the bearers made from it.
+        touch(claims.tokenId);
+        if (claims.principal) return claims.principal;
+        // A revoked API token revokes the bearers made from it (checked once, then on every change).
         if (!store.tokenById(claims.tokenId)) {
           verified.delete(value);
           throw ApiError.unauthorized('token revoked');
         }
-        touch(claims.tokenId);
-        return principalFor(claims.userId, claims.tokenId);
+        claims.principal = principalFor(claims.userId, claims.tokenId);
+        return claims.principal;
       }
       if (/^basic$/i.test(scheme) && value) {
         const decoded = Buffer.from(value, 'base64').toString('utf8');
@@ -206,7 +241,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           touch(row.id);
           return principalFor(row.user_id, row.id);
         }
-        if (opts.allowPassword) return { user: this.login(username, password), tokenId: null };
+        if (opts.allowPassword) return { user: await this.login(username, password), tokenId: null };
         throw ApiError.unauthorized('basic authentication takes an empty username and an API token as password');
       }
       throw ApiError.unauthorized('unsupported authorization scheme: use Bearer');

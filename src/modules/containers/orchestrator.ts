@@ -235,6 +235,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
     /** Every container and image of an app, gone (app deletion). */
     async removeApp(app: AppRow): Promise<void> {
+      // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
+      if (!store.liveContainers(app.id).length && !deps.deployments.imagesOf(app.id).length) return;
       const all = await runtime.list({ [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id });
       for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
       await Promise.all(all.map((c) => runtime.remove(c.engineId)));

@@ -1,0 +1,47 @@
+/**
+ * What a benchmark section is: one file in bench/ exporting `section`. The driver (bench/run.ts)
+ * finds every such file, so a later issue adds a section by adding a file.
+ */
+
+export interface BenchContext {
+  /** Times each measurement is repeated (others may be loading the machine: we report best and median). */
+  rounds: number;
+  /** Shorter durations for a smoke run; figures from it are not meant for BENCHMARKS.md. */
+  quick: boolean;
+  /** Tree whose src/main.ts is started (default: this repository). */
+  emulatorDir: string;
+  /** The repository holding bench/ (and node_modules). */
+  repoDir: string;
+  /** Start emulator children with --cpu-prof into this directory (figures then are not comparable). */
+  profileDir: string | null;
+  log(line: string): void;
+}
+
+export interface Target {
+  what: string;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export interface Table {
+  caption?: string;
+  headers: string[];
+  rows: string[][];
+}
+
+export interface Result {
+  title: string;
+  /** How it was measured, in a few sentences. */
+  method: string;
+  tables: Table[];
+  targets: Target[];
+  notes?: string[];
+}
+
+export interface Section {
+  /** What is typed after `npm run bench --`. */
+  name: string;
+  description: string;
+  run(ctx: BenchContext): Promise<Result>;
+}

@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import type { BenchContext, Result, Section } from './lib/types.ts';
+import { spawnEmulator, spawnHello, type Child } from './lib/processes.ts';
+import { bestMedian, median, min, ms, sleep } from './lib/stats.ts';
+
+const MAX_COLD_START_MS = 400; // issue 2
+const RUNS_PER_ROUND = 5;
+
+interface Mode {
+  key: string;
+  label: string;
+  /** Spawns the server; `path` is what answers 200 once it is healthy. */
+  start(ctx: BenchContext): Promise<Child>;
+  path: string;
+}
+
+/** Polls until the first 200; the clock runs from spawn(), so process start, module loading and migrations all count. */
+async function timeToHealthy(child: Child, path: string): Promise<{ ms: number; status: string }> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await request(`${child.api}${path}`, { headers: { accept: 'application/json' } });
+      const text = await res.body.text();
+      if (res.statusCode === 200) {
+        const t = performance.now() - child.spawnedAt;
+        const status = path === '/' ? 'n/a' : String((JSON.parse(text) as { status?: string }).status);
+        return { ms: t, status };
+      }
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > deadline) throw new Error(`${child.kind}: ${path} never answered 200`);
+    await sleep(2);
+  }
+}
+
+/**
+ * Cold start to healthy: spawn with --port 0, read the printed API URL, poll GET /_emulator/health
+ * until the first 200. The bare Hono server, started the same way, is the floor (Node + tsx).
+ */
+export const section: Section = {
+  name: 'startup',
+  description: 'cold start to a healthy /_emulator/health, in memory and with a data dir (issue 2)',
+  async run(ctx: BenchContext): Promise<Result> {
+    // The bundle `npm start` runs, built from the code being measured.
+    execFileSync(process.execPath, [join(ctx.emulatorDir, 'scripts/build.mjs'), '--force'], { stdio: 'inherit' });
+    const root = mkdtempSync(join(tmpdir(), 'bench-startup-'));
+    let n = 0;
+    const existing = join(root, 'existing');
+    const modes: Mode[] = [
+      { key: 'hello', label: 'bare Hono hello world (Node + tsx floor)', path: '/', start: (c) => spawnHello(c.repoDir) },
+      { key: 'bundle', label: 'npm start (bundle) --in-memory', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir, bundled: true }) },
+      { key: 'memory', label: 'emulator --in-memory (sources through tsx)', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir }) },
+      {
+        key: 'fresh',
+        label: 'emulator --data-dir, new empty dir',
+        path: '/_emulator/health',
+        start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: join(root, `fresh-${n++}`), profileDir: c.profileDir }),
+      },
+      { key: 'existing', label: 'emulator --data-dir, existing dir', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: existing, profileDir: c.profileDir }) },
+      {
+        key: 'nocache',
+        label: 'emulator --in-memory, tsx cache off (TSX_DISABLE_CACHE=1)',
+        path: '/_emulator/health',
+        start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir, env: { TSX_DISABLE_CACHE: '1' } }),
+      },
+    ];
+    const perRound = ctx.quick ? 2 : RUNS_PER_ROUND;
+    try {
+      // The "existing" dir is made by one start that is not counted; so are one start of each mode (tsx's cache, disk cache).
+      for (const m of modes) {
+        const c = await m.start(ctx);
+        await timeToHealthy(c, m.path);
+        await c.stop();
+      }
+      const times = new Map<string, number[][]>(modes.map((m) => [m.key, []]));
+      const selfReported: number[] = [];
+      const statuses = new Set<string>();
+      for (let round = 1; round <= ctx.rounds; round++) {
+        for (const m of modes) times.get(m.key)!.push([]);
+        // Modes interleaved run by run, so a busy moment on the machine falls on all of them.
+        for (let i = 0; i < perRound; i++) {
+          for (const m of modes) {
+            const child = await m.start(ctx);
+            try {
+              const r = await timeToHealthy(child, m.path);
+              times.get(m.key)![round - 1].push(r.ms);
+              if (m.key !== 'hello') statuses.add(r.status);
+              const self = /ready in (\d+) ms/.exec(child.output())?.[1];
+              if (m.key === 'memory' && self) selfReported.push(Number(self));
+            } finally {
+              await child.stop();
+            }
+          }
+        }
+        ctx.log(`startup: round ${round}/${ctx.rounds}: ` + modes.map((m) => `${m.key} ${ms(median(times.get(m.key)![round - 1]))}`).join(', '));
+      }
+      const roundMedians = (k: string) => times.get(k)!.map(median);
+      const all = (k: string) => times.get(k)!.flat();
+      const memMedian = median(roundMedians('bundle'));
+      return {
+        title: 'Cold start to healthy',
+        method:
+          `Each start: spawn \`node dist/main.mjs start --port 0 --router-port 0 … --log-level silent\` (the bundle \`npm start\` runs, built beforehand by scripts/build.mjs) or the same through \`node --import tsx src/main.ts\`, read the API URL from its banner, ` +
+          `poll GET /_emulator/health every 2 ms until the first 200; the time runs from spawn() to that 200. ` +
+          `${perRound} starts per mode per round, modes interleaved, ${ctx.rounds} rounds, after one uncounted start of each mode. ` +
+          `The tsx transform cache is warm except in the cache-off row. Health answered status: ${[...statuses].join(', ')} (Docker probed for real).`,
+        tables: [
+          {
+            caption: `median of ${perRound} starts per round: best / median of ${ctx.rounds} rounds; fastest single start.`,
+            headers: ['mode', 'time to healthy', 'fastest start'],
+            rows: modes.map((m) => [m.label, bestMedian(roundMedians(m.key), ms, false), ms(min(all(m.key)))]),
+          },
+        ],
+        targets: [{ what: 'cold start to healthy, `npm start` --in-memory', target: `≤ ${MAX_COLD_START_MS} ms`, measured: `${ms(memMedian)} (median)`, met: memMedian <= MAX_COLD_START_MS }],
+        notes: selfReported.length ? [`The emulator's own "ready in N ms" (config load → listening, module loading excluded): median ${ms(median(selfReported))}.`] : [],
+      };
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+};
