@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './shared/logger.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import type { Urls } from './shared/urls.ts';
 import { createHttpApp } from './http/app.ts';
+import { loadSecretKey } from './shared/secrets.ts';
 import type { ContainerRuntime } from './runtime/runtime.ts';
 import { createDockerRuntime } from './runtime/docker-runtime.ts';
 import { createAuthStore } from './modules/auth/auth.store.ts';
@@ -110,7 +111,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort };
   const getUrls = () => urls;
 
-  const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadJwtSecret(dataDir), bearerTtlSeconds: config.auth.bearerTtlSeconds });
+  const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
   auth.syncUsers(config.users);
   const firstUser = auth.userByLogin(config.users[0].username)!;
   const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
@@ -318,16 +319,6 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       if (!dataDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
-}
-
-/** The per-data-dir secret that signs bearer tokens: bearers survive a restart, not a new data dir. */
-function loadJwtSecret(dataDir: string | null): Uint8Array {
-  if (!dataDir) return randomBytes(32);
-  const file = join(dataDir, 'jwt.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  const key = randomBytes(32);
-  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
-  return key;
 }
 
 /** One id per data directory (random per in-memory run): the label of the containers it owns. */

@@ -2,7 +2,7 @@
 // delivery never holds the pipeline. Addon drains are configuration only: stand-in addons print nothing.
 import { join } from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
-import type { LineSink } from '../logs/logs.pipeline.ts';
+import { forEachAppRun, type LineSink } from '../logs/logs.pipeline.ts';
 import { formattedLine, type StoredLine } from '../logs/log-line.ts';
 import type { DrainRow } from './drains.store.ts';
 import { FileTarget, StreamSyslogTarget, UdpSyslogTarget, type DrainTarget, type TargetOptions } from './drain-targets.ts';
@@ -65,19 +65,12 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
   const sink: LineSink = {
     deliver(lines) {
       if (!byApp.size) return;
-      let i = 0;
-      while (i < lines.length) {
-        const appId = lines[i].app_id;
-        let j = i + 1;
-        while (j < lines.length && lines[j].app_id === appId) j++;
+      forEachAppRun(lines, (appId, run) => {
         const drains = byApp.get(appId);
-        if (drains?.size) {
-          const run = i === 0 && j === lines.length ? lines : lines.slice(i, j);
-          const name = deps.appName(appId);
-          for (const a of drains.values()) a.target.enqueue(messages(a, run, name));
-        }
-        i = j;
-      }
+        if (!drains?.size) return;
+        const name = deps.appName(appId);
+        for (const a of drains.values()) a.target.enqueue(messages(a, run, name));
+      });
     },
   };
 

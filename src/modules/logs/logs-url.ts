@@ -1,20 +1,8 @@
 // Signed, expiring URLs of the logs service and of archive downloads. The official Go client keeps
 // only `token` and `timestamp` from a logs_url (docs/research/clients-runtime.md §2.2), so the
 // whole authorisation lives in those two parameters: token = <subject>.<HMAC(purpose|subject|timestamp)>.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
-
-/** The per-data-dir signing key (like jwt.key): URLs survive a restart, not a new data dir. */
-export function loadLogsKey(dataDir: string | null): Buffer {
-  if (!dataDir) return randomBytes(32);
-  const file = join(dataDir, 'logs.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  const key = randomBytes(32);
-  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
-  return key;
-}
 
 export type UrlCheck = { ok: true; subject: string } | { ok: false; reason: 'invalid' | 'expired' };
 

@@ -4,7 +4,7 @@
 import type { Logger } from '../../shared/logger.ts';
 import { isoDate } from '../../shared/clock.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { LineSink } from './logs.pipeline.ts';
+import { forEachAppRun, type LineSink } from './logs.pipeline.ts';
 import { formattedLine, type StoredLine } from './log-line.ts';
 
 /** How a subscriber's transport sends one event and closes (ws or SSE). */
@@ -104,19 +104,10 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
   const sink: LineSink = {
     deliver(lines) {
       if (!byApp.size) return;
-      let i = 0;
-      // Batches are usually one app: slice runs of the same app.
-      while (i < lines.length) {
-        const appId = lines[i].app_id;
-        let j = i + 1;
-        while (j < lines.length && lines[j].app_id === appId) j++;
+      forEachAppRun(lines, (appId, run) => {
         const subs = byApp.get(appId);
-        if (subs) {
-          const run = i === 0 && j === lines.length ? lines : lines.slice(i, j);
-          for (const s of [...subs]) s.offer(run);
-        }
-        i = j;
-      }
+        if (subs) for (const s of [...subs]) s.offer(run);
+      });
     },
   };
 

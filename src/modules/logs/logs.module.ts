@@ -18,7 +18,8 @@ import { createLogsPipeline } from './logs.pipeline.ts';
 import { createLogsHub } from './logs.hub.ts';
 import { createLogsCollector } from './logs.collector.ts';
 import { createArchiver } from './archives.ts';
-import { createUrlSigner, loadLogsKey } from './logs-url.ts';
+import { createUrlSigner } from './logs-url.ts';
+import { loadSecretKey } from '../../shared/secrets.ts';
 import { createLogsService } from './logs.service.ts';
 import { logsRoutes } from './logs.routes.ts';
 import { registerLogsWebSocket } from './logs.ws.ts';
@@ -71,7 +72,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
   });
   const hub = createLogsHub({ logger, clock, pingMs: config.intervals.logsPingMs, maxLines: cfg.subscriberMaxLines });
   const archiver = createArchiver({ db, store, dir: join(deps.stateDir, 'logs-archives'), clock, logger, limits: cfg });
-  const signer = createUrlSigner({ key: loadLogsKey(deps.dataDir), clock });
+  const signer = createUrlSigner({ key: loadSecretKey(deps.dataDir, 'logs.key'), clock });
   const service = createLogsService({ apps: deps.apps, store, hub, signer, archiver, apiUrl: deps.apiUrl, limits: cfg });
   const collector = createLogsCollector({ runtime: deps.runtime, instanceId: deps.instanceId, pipeline, logger });
 

@@ -17,6 +17,18 @@ export interface LineSink {
   deliver(lines: StoredLine[]): void;
 }
 
+/** Calls fn for each run of consecutive lines of one app (a batch is usually a single app: no copy then). */
+export function forEachAppRun(lines: StoredLine[], fn: (appId: string, run: StoredLine[]) => void): void {
+  let i = 0;
+  while (i < lines.length) {
+    const appId = lines[i].app_id;
+    let j = i + 1;
+    while (j < lines.length && lines[j].app_id === appId) j++;
+    fn(appId, i === 0 && j === lines.length ? lines : lines.slice(i, j));
+    i = j;
+  }
+}
+
 export interface Cursor {
   lastTs: string;
   /** Texts stored at exactly lastTs (a multiset: duplicates kept). */
