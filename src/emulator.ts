@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { serve } from '@hono/node-server';
 import type { EmulatorConfig } from './config/schema.ts';
-import { openDatabase, type Db } from './db/database.ts';
+import { openDatabase, metaValue, type Db } from './db/database.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import type { Urls } from './shared/urls.ts';
@@ -104,7 +104,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
   const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
-  const instanceId = loadInstanceId(db);
+  // One id per data directory (random per in-memory run): the label of the containers it owns.
+  const instanceId = metaValue(db, 'instance_id', () => randomBytes(4).toString('hex'));
   const runtime = opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined });
 
   // Known once the ports are bound (port 0 picks a free one).
@@ -319,13 +320,4 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       if (!dataDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
-}
-
-/** One id per data directory (random per in-memory run): the label of the containers it owns. */
-function loadInstanceId(db: Db): string {
-  const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'instance_id'").get();
-  if (row) return row.value;
-  const id = randomBytes(4).toString('hex');
-  db.prepare("INSERT INTO meta (key, value) VALUES ('instance_id', ?)").run(id);
-  return id;
 }

@@ -53,3 +53,17 @@ export function migrate(db: Db, dir = MIGRATIONS_DIR): string[] {
 export function tx<T>(db: Db, fn: () => T): T {
   return db.transaction(fn)();
 }
+
+/** Answers whether the database serves queries (health probe). */
+export function pingDatabase(db: Db): void {
+  db.prepare('SELECT 1').get();
+}
+
+/** Emulator-wide values (table meta): the value of `key`, created with `init()` the first time. */
+export function metaValue(db: Db, key: string, init: () => string): string {
+  const row = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key);
+  if (row) return row.value;
+  const value = init();
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, value);
+  return value;
+}

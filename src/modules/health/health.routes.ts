@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/env.ts';
-import type { Db } from '../../db/database.ts';
+import { pingDatabase, type Db } from '../../db/database.ts';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 
 /** GET /_emulator/health — each subsystem really probed: a query on the database, a ping of the engine. */
@@ -9,7 +9,7 @@ export function healthRoutes(deps: { db: Db; runtime: ContainerRuntime; startedA
   r.get('/_emulator/health', async (c) => {
     let database: Record<string, unknown>;
     try {
-      deps.db.prepare('SELECT 1').get();
+      pingDatabase(deps.db);
       database = { status: 'ok', file: deps.db.name };
     } catch (err) {
       database = { status: 'unavailable', error: (err as Error).message };
