@@ -1,10 +1,10 @@
 import type Docker from 'dockerode';
-import { PassThrough, type Duplex, type Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
 import { AsyncQueue } from './async-queue.ts';
-import { demuxBuffer, lineSplitter, parseTimestampedLine, statsFromDocker } from './engine-parse.ts';
+import { demuxBuffer, frameDemuxer, lineSplitter, parseTimestampedLine, statsFromDocker } from './engine-parse.ts';
 
 export interface DockerRuntimeOptions {
   socketPath?: string;
@@ -255,11 +255,8 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       source = (await container.logs({ ...base, follow: true })) as unknown as Readable;
       if (tty) source.on('data', (c: Buffer) => out.write(c));
       else {
-        const so = new PassThrough();
-        const se = new PassThrough();
-        so.on('data', (c: Buffer) => out.write(c));
-        se.on('data', (c: Buffer) => err.write(c));
-        docker.modem.demuxStream(source, so, se);
+        const demux = frameDemuxer((stream, data) => (stream === 'stderr' ? err : out).write(data));
+        source.on('data', (c: Buffer) => demux.write(c));
       }
       source.on('end', () => {
         out.flush();

@@ -27,16 +27,34 @@ export function parseTimestampedLine(raw: string, stream: 'stdout' | 'stderr'): 
   return { time, timestamp, stream, text: sp > 0 ? raw.slice(sp + 1) : '' };
 }
 
-/** Demultiplexes Docker's 8-byte-header framed stdout/stderr stream (non-TTY containers) from a buffer. */
+/**
+ * Demultiplexes Docker's framed stdout/stderr stream (non-TTY containers: an 8-byte header — stream
+ * type, then the payload length — before each payload), chunk by chunk. Frames are read by offset;
+ * only a frame cut between two chunks is copied (docker-modem's demuxStream copies the rest of the
+ * buffer for every frame: quadratic on a large chunk).
+ */
+export function frameDemuxer(onFrame: (stream: 'stdout' | 'stderr', data: Buffer) => void): { write(chunk: Buffer): void } {
+  let pending: Buffer | null = null;
+  return {
+    write(chunk) {
+      const buf = pending ? Buffer.concat([pending, chunk]) : chunk;
+      pending = null;
+      let i = 0;
+      while (buf.length - i >= 8) {
+        const len = buf.readUInt32BE(i + 4);
+        if (buf.length - i - 8 < len) break;
+        onFrame(buf[i] === 2 ? 'stderr' : 'stdout', buf.subarray(i + 8, i + 8 + len));
+        i += 8 + len;
+      }
+      if (i < buf.length) pending = buf.subarray(i);
+    },
+  };
+}
+
+/** The same, for a whole buffer at once (non-follow reads). */
 export function demuxBuffer(buf: Buffer): { stream: 'stdout' | 'stderr'; data: Buffer }[] {
   const out: { stream: 'stdout' | 'stderr'; data: Buffer }[] = [];
-  let i = 0;
-  while (i + 8 <= buf.length) {
-    const type = buf[i];
-    const len = buf.readUInt32BE(i + 4);
-    out.push({ stream: type === 2 ? 'stderr' : 'stdout', data: buf.subarray(i + 8, i + 8 + len) });
-    i += 8 + len;
-  }
+  frameDemuxer((stream, data) => out.push({ stream, data })).write(buf);
   return out;
 }
 

@@ -63,10 +63,12 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     dir: deps.dir,
 
     /** One pass over every app: rotate what is past a bound, then apply retention. Returns archives made. */
-    rotate(): ArchiveRow[] {
+    rotate(opts: { sweep?: boolean } = {}): ArchiveRow[] {
       const made: ArchiveRow[] = [];
-      store.deleteOrphans();
-      for (const a of store.orphanArchives()) removeArchive(a);
+      if (opts.sweep !== false) {
+        store.deleteOrphans();
+        for (const a of store.orphanArchives()) removeArchive(a);
+      }
       const now = deps.clock.now();
       for (const st of store.stats()) {
         let excess = 0;

@@ -64,10 +64,12 @@ export function createLogsModule(deps: LogsModuleDeps) {
     queueMaxLines: cfg.queueMaxLines,
     batchMaxLines: cfg.batchMaxLines,
     routerLogsOn: (appId) => deps.apps.find(appId)?.router_logs === 1,
-    // A flood rotates between maintenance ticks, so the history stays near its bound.
+    // A flood rotates between maintenance ticks once a whole history's worth of lines came in: the
+    // history stays under twice its bound, and each archive holds many lines (small, frequent archives
+    // cost a rotation pass each and would push older archives out within one burst).
     onStored: (n) => {
       storedSinceRotation += n;
-      if (storedSinceRotation >= cfg.historyMaxLines / 4 && !rotating) setImmediate(maintain);
+      if (storedSinceRotation >= cfg.historyMaxLines && !rotating) setImmediate(() => maintain(false));
     },
   });
   const hub = createLogsHub({ logger, clock, pingMs: config.intervals.logsPingMs, maxLines: cfg.subscriberMaxLines });
@@ -96,13 +98,14 @@ export function createLogsModule(deps: LogsModuleDeps) {
   routes.route('/', drainsRoutes({ drains }));
   routes.route('/', addonsRoutes({ addons }));
 
-  function maintain(): void {
+  /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
+  function maintain(sweep = true): void {
     if (rotating || !db.open) return;
     rotating = true;
     storedSinceRotation = 0;
     try {
-      archiver.rotate();
-      dispatcher.prune(drainsStore.exists);
+      archiver.rotate({ sweep });
+      if (sweep) dispatcher.prune(drainsStore.exists);
     } catch (err) {
       logger.error({ err }, 'logs: maintenance failed');
     } finally {
@@ -128,7 +131,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
 
     async start(): Promise<void> {
       drains.start();
-      timer = setInterval(maintain, cfg.maintenanceMs);
+      timer = setInterval(() => maintain(true), cfg.maintenanceMs);
       timer.unref();
       const engine = await deps.runtime.probe();
       if (!engine.ok) return void logger.warn({ error: engine.error }, 'logs: Docker engine unavailable, container output is not collected');
