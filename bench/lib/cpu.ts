@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /**
  * CPU time actually spent by a process (all its threads), from /proc/<pid>/stat: unlike wall-clock
@@ -36,4 +36,29 @@ export async function withCpu<T>(serverPid: number | undefined, fn: () => Promis
   const wallMs = performance.now() - t0;
   const s1 = processCpuMs(serverPid);
   return { value, serverCpuMs: s0 === null || s1 === null ? null : s1 - s0, clientCpuMs: selfCpuMs() - c0, wallMs };
+}
+
+/**
+ * A process read often and cheaply (every few ms): CPU in ns summed over its threads' schedstat — exact, where
+ * /proc/<pid>/stat counts 10 ms ticks, so a few milliseconds of work show — and its open descriptors. The
+ * time of a thread that exits goes with it: right for a long-lived server, not for totals of short-lived ones.
+ */
+export function processProbe(pid: number) {
+  let tids: string[] = [];
+  let reads = 0;
+  return {
+    cpuNs(): number {
+      if (reads++ % 100 === 0) tids = readdirSync(`/proc/${pid}/task`);
+      let total = 0;
+      for (const tid of tids) {
+        try {
+          total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        } catch {
+          // thread gone; the list is read again shortly
+        }
+      }
+      return total;
+    },
+    fds: () => readdirSync(`/proc/${pid}/fd`).length,
+  };
 }
