@@ -79,6 +79,35 @@ describe('app lifecycle (real Docker)', () => {
     }
   }, 120_000);
 
+  it('an app deleted while its containers start leaves nothing running in Docker', async () => {
+    const dir = copyFixture('busybox-web');
+    const h = await startEmulator({ intervals: FAST, apps: [{ name: 'doomed-app', dir }] });
+    const instance = h.emu.instanceId;
+    try {
+      await waitForStatus(h, 'doomed-app', 'running');
+      const appId = (await h.call('GET', '/v1/apps/doomed-app')).body.app.id;
+      const byApp = [`${LABELS.instance}=${instance}`, `${LABELS.appId}=${appId}`];
+      // The scale answers 202 at once and starts 4 containers in the background: the delete lands mid-way.
+      const scale = await h.call('POST', '/v1/apps/doomed-app/scale', { body: { containers: [{ name: 'web', amount: 5 }] } });
+      expect(scale.status).toBe(202);
+      const del = await h.call('DELETE', '/v1/apps/doomed-app?current_name=doomed-app');
+      expect(del.status).toBe(204);
+      expect(dockerPs(byApp, true)).toEqual([]);
+      // A start that was under way must not bring a container back once the delete answered.
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline) {
+        expect(dockerPs(byApp, true)).toEqual([]);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect((await h.call('GET', '/v1/apps/doomed-app')).status).toBe(404);
+    } finally {
+      await h.stop();
+      removeByLabel(`${LABELS.instance}=${instance}`);
+      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('with the Docker engine down: container endpoints answer 503, the rest works, health says so', async () => {
     const h = await startEmulator({ docker: { socketPath: '/nonexistent/docker.sock', stopContainersOnExit: false } });
     try {

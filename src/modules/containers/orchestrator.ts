@@ -51,6 +51,13 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     return { deploymentId: d.id, image: d.image, processTypes: JSON.parse(d.process_types) as Record<string, string> };
   }
 
+  // Apps being deleted: no container starts for them any more, and the deletion waits for the
+  // starts already under way (a converge at start-up or a scale) before it sweeps the engine.
+  const removing = new Set<string>();
+  const starting = new Map<string, Set<Promise<unknown>>>();
+  const gone = (appId: string) => removing.has(appId) || !deps.apps.find(appId);
+  const appGone = (app: AppRow) => new Error(`app ${app.name} was deleted while its containers started`);
+
   /** Waits until a web container accepts connections on its published port, or fails plainly. */
   async function waitReady(row: ContainerRow, engineId: string, hostPort: number | null): Promise<void> {
     const deadline = clock.now() + t.bootTimeoutMs;
@@ -62,6 +69,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       return;
     }
     for (;;) {
+      if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
       if (hostPort && (await answersHttp(hostPort))) return;
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
@@ -71,7 +79,21 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   }
 
   /** Starts one container of a type and waits until it is ready. The row is `booting` meanwhile. */
-  async function startOne(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
+  function startOne(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
+    if (gone(app.id)) return Promise.reject(appGone(app));
+    const job = startTracked(app, rel, type, index, size);
+    let jobs = starting.get(app.id);
+    if (!jobs) starting.set(app.id, (jobs = new Set()));
+    jobs.add(job);
+    const untrack = () => {
+      jobs.delete(job);
+      if (!jobs.size && starting.get(app.id) === jobs) starting.delete(app.id);
+    };
+    job.then(untrack, untrack);
+    return job;
+  }
+
+  async function startTracked(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
     const command = rel.processTypes[type] ?? '';
     const row: ContainerRow = { id: objectId(clock.now()), app_id: app.id, type, type_index: index, size, command, engine_id: null, state: 'booting', host_port: null, deployment_id: rel.deploymentId, detached: 0, created_at: clock.now(), deleted_at: null };
     store.insertContainer(row);
@@ -87,6 +109,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         publishPort: type === 'web' ? WEB_PORT : undefined,
       });
       store.setEngine(row.id, info.engineId, info.hostPort, 'booting');
+      if (removing.has(app.id)) throw appGone(app);
       await waitReady(row, info.engineId, info.hostPort);
       const ready = await runtime.inspect(info.engineId);
       store.setEngine(row.id, info.engineId, ready?.hostPort ?? info.hostPort, 'running');
@@ -235,12 +258,21 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
     /** Every container and image of an app, gone (app deletion). */
     async removeApp(app: AppRow): Promise<void> {
-      // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
-      if (!store.liveContainers(app.id).length && !deps.deployments.imagesOf(app.id).length) return;
-      const all = await runtime.list({ [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id });
-      for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
-      await Promise.all(all.map((c) => runtime.remove(c.engineId)));
-      for (const image of deps.deployments.imagesOf(app.id)) await runtime.removeImage(image);
+      removing.add(app.id);
+      try {
+        // Starts under way (start-up reconciliation, a scale) end first: each removes what it made.
+        await Promise.allSettled([...(starting.get(app.id) ?? [])]);
+        // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
+        if (!store.liveContainers(app.id).length && !deps.deployments.imagesOf(app.id).length) return;
+        const all = await runtime.list({ [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id });
+        for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
+        await Promise.all(all.map((c) => runtime.remove(c.engineId)));
+        for (const image of deps.deployments.imagesOf(app.id)) await runtime.removeImage(image);
+      } catch (err) {
+        removing.delete(app.id); // the app stays: it may start containers again
+        throw err;
+      }
+      // On success the id stays in `removing`: the row is deleted right after, ids never come back.
     },
 
     /**
@@ -266,7 +298,10 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         await runtime.remove(e.engineId);
         orphansRemoved++;
       }
-      for (const app of deps.apps.all()) {
+      for (const listed of deps.apps.all()) {
+        // Re-read: the API serves requests meanwhile, and an app may be deleted or changed.
+        const app = deps.apps.find(listed.id);
+        if (!app || removing.has(app.id)) continue;
         const rel = release(app);
         if (!rel || app.status === 'crashed') {
           if (app.status === 'booting' || app.status === 'scaling' || app.status === 'restarting') settleStatus(app.id);
