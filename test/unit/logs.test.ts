@@ -104,6 +104,20 @@ describe('pipeline back-pressure and drop policy', () => {
     expect(store.cursor('engine-1')).toMatchObject({ last_ts: line(7).ts, last_texts: JSON.stringify(['l-7']) });
   });
 
+  it('a batch of several statements gives each delivered line the seq it has in the database', async () => {
+    const db = openDatabase({ inMemory: true });
+    const store = createLogsStore(db);
+    const pipeline = createLogsPipeline({ db, store, clock: new ManualClock(), logger: silent, queueMaxLines: 1_000, batchMaxLines: 500, routerLogsOn: () => true });
+    const delivered: StoredLine[] = [];
+    pipeline.addSink({ deliver: (lines) => void delivered.push(...lines) });
+    pipeline.append('b', 'router', 'other app first'); // seqs do not start at 1 for app a
+    for (let i = 0; i < 333; i++) pipeline.ingest({ ...line(i), appId: i % 7 === 0 ? 'b' : 'a' }, 'engine-1');
+    await pipeline.idle();
+    const rows = db.prepare('SELECT seq, app_id, text FROM log_lines ORDER BY seq').all();
+    expect(rows).toHaveLength(334);
+    expect(delivered.map((l) => ({ seq: l.seq, app_id: l.app_id, text: l.text }))).toEqual(rows);
+  });
+
   it('appended lines past the bound are dropped and counted', async () => {
     const { store, pipeline } = setup(3);
     const results = Array.from({ length: 5 }, (_, i) => pipeline.append('a', 'router', `r-${i}`));

@@ -29,7 +29,9 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     if (!lines.length) return null;
     const id = objectId(deps.clock.now());
     const file = `${appId}-${id}.log.gz`;
-    const gz = gzipSync(lines.map((l) => `${formatLine(l)}\n`).join(''));
+    let text = '';
+    for (const [, ts, container, line] of lines) text += `${formatLine({ ts, container, text: line })}\n`;
+    const gz = gzipSync(text);
     writeFileSync(join(deps.dir, file), gz);
     const row = {
       id,
@@ -37,14 +39,14 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
       file,
       size: gz.length,
       lines: lines.length,
-      from_ms: lines[0].time_ms,
-      to_ms: lines[lines.length - 1].time_ms,
+      from_ms: lines[0][4],
+      to_ms: lines[lines.length - 1][4],
       created_at: deps.clock.now(),
     };
     try {
       const seq = deps.db.transaction(() => {
         const s = store.insertArchive(row);
-        store.deleteUpTo(appId, lines[lines.length - 1].seq);
+        store.deleteUpTo(appId, lines[lines.length - 1][0]);
         return s;
       })();
       return { ...row, seq };

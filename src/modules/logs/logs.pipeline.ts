@@ -88,9 +88,11 @@ export function createLogsPipeline(deps: PipelineDeps) {
     try {
       deps.db.transaction(() => {
         const cursors = new Map<string, { appId: string; ts: string; texts: string[] }>();
+        const seqs: number[] = new Array(batch.length);
+        store.insertAll(batch, seqs);
         for (let i = 0; i < batch.length; i++) {
           const l = batch[i];
-          stored[i] = { seq: store.insert(l), app_id: l.appId, ts: l.ts, time_ms: l.timeMs, container: l.container, stream: l.stream, text: l.text };
+          stored[i] = { seq: seqs[i], app_id: l.appId, ts: l.ts, time_ms: l.timeMs, container: l.container, stream: l.stream, text: l.text };
           if (!l.engineId) continue;
           const c = cursors.get(l.engineId);
           if (!c || l.ts > c.ts) cursors.set(l.engineId, { appId: l.appId, ts: l.ts, texts: [l.text] });
