@@ -5,6 +5,12 @@ import { createAttachSigner } from '../../src/modules/one-off/attach-url.ts';
 import { sanitizeUploadName, uploadsArchive } from '../../src/modules/one-off/uploads.ts';
 import { normaliseResize, resizeSchema, runSchema } from '../../src/modules/one-off/one-off.schemas.ts';
 import { extract } from 'tar-stream';
+import { PassThrough } from 'node:stream';
+import { pino } from 'pino';
+import { createSessions } from '../../src/modules/one-off/one-off.sessions.ts';
+import { createAttacher, type TerminalClient } from '../../src/modules/one-off/attach-session.ts';
+import type { ContainerRow, ContainersStore } from '../../src/modules/containers/containers.store.ts';
+import type { ContainerRuntime } from '../../src/runtime/runtime.ts';
 
 const ID = '65a1b2c3d4e5f60718293a4b';
 
@@ -76,5 +82,50 @@ describe('one-off request bodies', () => {
     for (const bad of [{ width: '80x', height: 24 }, { width: 0, height: 24 }, { width: 80 }, { width: 1.5, height: 2 }, { width: 80, height: 10_001 }]) {
       expect(resizeSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
+  });
+});
+
+describe('a stop while the terminal\'s start is under way', () => {
+  it('waits for the start, then stops the normal way (SIGTERM, grace): no forced removal, state stays `stopping`', async () => {
+    const row = { id: ID, app_id: 'app', type: 'one-off', type_index: 1, size: 'M', command: 'sh', engine_id: 'eng-1', state: 'booting', host_port: null, deployment_id: null, detached: 0, created_at: 0, deleted_at: null } as ContainerRow;
+    const rows = new Map([[row.id, { ...row }]]);
+    const store = {
+      container: (id: string) => rows.get(id),
+      setEngine: (id: string, _e: string | null, _p: number | null, state: string) => void (rows.get(id)!.state = state),
+      setState: (id: string, state: string) => void (rows.get(id)!.state = state),
+      markDeleted: (id: string, at: number, state = 'stopped') => void Object.assign(rows.get(id)!, { state, deleted_at: at }),
+    } as unknown as ContainersStore;
+    const calls: string[] = [];
+    let releaseStart!: () => void;
+    let startAsked!: () => void;
+    const asked = new Promise<void>((r) => (startAsked = r));
+    const runtime = {
+      onEvent: () => () => undefined,
+      attach: async () => new PassThrough(),
+      start: (id: string) => {
+        calls.push(`start ${id}`);
+        startAsked();
+        return new Promise((r) => (releaseStart = () => r({ engineId: id, state: 'running', hostPort: null })));
+      },
+      stop: async (id: string, grace: number) => void calls.push(`stop ${id} ${grace}`),
+      remove: async (id: string) => void calls.push(`remove ${id}`),
+      kill: async (id: string, sig: string) => void calls.push(`kill ${id} ${sig}`),
+      wait: () => new Promise<number>(() => undefined),
+      resize: async () => undefined,
+    } as unknown as ContainerRuntime;
+    const logger = pino({ level: 'silent' });
+    const sessions = createSessions({ runtime, store, clock: new ManualClock(), logger, instanceId: 'i', stopGraceSeconds: 3, keepEndedMs: 1000 });
+    const s = sessions.open(row);
+    sessions.created(s, 'eng-1');
+    const client: TerminalClient = { send: () => undefined, end: () => undefined, onInput: () => undefined, onClose: () => undefined };
+    const connected = createAttacher({ runtime, store, sessions, logger, idleMs: 60_000 }).connect(s, () => client);
+    await asked; // Docker is starting the process (it may already print) and has not answered yet
+    store.setState(row.id, 'stopping');
+    const stopped = sessions.shutdown(s);
+    releaseStart();
+    await connected;
+    await stopped;
+    expect(calls).toEqual(['start eng-1', 'stop eng-1 3']);
+    expect(rows.get(row.id)!.state).toBe('stopping');
   });
 });

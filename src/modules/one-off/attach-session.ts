@@ -54,9 +54,10 @@ export function createAttacher(deps: AttachDeps) {
     pipe(s, stream, client);
     if (s.stopping || s.exited) return client.end({ reason: 'the container was stopped' });
     try {
-      await runtime.start(s.engineId!);
-      s.started = true;
-      deps.store.setEngine(s.containerId, s.engineId, null, 'running');
+      s.starting = runtime.start(s.engineId!).then(() => void (s.started = true));
+      await s.starting;
+      // A stop asked meanwhile has set `stopping`: keep it (the stop goes on once the start returned).
+      deps.store.setEngine(s.containerId, s.engineId, null, s.stopping ? 'stopping' : 'running');
       sessions.watch(s);
       if (s.size) await runtime.resize(s.engineId!, s.size.width, s.size.height).catch(() => undefined);
     } catch (err) {

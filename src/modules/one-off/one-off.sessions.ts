@@ -20,6 +20,8 @@ export interface Session {
   /** The engine container id once Docker created it (rejects when the creation failed). */
   ready: Promise<string>;
   started: boolean;
+  /** The start under way (a terminal attached): a stop waits for it, then stops the normal way. */
+  starting: Promise<void> | null;
   /** A terminal claimed the container: no second terminal, no more uploads. */
   attached: boolean;
   /** A stop was asked (by the API, the idle timeout or a terminal going away). */
@@ -78,6 +80,7 @@ export function createSessions(deps: SessionsDeps) {
       engineId: row.engine_id,
       ready,
       started: false,
+      starting: null,
       attached: false,
       stopping: false,
       idleClosed: false,
@@ -150,6 +153,8 @@ export function createSessions(deps: SessionsDeps) {
     } catch {
       return; // never created: nothing to stop
     }
+    // The process may already run (and print) while Docker's start call returns: not "never started".
+    if (!s.started && s.starting) await s.starting.catch(() => undefined);
     if (!s.started) {
       await runtime.remove(engineId).catch(() => undefined);
       return ended(s, NEVER_STARTED_EXIT_CODE);
