@@ -150,7 +150,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
   const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), instanceId, userById: auth.userById });
   // Deleting an app removes its containers and the images built for it.
-  apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a) });
+  apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a), afterDelete: (a) => orchestrator.forgetRemoved(a.id) });
   // An app created with a git_source (local path or file://) deploys from it at once.
   apps.addHooks({ afterCreate: (a) => void (a.git_source && deployments.deploy(a, { kind: 'git', location: a.git_source }, auth.userById(a.owner_id) ?? null)) });
   let bound: ReturnType<typeof bindDirectories> | undefined;

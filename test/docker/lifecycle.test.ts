@@ -1,12 +1,12 @@
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { FAST, archiveOf, copyFixture, waitForDeployment, waitForOperation, waitForStatus } from '../support/apps.ts';
 
 describe('app lifecycle (real Docker)', () => {
   it('a container that keeps crashing is restarted with back-off, then the app is `crashed`', async () => {
@@ -107,6 +107,66 @@ describe('app lifecycle (real Docker)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('an app deleted while it deploys: the DELETE waits for the build, then its image goes too', async () => {
+    const h = await startEmulator({ intervals: FAST });
+    const instance = h.emu.instanceId;
+    try {
+      // A deployment in progress: the DELETE waits for it, then its image goes with the app.
+      await h.call('POST', '/v1/apps', { body: { app: { name: 'deploying-app' } } });
+      const deployingId = (await h.call('GET', '/v1/apps/deploying-app')).body.app.id;
+      const dep = await h.call('POST', '/v1/apps/deploying-app/deployments', { body: { deployment: { source_url: await archiveOf('busybox-web') } } });
+      expect(dep.status).toBe(201);
+      expect((await h.call('DELETE', '/v1/apps/deploying-app?current_name=deploying-app')).status).toBe(204);
+      const leftOf = (appId: string) => ({
+        containers: dockerPs([`${LABELS.instance}=${instance}`, `${LABELS.appId}=${appId}`], true),
+        images: docker('images', '-q', '--filter', `label=${LABELS.appId}=${appId}`),
+      });
+      // The build would have ended within these seconds: its image must not appear afterwards.
+      for (const until = Date.now() + 4000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+        expect(leftOf(deployingId)).toEqual({ containers: [], images: '' });
+      }
+
+      // Nothing of it can start again: its name answers 404.
+      expect((await h.call('POST', '/v1/apps/deploying-app/scale', { body: { containers: [{ name: 'web', amount: 1 }] } })).status).toBe(404);
+    } finally {
+      await h.stop();
+      removeByLabel(`${LABELS.instance}=${instance}`);
+      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+    }
+  }, 90_000);
+
+  it('an app deleted while a crashed container is being restarted: no container left, no crash recorded for the deletion', async () => {
+    // The worker runs 3 s then exits 7; each restart stays in its boot check for 2.5 s (bootGraceMs):
+    // a DELETE sent once the restarted container shows in Docker lands while that restart is under way.
+    const dir = copyFixture('crash-worker');
+    writeFileSync(join(dir, 'Procfile'), 'web: mkdir -p /tmp/www && echo ok > /tmp/www/index.html && exec httpd -f -p $PORT -h /tmp/www\nworker: sleep 3; exit 7\n');
+    const h = await startEmulator({ intervals: { ...FAST, bootGraceMs: 2500 }, apps: [{ name: 'crash-loop-app', dir }] });
+    const instance = h.emu.instanceId;
+    try {
+      await waitForStatus(h, 'crash-loop-app', 'running');
+      const crashId = (await h.call('GET', '/v1/apps/crash-loop-app')).body.app.id;
+      const scale = await h.call('POST', '/v1/apps/crash-loop-app/scale', { body: { containers: [{ name: 'worker', amount: 1 }] } });
+      await waitForOperation(h, scale.headers.get('location')!);
+      const workers = [`${LABELS.instance}=${instance}`, `${LABELS.appId}=${crashId}`, `${LABELS.type}=worker`];
+      const first = dockerPs(workers)[0].id;
+      // Read from the events table: the API no longer shows a deleted app's unattributed events.
+      const crashes = async () => h.emu.db.prepare("SELECT COUNT(*) FROM events WHERE app_id = ? AND type = 'crash'").pluck().get(crashId) as number;
+      // The first worker crashed and its replacement runs in Docker (still in its boot check).
+      await eventually(async () => (await crashes()) === 1 && dockerPs(workers).some((c) => c.id !== first), { intervalMs: 50, what: 'the worker crashing and its restart starting' });
+      expect((await h.call('DELETE', '/v1/apps/crash-loop-app?current_name=crash-loop-app')).status).toBe(204);
+      const byApp = [`${LABELS.instance}=${instance}`, `${LABELS.appId}=${crashId}`];
+      for (const until = Date.now() + 3000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+        expect(dockerPs(byApp, true)).toEqual([]);
+      }
+      expect(await crashes()).toBe(1);
+    } finally {
+      await h.stop();
+      removeByLabel(`${LABELS.instance}=${instance}`);
+      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('with the Docker engine down: container endpoints answer 503, the rest works, health says so', async () => {
     const h = await startEmulator({ docker: { socketPath: '/nonexistent/docker.sock', stopContainersOnExit: false } });

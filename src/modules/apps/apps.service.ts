@@ -13,6 +13,8 @@ import type { AppRow, AppSettings, AppsStore } from './apps.store.ts';
 export interface AppHooks {
   afterCreate?(app: AppRow): void;
   beforeDelete?(app: AppRow): Promise<void> | void;
+  /** After the deletion, whether it succeeded or not. */
+  afterDelete?(app: AppRow): void;
   afterRename?(app: AppRow, oldName: string): void;
 }
 
@@ -162,11 +164,16 @@ export function createAppsService(deps: AppsServiceDeps) {
     async delete(user: UserRow, idOrName: string, currentName: string | undefined): Promise<void> {
       const app = service.ownedApp(user, idOrName);
       checkCurrentName(app, currentName, true);
-      for (const h of hooks) await h.beforeDelete?.(app);
-      tx(deps.db, () => {
-        store.delete(app.id);
-        events.record({ type: 'delete_app', app, user });
-      });
+      try {
+        for (const h of hooks) await h.beforeDelete?.(app);
+        tx(deps.db, () => {
+          if (!store.find(app.id)) throw ApiError.notFound('app'); // a concurrent DELETE won
+          store.delete(app.id);
+          events.record({ type: 'delete_app', app, user });
+        });
+      } finally {
+        for (const h of hooks) h.afterDelete?.(app);
+      }
     },
 
     rename(user: UserRow, idOrName: string, currentName: string, newName: string): AppRow {

@@ -89,6 +89,7 @@ export function createContainersService(deps: ContainersServiceDeps) {
      */
     scale(user: UserRow, app: AppRow, items: { name: string; amount: number; size?: string | null }[]): { formation: ReturnType<typeof formationJson>[]; operation: OperationRow | null } {
       assertIdle(app);
+      orchestrator.assertNotRemoving(app);
       const rel = orchestrator.release(app);
       const current = store.formation(app.id);
       const sizeNames = deps.sizes.map((s) => s.name);
@@ -121,7 +122,8 @@ export function createContainersService(deps: ContainersServiceDeps) {
       const done = finishOperation(app);
       const operation = deps.operations.start(app.id, 'scale', async () => {
         try {
-          await orchestrator.converge(deps.apps.find(app.id)!, rel);
+          const fresh = deps.apps.find(app.id);
+          if (fresh) await orchestrator.converge(fresh, rel);
         } finally {
           done();
         }
@@ -132,6 +134,7 @@ export function createContainersService(deps: ContainersServiceDeps) {
     /** #13 — scope: types or `<type>-<index>`; empty = every container. Containers are really replaced. */
     restart(user: UserRow, app: AppRow, scope: string[]): OperationRow {
       assertIdle(app);
+      orchestrator.assertNotRemoving(app);
       const live = store.liveContainers(app.id).filter((c) => c.type !== 'one-off');
       for (const s of scope) {
         const m = /^(.+)-(\d+)$/.exec(s);
@@ -149,7 +152,8 @@ export function createContainersService(deps: ContainersServiceDeps) {
       const done = finishOperation(app);
       return deps.operations.start(app.id, 'restart', async () => {
         try {
-          if (rel) await orchestrator.converge(deps.apps.find(app.id)!, rel, matches);
+          const fresh = deps.apps.find(app.id);
+          if (rel && fresh) await orchestrator.converge(fresh, rel, matches);
         } finally {
           done();
         }

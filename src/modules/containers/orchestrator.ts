@@ -3,6 +3,7 @@ import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { objectId, secret } from '../../shared/ids.ts';
+import { ApiError } from '../../http/errors.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -51,11 +52,26 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     return { deploymentId: d.id, image: d.image, processTypes: JSON.parse(d.process_types) as Record<string, string> };
   }
 
-  // Apps being deleted: no container starts for them any more, and the deletion waits for the
-  // starts already under way (a converge at start-up or a scale) before it sweeps the engine.
+  // Apps being deleted: nothing starts for them any more, and the deletion waits for the work under
+  // way that may create containers or images (converges, starts, deployments, one-off creations)
+  // before it sweeps the engine. An id stays in `removing` until the row is gone (forgetRemoved).
   const removing = new Set<string>();
-  const starting = new Map<string, Set<Promise<unknown>>>();
+  const work = new Map<string, Set<Promise<unknown>>>();
   const gone = (appId: string) => removing.has(appId) || !deps.apps.find(appId);
+
+  /** Registers work that may create containers or images for an app: a deletion waits for it. */
+  function track<T>(appId: string, p: Promise<T>): Promise<T> {
+    let jobs = work.get(appId);
+    if (!jobs) work.set(appId, (jobs = new Set()));
+    const set = jobs;
+    set.add(p);
+    const untrack = () => {
+      set.delete(p);
+      if (!set.size && work.get(appId) === set) work.delete(appId);
+    };
+    p.then(untrack, untrack);
+    return p;
+  }
   const appGone = (app: AppRow) => new Error(`app ${app.name} was deleted while its containers started`);
 
   /** Waits until a web container accepts connections on its published port, or fails plainly. */
@@ -63,7 +79,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const deadline = clock.now() + t.bootTimeoutMs;
     const label = `${row.type}-${row.type_index}`;
     if (row.type !== 'web') {
-      await sleep(t.bootGraceMs);
+      for (const until = clock.now() + t.bootGraceMs; clock.now() < until; await sleep(Math.min(25, t.bootGraceMs))) {
+        if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
+      }
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
       return;
@@ -81,16 +99,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   /** Starts one container of a type and waits until it is ready. The row is `booting` meanwhile. */
   function startOne(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
     if (gone(app.id)) return Promise.reject(appGone(app));
-    const job = startTracked(app, rel, type, index, size);
-    let jobs = starting.get(app.id);
-    if (!jobs) starting.set(app.id, (jobs = new Set()));
-    jobs.add(job);
-    const untrack = () => {
-      jobs.delete(job);
-      if (!jobs.size && starting.get(app.id) === jobs) starting.delete(app.id);
-    };
-    job.then(untrack, untrack);
-    return job;
+    return track(app.id, startTracked(app, rel, type, index, size));
   }
 
   async function startTracked(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
@@ -149,7 +158,12 @@ export function createOrchestrator(deps: OrchestratorDeps) {
    * (or of a changed size) are replaced by new ones, started before the old ones stop; any start
    * failure stops what this call started and throws, leaving the previous containers running.
    */
-  async function converge(app: AppRow, rel: Release, replace: (row: ContainerRow) => boolean = () => false): Promise<void> {
+  function converge(app: AppRow, rel: Release, replace: (row: ContainerRow) => boolean = () => false): Promise<void> {
+    if (gone(app.id)) return Promise.reject(appGone(app));
+    return track(app.id, convergeTracked(app, rel, replace));
+  }
+
+  async function convergeTracked(app: AppRow, rel: Release, replace: (row: ContainerRow) => boolean): Promise<void> {
     const formation = store.formation(app.id);
     const live = store.liveContainers(app.id).filter((c) => c.type !== 'one-off');
     const started: ContainerRow[] = [];
@@ -175,6 +189,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       await Promise.all(started.map((c) => stopOne(c, 1).catch(() => undefined)));
       throw err;
     }
+    if (removing.has(app.id)) return; // the deletion's sweep removes them all, without a grace period
     await Promise.all(retire.map((c) => stopOne(c).catch((e) => logger.warn({ err: e, container: c.id }, 'could not stop a container'))));
     deps.apps.resetCrashes(app.id);
   }
@@ -196,6 +211,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const app = deps.apps.find(row.app_id);
     if (!app) return;
     store.markDeleted(row.id, clock.now(), 'crashed');
+    if (removing.has(app.id)) return; // not a crash: the app is being deleted (the sweep removes it)
     let crashLogs = '';
     if (row.engine_id) {
       try {
@@ -219,14 +235,14 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     if (!rel || closed) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
-      if (closed) return;
+      if (closed || gone(app.id)) return;
       const fresh = deps.apps.find(app.id);
       const f = store.formation(app.id).find((x) => x.type === row.type);
       if (!fresh || fresh.status === 'crashed' || !f || row.type_index > f.amount) return;
       if (store.liveContainers(app.id).some((c) => c.type === row.type && c.type_index === row.type_index)) return;
       startOne(fresh, rel, row.type, row.type_index, f.size).catch((err: Error) => {
         logger.info({ app: app.name, container: `${row.type}-${row.type_index}`, err: err.message }, 'restart after crash failed');
-        if (!closed) void onCrash({ ...row, engine_id: null }, null);
+        if (!closed && !gone(app.id)) void onCrash({ ...row, engine_id: null }, null);
       });
     }, backoff(count));
     timer.unref();
@@ -256,24 +272,44 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     settleStatus,
     labelsFor,
 
-    /** Every container and image of an app, gone (app deletion). */
+    /** Every container and image of an app, gone (app deletion). Call forgetRemoved once the row is deleted. */
     async removeApp(app: AppRow): Promise<void> {
       removing.add(app.id);
       try {
-        // Starts under way (start-up reconciliation, a scale) end first: each removes what it made.
-        await Promise.allSettled([...(starting.get(app.id) ?? [])]);
+        // Work under way (start-up reconciliation, a scale, a deployment, a one-off creation) ends
+        // first: nothing new starts meanwhile, and each start removes what it made.
+        for (let jobs = work.get(app.id); jobs?.size; jobs = work.get(app.id)) await Promise.allSettled([...jobs]);
         // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
         if (!store.liveContainers(app.id).length && !deps.deployments.imagesOf(app.id).length) return;
-        const all = await runtime.list({ [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id });
         for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
-        await Promise.all(all.map((c) => runtime.remove(c.engineId)));
+        const filter = { [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id };
+        // A removal already under way elsewhere answers 409 at once: list again until none is left.
+        for (let round = 0; round < 40; round++) {
+          const left = await runtime.list(filter);
+          if (!left.length) break;
+          if (round) await sleep(250);
+          await Promise.all(left.map((c) => runtime.remove(c.engineId)));
+        }
         for (const image of deps.deployments.imagesOf(app.id)) await runtime.removeImage(image);
       } catch (err) {
         removing.delete(app.id); // the app stays: it may start containers again
         throw err;
       }
-      // On success the id stays in `removing`: the row is deleted right after, ids never come back.
     },
+
+    /** The app row is deleted (or its deletion failed): its id leaves the set of apps being removed. */
+    forgetRemoved(appId: string): void {
+      removing.delete(appId);
+    },
+
+    /** Whatever would start containers for an app being deleted is refused: 409, or 404 once it is gone. */
+    assertNotRemoving(app: AppRow): void {
+      if (!deps.apps.find(app.id)) throw ApiError.notFound('app');
+      if (removing.has(app.id)) throw new ApiError(409, { error: `The application ${app.name} is being deleted.` });
+    },
+
+    track,
+    isRemoving: (appId: string) => removing.has(appId),
 
     /**
      * At start: Docker and the database are compared. Containers the database expects but Docker

@@ -115,7 +115,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
         }
       }
       try {
-        await deps.orchestrator.converge(deps.apps.find(app.id)!, { deploymentId: d.id, image: tag, processTypes }, (c) => c.deployment_id !== d.id);
+        await deps.orchestrator.converge(deps.apps.find(app.id) ?? app, { deploymentId: d.id, image: tag, processTypes }, (c) => c.deployment_id !== d.id);
       } catch (err) {
         say(`!      Start failed: ${(err as Error).message}`);
         throw Object.assign(err as Error, { status: /within/.test((err as Error).message) ? 'timeout-error' : 'crashed-error' });
@@ -152,6 +152,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
     /** Starts a deployment; answers at once with the queued deployment. */
     deploy(app: AppRow, source: Source, pusher: UserRow | null): DeploymentRow {
       if (running.has(app.id)) throw new ApiError(409, { error: 'a deployment of this app is already in progress: wait for it to end' });
+      deps.orchestrator.assertNotRemoving(app);
       const d: DeploymentRow = { id: objectId(clock.now()), app_id: app.id, status: 'queued', source: source.location, source_kind: source.kind, git_ref: source.gitRef ?? null, image: null, process_types: '{}', pusher_id: pusher?.id ?? null, output: '', created_at: clock.now(), finished_at: null };
       store.insert(d);
       emit({ appId: app.id, deploymentId: d.id, type: 'new', data: { deployment: d.id } });
@@ -162,9 +163,11 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
           const next = queued.get(app.id);
           queued.delete(app.id);
           const fresh = deps.apps.find(app.id);
-          if (next && fresh) service.deploy(fresh, next.source, next.pusher);
+          if (next && fresh && !deps.orchestrator.isRemoving(app.id)) service.deploy(fresh, next.source, next.pusher);
         });
       running.set(app.id, p);
+      // An app deletion waits for its deployment: the image it builds is then removed with the others.
+      deps.orchestrator.track(app.id, p);
       return d;
     },
     /** For watchers: deploy now, or once the running deployment ends (changes coalesce). */

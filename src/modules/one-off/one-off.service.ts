@@ -106,6 +106,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     async run(user: UserRow, app: AppRow, input: RunInput): Promise<{ row: ContainerRow; attachUrl: string; operation: OperationRow | null }> {
       // The container is created after the answer: with Docker down, say so now (503) rather than in the operation.
       if (!(await runtime.probe()).ok) throw ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE);
+      orchestrator.assertNotRemoving(app); // deleted, or being deleted, during the probe
       const sizeName = input.size || 'M';
       const sizes = deps.config.containerSizes.map((s) => s.name);
       if (!sizes.includes(sizeName)) throw ApiError.invalid('size', `${sizeName} is not a container size (${sizes.join(', ')})`);
@@ -122,7 +123,8 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       const attachUrl = deps.signer.url(deps.apiUrl(), row.id);
       // The Go CLI always sends TERM, empty when its own is unset: then Docker's default (xterm) applies.
       const env = Object.fromEntries(Object.entries(input.env ?? {}).filter(([k, v]) => !(k === 'TERM' && v === '')));
-      const creating = create(s, app, rel, row, user, env);
+      // An app deletion waits for the creation, then sweeps the container with the others.
+      const creating = orchestrator.track(app.id, create(s, app, rel, row, user, env));
       if (detached) {
         creating.catch((err: Error) => deps.logger.warn({ err, app: app.name, container: labelOf(row) }, 'one-off: detached container could not start'));
         return { row, attachUrl, operation: null };
