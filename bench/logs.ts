@@ -221,19 +221,7 @@ export const section: Section = {
       const webId = (await docker('ps', '-q', '--filter', `label=io.scalingo-emulator.app-name=${APP}`, '--filter', 'label=io.scalingo-emulator.type=web')).split('\n')[0];
       const [image, memory] = (await docker('inspect', '-f', '{{.Config.Image}} {{.HostConfig.Memory}}', webId)).split(' ');
 
-      const scale = async (type: string, amount: number): Promise<void> => {
-        const res = await c.pool.request({ method: 'POST', path: `/v1/apps/${APP}/scale`, headers: { authorization: c.authHeader, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ containers: [{ name: type, amount }] }) });
-        const text = await res.body.text();
-        if (res.statusCode === 200) return; // nothing to change
-        if (res.statusCode !== 202) throw new Error(`scale: ${res.statusCode} ${text}`);
-        const opPath = new URL(String(res.headers.location)).pathname;
-        for (;;) {
-          const op = JSON.parse(await c.expect('GET', opPath, 200)) as { operation: { status: string; error?: string } };
-          if (op.operation.status === 'done') return;
-          if (op.operation.status === 'error') throw new Error(`scale failed: ${op.operation.error}`);
-          await sleep(50);
-        }
-      };
+      const scale = async (type: string, amount: number): Promise<void> => void (await c.scale(APP, [{ name: type, amount }], { pollMs: 50 }));
       for (const sc of scenarios) await scale(sc.type, 0);
       const roundDeadlineMs = 60_000 + n / 2; // 160 s for 200,000 lines: far beyond any sane run
       const cpuDelta = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);

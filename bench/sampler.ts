@@ -151,20 +151,7 @@ async function appContainers(instance: string | null): Promise<string[]> {
 
 /** POST /scale, then the operation until done. */
 async function scale(client: ApiClient, app: string, amount: number): Promise<void> {
-  const res = await client.pool.request({
-    method: 'POST',
-    path: `/v1/apps/${app}/scale`,
-    headers: { authorization: client.authHeader, 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ containers: [{ name: 'web', amount, size: SIZE }] }),
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 202) throw new Error(`scale ${app}: ${res.statusCode} ${text}`);
-  const opPath = new URL(String(res.headers.location)).pathname;
-  await waitFor(async () => {
-    const op = JSON.parse(await client.expect('GET', opPath, 200)) as { operation: { status: string; error?: string } };
-    if (op.operation.status === 'error') throw new Error(`scale ${app} failed: ${op.operation.error}`);
-    return op.operation.status === 'done';
-  }, 180_000, `scale ${app} to ${amount}`);
+  if ((await client.scale(app, [{ name: 'web', amount, size: SIZE }])) !== 'done') throw new Error(`scale ${app} to ${amount}: nothing to change`);
 }
 
 /**

@@ -65,16 +65,7 @@ export const section: Section = {
       const scaleTo = async (amount: number): Promise<number> => {
         const c = client!;
         const t0 = performance.now();
-        const res = await c.pool.request({ method: 'POST', path: `/v1/apps/${APP}/scale`, headers: { authorization: c.authHeader, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ containers: [{ name: 'web', amount }] }) });
-        const text = await res.body.text();
-        if (res.statusCode !== 202) throw new Error(`scale: ${res.statusCode} ${text}`);
-        const opPath = new URL(String(res.headers.location)).pathname;
-        for (;;) {
-          const op = JSON.parse(await c.expect('GET', opPath, 200)) as { operation: { status: string; error?: string } };
-          if (op.operation.status === 'done') break;
-          if (op.operation.status === 'error') throw new Error(`scale failed: ${op.operation.error}`);
-          await sleep(20);
-        }
+        if ((await c.scale(APP, [{ name: 'web', amount }])) !== 'done') throw new Error(`scale to ${amount}: nothing to change`);
         if (amount) {
           const ids = (await docker('ps', '-q', '--filter', LABEL, '--filter', 'label=io.scalingo-emulator.type=web')).split('\n').filter(Boolean);
           if (ids.length !== amount) throw new Error(`${ids.length} web containers in Docker, ${amount} expected`);

@@ -37,6 +37,12 @@ export function assertIdle(app: AppRow): void {
   if (BUSY.has(app.status)) throw new ApiError(409, { error: `The application is ${app.status}: no other operation can be done until it is running again. Follow the current operation and retry.` });
 }
 
+/** Nothing starts for an app being deleted: 404 once it is gone, 409 while its deletion runs. */
+export function assertNotBeingDeleted(app: AppRow, orchestrator: Pick<Orchestrator, 'gone'>, apps: Pick<AppsStore, 'find'>): void {
+  if (!apps.find(app.id)) throw ApiError.notFound('app');
+  if (orchestrator.gone(app.id)) throw new ApiError(409, { error: `The application ${app.name} is being deleted.` });
+}
+
 export function createContainersService(deps: ContainersServiceDeps) {
   const { store, orchestrator, clock } = deps;
 
@@ -89,7 +95,7 @@ export function createContainersService(deps: ContainersServiceDeps) {
      */
     scale(user: UserRow, app: AppRow, items: { name: string; amount: number; size?: string | null }[]): { formation: ReturnType<typeof formationJson>[]; operation: OperationRow | null } {
       assertIdle(app);
-      orchestrator.assertNotRemoving(app);
+      assertNotBeingDeleted(app, orchestrator, deps.apps);
       const rel = orchestrator.release(app);
       const current = store.formation(app.id);
       const sizeNames = deps.sizes.map((s) => s.name);
@@ -134,7 +140,7 @@ export function createContainersService(deps: ContainersServiceDeps) {
     /** #13 — scope: types or `<type>-<index>`; empty = every container. Containers are really replaced. */
     restart(user: UserRow, app: AppRow, scope: string[]): OperationRow {
       assertIdle(app);
-      orchestrator.assertNotRemoving(app);
+      assertNotBeingDeleted(app, orchestrator, deps.apps);
       const live = store.liveContainers(app.id).filter((c) => c.type !== 'one-off');
       for (const s of scope) {
         const m = /^(.+)-(\d+)$/.exec(s);

@@ -3,7 +3,6 @@ import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { objectId, secret } from '../../shared/ids.ts';
-import { ApiError } from '../../http/errors.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -78,16 +77,17 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   async function waitReady(row: ContainerRow, engineId: string, hostPort: number | null): Promise<void> {
     const deadline = clock.now() + t.bootTimeoutMs;
     const label = `${row.type}-${row.type_index}`;
+    const checkKept = () => {
+      if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
+    };
     if (row.type !== 'web') {
-      for (const until = clock.now() + t.bootGraceMs; clock.now() < until; await sleep(Math.min(25, t.bootGraceMs))) {
-        if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
-      }
+      for (const until = clock.now() + t.bootGraceMs; clock.now() < until; await sleep(Math.min(25, t.bootGraceMs))) checkKept();
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
       return;
     }
     for (;;) {
-      if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
+      checkKept();
       if (hostPort && (await answersHttp(hostPort))) return;
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
@@ -97,9 +97,13 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   }
 
   /** Starts one container of a type and waits until it is ready. The row is `booting` meanwhile. */
+  /** Runs work that creates containers for an app, unless the app is gone; a deletion waits for it. */
+  function forApp<T>(app: AppRow, run: () => Promise<T>): Promise<T> {
+    return gone(app.id) ? Promise.reject(appGone(app)) : track(app.id, run());
+  }
+
   function startOne(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
-    if (gone(app.id)) return Promise.reject(appGone(app));
-    return track(app.id, startTracked(app, rel, type, index, size));
+    return forApp(app, () => startTracked(app, rel, type, index, size));
   }
 
   async function startTracked(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
@@ -159,8 +163,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
    * failure stops what this call started and throws, leaving the previous containers running.
    */
   function converge(app: AppRow, rel: Release, replace: (row: ContainerRow) => boolean = () => false): Promise<void> {
-    if (gone(app.id)) return Promise.reject(appGone(app));
-    return track(app.id, convergeTracked(app, rel, replace));
+    return forApp(app, () => convergeTracked(app, rel, replace));
   }
 
   async function convergeTracked(app: AppRow, rel: Release, replace: (row: ContainerRow) => boolean): Promise<void> {
@@ -302,14 +305,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       removing.delete(appId);
     },
 
-    /** Whatever would start containers for an app being deleted is refused: 409, or 404 once it is gone. */
-    assertNotRemoving(app: AppRow): void {
-      if (!deps.apps.find(app.id)) throw ApiError.notFound('app');
-      if (removing.has(app.id)) throw new ApiError(409, { error: `The application ${app.name} is being deleted.` });
-    },
-
     track,
-    isRemoving: (appId: string) => removing.has(appId),
+    /** True while the app is being deleted, and once its row is gone: nothing may start for it. */
+    gone,
 
     /**
      * At start: Docker and the database are compared. Containers the database expects but Docker

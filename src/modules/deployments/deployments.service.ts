@@ -13,6 +13,7 @@ import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { ContainersStore } from '../containers/containers.store.ts';
 import type { Orchestrator } from '../containers/orchestrator.ts';
+import { assertNotBeingDeleted } from '../containers/containers.service.ts';
 import type { DeploymentRow, DeploymentsStore } from './deployments.store.ts';
 import { prepareSource, type Source } from './sources.ts';
 import { parseProcfile } from './procfile.ts';
@@ -152,7 +153,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
     /** Starts a deployment; answers at once with the queued deployment. */
     deploy(app: AppRow, source: Source, pusher: UserRow | null): DeploymentRow {
       if (running.has(app.id)) throw new ApiError(409, { error: 'a deployment of this app is already in progress: wait for it to end' });
-      deps.orchestrator.assertNotRemoving(app);
+      assertNotBeingDeleted(app, deps.orchestrator, deps.apps);
       const d: DeploymentRow = { id: objectId(clock.now()), app_id: app.id, status: 'queued', source: source.location, source_kind: source.kind, git_ref: source.gitRef ?? null, image: null, process_types: '{}', pusher_id: pusher?.id ?? null, output: '', created_at: clock.now(), finished_at: null };
       store.insert(d);
       emit({ appId: app.id, deploymentId: d.id, type: 'new', data: { deployment: d.id } });
@@ -163,7 +164,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
           const next = queued.get(app.id);
           queued.delete(app.id);
           const fresh = deps.apps.find(app.id);
-          if (next && fresh && !deps.orchestrator.isRemoving(app.id)) service.deploy(fresh, next.source, next.pusher);
+          if (next && fresh && !deps.orchestrator.gone(app.id)) service.deploy(fresh, next.source, next.pusher);
         });
       running.set(app.id, p);
       // An app deletion waits for its deployment: the image it builds is then removed with the others.

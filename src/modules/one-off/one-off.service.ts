@@ -13,6 +13,7 @@ import type { OperationsService } from '../operations/operations.service.ts';
 import type { VariablesStore } from '../variables/variables.store.ts';
 import type { ContainerRow, ContainersStore } from '../containers/containers.store.ts';
 import type { Orchestrator, Release } from '../containers/orchestrator.ts';
+import { assertNotBeingDeleted } from '../containers/containers.service.ts';
 import { containerEnv } from '../containers/container-env.ts';
 import type { AttachSigner } from './attach-url.ts';
 import type { Session, Sessions } from './one-off.sessions.ts';
@@ -106,7 +107,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     async run(user: UserRow, app: AppRow, input: RunInput): Promise<{ row: ContainerRow; attachUrl: string; operation: OperationRow | null }> {
       // The container is created after the answer: with Docker down, say so now (503) rather than in the operation.
       if (!(await runtime.probe()).ok) throw ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE);
-      orchestrator.assertNotRemoving(app); // deleted, or being deleted, during the probe
+      assertNotBeingDeleted(app, orchestrator, deps.apps); // deleted, or being deleted, during the probe
       const sizeName = input.size || 'M';
       const sizes = deps.config.containerSizes.map((s) => s.name);
       if (!sizes.includes(sizeName)) throw ApiError.invalid('size', `${sizeName} is not a container size (${sizes.join(', ')})`);
