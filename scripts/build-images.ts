@@ -1,9 +1,31 @@
-// Builds the images the emulator and its tests run, offline (FROM scratch + the host's static busybox).
-// The emulator builds the same image itself at start when it is missing; this script does it ahead.
+// Builds the images the emulator and its tests run, offline: the busybox stack image (FROM scratch
+// + the host's static busybox), then the Debian-based language stacks and addon servers (mmdebstrap
+// from the machine's Debian mirror configuration + docker import). Each is rebuilt only when its
+// recipe changes. `npm run images` builds all; `npm run images -- node postgresql` only those.
 import Docker from 'dockerode';
 import { ensureBusyboxImage } from '../src/runtime/images.ts';
 import { DEFAULT_STACK_IMAGE } from '../src/config/schema.ts';
+import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
+import { IMAGE_RECIPES, findRecipe } from '../src/runtime/image-recipes.ts';
+import { ensureRecipeImage } from '../src/runtime/recipe-images.ts';
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = wanted.filter((w) => w !== 'busybox' && !findRecipe(w));
+if (unknown.length) {
+  console.error(`unknown image(s): ${unknown.join(', ')} (known: busybox, ${IMAGE_RECIPES.map((r) => r.id).join(', ')})`);
+  process.exit(2);
+}
 
 const docker = new Docker();
-const built = await ensureBusyboxImage(docker, DEFAULT_STACK_IMAGE);
-console.log(`${DEFAULT_STACK_IMAGE}: ${built ? 'built' : 'already present'}`);
+if (!wanted.length || wanted.includes('busybox')) {
+  const built = await ensureBusyboxImage(docker, DEFAULT_STACK_IMAGE);
+  console.log(`${DEFAULT_STACK_IMAGE}: ${built ? 'built' : 'already present'}`);
+}
+const runtime = createDockerRuntime();
+const recipes = wanted.length ? IMAGE_RECIPES.filter((r) => wanted.includes(r.id)) : IMAGE_RECIPES;
+for (const recipe of recipes) {
+  const started = Date.now();
+  const built = await ensureRecipeImage(runtime, recipe, (line) => console.log(`[${Math.round((Date.now() - started) / 1000)}s] ${line}`));
+  console.log(`${recipe.tag}: ${built ? `built in ${Math.round((Date.now() - started) / 1000)} s` : 'up to date'}`);
+}
+await runtime.close();

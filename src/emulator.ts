@@ -49,6 +49,10 @@ import { createRouterEvents, type RouterEvents } from './router/events.ts';
 import { appRouteResolver } from './router/resolve.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
+import { buildCacheDir } from './modules/caches/build-cache.ts';
+import { createAddonServers, type AddonServers } from './modules/addons/addon-servers.ts';
+import { createAddonServersStore } from './modules/addons/addon-servers.store.ts';
+import { createAddonsStore } from './modules/addons/addons.store.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -146,11 +150,34 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const deploymentsStore = createDeploymentsStore(db);
   const variablesStore = createVariablesStore(db);
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
-  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId });
+  // Real addon servers (issue #15): app containers join the app's network with them.
+  let logsRef: LogsModule | undefined;
+  const addonServers: AddonServers | undefined = config.addons.servers
+    ? createAddonServers({
+        store: createAddonServersStore(db),
+        variables: variablesStore,
+        runtime,
+        clock,
+        logger,
+        instanceId,
+        setStatus: (id, status) => createAddonsStore(db).setStatus(id, status),
+        restartApp: async (appId) => {
+          const a = apps.find(appId);
+          const rel = a && orchestrator.release(a);
+          if (!a || !rel || orchestrator.gone(appId)) return;
+          await orchestrator.converge(a, rel, () => true);
+          orchestrator.settleStatus(appId);
+        },
+        onLines: (addonId, lines) => logsRef?.dispatcher.deliverAddon(addonId, lines),
+      })
+    : undefined;
+  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId, networkOf: addonServers?.networkOf });
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
-  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), instanceId, userById: auth.userById });
+  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), instanceId, userById: auth.userById, buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined });
   // Deleting an app removes its containers and the images built for it.
   apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a), afterDelete: (a) => orchestrator.forgetRemoved(a.id) });
+  // Then its addon servers, their volumes and the app's network (its containers are gone by now).
+  if (addonServers) apps.addHooks({ beforeDelete: (a) => addonServers.removeApp(a.id) });
   // An app created with a git_source (local path or file://) deploys from it at once.
   apps.addHooks({ afterCreate: (a) => void (a.git_source && deployments.deploy(a, { kind: 'git', location: a.git_source }, auth.userById(a.owner_id) ?? null)) });
   let bound: ReturnType<typeof bindDirectories> | undefined;
@@ -179,7 +206,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     parentName: (a) => (a.parent_id ? (apps.find(a.parent_id)?.name ?? null) : null),
   };
 
-  const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId, dataDir, stateDir, apps, events, view, upgrades, apiUrl: () => urls.api });
+  const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId, dataDir, stateDir, apps, events, view, upgrades, apiUrl: () => urls.api, addonServers });
+  logsRef = logs;
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
@@ -270,6 +298,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       readiness = (async () => {
         const engine = await runtime.probe();
         if (engine.ok) {
+          // Addon servers first: the app's containers connect to them when they start.
+          await addonServers?.reconcile();
           try {
             const r = await orchestrator.reconcile();
             if (r.recreated || r.orphansRemoved) logger.info(r, 'reconciled containers with Docker');
@@ -312,6 +342,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       upgrades.closeAll();
       orchestrator.close();
       await deployments.idle();
+      await addonServers?.idle();
+      addonServers?.stop();
       await operations.idle();
       if (config.docker.stopContainersOnExit) await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
       await monitoring.stop();

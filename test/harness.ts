@@ -19,7 +19,8 @@ export function testConfig(overrides: ConfigInput = {}) {
   return loadConfig({
     ignoreDefaultFile: true,
     env: {},
-    overrides: { port: 0, routerPort: 0, inMemory: true, logLevel: 'silent', users: TEST_USERS, ...overrides } as ConfigInput,
+    // Addons are stand-ins unless a test asks for real servers (they need the Debian-built images).
+    overrides: { port: 0, routerPort: 0, inMemory: true, logLevel: 'silent', users: TEST_USERS, addons: { servers: false }, ...overrides } as ConfigInput,
   });
 }
 

@@ -112,6 +112,20 @@ export const configSchema = z
       'scalingo-24': DEFAULT_STACK_IMAGE,
     }),
     defaultStack: z.string().default('scalingo-22'),
+    /** Addons (issue #15): real PostgreSQL, MySQL and Redis servers in containers, or stand-ins. */
+    addons: z
+      .object({
+        /** false: every addon is a stand-in (no server, no variables). */
+        servers: z.boolean().default(true),
+      })
+      .prefault({}),
+    /** Buildpack-like builds of Node/Python/Ruby code on Debian-based stack images (issue #15). */
+    buildpacks: z
+      .object({
+        /** false: code without a Dockerfile always runs on the stack image with its Procfile (no dependency install). */
+        enabled: z.boolean().default(true),
+      })
+      .prefault({}),
     /** Apps whose code is a local directory: created at start if missing, redeployed when a file changes. */
     apps: z
       .array(

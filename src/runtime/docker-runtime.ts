@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import type { Duplex, Readable } from 'node:stream';
+import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
@@ -140,6 +140,89 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       return [...(img.Config.Entrypoint ?? []), ...(img.Config.Cmd ?? [])].join(' ');
     },
 
+    async imageLabels(tag) {
+      const docker = await engine();
+      try {
+        return (await docker.getImage(tag).inspect()).Config.Labels ?? {};
+      } catch (err) {
+        if (isStatus(err, 404)) return null;
+        throw err;
+      }
+    },
+
+    async importImage({ tarPath, tag, changes }) {
+      const docker = await engine();
+      const [repo, version] = splitTag(tag);
+      const stream = (await docker.importImage(tarPath, { repo, tag: version, changes } as never)) as unknown as NodeJS.ReadableStream;
+      await followBuild(docker, stream);
+    },
+
+    async commit(engineId, { tag, changes }) {
+      const docker = await engine();
+      const [repo, version] = splitTag(tag);
+      await docker.getContainer(engineId).commit({ repo, tag: version, changes } as never);
+    },
+
+    async ensureNetwork(name, labels) {
+      const docker = await engine();
+      try {
+        await docker.getNetwork(name).inspect();
+        return;
+      } catch (err) {
+        if (!isStatus(err, 404)) throw err;
+      }
+      try {
+        await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, [LABELS.managed]: '1' } });
+      } catch (err) {
+        if (!isStatus(err, 409)) throw err;
+      }
+    },
+
+    async removeNetwork(name) {
+      const docker = await engine();
+      try {
+        await docker.getNetwork(name).remove();
+      } catch (err) {
+        if (!isStatus(err, 404)) throw err;
+      }
+    },
+
+    async removeVolume(name) {
+      const docker = await engine();
+      try {
+        await docker.getVolume(name).remove({ force: true });
+      } catch (err) {
+        if (!isStatus(err, 404)) throw err;
+      }
+    },
+
+    async updateMemory(engineId, memoryBytes) {
+      const docker = await engine();
+      await docker.getContainer(engineId).update({ Memory: memoryBytes, MemorySwap: memoryBytes });
+    },
+
+    async exec(engineId, cmd, o = {}) {
+      const { stdout, stderr, exitCode } = await startExec(await engine(), engineId, cmd, o);
+      const max = o.maxBytes ?? 1024 * 1024;
+      const collect = (s: Readable) =>
+        new Promise<string>((resolve) => {
+          let buf = '';
+          s.on('data', (c: Buffer) => {
+            if (buf.length < max) buf += c.toString('utf8').slice(0, max - buf.length);
+          });
+          s.on('end', () => resolve(buf));
+          s.on('error', () => resolve(buf));
+        });
+      const [out, err] = await Promise.all([collect(stdout), collect(stderr)]);
+      return { exitCode: await exitCode, stdout: out, stderr: err };
+    },
+
+    async execStream(engineId, cmd, o = {}) {
+      const { stdout, stderr, exitCode } = await startExec(await engine(), engineId, cmd, o);
+      stderr.resume();
+      return { stdout, exitCode };
+    },
+
     async run(spec: ContainerSpec, o = {}) {
       const docker = await engine();
       const portKey = spec.publishPort ? `${spec.publishPort}/tcp` : undefined;
@@ -157,7 +240,11 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         AttachStdout: spec.openStdin ?? false,
         AttachStderr: spec.openStdin ?? false,
         ExposedPorts: portKey ? { [portKey]: {} } : undefined,
+        User: spec.user,
+        NetworkingConfig: spec.network ? { EndpointsConfig: { [spec.network]: { Aliases: spec.networkAliases ?? [] } } } : undefined,
         HostConfig: {
+          Binds: spec.binds?.length ? spec.binds : undefined,
+          NetworkMode: spec.networkNone ? 'none' : spec.network,
           Memory: spec.memoryBytes,
           // Swap as the platform sizes it is not emulated: memory+swap = memory (no swap).
           MemorySwap: spec.memoryBytes,
@@ -308,6 +395,32 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       eventStream = null;
     },
   };
+}
+
+/** `repo:tag` → [repo, tag]; a port in the repository part (`host:5000/x`) is not a tag. */
+function splitTag(tag: string): [string, string] {
+  const i = tag.lastIndexOf(':');
+  return i > tag.lastIndexOf('/') ? [tag.slice(0, i), tag.slice(i + 1)] : [tag, 'latest'];
+}
+
+/** Starts an exec; stdout and stderr are demultiplexed into two streams that end with it. */
+async function startExec(docker: Docker, engineId: string, cmd: string[], o: { user?: string; env?: Record<string, string> }) {
+  const exec = await docker.getContainer(engineId).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, User: o.user, Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined });
+  const raw = (await exec.start({ hijack: true, stdin: false })) as unknown as Readable;
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  docker.modem.demuxStream(raw, stdout, stderr);
+  const ended = new Promise<void>((resolve) => {
+    raw.on('end', resolve);
+    raw.on('close', resolve);
+    raw.on('error', () => resolve());
+  });
+  void ended.then(() => {
+    stdout.end();
+    stderr.end();
+  });
+  const exitCode = ended.then(async () => (await exec.inspect()).ExitCode ?? -1);
+  return { stdout, stderr, exitCode };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

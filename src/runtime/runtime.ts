@@ -16,6 +16,10 @@ export const LABELS = {
   containerId: 'io.scalingo-emulator.container-id', // the platform-side container id (ps `id`)
   deploymentId: 'io.scalingo-emulator.deployment-id',
   terminal: 'io.scalingo-emulator.terminal', // "1": an attached one-off, whose output goes to its terminal
+  // Build and addon-server containers carry `owner` (the instance id) instead of `instance`: the
+  // containers area reconciles (removes) what carries `instance` and the logs area follows it.
+  owner: 'io.scalingo-emulator.owner',
+  addonId: 'io.scalingo-emulator.addon-id',
 } as const;
 
 export interface ContainerSpec {
@@ -34,6 +38,15 @@ export interface ContainerSpec {
   tty?: boolean;
   openStdin?: boolean;
   workingDir?: string;
+  /** Host paths or named volumes mounted in (`source:target[:ro]`): build caches, addon data. */
+  binds?: string[];
+  /** User-defined network joined (an app's network with its addons), with these aliases on it. */
+  network?: string;
+  networkAliases?: string[];
+  /** No network at all (build containers): nothing but loopback. */
+  networkNone?: boolean;
+  /** User the command runs as (database servers refuse root). */
+  user?: string;
 }
 
 export interface ContainerInfo {
@@ -95,6 +108,18 @@ export interface ContainerRuntime {
   removeImage(tag: string): Promise<void>;
   /** Default command of an image (its CMD/ENTRYPOINT joined), '' when none. */
   imageCommand(tag: string): Promise<string>;
+  /** Labels of an image, or null when the engine has no such image. */
+  imageLabels(tag: string): Promise<Record<string, string> | null>;
+  /** `docker import` of a root filesystem tarball, with Dockerfile-like changes (ENV, CMD, LABEL…). */
+  importImage(opts: { tarPath: string; tag: string; changes: string[] }): Promise<void>;
+  /** `docker commit`: a container's filesystem as an image, with changes (CMD, ENV, LABEL…). */
+  commit(engineId: string, opts: { tag: string; changes: string[] }): Promise<void>;
+
+  // Networks and volumes (apps and their addons)
+  /** Creates a bridge network unless it exists. */
+  ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
+  removeNetwork(name: string): Promise<void>;
+  removeVolume(name: string): Promise<void>;
 
   // Containers
   /** Creates (and unless `start: false`, starts) a container. */
@@ -109,6 +134,12 @@ export interface ContainerRuntime {
   list(labels: Record<string, string>): Promise<ContainerInfo[]>;
   /** Waits for a container to exit; resolves its exit code. */
   wait(engineId: string): Promise<number>;
+  /** Changes the memory limit of a container in place (addon plan changes). */
+  updateMemory(engineId: string, memoryBytes: number): Promise<void>;
+  /** Runs a command in a running container; output bounded by maxBytes (rest dropped). */
+  exec(engineId: string, cmd: string[], opts?: { user?: string; env?: Record<string, string>; maxBytes?: number }): Promise<{ exitCode: number; stdout: string; stderr: string }>;
+  /** Runs a command in a running container and streams its stdout (backups); `exitCode` resolves at the end. */
+  execStream(engineId: string, cmd: string[], opts?: { user?: string; env?: Record<string, string> }): Promise<{ stdout: Readable; exitCode: Promise<number> }>;
 
   // Streams
   /** Engine events for emulator-managed containers; returns an unsubscribe function. */

@@ -2,6 +2,7 @@
 // "print" lines on demand, with Docker-like ns timestamps, follow streams and start/die events.
 // Only what the logs collector (and the emulator's start/stop) use is real; the rest is inert.
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { ContainerInfo, ContainerRuntime, LogLine, RuntimeEvent, StatsSample } from '../../src/runtime/runtime.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 
@@ -187,4 +188,19 @@ export class FakeLogsRuntime implements ContainerRuntime {
   }
   async resize() {}
   async putArchive() {}
+  async imageLabels() {
+    return null;
+  }
+  async importImage() {}
+  async commit() {}
+  async ensureNetwork() {}
+  async removeNetwork() {}
+  async removeVolume() {}
+  async updateMemory() {}
+  async exec() {
+    return { exitCode: 0, stdout: '', stderr: '' };
+  }
+  async execStream(): Promise<{ stdout: Readable; exitCode: Promise<number> }> {
+    return { stdout: Readable.from([]), exitCode: Promise.resolve(0) };
+  }
 }

@@ -30,7 +30,9 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
   r.post('/v1/apps/:app/addons', async (c) => {
     const { addon } = await jsonBody(c, provisionSchema, 'addon');
     const json = addons.provision(user(c), c.req.param('app'), addon);
-    return c.json({ addon: json, message: 'The addon is a stand-in: no database server runs in the emulator.', variables: [] }, 201);
+    const variables = addons.variablesOf(json.id);
+    const message = variables.length ? `The ${json.addon_provider.name} server is starting; ${variables.join(', ')} are set on the app, whose containers restart once it answers.` : 'The addon is a stand-in: no database server runs in the emulator.';
+    return c.json({ addon: json, message, variables }, 201);
   });
 
   r.patch('/v1/apps/:app/addons/:id', async (c) => {

@@ -11,6 +11,7 @@ import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { AddonRow, AddonsStore } from './addons.store.ts';
 import { ADDON_PROVIDERS, findPlan, findProvider, providerJson } from './addons.catalog.ts';
+import type { AddonServers } from './addon-servers.ts';
 
 export interface AddonsServiceDeps {
   db: Db;
@@ -18,6 +19,8 @@ export interface AddonsServiceDeps {
   apps: AppsService;
   events: EventsService;
   clock: Clock;
+  /** Real servers for the database providers (issue #15); absent = stand-ins only. */
+  servers?: AddonServers;
 }
 
 export function createAddonsService(deps: AddonsServiceDeps) {
@@ -55,6 +58,11 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       if (!addon) throw ApiError.notFound('addon');
       return { app, addon };
     },
+    /** Names of the variables a real addon set on its app ([] for stand-ins). */
+    variablesOf(addonId: string): string[] {
+      const s = deps.servers?.server(addonId);
+      return s ? (JSON.parse(s.variables) as string[]) : [];
+    },
     providerName(a: AddonRow): string {
       return findProvider(a.provider_id)?.name ?? a.provider_id;
     },
@@ -76,13 +84,14 @@ export function createAddonsService(deps: AddonsServiceDeps) {
         provider_id: provider.id,
         plan_id: plan.id,
         resource_id: `${app.name.replace(/-/g, '_')}_${short}_${randomBytes(2).toString('hex')}`,
-        status: 'running',
+        status: deps.servers?.provides(provider.id) ? 'provisioning' : 'running',
         created_at: now,
         updated_at: now,
       };
       tx(deps.db, () => {
         store.insert(row);
         deps.events.record({ type: 'new_addon', app, user, typeData: typeData(row) });
+        if (deps.servers?.provides(provider.id)) deps.servers.provision(row, app, plan.name);
       });
       return toJson(row);
     },
@@ -91,10 +100,13 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       const plan = findPlan(findProvider(addon.provider_id)!, planId);
       if (!plan) throw ApiError.invalid('plan_id', 'is not a plan of this addon provider');
       store.setPlan(addon.id, plan.id, clock.now());
+      void deps.servers?.changePlan(addon.id, plan.name).catch(() => undefined);
       return toJson(store.find(addon.app_id, addon.id)!);
     },
     remove(user: UserRow, appParam: string, addonId: string): void {
       const { app, addon } = service.visibleAddon(user, appParam, addonId);
+      const server = deps.servers?.server(addon.id);
+      if (server) void deps.servers!.removeServer(server); // container, volume, variables
       tx(deps.db, () => {
         store.delete(addon.id); // its drains go with it (ON DELETE CASCADE)
         deps.events.record({ type: 'delete_addon', app, user, typeData: typeData(addon) });

@@ -18,6 +18,7 @@ export function createAddonsStore(db: Db) {
     one: db.prepare<[string, string], AddonRow>('SELECT * FROM addons WHERE app_id = ? AND id = ?'),
     insert: db.prepare('INSERT INTO addons (id, app_id, provider_id, plan_id, resource_id, status, created_at, updated_at) VALUES (@id, @app_id, @provider_id, @plan_id, @resource_id, @status, @created_at, @updated_at)'),
     setPlan: db.prepare('UPDATE addons SET plan_id = ?, updated_at = ? WHERE id = ?'),
+    setStatus: db.prepare('UPDATE addons SET status = ? WHERE id = ?'),
     delete: db.prepare('DELETE FROM addons WHERE id = ?'),
   };
   return {
@@ -25,6 +26,7 @@ export function createAddonsStore(db: Db) {
     find: (appId: string, id: string) => s.one.get(appId, id),
     insert: (row: AddonRow) => void s.insert.run(row),
     setPlan: (id: string, planId: string, at: number) => void s.setPlan.run(planId, at, id),
+    setStatus: (id: string, status: string) => void s.setStatus.run(status, id),
     delete: (id: string) => void s.delete.run(id),
   };
 }

@@ -29,6 +29,8 @@ export interface OrchestratorDeps {
   logger: Logger;
   config: Pick<EmulatorConfig, 'containerSizes' | 'intervals'>;
   instanceId: string;
+  /** The app's Docker network shared with its addon servers, when it has some (issue #15). */
+  networkOf?: (appId: string) => string | undefined;
 }
 
 // Platform rule: more than 12 crashes in a row and the app is `crashed`, no more restarts.
@@ -120,6 +122,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         labels: labelsFor(app, type, index, row.id, rel.deploymentId),
         memoryBytes: sz.memory,
         publishPort: type === 'web' ? WEB_PORT : undefined,
+        network: deps.networkOf?.(app.id),
       });
       store.setEngine(row.id, info.engineId, info.hostPort, 'booting');
       if (removing.has(app.id)) throw appGone(app);
@@ -267,6 +270,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   });
 
   return {
+    networkOf: (appId: string) => deps.networkOf?.(appId),
     sizeOf,
     release,
     converge,

@@ -17,6 +17,7 @@ import { assertNotBeingDeleted } from '../containers/containers.service.ts';
 import type { DeploymentRow, DeploymentsStore } from './deployments.store.ts';
 import { prepareSource, type Source } from './sources.ts';
 import { parseProcfile } from './procfile.ts';
+import { buildpackBuild, languageOf } from './slug-build.ts';
 
 export const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
 
@@ -41,6 +42,8 @@ export interface DeploymentsServiceDeps {
   baseImage: string;
   workDir: string;
   instanceId: string;
+  /** Buildpack-like builds (issue #15): the app's build cache dir; absent = Procfile-only builds. */
+  buildCacheDir?: (appId: string) => string;
   userById: (id: string) => UserRow | undefined;
 }
 
@@ -88,6 +91,8 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
           say('-----> Dockerfile detected: building it');
           await deps.runtime.buildImage({ contextDir: context, tag, labels, onLine: (l) => say(`       ${l}`) });
           processTypes = procfile ?? { web: '' }; // '' = the image's own CMD
+        } else if (deps.buildCacheDir && languageOf(context)) {
+          processTypes = await buildpackBuild({ runtime: deps.runtime, instanceId: deps.instanceId, appId: app.id, deploymentId: d.id, context, cacheDir: deps.buildCacheDir(app.id), tag, labels, procfile, say }, languageOf(context)!);
         } else {
           const stackImage = deps.stacks[app.stack_id];
           if (!stackImage) throw new Error(`unknown stack ${app.stack_id}`);

@@ -1,5 +1,6 @@
 // Hands every stored batch to the drains of its app: each drain's target queues on its own, so
-// delivery never holds the pipeline. Addon drains are configuration only: stand-in addons print nothing.
+// delivery never holds the pipeline. Addon drains receive the output of the addon's server (issue #15):
+// deliverAddon() is fed by the addon servers; stand-in addons print nothing.
 import { join } from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
 import { forEachAppRun, type LineSink } from '../logs/logs.pipeline.ts';
@@ -26,6 +27,8 @@ interface Active {
 
 export function createDrainDispatcher(deps: DispatcherDeps) {
   const byApp = new Map<string, Map<string, Active>>();
+  // Drains of addons, by addon id.
+  const byAddon = new Map<string, Map<string, Active>>();
 
   function targetFor(row: DrainRow): DrainTarget {
     const opts: TargetOptions = { ...deps.options, logger: deps.logger, label: `${row.type} ${row.id}` };
@@ -56,10 +59,12 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
   }
 
   function remove(row: DrainRow): void {
-    const m = byApp.get(row.app_id);
+    const map = row.addon_id ? byAddon : byApp;
+    const key = row.addon_id ?? row.app_id;
+    const m = map.get(key);
     m?.get(row.id)?.target.close();
     m?.delete(row.id);
-    if (m && !m.size) byApp.delete(row.app_id);
+    if (m && !m.size) map.delete(key);
   }
 
   const sink: LineSink = {
@@ -77,25 +82,34 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
   return {
     sink,
     fileOf,
+    /** Lines of an addon's server to the addon's drains (APP-NAME: the app's name, as app lines). */
+    deliverAddon(addonId: string, lines: StoredLine[]): void {
+      const drains = byAddon.get(addonId);
+      if (!drains?.size || !lines.length) return;
+      const name = deps.appName(lines[0].app_id);
+      for (const a of drains.values()) a.target.enqueue(messages(a, lines, name));
+    },
     add(row: DrainRow): void {
-      if (row.addon_id) return;
-      let m = byApp.get(row.app_id);
-      if (!m) byApp.set(row.app_id, (m = new Map()));
+      const map = row.addon_id ? byAddon : byApp;
+      const key = row.addon_id ?? row.app_id;
+      let m = map.get(key);
+      if (!m) map.set(key, (m = new Map()));
       m.get(row.id)?.target.close();
       m.set(row.id, { row, target: targetFor(row) });
     },
     remove,
     /** Drops targets whose drain row is gone (app deleted: rows cascade). */
     prune(exists: (id: string) => boolean): void {
-      for (const m of [...byApp.values()]) for (const a of [...m.values()]) if (!exists(a.row.id)) remove(a.row);
+      for (const m of [...byApp.values(), ...byAddon.values()]) for (const a of [...m.values()]) if (!exists(a.row.id)) remove(a.row);
     },
     stats: (drainId: string) => {
-      for (const m of byApp.values()) if (m.has(drainId)) return m.get(drainId)!.target.stats;
+      for (const m of [...byApp.values(), ...byAddon.values()]) if (m.has(drainId)) return m.get(drainId)!.target.stats;
       return null;
     },
     stop(): void {
-      for (const m of byApp.values()) for (const a of m.values()) a.target.close();
+      for (const m of [...byApp.values(), ...byAddon.values()]) for (const a of m.values()) a.target.close();
       byApp.clear();
+      byAddon.clear();
     },
   };
 }

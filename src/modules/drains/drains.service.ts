@@ -84,7 +84,7 @@ export function createDrainsService(deps: DrainsServiceDeps) {
 
     /** Every app drain starts delivering at emulator start. */
     start(): void {
-      for (const row of store.allAppDrains()) deps.dispatcher.add(row);
+      for (const row of [...store.allAppDrains(), ...store.allAddonDrains()]) deps.dispatcher.add(row);
     },
   };
 }

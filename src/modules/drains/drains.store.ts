@@ -22,6 +22,7 @@ export function createDrainsStore(db: Db) {
     forAddon: db.prepare<[string, string], DrainRow>('SELECT * FROM log_drains WHERE app_id = ? AND addon_id = ? ORDER BY created_at, id'),
     byUrl: db.prepare<[string, string, string], DrainRow>("SELECT * FROM log_drains WHERE app_id = ? AND IFNULL(addon_id, '') = ? AND url = ?"),
     allAppDrains: db.prepare<[], DrainRow>('SELECT * FROM log_drains WHERE addon_id IS NULL ORDER BY created_at'),
+    allAddonDrains: db.prepare<[], DrainRow>('SELECT * FROM log_drains WHERE addon_id IS NOT NULL ORDER BY created_at'),
     insert: db.prepare(
       'INSERT INTO log_drains (id, app_id, addon_id, type, url, host, port, token, drain_region, transport, created_at) VALUES (@id, @app_id, @addon_id, @type, @url, @host, @port, @token, @drain_region, @transport, @created_at)',
     ),
@@ -32,6 +33,7 @@ export function createDrainsStore(db: Db) {
     list: (appId: string, addonId: string | null) => (addonId ? s.forAddon.all(appId, addonId) : s.forApp.all(appId)),
     byUrl: (appId: string, addonId: string | null, url: string) => s.byUrl.get(appId, addonId ?? '', url),
     allAppDrains: () => s.allAppDrains.all(),
+    allAddonDrains: () => s.allAddonDrains.all(),
     insert: (row: DrainRow) => void s.insert.run(row),
     delete: (id: string) => void s.delete.run(id),
     exists: (id: string) => (s.exists.get(id) ?? 0) > 0,

@@ -26,6 +26,7 @@ import { registerLogsWebSocket } from './logs.ws.ts';
 import { createAddonsStore } from '../addons/addons.store.ts';
 import { createAddonsService } from '../addons/addons.service.ts';
 import { addonsRoutes } from '../addons/addons.routes.ts';
+import type { AddonServers } from '../addons/addon-servers.ts';
 import { createDrainsStore } from '../drains/drains.store.ts';
 import { createDrainDispatcher } from '../drains/drains.dispatcher.ts';
 import { createDrainsService } from '../drains/drains.service.ts';
@@ -47,6 +48,8 @@ export interface LogsModuleDeps {
   view: AppViewContext;
   upgrades: UpgradeTable;
   apiUrl: () => string;
+  /** Real addon servers (issue #15), handed to the addons service. */
+  addonServers?: AddonServers;
 }
 
 export function createLogsModule(deps: LogsModuleDeps) {
@@ -78,7 +81,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
   const service = createLogsService({ apps: deps.apps, store, hub, signer, archiver, apiUrl: deps.apiUrl, limits: cfg });
   const collector = createLogsCollector({ runtime: deps.runtime, instanceId: deps.instanceId, pipeline, logger });
 
-  const addons = createAddonsService({ db, store: createAddonsStore(db), apps: deps.apps, events: deps.events, clock });
+  const addons = createAddonsService({ db, store: createAddonsStore(db), apps: deps.apps, events: deps.events, clock, servers: deps.addonServers });
   const drainsStore = createDrainsStore(db);
   const dispatcher = createDrainDispatcher({
     dir: join(deps.stateDir, 'drains'),

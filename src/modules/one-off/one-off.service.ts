@@ -81,6 +81,8 @@ export function createOneOffService(deps: OneOffServiceDeps) {
           // Only a detached one-off's output is merged into the app's logs (spec): an attached one's goes to its terminal.
           labels: { ...orchestrator.labelsFor(app, 'one-off', row.type_index, row.id, rel.deploymentId), ...(detached ? {} : { [LABELS.terminal]: '1' }) },
           memoryBytes: size.memory,
+          // The same network as the app's containers: its addon servers answer there.
+          network: orchestrator.networkOf(app.id),
           // Attached: a TTY with stdin open, as a terminal needs. Detached: plain stdout/stderr (app logs).
           tty: !detached,
           openStdin: !detached,

@@ -1,0 +1,118 @@
+// What each real addon kind is (issue #15): the image recipe its server runs on, the port, the
+// script that initialises the data volume on first start then runs the server in the foreground,
+// the readiness probe, the app variables it sets, and its backup command. Names of the variables
+// as the platform sets them: SCALINGO_<TYPE>_URL, plus DATABASE_URL (PostgreSQL) and REDIS_URL
+// (docs/fidelity.md "Real addons").
+
+export type AddonKind = 'postgresql' | 'mysql' | 'redis';
+
+export interface Credentials {
+  username: string;
+  password: string;
+  database: string;
+}
+
+export interface KindSpec {
+  kind: AddonKind;
+  recipe: string;
+  port: number;
+  /** Where the volume is mounted. */
+  dataDir: string;
+  /** Runs as root: prepares the volume, initialises it once, then execs the server as its own user. */
+  script: (memoryBytes: number) => string;
+  /** A command that exits 0 once the server accepts connections with the app's credentials. */
+  ready: string[];
+  url: (c: Credentials, host: string, port: number) => string;
+  variables: string[];
+  /** A dump of the database on stdout (backups), and the file name it is served as. */
+  backup: { cmd: string[]; file: string };
+  /** An interactive client reading the app's database (README, tests). */
+  console: string[];
+}
+
+const PG = '/usr/lib/postgresql/15/bin';
+const MiB = 1024 * 1024;
+
+export const ADDON_KINDS: Record<AddonKind, KindSpec> = {
+  postgresql: {
+    kind: 'postgresql',
+    recipe: 'postgresql',
+    port: 5432,
+    dataDir: '/var/lib/postgresql/data',
+    script: (mem) => String.raw`set -e
+D=/var/lib/postgresql/data/pgdata
+mkdir -p "$D" /var/run/postgresql && chown -R postgres:postgres /var/lib/postgresql/data /var/run/postgresql && chmod 700 "$D"
+as_pg() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
+if [ ! -s "$D/PG_VERSION" ]; then
+  echo "addon: initialising the database cluster"
+  printf '%s\n' "$ADDON_PASSWORD" > /tmp/pw && chown postgres /tmp/pw
+  as_pg ${PG}/initdb -D "$D" -U postgres --pwfile=/tmp/pw --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+  rm -f /tmp/pw
+  echo "host all all 0.0.0.0/0 scram-sha-256" >> "$D/pg_hba.conf"
+  echo "host all all ::/0 scram-sha-256" >> "$D/pg_hba.conf"
+  as_pg ${PG}/pg_ctl -D "$D" -o "-c listen_addresses=''" -w start >/dev/null
+  as_pg ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -c "CREATE ROLE \"$ADDON_USER\" LOGIN PASSWORD '$ADDON_PASSWORD'" -c "CREATE DATABASE \"$ADDON_DATABASE\" OWNER \"$ADDON_USER\""
+  as_pg ${PG}/pg_ctl -D "$D" -m fast -w stop >/dev/null
+  echo "addon: database $ADDON_DATABASE created"
+fi
+exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "$D" -c listen_addresses='*' -c shared_buffers=${Math.max(16, Math.floor(mem / MiB / 8))}MB -c log_line_prefix='[%p] '
+`,
+    ready: ['sh', '-c', `${PG}/pg_isready -q -h 127.0.0.1 -p 5432 && PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql -h 127.0.0.1 -U "$ADDON_USER" -d "$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null`],
+    url: (c, host, port) => `postgres://${c.username}:${c.password}@${host}:${port}/${c.database}?sslmode=prefer`,
+    variables: ['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL'],
+    backup: { cmd: ['sh', '-c', `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner | gzip`], file: 'dump.sql.gz' },
+    console: ['psql', '-U', 'postgres'],
+  },
+  mysql: {
+    kind: 'mysql',
+    recipe: 'mysql',
+    port: 3306,
+    dataDir: '/var/lib/mysql',
+    script: (mem) => String.raw`set -e
+mkdir -p /run/mysqld && chown -R mysql:mysql /var/lib/mysql /run/mysqld
+if [ ! -d /var/lib/mysql/mysql ]; then
+  echo "addon: initialising the data directory"
+  mariadb-install-db --user=mysql --datadir=/var/lib/mysql --auth-root-authentication-method=socket --skip-test-db >/dev/null
+  mariadbd --user=mysql --skip-networking --socket=/run/mysqld/init.sock &
+  for i in $(seq 1 60); do mariadb -S /run/mysqld/init.sock -e 'SELECT 1' >/dev/null 2>&1 && break; sleep 0.5; done
+  mariadb -S /run/mysqld/init.sock -e "CREATE DATABASE \`$ADDON_DATABASE\`; CREATE USER '$ADDON_USER'@'%' IDENTIFIED BY '$ADDON_PASSWORD'; GRANT ALL ON \`$ADDON_DATABASE\`.* TO '$ADDON_USER'@'%'; FLUSH PRIVILEGES;"
+  mariadb-admin -S /run/mysqld/init.sock shutdown
+  wait
+  echo "addon: database $ADDON_DATABASE created"
+fi
+exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-pool-size=${Math.max(16, Math.floor(mem / MiB / 4))}M --log-error=
+`,
+    ready: ['sh', '-c', 'mariadb -h 127.0.0.1 -u "$ADDON_USER" -p"$ADDON_PASSWORD" "$ADDON_DATABASE" -e "SELECT 1" >/dev/null 2>&1'],
+    url: (c, host, port) => `mysql://${c.username}:${c.password}@${host}:${port}/${c.database}`,
+    variables: ['SCALINGO_MYSQL_URL'],
+    backup: { cmd: ['sh', '-c', 'mariadb-dump --single-transaction "$ADDON_DATABASE" | gzip'], file: 'dump.sql.gz' },
+    console: ['mariadb'],
+  },
+  redis: {
+    kind: 'redis',
+    recipe: 'redis',
+    port: 6379,
+    dataDir: '/data',
+    script: (mem) => String.raw`set -e
+exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --requirepass "$ADDON_PASSWORD" --maxmemory ${Math.floor((mem * 0.8) / MiB)}mb --save 60 1
+`,
+    ready: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning ping | grep -q PONG'],
+    url: (c, host, port) => `redis://:${c.password}@${host}:${port}`,
+    variables: ['SCALINGO_REDIS_URL', 'REDIS_URL'],
+    // An RDB snapshot taken now (SAVE), then copied out.
+    backup: { cmd: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cat /data/dump.rdb | gzip'], file: 'dump.rdb.gz' },
+    console: ['redis-cli'],
+  },
+};
+
+/** The addon kind served by a provider id (scalingo-postgresql…), if it runs a real server. */
+export function kindOfProvider(providerId: string): KindSpec | undefined {
+  const k = providerId.replace(/^scalingo-/, '') as AddonKind;
+  return ADDON_KINDS[k];
+}
+
+/** Memory of a plan: the size in its name (…-512 → 512 MiB, …-1024 → 1 GiB), 256 MiB for sandboxes. */
+export function planMemoryBytes(planName: string): number {
+  const m = /-(\d{2,5})$/.exec(planName);
+  return (m ? Number(m[1]) : 256) * MiB;
+}

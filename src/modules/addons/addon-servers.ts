@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { objectId } from '../../shared/ids.ts';
+import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import { findRecipe } from '../../runtime/image-recipes.ts';
+import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
+import type { AppRow } from '../apps/apps.store.ts';
+import type { VariablesStore } from '../variables/variables.store.ts';
+import type { AddonRow } from './addons.store.ts';
+import type { AddonServersStore, AddonServerRow } from './addon-servers.store.ts';
+import { ADDON_KINDS, kindOfProvider, planMemoryBytes, type AddonKind } from './addon-kinds.ts';
+import { createAddonLogs } from './addon-logs.ts';
+
+// Real database servers for the postgresql, mysql and redis addons (issue #15). Each addon gets a
+// container of its kind's Debian-built image, its data in a named Docker volume (kept across
+// restarts of the server and of the emulator, removed with the addon), a memory limit from its
+// plan, an alias on the app's own Docker network — which the app's containers join — and its port
+// published on 127.0.0.1 for the host (db-tunnel, psql from the machine). The app gets the
+// platform's variables (SCALINGO_POSTGRESQL_URL…) pointing at the alias.
+
+const READY_TIMEOUT_MS = 180_000;
+
+export interface AddonServersDeps {
+  store: AddonServersStore;
+  variables: VariablesStore;
+  runtime: ContainerRuntime;
+  clock: Clock;
+  logger: Logger;
+  instanceId: string;
+  /** The addon row's status changed (provisioning → running, or error). */
+  setStatus: (addonId: string, status: string) => void;
+  /** The app's containers are replaced so they get the new variables and the network. */
+  restartApp: (appId: string) => Promise<void>;
+  /** Lines of an addon server's output, for the addon's drains. */
+  onLines?: Parameters<typeof createAddonLogs>[0]['onLines'];
+}
+
+export function createAddonServers(deps: AddonServersDeps) {
+  const { store, runtime, logger } = deps;
+  const pending = new Map<string, Promise<void>>(); // addon id → provisioning under way
+  const logs = createAddonLogs({ runtime, logger, onLines: deps.onLines });
+
+  const networkName = (appId: string) => `scalingo-emu-${deps.instanceId}-net-${appId.toLowerCase()}`;
+  const labels = (row: AddonServerRow) => ({ [LABELS.owner]: deps.instanceId, [LABELS.appId]: row.app_id, [LABELS.addonId]: row.addon_id, [LABELS.type]: `addon-${row.kind}` });
+  const credentials = (row: AddonServerRow) => ({ username: row.username, password: row.password, database: row.database });
+  const env = (row: AddonServerRow) => ({ ADDON_USER: row.username, ADDON_PASSWORD: row.password, ADDON_DATABASE: row.database });
+
+  /** Creates (or re-creates, on the same volume) the server container and waits until it answers. */
+  async function startServer(row: AddonServerRow, say: (line: string) => void = () => undefined): Promise<void> {
+    const spec = ADDON_KINDS[row.kind as AddonKind];
+    const recipe = findRecipe(spec.recipe)!;
+    await ensureRecipeImage(runtime, recipe, (l) => logger.info(l));
+    await runtime.ensureNetwork(networkName(row.app_id), { [LABELS.owner]: deps.instanceId, [LABELS.appId]: row.app_id });
+    const existing = (await runtime.list({ [LABELS.addonId]: row.addon_id }))[0];
+    let engineId = existing?.engineId;
+    if (!existing) {
+      const info = await runtime.run({
+        name: row.container_name,
+        image: recipe.tag,
+        cmd: ['sh', '-c', spec.script(row.memory_bytes)],
+        env: env(row),
+        labels: labels(row),
+        memoryBytes: row.memory_bytes,
+        publishPort: spec.port,
+        network: networkName(row.app_id),
+        networkAliases: [row.alias],
+        binds: [`${row.container_name}:${spec.dataDir}`],
+      });
+      engineId = info.engineId;
+    } else if (existing.state !== 'running') {
+      await runtime.start(existing.engineId);
+    }
+    logs.follow(row.addon_id, row.app_id, engineId!);
+    const deadline = deps.clock.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      const r = await runtime.exec(engineId!, spec.ready, { env: env(row) }).catch(() => ({ exitCode: -1 }));
+      if (r.exitCode === 0) break;
+      const info = await runtime.inspect(engineId!);
+      if (!info || info.state !== 'running') throw new Error(`the ${row.kind} server stopped (exit code ${info?.exitCode ?? '?'})`);
+      if (deps.clock.now() > deadline) throw new Error(`the ${row.kind} server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
+      await new Promise((ok) => setTimeout(ok, 300));
+    }
+    say(`${row.kind} server ${row.container_name} ready`);
+  }
+
+  function setVariables(row: AddonServerRow): void {
+    const spec = ADDON_KINDS[row.kind as AddonKind];
+    const url = spec.url(credentials(row), row.alias, spec.port);
+    for (const name of spec.variables) {
+      const existing = deps.variables.byName(row.app_id, name);
+      if (existing) deps.variables.update(existing.id, url);
+      else deps.variables.insert({ id: objectId(), app_id: row.app_id, name, value: url });
+    }
+  }
+
+  const service = {
+    /** Whether the provider's addons run a real server. */
+    provides: (providerId: string) => !!kindOfProvider(providerId),
+    /** The app's network, when it has addon servers (its containers join it). */
+    networkOf: (appId: string): string | undefined => (store.forApp(appId).length ? networkName(appId) : undefined),
+    server: (addonId: string) => store.byAddon(addonId),
+    logs,
+
+    /**
+     * Records the server and sets the app's variables at once; the server starts in the
+     * background (the addon is `provisioning` until it answers, then `running`), then the app's
+     * containers restart to get the variables and the network.
+     */
+    provision(addon: AddonRow, app: AppRow, planName: string): string[] {
+      const spec = kindOfProvider(addon.provider_id)!;
+      const short = addon.id.replace(/^ad-/, '').slice(0, 8);
+      const name = addon.resource_id.replace(/[^a-z0-9_]/gi, '_').toLowerCase().slice(0, 60);
+      const row: AddonServerRow = {
+        addon_id: addon.id,
+        app_id: app.id,
+        kind: spec.kind,
+        container_name: `scalingo-emu-${deps.instanceId}-addon-${spec.kind}-${short}`,
+        alias: `${spec.kind}-${short}`,
+        username: name,
+        password: randomBytes(18).toString('base64url'),
+        database: name,
+        memory_bytes: planMemoryBytes(planName),
+        variables: JSON.stringify(spec.variables),
+        created_at: deps.clock.now(),
+      };
+      store.insert(row);
+      setVariables(row);
+      const p = startServer(row)
+        .then(async () => {
+          deps.setStatus(addon.id, 'running');
+          await deps.restartApp(app.id);
+        })
+        .catch((err: Error) => {
+          logger.warn({ addon: addon.id, err: err.message }, 'addon server could not start');
+          if (store.byAddon(addon.id)) deps.setStatus(addon.id, 'error');
+        })
+        .finally(() => pending.delete(addon.id));
+      pending.set(addon.id, p);
+      return spec.variables;
+    },
+
+    /** addons-upgrade: the plan's memory limit, applied to the running server in place. */
+    async changePlan(addonId: string, planName: string): Promise<void> {
+      const row = store.byAddon(addonId);
+      if (!row) return;
+      const bytes = planMemoryBytes(planName);
+      store.setMemory(addonId, bytes);
+      const c = (await runtime.list({ [LABELS.addonId]: addonId }))[0];
+      if (c) await runtime.updateMemory(c.engineId, bytes);
+    },
+
+    /** The server, its volume and the variables it set, gone (addon deletion; the row may be gone already). */
+    async removeServer(row: AddonServerRow): Promise<void> {
+      const addonId = row.addon_id;
+      await pending.get(addonId)?.catch(() => undefined);
+      logs.unfollow(addonId);
+      for (const c of await runtime.list({ [LABELS.addonId]: addonId })) await runtime.remove(c.engineId);
+      await runtime.removeVolume(row.container_name);
+      const spec = ADDON_KINDS[row.kind as AddonKind];
+      const url = spec.url(credentials(row), row.alias, spec.port);
+      for (const name of JSON.parse(row.variables) as string[]) {
+        const v = deps.variables.byName(row.app_id, name);
+        if (v && v.value === url) deps.variables.delete(v.id);
+      }
+      store.delete(addonId);
+    },
+
+    /** Everything of an app's addons, and its network, gone (app deletion, after its containers). */
+    async removeApp(appId: string): Promise<void> {
+      for (const row of store.forApp(appId)) await service.removeServer(row);
+      await runtime.removeNetwork(networkName(appId)).catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
+    },
+
+    /** At start: every recorded server runs again (re-created on its volume when gone). */
+    async reconcile(): Promise<void> {
+      await Promise.all(
+        store.all().map((row) =>
+          startServer(row)
+            .then(() => deps.setStatus(row.addon_id, 'running'))
+            .catch((err: Error) => logger.warn({ addon: row.addon_id, err: err.message }, 'addon server could not start')),
+        ),
+      );
+    },
+
+    async idle(): Promise<void> {
+      await Promise.allSettled([...pending.values()]);
+    },
+    stop(): void {
+      logs.stopAll();
+    },
+  };
+  return service;
+}
+
+export type AddonServers = ReturnType<typeof createAddonServers>;

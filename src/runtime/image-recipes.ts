@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+
+// Recipes of the images built from Debian's packages (issue #15): language stacks the buildpack-like
+// builds run on, and the servers of the database addons. Each is one `mmdebstrap` root filesystem
+// (minbase + the listed packages) imported with `docker import`; no image registry is contacted.
+// The recipe's hash is the image's label: an image is rebuilt only when its recipe changes.
+
+export interface ImageRecipe {
+  /** Short id: `npm run images -- node postgresql` builds these. */
+  id: string;
+  tag: string;
+  kind: 'stack' | 'addon';
+  /** Debian packages installed on top of minbase. */
+  packages: string[];
+  /** Shell commands run in the finished root filesystem (mmdebstrap customize hook, chrooted). */
+  customize: string[];
+  /** `docker import --change` instructions (ENV, WORKDIR, CMD…). */
+  changes: string[];
+}
+
+/** Label holding the recipe hash; an image without it (or with another) is rebuilt. */
+export const RECIPE_LABEL = 'io.scalingo-emulator.recipe';
+
+const STACK_ENV = ['ENV PATH=/app/.venv/bin:/app/node_modules/.bin:/app/bin:/usr/local/bin:/usr/bin:/bin', 'ENV HOME=/app', 'ENV LANG=C.UTF-8', 'WORKDIR /app', 'CMD ["sh"]'];
+const APP_DIR = ['mkdir -p /app /tmp/uploads', 'chmod 1777 /tmp/uploads'];
+
+export const IMAGE_RECIPES: ImageRecipe[] = [
+  {
+    id: 'node',
+    tag: 'scalingo-emulator/stack-node:1',
+    kind: 'stack',
+    // npm from Debian brings node-gyp, make and g++ — what native modules need.
+    packages: ['nodejs', 'npm', 'ca-certificates', 'git'],
+    customize: APP_DIR,
+    changes: [...STACK_ENV, 'ENV NODE_ENV=production'],
+  },
+  {
+    id: 'python',
+    tag: 'scalingo-emulator/stack-python:1',
+    kind: 'stack',
+    packages: ['python3', 'python3-pip', 'python3-venv', 'ca-certificates'],
+    customize: APP_DIR,
+    changes: [...STACK_ENV, 'ENV PYTHONUNBUFFERED=1'],
+  },
+  {
+    id: 'ruby',
+    tag: 'scalingo-emulator/stack-ruby:1',
+    kind: 'stack',
+    packages: ['ruby', 'bundler', 'ca-certificates'],
+    customize: APP_DIR,
+    changes: [...STACK_ENV, 'ENV BUNDLE_PATH=/app/vendor/bundle', 'ENV BUNDLE_WITHOUT=development:test'],
+  },
+  {
+    id: 'postgresql',
+    tag: 'scalingo-emulator/addon-postgresql:1',
+    kind: 'addon',
+    // The package's own cluster is dropped: the addon's data directory lives in a volume.
+    packages: ['postgresql', 'postgresql-client'],
+    customize: ['rm -rf /var/lib/postgresql/15/main /etc/postgresql/15/main', 'mkdir -p /var/run/postgresql', 'chown postgres:postgres /var/run/postgresql'],
+    changes: ['ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/bin:/bin', 'ENV LANG=C.UTF-8'],
+  },
+  {
+    id: 'mysql',
+    tag: 'scalingo-emulator/addon-mysql:1',
+    kind: 'addon',
+    packages: ['mariadb-server', 'mariadb-client'],
+    customize: ['rm -rf /var/lib/mysql/*', 'mkdir -p /run/mysqld', 'chown mysql:mysql /run/mysqld /var/lib/mysql'],
+    changes: ['ENV LANG=C.UTF-8'],
+  },
+  {
+    id: 'redis',
+    tag: 'scalingo-emulator/addon-redis:1',
+    kind: 'addon',
+    packages: ['redis-server', 'redis-tools'],
+    customize: [],
+    changes: ['ENV LANG=C.UTF-8'],
+  },
+];
+
+export function findRecipe(id: string): ImageRecipe | undefined {
+  return IMAGE_RECIPES.find((r) => r.id === id || r.tag === id);
+}
+
+/** Hash of what makes the image: packages, hooks, changes and the Debian suite. */
+export function recipeHash(r: ImageRecipe, suite: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ v: 1, suite, packages: [...r.packages].sort(), customize: r.customize, changes: r.changes }))
+    .digest('hex')
+    .slice(0, 16);
+}
