@@ -84,14 +84,19 @@ export function createAddonServers(deps: AddonServersDeps) {
     say(`${row.kind} server ${row.container_name} ready`);
   }
 
-  function setVariables(row: AddonServerRow): void {
+  /** SCALINGO_<TYPE>_URL always; the short alias (DATABASE_URL, REDIS_URL) unless the app has its own. Returns the names set. */
+  function setVariables(row: AddonServerRow): string[] {
     const spec = ADDON_KINDS[row.kind as AddonKind];
     const url = spec.url(credentials(row), row.alias, spec.port);
-    for (const name of spec.variables) {
+    const set: string[] = [];
+    spec.variables.forEach((name, i) => {
       const existing = deps.variables.byName(row.app_id, name);
+      if (existing && i > 0) return;
       if (existing) deps.variables.update(existing.id, url);
       else deps.variables.insert({ id: objectId(), app_id: row.app_id, name, value: url });
-    }
+      set.push(name);
+    });
+    return set;
   }
 
   const service = {
@@ -121,11 +126,11 @@ export function createAddonServers(deps: AddonServersDeps) {
         password: randomBytes(18).toString('base64url'),
         database: name,
         memory_bytes: planMemoryBytes(planName),
-        variables: JSON.stringify(spec.variables),
+        variables: '[]',
         created_at: deps.clock.now(),
       };
+      row.variables = JSON.stringify(setVariables(row));
       store.insert(row);
-      setVariables(row);
       const p = startServer(row)
         .then(async () => {
           deps.setStatus(addon.id, 'running');
@@ -137,7 +142,7 @@ export function createAddonServers(deps: AddonServersDeps) {
         })
         .finally(() => pending.delete(addon.id));
       pending.set(addon.id, p);
-      return spec.variables;
+      return JSON.parse(row.variables) as string[];
     },
 
     /** addons-upgrade: the plan's memory limit, applied to the running server in place. */

@@ -1,0 +1,64 @@
+import { describe, it, expect, afterAll } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compileScript, defaultProcessTypes, detectLanguage } from '../../src/modules/deployments/buildpacks.ts';
+import { IMAGE_RECIPES, findRecipe, recipeHash } from '../../src/runtime/image-recipes.ts';
+import { kindOfProvider, planMemoryBytes, ADDON_KINDS } from '../../src/modules/addons/addon-kinds.ts';
+
+const dirs: string[] = [];
+const appDir = (files: Record<string, string>) => {
+  const d = mkdtempSync(join(tmpdir(), 'emu-bp-'));
+  dirs.push(d);
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(d, name), content);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('buildpack detection and defaults', () => {
+  it('detects the language from the files the platform buildpacks look for, Node first', () => {
+    expect(detectLanguage(appDir({ 'package.json': '{}', 'requirements.txt': '' }))).toBe('node');
+    expect(detectLanguage(appDir({ 'requirements.txt': '' }))).toBe('python');
+    expect(detectLanguage(appDir({ Pipfile: '' }))).toBe('python');
+    expect(detectLanguage(appDir({ Gemfile: '' }))).toBe('ruby');
+    expect(detectLanguage(appDir({ Procfile: 'web: httpd' }))).toBeNull();
+  });
+
+  it('gives a web process when there is no Procfile: npm start, server.js, app.py, config.ru, app.rb', () => {
+    expect(defaultProcessTypes('node', appDir({ 'package.json': '{"scripts":{"start":"node x.js"}}' }))).toEqual({ web: 'npm start' });
+    expect(defaultProcessTypes('node', appDir({ 'package.json': '{}', 'server.js': '' }))).toEqual({ web: 'node server.js' });
+    expect(defaultProcessTypes('node', appDir({ 'package.json': 'not json' }))).toEqual({});
+    expect(defaultProcessTypes('python', appDir({ 'requirements.txt': '', 'app.py': '' }))).toEqual({ web: 'python3 app.py' });
+    expect(defaultProcessTypes('python', appDir({ 'manage.py': '' })).web).toContain('runserver 0.0.0.0:$PORT');
+    expect(defaultProcessTypes('ruby', appDir({ Gemfile: '', 'config.ru': '' })).web).toContain('rackup');
+    expect(defaultProcessTypes('ruby', appDir({ Gemfile: '', 'app.rb': '' }))).toEqual({ web: 'bundle exec ruby app.rb' });
+  });
+
+  it('compile scripts fail on error and say when a package index cannot be reached', () => {
+    for (const lang of ['node', 'python', 'ruby'] as const) expect(compileScript(lang)).toMatch(/^set -e\ncd \/app\n/);
+    expect(compileScript('python')).toContain('The Python package index (PyPI) cannot be reached');
+    expect(compileScript('ruby')).toContain('The RubyGems index cannot be reached');
+    expect(compileScript('node')).toContain('--offline --cache /cache/npm');
+  });
+});
+
+describe('image recipes and addon kinds', () => {
+  it('a recipe hash changes with the recipe and the suite only', () => {
+    const node = findRecipe('node')!;
+    expect(recipeHash(node, 'bookworm')).toBe(recipeHash({ ...node, packages: [...node.packages].reverse() }, 'bookworm'));
+    expect(recipeHash(node, 'bookworm')).not.toBe(recipeHash({ ...node, packages: [...node.packages, 'make'] }, 'bookworm'));
+    expect(recipeHash(node, 'bookworm')).not.toBe(recipeHash(node, 'trixie'));
+    expect(new Set(IMAGE_RECIPES.map((r) => r.tag)).size).toBe(IMAGE_RECIPES.length);
+  });
+
+  it('addon kinds: providers, plan memory, the platform variable names', () => {
+    expect(kindOfProvider('scalingo-postgresql')?.variables).toEqual(['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL']);
+    expect(kindOfProvider('scalingo-redis')?.variables).toEqual(['SCALINGO_REDIS_URL', 'REDIS_URL']);
+    expect(kindOfProvider('scalingo-mysql')?.variables).toEqual(['SCALINGO_MYSQL_URL']);
+    expect(kindOfProvider('scalingo-mongodb')).toBeUndefined();
+    expect(planMemoryBytes('postgresql-sandbox')).toBe(256 * 1024 * 1024);
+    expect(planMemoryBytes('postgresql-business-1024')).toBe(1024 * 1024 * 1024);
+    expect(ADDON_KINDS.postgresql.url({ username: 'u', password: 'p', database: 'd' }, 'h', 5432)).toBe('postgres://u:p@h:5432/d?sslmode=prefer');
+    for (const k of Object.values(ADDON_KINDS)) expect(findRecipe(k.recipe)?.kind).toBe('addon');
+  });
+});
