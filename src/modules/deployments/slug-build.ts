@@ -56,12 +56,14 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
     await runtime.putArchive(info.engineId, '/app', await packDirectory(b.context, extra));
     await runtime.start(info.engineId);
     const logs = await runtime.logs(info.engineId, { follow: true });
-    for await (const l of logs) say(l.text.startsWith('-----> ') || l.text.startsWith('!') ? l.text : `       ${l.text}`);
+    // The script's own lines (-----> steps, ! errors, indented details) as they are; tools' output indented.
+    for await (const l of logs) if (l.text.trim()) say(/^(-----> |!|\s)/.test(l.text) ? l.text : `       ${l.text}`);
     const code = await runtime.wait(info.engineId);
     if (code !== 0) throw new Error(`the ${lang} build exited with code ${code}`);
     await runtime.commit(info.engineId, {
       tag: b.tag,
-      changes: ['WORKDIR /app', 'CMD ["sh"]', ...Object.entries(b.labels).map(([k, v]) => `LABEL ${k}=${v}`)],
+      // The build container's own labels would be inherited by the app's containers: blanked.
+      changes: ['WORKDIR /app', 'CMD ["sh"]', `LABEL ${LABELS.owner}="" ${LABELS.type}=""`, ...Object.entries(b.labels).map(([k, v]) => `LABEL ${k}=${v}`)],
     });
   } finally {
     await runtime.remove(info.engineId).catch(() => undefined);
