@@ -58,7 +58,7 @@ describe('image recipes and addon kinds', () => {
     expect(kindOfProvider('scalingo-mongodb')).toBeUndefined();
     expect(planMemoryBytes('postgresql-sandbox')).toBe(256 * 1024 * 1024);
     expect(planMemoryBytes('postgresql-business-1024')).toBe(1024 * 1024 * 1024);
-    expect(ADDON_KINDS.postgresql.url({ username: 'u', password: 'p', database: 'd' }, 'h', 5432)).toBe('postgres://u:p@h:5432/d?sslmode=prefer');
+    expect(ADDON_KINDS.postgresql.url({ username: 'u', password: 'p', database: 'd' }, 'h', 5432)).toBe('postgres://u:p@h:5432/d');
     for (const k of Object.values(ADDON_KINDS)) expect(findRecipe(k.recipe)?.kind).toBe('addon');
   });
 });

@@ -55,10 +55,13 @@ if [ ! -s "$D/PG_VERSION" ]; then
   as_pg ${PG}/pg_ctl -D "$D" -m fast -w stop >/dev/null
   echo "addon: database $ADDON_DATABASE created"
 fi
-exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "$D" -c listen_addresses='*' -c shared_buffers=${Math.max(16, Math.floor(mem / MiB / 8))}MB -c log_line_prefix='[%p] '
+exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "$D" -c listen_addresses='*' -c shared_buffers=${Math.max(16, Math.floor(mem / MiB / 8))}MB -c log_line_prefix='[%p] ' \
+  -c ssl=on -c ssl_cert_file=/etc/ssl/certs/ssl-cert-snakeoil.pem -c ssl_key_file=/etc/ssl/private/ssl-cert-snakeoil.key
 `,
     ready: ['sh', '-c', `${PG}/pg_isready -q -h 127.0.0.1 -p 5432 && PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql -h 127.0.0.1 -U "$ADDON_USER" -d "$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null`],
-    url: (c, host, port) => `postgres://${c.username}:${c.password}@${host}:${port}/${c.database}?sslmode=prefer`,
+    // No `?sslmode=`: node-postgres reads prefer/require as verify-full, which the server's self-signed
+    // (Debian snakeoil) certificate fails; libpq clients still negotiate TLS by default.
+    url: (c, host, port) => `postgres://${c.username}:${c.password}@${host}:${port}/${c.database}`,
     variables: ['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL'],
     backup: { cmd: ['sh', '-c', `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner | gzip`], file: 'dump.sql.gz' },
     console: ['psql', '-U', 'postgres'],

@@ -39,6 +39,18 @@ export interface AddonServersDeps {
 export function createAddonServers(deps: AddonServersDeps) {
   const { store, runtime, logger } = deps;
   const pending = new Map<string, Promise<void>>(); // addon id → provisioning under way
+  // One creation per network at once: two addons provisioned together would make two networks of one
+  // name (Docker's duplicate check is not atomic), which no container can then join.
+  const networks = new Map<string, Promise<void>>();
+  const ensureNetwork = (appId: string): Promise<void> => {
+    const name = networkName(appId);
+    let p = networks.get(name);
+    if (!p) {
+      p = runtime.ensureNetwork(name, { [LABELS.owner]: deps.instanceId, [LABELS.appId]: appId }).finally(() => networks.delete(name));
+      networks.set(name, p);
+    }
+    return p;
+  };
   const logs = createAddonLogs({ runtime, logger, onLines: deps.onLines });
 
   const networkName = (appId: string) => `scalingo-emu-${deps.instanceId}-net-${appId.toLowerCase()}`;
@@ -51,7 +63,7 @@ export function createAddonServers(deps: AddonServersDeps) {
     const spec = ADDON_KINDS[row.kind as AddonKind];
     const recipe = findRecipe(spec.recipe)!;
     await ensureRecipeImage(runtime, recipe, (l) => logger.info(l));
-    await runtime.ensureNetwork(networkName(row.app_id), { [LABELS.owner]: deps.instanceId, [LABELS.appId]: row.app_id });
+    await ensureNetwork(row.app_id);
     const existing = (await runtime.list({ [LABELS.addonId]: row.addon_id }))[0];
     let engineId = existing?.engineId;
     if (!existing) {
