@@ -60,9 +60,11 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
     expect(output).toContain('-----> Python app detected');
     expect(output).toContain('No dependencies to install');
     expect(output).toContain('Process types: web (python3 app.py)');
+    // (The boot check's own request counted a hit already: the counter is compared with Redis itself.)
     const res = await routerGet(h.emu.urls.routerPort, 'py-web');
-    expect(JSON.parse(res.body)).toMatchObject({ language: 'python', hits: 1, greeting: 'hello from redis-cli' });
-    expect(redisCli('py-web', 'GET', 'python-hits')).toBe('1');
+    const body = JSON.parse(res.body);
+    expect(body).toMatchObject({ language: 'python', greeting: 'hello from redis-cli' });
+    expect(redisCli('py-web', 'GET', 'python-hits')).toBe(String(body.hits));
   }, LONG);
 
   it('a Ruby app: detected, bundler runs offline, default web process reads Redis', async () => {
@@ -75,7 +77,9 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
     expect(output).toContain('-----> Ruby app detected');
     expect(output).toContain('Process types: web (bundle exec ruby app.rb)');
     const res = await routerGet(h.emu.urls.routerPort, 'rb-web');
-    expect(JSON.parse(res.body)).toMatchObject({ language: 'ruby', hits: 1, greeting: 'hi ruby' });
+    const body = JSON.parse(res.body);
+    expect(body).toMatchObject({ language: 'ruby', greeting: 'hi ruby' });
+    expect(redisCli('rb-web', 'GET', 'ruby-hits')).toBe(String(body.hits));
   }, LONG);
 
   it('a Python dependency that needs the package index fails the build with a message saying so', async () => {
