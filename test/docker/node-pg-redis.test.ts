@@ -1,8 +1,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { gunzipSync } from 'node:zlib';
+import { startEmulator, TOKENS, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, eventually, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
 import { FAST, archiveOf, routerGet, waitForDeployment } from '../support/apps.ts';
@@ -20,7 +21,7 @@ const psql = (container: string, db: string, sql: string) => docker('exec', '-u'
 describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images)', () => {
   let h: Harness;
   const dataDir = mkdtempSync(join(tmpdir(), 'emu-real-addons-'));
-  const config = { inMemory: false, dataDir, intervals: { ...FAST, bootTimeoutMs: 60_000 }, addons: { servers: true } };
+  const config = { inMemory: false, dataDir, intervals: { ...FAST, bootTimeoutMs: 60_000 }, addons: { servers: true }, logs: { drains: { mode: 'file' as const } } };
   let instance = '';
   let pg: { id: string; container: string; db: string };
   let redis: { id: string; container: string; password: string };
@@ -114,6 +115,24 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
     expect(d.status, output).toBe('success');
     expect(output).toContain('npm packages already in the build cache');
     expect(output).toContain('Restoring node_modules from the build cache');
+  }, LONG);
+
+  it('the server\'s output reaches the addon\'s drain and its logs; a dump made now holds the data', async () => {
+    const drain = await h.call('POST', `/v1/apps/${APP}/addons/${pg.id}/log_drains`, { body: { drain: { type: 'logtail', token: 'addon-drain' } } });
+    expect(drain.status).toBe(201);
+    psql(pg.container, pg.db, "DO $$ BEGIN RAISE LOG 'hello-addon-drain'; END $$");
+    const dir = join(dataDir, 'drains');
+    const files = () => (existsSync(dir) ? readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('') : '');
+    await eventually(() => files().includes('hello-addon-drain'), { timeoutMs: 30_000, what: 'the server line in the addon drain file' });
+    const logs = await h.call('GET', `/_emulator/apps/${APP}/addons/${pg.id}/logs?n=1000`);
+    expect(logs.text).toContain('hello-addon-drain');
+    expect(logs.text).toContain('database system is ready to accept connections');
+    const res = await fetch(`${h.api}/_emulator/apps/${APP}/addons/${pg.id}/dump`, { headers: { authorization: `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}` } });
+    expect(res.status).toBe(200);
+    const sql = gunzipSync(Buffer.from(await res.arrayBuffer())).toString('utf8');
+    expect(sql).toContain('CREATE TABLE public.notes');
+    expect(sql).toContain('written by the migration');
+    expect((await h.call('GET', `/_emulator/apps/${APP}/addons/${pg.id}/dump`, { as: 'other' })).status).toBe(404);
   }, LONG);
 
   it('addons-upgrade changes the memory limit of the running server; deleting an addon removes its server, volume and variables', async () => {

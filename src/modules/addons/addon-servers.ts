@@ -200,6 +200,19 @@ export function createAddonServers(deps: AddonServersDeps) {
       );
     },
 
+    /**
+     * A dump of the addon's database made now (pg_dump, mariadb-dump, or a Redis RDB snapshot),
+     * gzipped, streamed; null when the addon runs no server or the server is not running.
+     */
+    async dump(addonId: string): Promise<{ stream: NodeJS.ReadableStream; file: string; exitCode: Promise<number> } | null> {
+      const row = store.byAddon(addonId);
+      const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
+      if (!row || !c || c.state !== 'running') return null;
+      const spec = ADDON_KINDS[row.kind as AddonKind];
+      const { stdout, exitCode } = await runtime.execStream(c.engineId, spec.backup.cmd, { env: env(row) });
+      return { stream: stdout, file: `${row.database}-${spec.backup.file}`, exitCode };
+    },
+
     async idle(): Promise<void> {
       await Promise.allSettled([...pending.values()]);
     },

@@ -27,6 +27,7 @@ import { createAddonsStore } from '../addons/addons.store.ts';
 import { createAddonsService } from '../addons/addons.service.ts';
 import { addonsRoutes } from '../addons/addons.routes.ts';
 import type { AddonServers } from '../addons/addon-servers.ts';
+import { addonServersRoutes } from '../addons/addon-servers.routes.ts';
 import { createDrainsStore } from '../drains/drains.store.ts';
 import { createDrainDispatcher } from '../drains/drains.dispatcher.ts';
 import { createDrainsService } from '../drains/drains.service.ts';
@@ -100,6 +101,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
   routes.route('/', logsRoutes({ logs: service, view: deps.view }));
   routes.route('/', drainsRoutes({ drains }));
   routes.route('/', addonsRoutes({ addons }));
+  if (deps.addonServers) routes.route('/', addonServersRoutes({ addons, servers: deps.addonServers }));
 
   /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
   function maintain(sweep = true): void {

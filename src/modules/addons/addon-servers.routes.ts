@@ -1,0 +1,42 @@
+import { Hono, type Context } from 'hono';
+import { stream } from 'hono/streaming';
+import type { AppEnv } from '../../http/env.ts';
+import { ApiError } from '../../http/errors.ts';
+import { formattedLine } from '../logs/log-line.ts';
+import type { AddonsService } from './addons.service.ts';
+import type { AddonServers } from './addon-servers.ts';
+
+// What the real addon servers can give beyond the platform's addon resource (issue #15), under the
+// emulator's own prefix with the user's usual credentials: the server's recent output (what
+// `scalingo logs --addon` shows on the platform) and a dump made now (the platform's backups:
+// pg_dump, mysqldump, an RDB snapshot). The platform serves both from its database API.
+
+const MAX_LINES = 1000;
+
+export function addonServersRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
+  const r = new Hono<AppEnv>();
+  const serverOf = (c: Context<AppEnv>) => {
+    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.req.param('app') as string, c.req.param('id') as string);
+    if (!deps.servers.server(addon.id)) throw ApiError.badRequest('this addon is a stand-in: no database server runs, so it has no logs nor backups');
+    return addon;
+  };
+
+  r.get('/_emulator/apps/:app/addons/:id/logs', (c) => {
+    const addon = serverOf(c);
+    const n = Math.min(MAX_LINES, Math.max(1, Number(c.req.query('n') ?? 100) || 100));
+    const lines = deps.servers.logs.recent(addon.id, n).map((l) => `${formattedLine(l)}\n`);
+    return c.text(lines.join(''));
+  });
+
+  r.get('/_emulator/apps/:app/addons/:id/dump', async (c) => {
+    const addon = serverOf(c);
+    const dump = await deps.servers.dump(addon.id);
+    if (!dump) throw ApiError.unavailable('the database server is not running: retry once the addon is running');
+    c.header('content-type', 'application/gzip');
+    c.header('content-disposition', `attachment; filename="${dump.file}"`);
+    return stream(c, async (s) => {
+      for await (const chunk of dump.stream as AsyncIterable<Buffer>) await s.write(chunk);
+    });
+  });
+  return r;
+}
