@@ -124,15 +124,21 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
     const dir = join(dataDir, 'drains');
     const files = () => (existsSync(dir) ? readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('') : '');
     await eventually(() => files().includes('hello-addon-drain'), { timeoutMs: 30_000, what: 'the server line in the addon drain file' });
-    const logs = await h.call('GET', `/_emulator/apps/${APP}/addons/${pg.id}/logs?n=1000`);
+    const logs = await h.call('GET', `/v1/apps/${APP}/addons/${pg.id}/server/logs?n=1000`);
     expect(logs.text).toContain('hello-addon-drain');
     expect(logs.text).toContain('database system is ready to accept connections');
-    const res = await fetch(`${h.api}/_emulator/apps/${APP}/addons/${pg.id}/dump`, { headers: { authorization: `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}` } });
+    const res = await fetch(`${h.api}/v1/apps/${APP}/addons/${pg.id}/server/dump`, { headers: { authorization: `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}` } });
     expect(res.status).toBe(200);
     const sql = gunzipSync(Buffer.from(await res.arrayBuffer())).toString('utf8');
     expect(sql).toContain('CREATE TABLE public.notes');
     expect(sql).toContain('written by the migration');
-    expect((await h.call('GET', `/_emulator/apps/${APP}/addons/${pg.id}/dump`, { as: 'other' })).status).toBe(404);
+    expect((await h.call('GET', `/v1/apps/${APP}/addons/${pg.id}/server/dump`, { as: 'other' })).status).toBe(404);
+    // A stand-in addon (MongoDB) runs no server: a plain 400 saying so.
+    const mongo = (await h.call('POST', `/v1/apps/${APP}/addons`, { body: { addon: { addon_provider_id: 'scalingo-mongodb', plan_id: 'mongo-sandbox' } } })).body.addon;
+    expect(mongo.status).toBe('running');
+    const standIn = await h.call('GET', `/v1/apps/${APP}/addons/${mongo.id}/server/logs`);
+    expect(standIn.status).toBe(400);
+    expect(standIn.body.error).toContain('stand-in');
   }, LONG);
 
   it('addons-upgrade changes the memory limit of the running server; deleting an addon removes its server, volume and variables', async () => {

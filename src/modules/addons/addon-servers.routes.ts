@@ -7,7 +7,7 @@ import type { AddonsService } from './addons.service.ts';
 import type { AddonServers } from './addon-servers.ts';
 
 // What the real addon servers can give beyond the platform's addon resource (issue #15), under the
-// emulator's own prefix with the user's usual credentials: the server's recent output (what
+// emulator's own sub-path (server/) of the addon, with the user's usual credentials: the server's recent output (what
 // `scalingo logs --addon` shows on the platform) and a dump made now (the platform's backups:
 // pg_dump, mysqldump, an RDB snapshot). The platform serves both from its database API.
 
@@ -21,14 +21,14 @@ export function addonServersRoutes(deps: { addons: AddonsService; servers: Addon
     return addon;
   };
 
-  r.get('/_emulator/apps/:app/addons/:id/logs', (c) => {
+  r.get('/v1/apps/:app/addons/:id/server/logs', (c) => {
     const addon = serverOf(c);
     const n = Math.min(MAX_LINES, Math.max(1, Number(c.req.query('n') ?? 100) || 100));
     const lines = deps.servers.logs.recent(addon.id, n).map((l) => `${formattedLine(l)}\n`);
     return c.text(lines.join(''));
   });
 
-  r.get('/_emulator/apps/:app/addons/:id/dump', async (c) => {
+  r.get('/v1/apps/:app/addons/:id/server/dump', async (c) => {
     const addon = serverOf(c);
     const dump = await deps.servers.dump(addon.id);
     if (!dump) throw ApiError.unavailable('the database server is not running: retry once the addon is running');
