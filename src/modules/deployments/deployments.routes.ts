@@ -11,8 +11,8 @@ import type { DeploymentsService } from './deployments.service.ts';
 
 const createSchema = z.object({
   deployment: z.object({
-    source_url: z.string().min(1, "can't be blank"),
-    git_ref: z.string().nullish(),
+    source_url: z.string().min(1, "can't be blank").max(4096),
+    git_ref: z.string().max(256).refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen').nullish(),
   }),
 });
 
