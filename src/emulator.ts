@@ -282,6 +282,15 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
           }
         } else {
           logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
+          // Once it answers, Docker and the database are brought in line as a start would have.
+          const off = runtime.onEngine((state) => {
+            if (state !== 'up') return;
+            off();
+            void orchestrator
+              .reconcile()
+              .then(() => oneOff.start())
+              .catch((err) => logger.warn({ err }, 'could not reconcile containers with Docker'));
+          });
         }
         await logs.start();
         if (engine.ok) await oneOff.start();

@@ -129,6 +129,12 @@ export class FakeLogsRuntime implements ContainerRuntime {
   async probe() {
     return { ok: true as const, version: 'fake', apiVersion: 'fake' };
   }
+  async available() {
+    return true;
+  }
+  onEngine() {
+    return () => undefined;
+  }
   async list(labels: Record<string, string>) {
     return [...this.containers.values()].filter((c) => Object.entries(labels).every(([k, v]) => c.info.labels[k] === v)).map((c) => ({ ...c.info }));
   }

@@ -25,7 +25,7 @@ export function deploymentsRoutes(deps: { deployments: DeploymentsService; store
     const app = appOf(c);
     const { deployment } = await jsonBody(c, createSchema, 'deployment');
     if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url)) throw ApiError.invalid('source_url', 'must be an http(s):// or file:// URL, or a local path, to a .tar.gz archive');
-    const d = deps.deployments.deploy(app, { kind: 'archive', location: deployment.source_url, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
+    const d = await deps.deployments.deployWhenEngine(app, { kind: 'archive', location: deployment.source_url, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
     return c.json({ deployment: deps.deployments.toJson(d, deps.urls().api, app.name) }, 201);
   });
 

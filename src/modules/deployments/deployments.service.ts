@@ -13,7 +13,7 @@ import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { ContainersStore } from '../containers/containers.store.ts';
 import type { Orchestrator } from '../containers/orchestrator.ts';
-import { assertNotBeingDeleted } from '../containers/containers.service.ts';
+import { assertEngineAvailable, assertNotBeingDeleted } from '../containers/containers.service.ts';
 import type { DeploymentRow, DeploymentsStore } from './deployments.store.ts';
 import { prepareSource, type Source, type SourceLimits } from './sources.ts';
 import { parseProcfile } from './procfile.ts';
@@ -188,6 +188,13 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       // An app deletion waits for its deployment: the image it builds is then removed with the others.
       deps.orchestrator.track(app.id, p);
       return d;
+    },
+    /** The API's deployment: 503 (and no deployment recorded) while the engine cannot be reached. */
+    async deployWhenEngine(app: AppRow, source: Source, pusher: UserRow | null): Promise<DeploymentRow> {
+      await assertEngineAvailable(deps.runtime);
+      const fresh = deps.apps.find(app.id);
+      if (!fresh) throw ApiError.notFound('app');
+      return service.deploy(fresh, source, pusher);
     },
     /** For watchers: deploy now, or once the running deployment ends (changes coalesce). */
     deploySoon(app: AppRow, source: Source, pusher: UserRow | null): void {
