@@ -84,8 +84,8 @@ describe('kill -9 during concurrent writes (emulator as a separate process)', ()
           attempt(() => e.call('POST', `/v1/apps/${DEPLOYED}/deployments`, { body: { deployment: { source_url: archive } } }), () => undefined),
         ];
         await new Promise((r) => setTimeout(r, killAfter));
+        stop = true; // no new request: those in flight are cut by the kill
         await e.kill9();
-        stop = true;
         await Promise.all(lanes);
         const pendingScale: number | null = inflightScale;
         const leftBuilds = existsSync(join(dataDir, 'builds')) ? readdirSync(join(dataDir, 'builds')).length : 0;
