@@ -32,6 +32,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   // subscription asks the engine for events since then and skips those already seen.
   let lastEventNs = 0;
   let lastEventKeys = new Set<string>();
+  let subscribedAtNs = 0;
 
   function toInfo(d: Docker.ContainerInspectInfo): ContainerInfo {
     const ports = d.NetworkSettings?.Ports ?? {};
@@ -72,7 +73,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     const docker = await engine();
     starting = false;
     if (eventStream || closed) return;
-    const since = lastEventNs ? (lastEventNs / 1e9).toFixed(9) : undefined;
+    // Resumed: from the newest event seen, or from when the first subscription began (events of an outage are replayed).
+    const from = lastEventNs || subscribedAtNs;
+    const since = from ? (from / 1e9).toFixed(9) : undefined;
     docker.getEvents({ since, filters: JSON.stringify({ type: ['container'], label: [`${LABELS.managed}=1`] }) as never } as never, (err, stream) => {
       if (err || !stream) {
         health.noteError(err);
@@ -81,6 +84,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         return;
       }
       health.noteOk();
+      subscribedAtNs ||= Date.now() * 1e6;
       eventStream = stream as Readable & { destroy(): void };
       const split = lineSplitter((line) => {
         if (!line.trim()) return;
