@@ -4,9 +4,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Agent, fetch } from 'undici';
 import { TEST_USERS, TOKENS } from '../harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+// Idle connections are dropped well before the server's keep-alive timeout (5 s): a request never
+// goes out on a connection the server is closing at that moment (seen under load as "other side closed").
+const dispatcher = new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
 
 export interface EmulatorProcess {
   proc: ChildProcess;
@@ -68,7 +72,7 @@ export async function spawnEmulator(dataDir: string, config: Record<string, unkn
         body = JSON.stringify(o.body);
         headers['content-type'] = 'application/json';
       }
-      const res = await fetch(`${api}${path}`, { method, headers, body, signal: o.signal });
+      const res = await fetch(`${api}${path}`, { method, headers, body, signal: o.signal, dispatcher });
       const text = await res.text();
       let parsed: unknown;
       try {
