@@ -39,6 +39,18 @@ export function createLogsCollector(deps: CollectorDeps) {
   let unsubscribe: (() => void) | null = null;
   let offEngine: (() => void) | null = null;
   let stopped = false;
+  // Back-off pauses end early when collection stops.
+  const sleepers = new Set<() => void>();
+  const pause = (ms: number) =>
+    new Promise<void>((r) => {
+      const done = () => {
+        clearTimeout(t);
+        sleepers.delete(done);
+        r();
+      };
+      const t = setTimeout(done, ms);
+      sleepers.add(done);
+    });
 
   function identify(labels: Record<string, string>): { appId: string; container: string } | null {
     if (labels[LABELS.instance] !== deps.instanceId) return null;
@@ -79,7 +91,7 @@ export function createLogsCollector(deps: CollectorDeps) {
         // socket gone). Still running → read again from the cursor, backing off if it repeats.
         const info = await runtime.inspect(f.engineId).catch(() => null);
         if (info && (info.state === 'running' || info.state === 'restarting') && !stopped) {
-          await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** cuts++)));
+          await pause(Math.min(5000, 100 * 2 ** cuts++));
           f.again = true;
         }
       } while (f.again && !stopped);
@@ -154,6 +166,7 @@ export function createLogsCollector(deps: CollectorDeps) {
       unsubscribe = null;
       offEngine?.();
       offEngine = null;
+      for (const wake of [...sleepers]) wake();
       const all = [...followers.values()];
       for (const f of all) f.stream?.close();
       await Promise.all(all.map((f) => f.done));
