@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
 import { createEmulator, VERSION } from './emulator.ts';
+import { missingRecipeImages } from './runtime/recipe-images.ts';
 
 const USAGE = `Usage: scalingo-emulator [start] [options]
        scalingo-emulator run <app> [--api URL] [--token TOKEN] -- <command…>   (run --help for more)
@@ -104,7 +105,14 @@ async function main(argv: string[]): Promise<number> {
   );
   // Reconciliation with Docker, log collection and bound directories go on after the API answers.
   emulator.ready().then(
-    () => console.log(`  Containers reconciled and watched (${Math.round(performance.now() - t0)} ms)`),
+    () => {
+      console.log(`  Containers reconciled and watched (${Math.round(performance.now() - t0)} ms)`);
+      // Debian-based stacks and addon servers (issue #15) are built on first use: say which are missing.
+      missingRecipeImages(emulator.runtime).then(
+        (missing) => missing.length && console.log(`  Not built yet: ${missing.join(', ')} — built on first use (minutes each), or ahead with \`npm run images\``),
+        () => undefined,
+      );
+    },
     (err: Error) => console.error(`start-up work failed: ${err.message}`),
   );
 

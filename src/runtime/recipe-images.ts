@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContainerRuntime } from './runtime.ts';
-import { RECIPE_LABEL, recipeHash, type ImageRecipe } from './image-recipes.ts';
+import { IMAGE_RECIPES, RECIPE_LABEL, recipeHash, type ImageRecipe } from './image-recipes.ts';
 import { buildRootfs, debianSuite } from './rootfs.ts';
 
 // Images from recipes, built once and cached by the recipe hash in the image's label: `npm run
@@ -15,6 +15,13 @@ const inFlight = new Map<string, Promise<boolean>>();
 export async function recipeImageCurrent(runtime: ContainerRuntime, recipe: ImageRecipe): Promise<boolean> {
   const labels = await runtime.imageLabels(recipe.tag);
   return labels?.[RECIPE_LABEL] === recipeHash(recipe, debianSuite());
+}
+
+/** Ids of the recipes whose image is missing or out of date on the engine. */
+export async function missingRecipeImages(runtime: ContainerRuntime): Promise<string[]> {
+  const out: string[] = [];
+  for (const r of IMAGE_RECIPES) if (!(await recipeImageCurrent(runtime, r))) out.push(r.id);
+  return out;
 }
 
 /** Builds the recipe's image unless current. Resolves true when it built. */
