@@ -146,7 +146,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const deploymentsStore = createDeploymentsStore(db);
   const variablesStore = createVariablesStore(db);
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
-  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId });
+  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId, logsUrl: (a, container) => logs.service.signedUrl(a, container) });
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
   const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), instanceId, userById: auth.userById });
   // Deleting an app removes its containers and the images built for it.

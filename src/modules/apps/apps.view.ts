@@ -11,9 +11,9 @@ export interface AppViewContext {
 }
 
 /**
- * The Application resource as the platform writes it. `status` only in the single-app and
- * child-creation responses; `limits` only when an operator set one (or on child creation);
- * `parent_app_name` on child apps.
+ * The Application resource as the platform writes it. `status` everywhere, lists included (the
+ * official CLI's `apps` table prints it from the list); `limits` only when an operator set one
+ * (or on child creation); `parent_app_name` on child apps.
  */
 export function appJson(app: AppRow, ctx: AppViewContext, opts: { status?: boolean; childCreation?: boolean } = {}) {
   const owner = ctx.ownerOf(app);
@@ -44,7 +44,7 @@ export function appJson(app: AppRow, ctx: AppViewContext, opts: { status?: boole
     hds_resource: false,
     private_networks_ids: [] as string[],
     ...(parent ? { parent_app_name: parent } : {}),
-    ...(opts.status || opts.childCreation ? { status: app.status } : {}),
+    status: app.status,
     ...(opts.childCreation ? { git_source: app.git_source } : {}),
   };
 }

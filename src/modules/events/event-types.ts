@@ -32,8 +32,6 @@ export const EVENT_TYPES = {
   crash: t('app_operations', 'Crash', 'A container of the application crashed'),
   repeated_crash: t('app_operations', 'Repeated crash', 'The application crashed repeatedly and was stopped'),
   run: t('app_operations', 'One-off container', 'A one-off container was started'),
-  stop_container: t('app_operations', 'Container stopped', 'A one-off container was stopped'),
-  kill_container: t('app_operations', 'Container signaled', 'A signal was sent to a container'),
   new_variable: t('environment', 'Variable added', 'An environment variable was added'),
   edit_variable: t('environment', 'Variable edited', 'An environment variable was changed'),
   edit_variables: t('environment', 'Variables edited', 'Several environment variables were changed'),
@@ -44,7 +42,6 @@ export const EVENT_TYPES = {
   new_addon: t('addons', 'Addon added', 'An addon was provisioned'),
   delete_addon: t('addons', 'Addon removed', 'An addon was removed'),
   new_alert: t('monitoring', 'Alert added', 'An alert was created'),
-  edit_alert: t('monitoring', 'Alert edited', 'An alert was changed'),
   delete_alert: t('monitoring', 'Alert deleted', 'An alert was deleted'),
   alert: t('monitoring', 'Alert', 'An alert fired, reminded, or resolved (type_data.activated)'),
   new_notifier: t('monitoring', 'Notifier added', 'A notifier was created'),
@@ -59,6 +56,9 @@ export const EVENT_TYPES = {
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;
+
+/** The platform's own user (seeded by a migration): the author of events no person caused. */
+export const PLATFORM_USER_ID = 'us-scalingo-platform';
 
 export function eventTypesJson() {
   return Object.entries(EVENT_TYPES).map(([name, v]) => ({

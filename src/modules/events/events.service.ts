@@ -4,7 +4,7 @@ import { objectId } from '../../shared/ids.ts';
 import { paginate } from '../../shared/pagination.ts';
 import type { UserRow } from '../../http/env.ts';
 import type { EventsStore, EventRow } from './events.store.ts';
-import type { EventType } from './event-types.ts';
+import { PLATFORM_USER_ID, type EventType } from './event-types.ts';
 
 export interface RecordInput {
   type: EventType;
@@ -25,7 +25,8 @@ export function createEventsService(deps: EventsServiceDeps) {
   const listeners = new Set<(e: EventRow) => void>();
 
   function toJson(e: EventRow) {
-    const user = e.user_id ? deps.userById(e.user_id) : undefined;
+    // Events the platform itself causes (crashes, alerts) name its own user, so clients can print it.
+    const user = deps.userById(e.user_id ?? PLATFORM_USER_ID);
     return {
       id: e.id,
       created_at: isoDate(e.created_at),
