@@ -50,6 +50,12 @@ import { appRouteResolver } from './router/resolve.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
+import { createSourcesStore } from './modules/sources/sources.store.ts';
+import { createSourcesService } from './modules/sources/sources.service.ts';
+import { sourcesRoutes } from './modules/sources/sources.routes.ts';
+import { createUrlSigner } from './modules/logs/logs-url.ts';
+import { cachesRoutes } from './modules/caches/caches.routes.ts';
+import { stacksRoutes } from './modules/stacks/stacks.routes.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -183,6 +189,19 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
+  // Uploaded sources (`scalingo deploy <archive>`): signed upload/download URLs, files in <state dir>/sources.
+  const sources = createSourcesService({
+    store: createSourcesStore(db),
+    signer: createUrlSigner({ key: loadSecretKey(dataDir, 'sources.key'), clock }),
+    clock,
+    logger,
+    dir: join(stateDir, 'sources'),
+    apiUrl: () => urls.api,
+    maxBytes: config.sources.maxBytes,
+    ttlMs: config.sources.ttlMs,
+  });
+  let sourcesSweep: NodeJS.Timeout | undefined;
+
   const app = createHttpApp({
     logger,
     clock,
@@ -196,7 +215,10 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
-      deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
+      deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination, localSource: (u) => sources.localPathOf(u) }),
+      sourcesRoutes({ sources }),
+      cachesRoutes({ apps, events, stateDir }),
+      stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack }),
       variablesRoutes({ db, store: variablesStore, apps, events }),
       logs.routes,
       oneOff.routes,
@@ -284,6 +306,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();
         monitoring.start();
+        await sources.sweep();
+        sourcesSweep = setInterval(() => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed')), Math.min(60_000, config.sources.ttlMs));
+        sourcesSweep.unref();
       })();
       return urls;
     },
@@ -296,6 +321,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       // Log streams end first (the server's close() would wait for them), stored lines are flushed.
       await logs.stop();
       await oneOff.stop();
+      clearInterval(sourcesSweep);
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
       await Promise.all([
         router?.close(),

@@ -202,6 +202,15 @@ export const configSchema = z
         maxPerAccount: z.number().int().positive().default(50),
       })
       .prefault({}),
+    /** Uploaded sources (POST /v1/sources, `scalingo deploy <archive>`): size cap and lifetime. */
+    sources: z
+      .object({
+        /** Largest archive a PUT to an upload URL may carry. */
+        maxBytes: z.number().int().positive().default(512 * 1024 * 1024),
+        /** Upload and download URLs, and the stored archive, live this long after POST /v1/sources (10 min, as on the platform). */
+        ttlMs: z.number().int().positive().default(10 * 60_000),
+      })
+      .prefault({}),
     /** Intervals and durations used by the runtime parts, in milliseconds. */
     intervals: z
       .object({
