@@ -56,6 +56,9 @@ import { sourcesRoutes } from './modules/sources/sources.routes.ts';
 import { createUrlSigner } from './modules/logs/logs-url.ts';
 import { cachesRoutes } from './modules/caches/caches.routes.ts';
 import { stacksRoutes } from './modules/stacks/stacks.routes.ts';
+import { createProjectsStore } from './modules/projects/projects.store.ts';
+import { createProjectsService } from './modules/projects/projects.service.ts';
+import { projectsRoutes } from './modules/projects/projects.routes.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -137,6 +140,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     userByEmail: auth.userByEmail,
     userById: auth.userById,
   });
+  const projects = createProjectsService({ db, store: createProjectsStore(db), events, clock, userById: auth.userById, visibleApp: (u, key) => apps.visibleApp(u, key) });
   const collaborators = createCollaboratorsService({
     db,
     store: collaboratorsStore,
@@ -183,6 +187,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     region: config.region.name,
     ownerOf: (a) => auth.userById(a.owner_id),
     parentName: (a) => (a.parent_id ? (apps.find(a.parent_id)?.name ?? null) : null),
+    projectOf: (a) => projects.ofApp(a),
   };
 
   const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId, dataDir, stateDir, apps, events, view, upgrades, apiUrl: () => urls.api });
@@ -223,7 +228,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       logs.routes,
       oneOff.routes,
       ...monitoring.routes,
-      appsRoutes({ apps, view, pagination: config.pagination }),
+      projectsRoutes({ projects }),
+      appsRoutes({ apps, view, pagination: config.pagination, projects }),
     ],
   });
 

@@ -20,6 +20,8 @@ export const createAppSchema = z.object({
     name: appName(48),
     git_source: z.string().min(1).nullish(),
     stack_id: z.string().min(1).nullish(),
+    // go-scalingo AppsCreateOpts.ProjectID (omitempty); the projects module checks and applies it.
+    project_id: z.string().min(1).nullish(),
   }),
 });
 

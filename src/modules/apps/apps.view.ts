@@ -8,6 +8,8 @@ export interface AppViewContext {
   region: string;
   ownerOf: (app: AppRow) => UserRow | undefined;
   parentName: (app: AppRow) => string | null;
+  /** The app's project `{id, name}` (projects module); the CLI prints `<owner>/<project name>`. */
+  projectOf?: (app: AppRow) => { id: string; name: string };
 }
 
 /**
@@ -43,6 +45,7 @@ export function appJson(app: AppRow, ctx: AppViewContext, opts: { status?: boole
     data_access_consent: { app_id: app.id, user_id: app.owner_id, containers_until: null, database_until: null },
     hds_resource: false,
     private_networks_ids: [] as string[],
+    ...(ctx.projectOf ? { project: ctx.projectOf(app) } : {}),
     ...(parent ? { parent_app_name: parent } : {}),
     status: app.status,
     ...(opts.childCreation ? { git_source: app.git_source } : {}),

@@ -52,6 +52,10 @@ export const EVENT_TYPES = {
   new_addon_log_drain: t('logs', 'Addon log drain added', 'A log drain was added to an addon'),
   delete_addon_log_drain: t('logs', 'Addon log drain removed', 'A log drain was removed from an addon'),
   new_token: t('account', 'Token created', 'An API token was created'),
+  new_project: t('account', 'Project created', 'A project was created'),
+  edit_project: t('account', 'Project edited', 'A project was renamed or made the default one'),
+  delete_project: t('account', 'Project deleted', 'A project was deleted'),
+  update_app_project: t('app_operations', 'App moved to another project', 'The application was moved to another project'),
   delete_token: t('account', 'Token deleted', 'An API token was deleted'),
 } as const;
 

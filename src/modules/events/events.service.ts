@@ -27,6 +27,7 @@ export function createEventsService(deps: EventsServiceDeps) {
   function toJson(e: EventRow) {
     // Events the platform itself causes (crashes, alerts) name its own user, so clients can print it.
     const user = deps.userById(e.user_id ?? PLATFORM_USER_ID);
+    const typeData = JSON.parse(e.type_data) as Record<string, unknown>;
     return {
       id: e.id,
       created_at: isoDate(e.created_at),
@@ -34,7 +35,9 @@ export function createEventsService(deps: EventsServiceDeps) {
             app_id: e.app_id,
       app_name: e.app_name,
       user: user ? { id: user.id, username: user.username, email: user.email } : null,
-      type_data: JSON.parse(e.type_data) as Record<string, unknown>,
+      type_data: typeData,
+      // Project events name their project at the top level (go-scalingo Event.ProjectID/ProjectName).
+      ...(typeof typeData.project_id === 'string' ? { project_id: typeData.project_id, project_name: typeData.project_name } : {}),
     };
   }
 
