@@ -59,6 +59,7 @@ import { stacksRoutes } from './modules/stacks/stacks.routes.ts';
 import { createProjectsStore } from './modules/projects/projects.store.ts';
 import { createProjectsService } from './modules/projects/projects.service.ts';
 import { projectsRoutes } from './modules/projects/projects.routes.ts';
+import { accountRoutes } from './modules/account/account.routes.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -229,6 +230,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       oneOff.routes,
       ...monitoring.routes,
       projectsRoutes({ projects }),
+      accountRoutes({ apps, pagination: config.pagination }),
       appsRoutes({ apps, view, pagination: config.pagination, projects }),
     ],
   });
