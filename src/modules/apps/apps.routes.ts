@@ -13,7 +13,7 @@ export interface AppsRoutesDeps {
   view: AppViewContext;
   pagination: { defaultPerPage: number; maxPerPage: number };
   /** Projects: `project_id` at creation and `PUT {"project_id"}` (go-scalingo AppsSetProject). */
-  projects?: { check(user: UserRow, id: string | null | undefined): void; assign(app: AppRow, id: string | null | undefined): void; move(user: UserRow, appKey: string, id: string): AppRow };
+  projects?: { check(user: UserRow, id: string | null | undefined): void; assign(app: AppRow, id: string | null | undefined): AppRow; move(user: UserRow, appKey: string, id: string): AppRow };
 }
 
 export function appsRoutes(deps: AppsRoutesDeps) {
@@ -26,8 +26,8 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     const { app } = await jsonBody(c, createAppSchema, 'app');
     const dryRun = /^true$/i.test(c.req.header('x-dry-run') ?? '');
     deps.projects?.check(user(c), app.project_id);
-    const row = apps.create(user(c), app, { dryRun });
-    if (!dryRun) deps.projects?.assign(row, app.project_id);
+    const created = apps.create(user(c), app, { dryRun });
+    const row = dryRun || !deps.projects ? created : deps.projects.assign(created, app.project_id);
     return c.json({ app: appJson(row, view, { status: true }) }, 201);
   });
 

@@ -136,8 +136,11 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
       if (id) owned(user, id);
     },
 
-    assign(app: AppRow, id: string | null | undefined): void {
-      if (id) store.setAppProject(app.id, id);
+    /** The new app's project at creation (checked before by `check`); unchanged without one. */
+    assign(app: AppRow, id: string | null | undefined): AppRow {
+      if (!id) return app;
+      store.setAppProject(app.id, id);
+      return { ...app, project_id: id };
     },
 
     /** PUT /v1/apps/:app {"project_id"}: only the owner moves an app, to one of the owner's projects. */
