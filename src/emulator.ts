@@ -315,7 +315,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         await bound.ready();
         monitoring.start();
         await sources.sweep();
-        sourcesSweep = setInterval(() => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed')), Math.min(60_000, config.sources.ttlMs));
+        sourcesSweep = setInterval(() => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed')), config.sources.sweepMs);
         sourcesSweep.unref();
       })();
       return urls;

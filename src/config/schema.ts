@@ -209,6 +209,8 @@ export const configSchema = z
         maxBytes: z.number().int().positive().default(512 * 1024 * 1024),
         /** Upload and download URLs, and the stored archive, live this long after POST /v1/sources (10 min, as on the platform). */
         ttlMs: z.number().int().positive().default(10 * 60_000),
+        /** How often expired sources are looked for. */
+        sweepMs: z.number().int().positive().default(60_000),
       })
       .prefault({}),
     /** Intervals and durations used by the runtime parts, in milliseconds. */
