@@ -73,6 +73,16 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
     expect(output).toMatch(/Fetching archive/);
     expect(output).not.toMatch(/http:\/\//); // read from the file, not fetched over HTTP
     expect(dockerPs([`${LABELS.appName}=${APP}`]).length).toBeGreaterThan(0);
+    expect(output).toMatch(/Building on stack scalingo-22 /);
+
+    // stacks-set (PATCH {"app": {"stack_id"}}) takes effect at the next deployment: its build uses the new stack.
+    expect((await go('PATCH', `/v1/apps/${APP}`, { app: { stack_id: 'scalingo-24' } })).body.app.stack_id).toBe('scalingo-24');
+    const again = (await go('POST', '/v1/sources')).body.source;
+    expect((await put(again.upload_url, data)).status).toBe(200);
+    const d2 = await go('POST', `/v1/apps/${APP}/deployments`, { deployment: { git_ref: 'v2', source_url: again.download_url } });
+    const done2 = await waitForDeployment(h, APP, (x) => x.id === d2.body.deployment.id && x.status !== 'building' && x.status !== 'queued' && x.status !== 'pushing' && x.status !== 'starting');
+    expect(done2.status).toBe('success');
+    expect((await go('GET', `/v1/apps/${APP}/deployments/${done2.id}/output`)).text).toMatch(/Building on stack scalingo-24 /);
   });
 
   it('upload failures: bad or foreign token 403, too large 413 (by header and while streaming), empty 400, other methods 405', async () => {
