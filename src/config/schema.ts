@@ -202,15 +202,23 @@ export const configSchema = z
         maxPerAccount: z.number().int().positive().default(50),
       })
       .prefault({}),
-    /** Uploaded sources (POST /v1/sources, `scalingo deploy <archive>`): size cap and lifetime. */
+    /** Limits on deployment sources (archives, git_source), enforced while reading (docs/fidelity.md "Hardening"). */
     sources: z
       .object({
-        /** Largest archive a PUT to an upload URL may carry. */
-        maxBytes: z.number().int().positive().default(512 * 1024 * 1024),
-        /** Upload and download URLs, and the stored archive, live this long after POST /v1/sources (10 min, as on the platform). */
-        ttlMs: z.number().int().positive().default(10 * 60_000),
-        /** How often expired sources are looked for. */
-        sweepMs: z.number().int().positive().default(60_000),
+        /** Bytes of an archive as received (or of a git clone on disk). */
+        maxArchiveBytes: z.number().int().positive().default(512 * 1024 * 1024),
+        /** Bytes once decompressed (the platform's images are at most 1.5 GB). */
+        maxExpandedBytes: z.number().int().positive().default(1536 * 1024 * 1024),
+        maxFileBytes: z.number().int().positive().default(512 * 1024 * 1024),
+        maxEntries: z.number().int().positive().default(100_000),
+        /** Fetching and extracting (or cloning) together. */
+        timeoutMs: z.number().int().positive().default(300_000),
+        /** Build output kept per deployment; past it only the step and error lines are kept. */
+        maxOutputBytes: z.number().int().positive().default(2 * 1024 * 1024),
+        /** Uploaded sources (POST /v1/sources, `scalingo deploy <archive>`; capped by maxArchiveBytes): URLs and the stored
+         * archive live this long (10 min, as on the platform), and expired ones are looked for this often. */
+        uploadTtlMs: z.number().int().positive().default(10 * 60_000),
+        uploadSweepMs: z.number().int().positive().default(60_000),
       })
       .prefault({}),
     /** Intervals and durations used by the runtime parts, in milliseconds. */

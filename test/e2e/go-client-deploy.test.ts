@@ -25,7 +25,7 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
   const sourcesDir = () => join(h.emu.stateDir, 'sources');
 
   beforeAll(async () => {
-    h = await startEmulator({ intervals: FAST, sources: { maxBytes: 64 * 1024, ttlMs: 10 * 60_000, sweepMs: 200 } }, { clock });
+    h = await startEmulator({ intervals: FAST, sources: { maxArchiveBytes: 64 * 1024, uploadTtlMs: 10 * 60_000, uploadSweepMs: 200 } }, { clock });
     bearer = await h.bearer();
     archive = await archiveOf('busybox-web');
     expect((await go('POST', '/v1/apps', { app: { name: APP } })).status).toBe(201);
@@ -83,7 +83,7 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
     const done2 = await waitForDeployment(h, APP, (x) => x.id === d2.body.deployment.id && x.status !== 'building' && x.status !== 'queued' && x.status !== 'pushing' && x.status !== 'starting');
     expect(done2.status).toBe('success');
     expect((await go('GET', `/v1/apps/${APP}/deployments/${done2.id}/output`)).text).toMatch(/Building on stack scalingo-24 /);
-  });
+  }, 150_000); // two builds and a container start: slow on a loaded machine
 
   it('upload failures: bad or foreign token 403, too large 413 (by header and while streaming), empty 400, other methods 405', async () => {
     const { upload_url, download_url } = (await go('POST', '/v1/sources')).body.source;
