@@ -50,6 +50,9 @@ import { appRouteResolver } from './router/resolve.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
+import { createKeysStore } from './modules/keys/keys.store.ts';
+import { createKeysService, type KeysService } from './modules/keys/keys.service.ts';
+import { keysRoutes } from './modules/keys/keys.routes.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -88,6 +91,8 @@ export interface Emulator {
   monitoring: Monitoring;
   /** Logs, drains, archives, addons; `logs.append(appId, container, text)` for other areas. */
   logs: LogsModule;
+  /** SSH public keys of the users (/v1/keys): what the git endpoint authenticates with. */
+  keys: KeysService;
   /** Binds the ports; resolves as soon as the API answers. */
   start(): Promise<Urls>;
   /** Resolves once the start-up work is done: containers reconciled, logs followed, bound directories watched. */
@@ -118,6 +123,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
 
   const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
+  const keys = createKeysService({ db, store: createKeysStore(db), events, clock, logger, userById: auth.userById, userByLogin: auth.userByLogin });
   const collaboratorsStore = createCollaboratorsStore(db);
   const apps = createAppsService({
     db,
@@ -193,6 +199,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
+      keysRoutes({ keys }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
@@ -242,6 +249,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     routerEvents,
     monitoring,
     logs,
+    keys,
 
     async start() {
       apiServer = await new Promise<Server>((ok, fail) => {
@@ -280,6 +288,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
           logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
         }
         await logs.start();
+        await keys.syncConfigured(config.users);
         if (engine.ok) await oneOff.start();
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();

@@ -56,6 +56,8 @@ export const EVENT_TYPES = {
   delete_addon_log_drain: t('logs', 'Addon log drain removed', 'A log drain was removed from an addon'),
   new_token: t('account', 'Token created', 'An API token was created'),
   delete_token: t('account', 'Token deleted', 'An API token was deleted'),
+  new_key: t('account', 'SSH key added', 'An SSH public key was added to the account'),
+  delete_key: t('account', 'SSH key removed', 'An SSH public key was removed from the account'),
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;
