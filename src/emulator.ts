@@ -53,6 +53,7 @@ import { createOneOffModule } from './modules/one-off/one-off.module.ts';
 import { createKeysStore } from './modules/keys/keys.store.ts';
 import { createKeysService, type KeysService } from './modules/keys/keys.service.ts';
 import { keysRoutes } from './modules/keys/keys.routes.ts';
+import { createGitModule } from './modules/git/git.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -114,7 +115,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const runtime = opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined });
 
   // Known once the ports are bound (port 0 picks a free one).
-  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort };
+  const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort, git: `ssh://git@${bracketed}:${config.sshPort}` };
   const getUrls = () => urls;
 
   const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
@@ -188,6 +190,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId, dataDir, stateDir, apps, events, view, upgrades, apiUrl: () => urls.api });
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
+
+  // git push: SSH endpoint, a bare repository per app, deployment of what is pushed.
+  const git = createGitModule({ config, dataDir, stateDir, apps, keys, deployments, deploymentsStore, appendLog: (id, container, text) => void logs.append(id, container, text), urls: getUrls, logger });
 
   const app = createHttpApp({
     logger,
@@ -266,9 +271,10 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         clock,
       });
       const routerPort = await router.listen(config.routerPort, config.host);
+      const sshPort = await git.listen();
       const apiPort = (apiServer.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort };
+      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort, git: `ssh://git@${host}:${sshPort}` };
       logger.debug({ urls }, 'listening');
       // Work cut by the last stop ends plainly.
       operations.failInterrupted();
@@ -289,6 +295,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         }
         await logs.start();
         await keys.syncConfigured(config.users);
+        await git.warmUp();
         if (engine.ok) await oneOff.start();
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();
@@ -318,6 +325,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         ),
       ]);
       await bound?.close();
+      await git.close();
       upgrades.closeAll();
       orchestrator.close();
       await deployments.idle();

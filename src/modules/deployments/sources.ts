@@ -5,15 +5,18 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { x as untar } from 'tar';
+import { extractPushedCommit } from './push-source.ts';
 
 const run = promisify(execFile);
 
-export type SourceKind = 'directory' | 'git' | 'archive';
+export type SourceKind = 'directory' | 'git' | 'archive' | 'push';
 export interface Source {
   kind: SourceKind;
-  /** Directory path, git URL (local path or file://), or archive URL (path, file://, http(s)://). */
+  /** Directory path, git URL (local path or file://), archive URL (path, file://, http(s)://), or the app's bare repository (push). */
   location: string;
   gitRef?: string | null;
+  /** push: where git keeps the pushed objects while its pre-receive hook runs (GIT_OBJECT_DIRECTORY…). */
+  gitEnv?: Record<string, string>;
 }
 
 /** Largest archive downloaded for a deployment. */
@@ -30,6 +33,7 @@ export async function prepareSource(source: Source, workDir: string, say: (line:
     return source.location;
   }
   await mkdir(workDir, { recursive: true });
+  if (source.kind === 'push') return extractPushedCommit(source, join(workDir, 'src'), say);
   if (source.kind === 'git') {
     const dest = join(workDir, 'src');
     const url = source.location;

@@ -1,0 +1,213 @@
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { timingSafeEqual } from 'node:crypto';
+import type { AuthContext, Connection, ServerChannel, Server as SshServer } from 'ssh2';
+import type { Logger } from '../../shared/logger.ts';
+import type { UserRow } from '../../http/env.ts';
+import type { AppsService } from '../apps/apps.service.ts';
+import type { KeysService } from '../keys/keys.service.ts';
+import type { KeyRow } from '../keys/keys.store.ts';
+import { fingerprintOf, loadSsh2 } from '../keys/ssh-public-key.ts';
+import { parseGitCommand, runGitService } from './git-command.ts';
+import type { HookServer } from './hook-server.ts';
+import type { PushContext } from './push-deploy.ts';
+import type { Repos } from './repos.ts';
+
+// sshd's MaxAuthTries is 6; a little more room for agents holding several keys.
+const MAX_AUTH_ATTEMPTS = 10;
+
+export interface SshEndpointDeps {
+  host: string;
+  port: number;
+  /** Where the host key is kept (`<data dir>/ssh_host_ed25519_key`); null = a new key per run (--in-memory). */
+  hostKeyFile: string | null;
+  keys: KeysService;
+  apps: AppsService;
+  repos: Repos;
+  hooks: HookServer<PushContext>;
+  limits: { maxConnections: number; maxSessionsPerKey: number; authTimeoutMs: number; sessionTimeoutMs: number };
+  logger: Logger;
+}
+
+/**
+ * The git endpoint: an SSH server (ssh2) on 127.0.0.1 that authenticates the `git` user by the
+ * public keys registered with /v1/keys, and runs only `git-receive-pack` / `git-upload-pack` on the
+ * repository of an app the key's user may deploy (owner or collaborator). No password, no shell,
+ * no pty, no forwarding; connections, sessions per key and their duration are bounded.
+ */
+export function createSshEndpoint(deps: SshEndpointDeps) {
+  const { limits, logger } = deps;
+  const sockets = new Set<Socket>();
+  const stops = new Set<() => void>();
+  const activePerKey = new Map<string, number>();
+  let net: NetServer | undefined;
+  let ssh: Promise<SshServer> | undefined;
+
+  function hostKey(generate: () => string): string {
+    const file = deps.hostKeyFile;
+    if (file && existsSync(file)) return readFileSync(file, 'utf8');
+    const key = generate();
+    if (file) writeFileSync(file, key, { mode: 0o600 });
+    return key;
+  }
+
+  /** ssh2 and the host key are loaded once, off the start path. */
+  function sshServer(): Promise<SshServer> {
+    return (ssh ??= loadSsh2().then(({ Server, utils }) => {
+      const key = hostKey(() => utils.generateKeyPairSync('ed25519', { comment: 'scalingo-emulator host key' }).private);
+      const server = new Server({ hostKeys: [key], ident: 'scalingo-emulator' }, (client) => onClient(client, utils));
+      server.on('error', (err: Error) => logger.warn({ err }, 'ssh server error'));
+      return server;
+    }));
+  }
+
+  function refuse(channel: ServerChannel, message: string): void {
+    if (!channel.writable) return;
+    channel.stderr.write(` !     ${message}\n`);
+    channel.exit(1);
+    channel.end();
+  }
+
+  function onClient(client: Connection, utils: typeof import('ssh2').utils): void {
+    let who: { key: KeyRow; user: UserRow } | undefined;
+    let attempts = 0;
+    client.on('error', (err) => logger.debug({ err: err.message }, 'ssh client error'));
+    const authTimer = setTimeout(() => client.end(), limits.authTimeoutMs);
+    // A connection lives at most as long as one command may run.
+    const lifeTimer = setTimeout(() => client.end(), limits.authTimeoutMs + limits.sessionTimeoutMs);
+    client.once('close', () => {
+      clearTimeout(authTimer);
+      clearTimeout(lifeTimer);
+    });
+    client.on('authentication', (ctx: AuthContext) => {
+      if (++attempts > MAX_AUTH_ATTEMPTS) return void client.end();
+      if (ctx.method !== 'publickey' || ctx.username !== 'git') return ctx.reject(['publickey']);
+      const found = deps.keys.byFingerprint(fingerprintOf(ctx.key.data));
+      if (!found) return ctx.reject(['publickey']);
+      // No signature yet: the client asks whether this key would do, then signs.
+      if (!ctx.signature || !ctx.blob) return ctx.accept();
+      // Verified as ssh2's server example does: same key type and blob, and a valid signature.
+      const key = utils.parseKey(found.key.content);
+      if (key instanceof Error || Array.isArray(key)) return ctx.reject(['publickey']);
+      const blob = key.getPublicSSH();
+      const sameKey = key.type === ctx.key.algo && blob.length === ctx.key.data.length && timingSafeEqual(blob, ctx.key.data);
+      if (!sameKey || key.verify(ctx.blob, ctx.signature, ctx.hashAlgo) !== true) return ctx.reject(['publickey']);
+      who = found;
+      ctx.accept();
+    });
+    client.on('ready', () => {
+      clearTimeout(authTimer);
+      const auth = who!;
+      client.on('session', (accept) => {
+        const session = accept();
+        let gitProtocol: string | undefined;
+        // Only GIT_PROTOCOL (protocol v2 for fetches) is taken from the client's environment.
+        session.on('env', (ok, no, info) => {
+          if (info.key === 'GIT_PROTOCOL' && /^[A-Za-z0-9=:.,_-]{1,100}$/.test(info.val)) {
+            gitProtocol = info.val;
+            ok?.();
+          } else no?.();
+        });
+        session.on('exec', (ok, _no, info) => void execute(ok(), info.command, auth, gitProtocol));
+        session.on('shell', (ok) => {
+          const channel = ok();
+          channel.on('error', () => undefined);
+          refuse(channel, `Hi ${auth.user.username}! You are authenticated (key "${auth.key.name}"), but the Scalingo emulator gives no shell access: deploy with git push.`);
+        });
+        // pty, x11, subsystems (sftp), agent forwarding: no listener, so ssh2 refuses them.
+      });
+      // No 'tcpip' or 'request' listener: port forwarding requests are refused.
+    });
+  }
+
+  async function execute(channel: ServerChannel, command: string, auth: { key: KeyRow; user: UserRow }, gitProtocol: string | undefined): Promise<void> {
+    channel.on('error', (err: Error) => logger.debug({ err: err.message }, 'ssh channel error'));
+    const parsed = parseGitCommand(command);
+    if ('error' in parsed) return refuse(channel, parsed.error);
+    let app;
+    try {
+      app = deps.apps.visibleApp(auth.user, parsed.appName);
+    } catch {
+      return refuse(channel, `App '${parsed.appName}' not found, or you may not deploy it (authenticated as ${auth.user.username} with key "${auth.key.name}").`);
+    }
+    const active = activePerKey.get(auth.key.id) ?? 0;
+    if (active >= limits.maxSessionsPerKey) return refuse(channel, `Too many git commands at once with this key (at most ${limits.maxSessionsPerKey}): wait for one to end.`);
+    activePerKey.set(auth.key.id, active + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const n = (activePerKey.get(auth.key.id) ?? 1) - 1;
+      if (n > 0) activePerKey.set(auth.key.id, n);
+      else activePerKey.delete(auth.key.id);
+    };
+    channel.once('close', release);
+    let repoDir: string;
+    try {
+      repoDir = await deps.repos.ensure(app.id);
+    } catch (err) {
+      logger.error({ err, app: app.name }, 'git: cannot prepare the repository');
+      release();
+      return refuse(channel, 'The repository of this app cannot be prepared (see the emulator log).');
+    }
+    if (!channel.writable) return release();
+    const ticket = parsed.service === 'git-receive-pack' ? deps.hooks.issue({ appId: app.id, user: auth.user }, repoDir) : undefined;
+    const env: Record<string, string> = { ...ticket?.env, ...(gitProtocol ? { GIT_PROTOCOL: gitProtocol } : {}) };
+    let stop: () => void = () => undefined;
+    const timer = setTimeout(() => {
+      channel.stderr.write(` !     Time limit of this git command reached (${Math.round(limits.sessionTimeoutMs / 60_000)} min): stopped.\n`);
+      stop();
+    }, limits.sessionTimeoutMs);
+    stop = runGitService({
+      service: parsed.service,
+      repoDir,
+      channel,
+      env,
+      onEnd: () => {
+        clearTimeout(timer);
+        ticket?.revoke();
+        stops.delete(stop);
+        release();
+      },
+    });
+    stops.add(stop);
+  }
+
+  return {
+    /** Binds the port (0 = any free one); ssh2 itself loads in the background. */
+    async listen(): Promise<number> {
+      net = createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.once('close', () => sockets.delete(socket));
+        sshServer().then(
+          (server) => (socket.destroyed ? undefined : server.injectSocket(socket)),
+          (err) => {
+            logger.error({ err }, 'ssh server cannot start');
+            socket.destroy();
+          },
+        );
+      });
+      net.maxConnections = limits.maxConnections;
+      net.on('error', (err) => logger.warn({ err }, 'ssh listener error'));
+      await new Promise<void>((ok, fail) => {
+        net!.once('error', fail);
+        net!.listen(deps.port, deps.host, () => {
+          net!.off('error', fail);
+          ok();
+        });
+      });
+      return (net.address() as AddressInfo).port;
+    },
+    /** Loads ssh2 and the host key now (start-up work), so the first push does not wait for it. */
+    warmUp: () => sshServer().then(() => undefined),
+    async close(): Promise<void> {
+      for (const stop of stops) stop();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((ok) => (net?.listening ? net.close(() => ok()) : ok()));
+    },
+  };
+}
+
+export type SshEndpoint = ReturnType<typeof createSshEndpoint>;
