@@ -97,6 +97,11 @@ export function createPushDeployer(deps: PushDeployerDeps) {
 
     let waited = false;
     for (;;) {
+      if (waited) {
+        // The ref moves only when this hook ends: another push deployed meanwhile would be overwritten.
+        const current = await deps.repos.refValue(app.id, update.ref);
+        if (current !== (/^0+$/.test(update.oldSha) ? null : update.oldSha)) return refuse(out, ['The branch moved while this push waited (another push was deployed first): fetch, then push again.']);
+      }
       deps.deployments.bus.on('event', onEvent);
       try {
         deploymentId = deps.deployments.deploy(app, source, ctx.user).id;

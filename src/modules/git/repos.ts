@@ -53,6 +53,15 @@ export function createRepos(deps: { root: string }) {
     async setHead(appId: string, branch: string): Promise<void> {
       await run('git', ['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { env: gitEnv({ GIT_DIR: join(deps.root, `${appId}.git`) }), timeout: 30_000 });
     },
+    /** Where a ref of the app's repository points now (null: it does not exist). */
+    async refValue(appId: string, ref: string): Promise<string | null> {
+      try {
+        const { stdout } = await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { env: gitEnv({ GIT_DIR: join(deps.root, `${appId}.git`) }), timeout: 30_000 });
+        return stdout.trim() || null;
+      } catch {
+        return null;
+      }
+    },
     remove: (appId: string) => rm(join(deps.root, `${appId}.git`), { recursive: true, force: true }),
   };
 }
