@@ -53,7 +53,7 @@ import { createOneOffModule } from './modules/one-off/one-off.module.ts';
 import { createKeysStore } from './modules/keys/keys.store.ts';
 import { createKeysService, type KeysService } from './modules/keys/keys.service.ts';
 import { keysRoutes } from './modules/keys/keys.routes.ts';
-import { createGitModule } from './modules/git/git.module.ts';
+import { createGitModule, type GitModule } from './modules/git/git.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -94,6 +94,8 @@ export interface Emulator {
   logs: LogsModule;
   /** SSH public keys of the users (/v1/keys): what the git endpoint authenticates with. */
   keys: KeysService;
+  /** The git endpoint (SSH server, repositories, push deployments). */
+  git: GitModule;
   /** Binds the ports; resolves as soon as the API answers. */
   start(): Promise<Urls>;
   /** Resolves once the start-up work is done: containers reconciled, logs followed, bound directories watched. */
@@ -255,6 +257,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     monitoring,
     logs,
     keys,
+    git,
 
     async start() {
       apiServer = await new Promise<Server>((ok, fail) => {

@@ -59,6 +59,8 @@ export function createGitModule(deps: GitModuleDeps) {
       return ssh.listen();
     },
     warmUp: ssh.warmUp,
+    /** The pre-receive hooks' port on 127.0.0.1 (tests). */
+    hookPort: hooks.port,
     async close(): Promise<void> {
       await ssh.close();
       await hooks.close();

@@ -102,6 +102,7 @@ export function createHookServer<T>(deps: { logger: Logger; onPush: PushHandler<
       port = (server.address() as AddressInfo).port;
       return port;
     },
+    port: () => port,
     /**
      * A ticket for one receive-pack: the variables to give it (its hook inherits them) and a
      * revoke() for when it ends — a hook still running is cut and its handler told to stop.

@@ -39,6 +39,10 @@ export interface SshEndpointDeps {
 export function createSshEndpoint(deps: SshEndpointDeps) {
   const { limits, logger } = deps;
   const sockets = new Set<Socket>();
+  // Raw sockets by peer address, to tell ssh2's connection (known only once the client's
+  // identification came) which socket it is; sockets whose user authenticated.
+  const byPeer = new Map<string, Socket>();
+  const authenticated = new WeakSet<Socket>();
   const stops = new Set<() => void>();
   const activePerKey = new Map<string, number>();
   let net: NetServer | undefined;
@@ -56,7 +60,7 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
   function sshServer(): Promise<SshServer> {
     return (ssh ??= loadSsh2().then(({ Server, utils }) => {
       const key = hostKey(() => utils.generateKeyPairSync('ed25519', { comment: 'scalingo-emulator host key' }).private);
-      const server = new Server({ hostKeys: [key], ident: 'scalingo-emulator' }, (client) => onClient(client, utils));
+      const server = new Server({ hostKeys: [key], ident: 'scalingo-emulator' }, (client, info) => onClient(client, byPeer.get(`${info.ip}:${info.port}`), utils));
       server.on('error', (err: Error) => logger.warn({ err }, 'ssh server error'));
       return server;
     }));
@@ -69,17 +73,10 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     channel.end();
   }
 
-  function onClient(client: Connection, utils: typeof import('ssh2').utils): void {
+  function onClient(client: Connection, socket: Socket | undefined, utils: typeof import('ssh2').utils): void {
     let who: { key: KeyRow; user: UserRow } | undefined;
     let attempts = 0;
     client.on('error', (err) => logger.debug({ err: err.message }, 'ssh client error'));
-    const authTimer = setTimeout(() => client.end(), limits.authTimeoutMs);
-    // A connection lives at most as long as one command may run.
-    const lifeTimer = setTimeout(() => client.end(), limits.authTimeoutMs + limits.sessionTimeoutMs);
-    client.once('close', () => {
-      clearTimeout(authTimer);
-      clearTimeout(lifeTimer);
-    });
     client.on('authentication', (ctx: AuthContext) => {
       if (++attempts > MAX_AUTH_ATTEMPTS) return void client.end();
       if (ctx.method !== 'publickey' || ctx.username !== 'git') return ctx.reject(['publickey']);
@@ -97,7 +94,7 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
       ctx.accept();
     });
     client.on('ready', () => {
-      clearTimeout(authTimer);
+      if (socket) authenticated.add(socket);
       const auth = who!;
       client.on('session', (accept) => {
         const session = accept();
@@ -179,8 +176,19 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     async listen(): Promise<number> {
       net = createServer((socket) => {
         sockets.add(socket);
+        const peer = `${socket.remoteAddress}:${socket.remotePort}`;
+        byPeer.set(peer, socket);
         socket.on('error', () => undefined);
-        socket.once('close', () => sockets.delete(socket));
+        // Bounded in time on the raw socket, so a peer that never even identifies is dropped too:
+        // authenticated within authTimeoutMs, and alive at most as long as one command may run.
+        const authTimer = setTimeout(() => authenticated.has(socket) || socket.destroy(), limits.authTimeoutMs);
+        const lifeTimer = setTimeout(() => socket.destroy(), limits.authTimeoutMs + limits.sessionTimeoutMs);
+        socket.once('close', () => {
+          clearTimeout(authTimer);
+          clearTimeout(lifeTimer);
+          sockets.delete(socket);
+          if (byPeer.get(peer) === socket) byPeer.delete(peer);
+        });
         sshServer().then(
           (server) => (socket.destroyed ? undefined : server.injectSocket(socket)),
           (err) => {
