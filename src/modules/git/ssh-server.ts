@@ -16,6 +16,7 @@ import type { Repos } from './repos.ts';
 
 // sshd's MaxAuthTries is 6; a little more room for agents holding several keys.
 const MAX_AUTH_ATTEMPTS = 10;
+const MAX_SESSIONS_PER_CONNECTION = 8;
 
 export interface SshEndpointDeps {
   host: string;
@@ -96,8 +97,14 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     client.on('ready', () => {
       if (socket) authenticated.add(socket);
       const auth = who!;
-      client.on('session', (accept) => {
+      let sessions = 0;
+      client.on('session', (accept, reject) => {
+        // Channels a connection may hold open at once (each push or fetch needs one).
+        if (sessions >= MAX_SESSIONS_PER_CONNECTION) return reject();
+        sessions++;
         const session = accept();
+        session.on('error', () => undefined);
+        session.once('close', () => sessions--);
         let gitProtocol: string | undefined;
         // Only GIT_PROTOCOL (protocol v2 for fetches) is taken from the client's environment.
         session.on('env', (ok, no, info) => {
