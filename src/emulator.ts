@@ -298,7 +298,6 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         }
         await logs.start();
         await keys.syncConfigured(config.users);
-        await git.warmUp();
         if (engine.ok) await oneOff.start();
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();

@@ -58,7 +58,6 @@ export function createGitModule(deps: GitModuleDeps) {
       await hooks.listen();
       return ssh.listen();
     },
-    warmUp: ssh.warmUp,
     /** The pre-receive hooks' port on 127.0.0.1 (tests). */
     hookPort: hooks.port,
     async close(): Promise<void> {

@@ -49,18 +49,32 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
   let net: NetServer | undefined;
   let ssh: Promise<SshServer> | undefined;
 
-  function hostKey(generate: () => string): string {
+  /** The data dir's host key, made at the first connection ever and kept (a new one per run in memory). */
+  function hostKey(utils: typeof import('ssh2').utils): string {
     const file = deps.hostKeyFile;
-    if (file && existsSync(file)) return readFileSync(file, 'utf8');
-    const key = generate();
-    if (file) writeFileSync(file, key, { mode: 0o600 });
-    return key;
+    if (file && existsSync(file)) {
+      const kept = readFileSync(file, 'utf8');
+      if (!(utils.parseKey(kept) instanceof Error)) return kept;
+      logger.warn({ file }, 'ssh: the kept host key cannot be read: a new one replaces it');
+    }
+    // ssh2's keygen drops a leading zero byte of an ed25519 public key (about one key in 256), which
+    // gives a key it cannot read back: such a key is drawn again.
+    for (let i = 0; i < 10; i++) {
+      const key = utils.generateKeyPairSync('ed25519', { comment: 'scalingo-emulator host key' }).private;
+      if (utils.parseKey(key) instanceof Error) continue;
+      if (file) writeFileSync(file, key, { mode: 0o600 });
+      return key;
+    }
+    throw new Error('could not make an SSH host key');
   }
 
-  /** ssh2 and the host key are loaded once, off the start path. */
+  /**
+   * ssh2 (~75 ms to load) and the host key come at the first connection, never on the start path:
+   * loading it while the process starts would make the start slower and its event loop busy.
+   */
   function sshServer(): Promise<SshServer> {
     return (ssh ??= loadSsh2().then(({ Server, utils }) => {
-      const key = hostKey(() => utils.generateKeyPairSync('ed25519', { comment: 'scalingo-emulator host key' }).private);
+      const key = hostKey(utils);
       const server = new Server({ hostKeys: [key], ident: 'scalingo-emulator' }, (client, info) => onClient(client, byPeer.get(`${info.ip}:${info.port}`), utils));
       server.on('error', (err: Error) => logger.warn({ err }, 'ssh server error'));
       return server;
@@ -179,7 +193,7 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
   }
 
   return {
-    /** Binds the port (0 = any free one); ssh2 itself loads in the background. */
+    /** Binds the port (0 = any free one); ssh2 loads at the first connection. */
     async listen(): Promise<number> {
       net = createServer((socket) => {
         sockets.add(socket);
@@ -215,8 +229,6 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
       });
       return (net.address() as AddressInfo).port;
     },
-    /** Loads ssh2 and the host key now (start-up work), so the first push does not wait for it. */
-    warmUp: () => sshServer().then(() => undefined),
     async close(): Promise<void> {
       for (const stop of stops) stop();
       for (const s of sockets) s.destroy();
