@@ -192,6 +192,17 @@ describe('git push (real git, ssh and Docker)', () => {
     expect(await page()).toBe('version 5 from web-1\n');
   });
 
+  it('a Dockerfile app deploys by push too', async () => {
+    const app = (await h.call('POST', '/v1/apps', { body: { app: { name: 'pushed-docker-app' } } })).body.app;
+    const dir = copyFixture('dockerfile-web');
+    dirs.push(dir);
+    await initRepo(dir, dev.privateKey);
+    const push = await git(dir, dev.privateKey, 'push', app.git_url, 'main:master');
+    expect(push.code, push.out).toBe(0);
+    expect(push.out).toContain('remote: -----> Dockerfile detected: building it');
+    expect(await page('pushed-docker-app')).toBe('built from a Dockerfile\n');
+  });
+
   it("a rename keeps the repository under the new git_url; the old remote and, after deletion, the app's are refused", async () => {
     const renamed = await h.call('POST', `/v1/apps/${APP}/rename`, { body: { current_name: APP, new_name: 'renamed-push-app' } });
     expect(renamed.status).toBe(200);
