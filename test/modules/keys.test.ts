@@ -66,6 +66,25 @@ describe('SSH keys (/v1/keys)', () => {
     expect((await h.call('GET', `/v1/keys/${mine.id}`)).status).toBe(200);
   });
 
+  it('go-scalingo keys.go as the CLI drives it: add {"key":{name,content}} → 201 {key}; list; remove by the id found by name → 204', async () => {
+    const bearer = await h.bearer();
+    const headers = { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'Scalingo CLI v1.48.0' };
+    const go = (method: string, path: string, body?: unknown) => h.call(method, path, { as: { bearer }, headers, raw: body === undefined ? undefined : JSON.stringify(body) });
+    // `scalingo keys-add go-key ~/.ssh/id_ed25519.pub` sends the file as read, newline included.
+    const added = await go('POST', '/v1/keys', { key: { name: 'go-key', content: `${laptop.publicKey}\n` } });
+    expect(added.status).toBe(201);
+    expect(added.body.key).toMatchObject({ id: expect.any(String), name: 'go-key', content: laptop.publicKey });
+    // `scalingo keys` prints content[0:20] + "..." + content[len-30:]: the content is long enough for it.
+    const listed = (await go('GET', '/v1/keys')).body.keys as { id: string; name: string; content: string }[];
+    expect(listed.every((k) => k.content.length >= 30)).toBe(true);
+    // `scalingo keys-remove go-key`: KeysList, the first key with that name, KeysDelete(id) expecting 204.
+    const id = listed.find((k) => k.name === 'go-key')!.id;
+    const removed = await go('DELETE', `/v1/keys/${id}`);
+    expect(removed.status).toBe(204);
+    expect(removed.text).toBe('');
+    expect((await go('GET', '/v1/keys')).body.keys.map((k: { name: string }) => k.name)).not.toContain('go-key');
+  });
+
   it('keys of the config (users[].sshKeys) are listed for their user; invalid entries are skipped', async () => {
     const keys = (await h.call('GET', '/v1/keys', { as: 'other' })).body.keys;
     expect(keys).toEqual([expect.objectContaining({ name: 'config-key-1', content: configured.publicKey, fingerprint: fingerprint(configured) })]);
