@@ -98,6 +98,24 @@ describe('SSH git endpoint', () => {
     await eventually(async () => (await git(scratch, key.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${portOf(h)}/ssh-app.git`)).code === 0, { what: 'the slot to be free again' });
   });
 
+  it('a git command is stopped at its time limit (git.sessionTimeoutMs)', async () => {
+    const short = await startEmulator({ git: { sessionTimeoutMs: 1500 } });
+    try {
+      expect((await short.call('POST', '/v1/keys', { body: { key: { name: 'laptop', content: key.publicKey } } })).status).toBe(201);
+      expect((await short.call('POST', '/v1/apps', { body: { app: { name: 'slow-app' } } })).status).toBe(201);
+      // upload-pack waits for the client's wants, which never come: only the time limit ends it.
+      const held = spawn('ssh', [...sshOptions(key.privateKey), '-p', String(portOf(short)), 'git@127.0.0.1', "git-upload-pack 'slow-app.git'"], { stdio: ['pipe', 'pipe', 'pipe'] });
+      held.on('error', () => undefined);
+      let err = '';
+      held.stderr.on('data', (d) => (err += d));
+      const code = await new Promise<number | null>((ok) => held.once('close', (c) => ok(c)));
+      expect(code).not.toBe(0);
+      expect(err).toContain('Time limit of this git command reached');
+    } finally {
+      await short.stop();
+    }
+  });
+
   it('a connection that does not authenticate in time is closed (git.authTimeoutMs)', async () => {
     const quick = await startEmulator({ git: { authTimeoutMs: 300 } });
     const socket = connect(portOf(quick), '127.0.0.1');
