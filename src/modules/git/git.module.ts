@@ -30,7 +30,7 @@ export interface GitModuleDeps {
 
 export function createGitModule(deps: GitModuleDeps) {
   const { config, logger } = deps;
-  const repos = createRepos({ root: join(deps.stateDir, 'git') });
+  const repos = createRepos({ root: join(deps.stateDir, 'git'), maxPushBytes: config.sources.maxArchiveBytes });
   const onPush = createPushDeployer({ apps: deps.apps, deployments: deps.deployments, deploymentsStore: deps.deploymentsStore, repos, urls: deps.urls, appendLog: deps.appendLog, logger });
   const hooks = createHookServer<PushContext>({ logger, onPush });
   const ssh = createSshEndpoint({

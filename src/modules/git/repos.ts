@@ -16,7 +16,7 @@ export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
  * One bare repository per app, `<state dir>/git/<app id>.git`: named by the app's id, so a rename
  * keeps it as is; created at the first push or fetch; removed with the app.
  */
-export function createRepos(deps: { root: string }) {
+export function createRepos(deps: { root: string; maxPushBytes: number }) {
   const creating = new Map<string, Promise<string>>();
   const hook = preReceiveHook(process.execPath);
 
@@ -26,6 +26,8 @@ export function createRepos(deps: { root: string }) {
       await run('git', ['init', '--bare', '--quiet', dir], { env: gitEnv(), timeout: 30_000 });
       // The platform deploys master or main; a repository starts on main (docs/fidelity.md).
       await run('git', ['symbolic-ref', 'HEAD', 'refs/heads/main'], { env: gitEnv({ GIT_DIR: dir }), timeout: 30_000 });
+      // receive-pack refuses a pack larger than this before writing it (the sources' archive bound).
+      await run('git', ['config', 'receive.maxInputSize', String(deps.maxPushBytes)], { env: gitEnv({ GIT_DIR: dir }), timeout: 30_000 });
     }
     // (Re)written when it differs: the hook names this Node binary, which may change between runs.
     const hookFile = join(dir, 'hooks', 'pre-receive');
