@@ -60,6 +60,10 @@ import { createProjectsStore } from './modules/projects/projects.store.ts';
 import { createProjectsService } from './modules/projects/projects.service.ts';
 import { projectsRoutes } from './modules/projects/projects.routes.ts';
 import { accountRoutes } from './modules/account/account.routes.ts';
+import { createKeysStore } from './modules/keys/keys.store.ts';
+import { createKeysService, type KeysService } from './modules/keys/keys.service.ts';
+import { keysRoutes } from './modules/keys/keys.routes.ts';
+import { createGitModule, type GitModule } from './modules/git/git.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -98,6 +102,10 @@ export interface Emulator {
   monitoring: Monitoring;
   /** Logs, drains, archives, addons; `logs.append(appId, container, text)` for other areas. */
   logs: LogsModule;
+  /** SSH public keys of the users (/v1/keys): what the git endpoint authenticates with. */
+  keys: KeysService;
+  /** The git endpoint (SSH server, repositories, push deployments). */
+  git: GitModule;
   /** Binds the ports; resolves as soon as the API answers. */
   start(): Promise<Urls>;
   /** Resolves once the start-up work is done: containers reconciled, logs followed, bound directories watched. */
@@ -119,7 +127,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const runtime = opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined });
 
   // Known once the ports are bound (port 0 picks a free one).
-  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort };
+  const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort, git: `ssh://git@${bracketed}:${config.sshPort}` };
   const getUrls = () => urls;
 
   const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
@@ -128,6 +137,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
 
   const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
+  const keys = createKeysService({ db, store: createKeysStore(db), events, clock, logger, userById: auth.userById, userByLogin: auth.userByLogin });
   const collaboratorsStore = createCollaboratorsStore(db);
   const apps = createAppsService({
     db,
@@ -209,6 +219,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     ttlMs: config.sources.uploadTtlMs,
   });
   let sourcesSweep: NodeJS.Timeout | undefined;
+  // git push: SSH endpoint, a bare repository per app, deployment of what is pushed.
+  const git = createGitModule({ config, dataDir, stateDir, apps, keys, deployments, deploymentsStore, appendLog: (id, container, text) => void logs.append(id, container, text), urls: getUrls, logger });
 
   const app = createHttpApp({
     logger,
@@ -220,6 +232,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
+      keysRoutes({ keys }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
@@ -274,6 +287,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     routerEvents,
     monitoring,
     logs,
+    keys,
+    git,
 
     async start() {
       apiServer = await new Promise<Server>((ok, fail) => {
@@ -290,9 +305,10 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         clock,
       });
       const routerPort = await router.listen(config.routerPort, config.host);
+      const sshPort = await git.listen();
       const apiPort = (apiServer.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort };
+      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort, git: `ssh://git@${host}:${sshPort}` };
       logger.debug({ urls }, 'listening');
       // Work cut by the last stop ends plainly.
       operations.failInterrupted();
@@ -323,6 +339,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
           });
         }
         await logs.start();
+        await keys.syncConfigured(config.users);
         if (engine.ok) await oneOff.start();
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();
@@ -356,6 +373,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         ),
       ]);
       await bound?.close();
+      await git.close();
       upgrades.closeAll();
       orchestrator.close();
       await deployments.idle();

@@ -1,5 +1,5 @@
 import { isoDate } from '../../shared/clock.ts';
-import { appUrl, type Urls } from '../../shared/urls.ts';
+import { appUrl, gitUrl, type Urls } from '../../shared/urls.ts';
 import type { UserRow } from '../../http/env.ts';
 import type { AppRow } from './apps.store.ts';
 
@@ -28,7 +28,7 @@ export function appJson(app: AppRow, ctx: AppViewContext, opts: { status?: boole
     region: ctx.region,
     created_at: isoDate(app.created_at),
     updated_at: isoDate(app.updated_at),
-    git_url: `git@ssh.${ctx.region}.localhost:${app.name}.git`,
+    git_url: gitUrl(ctx.urls, app.name),
     owner: owner ? { id: owner.id, username: owner.username, email: owner.email } : null,
     url,
     base_url: url,

@@ -57,6 +57,8 @@ export const EVENT_TYPES = {
   delete_project: t('account', 'Project deleted', 'A project was deleted'),
   update_app_project: t('app_operations', 'App moved to another project', 'The application was moved to another project'),
   delete_token: t('account', 'Token deleted', 'An API token was deleted'),
+  new_key: t('account', 'SSH key added', 'An SSH public key was added to the account'),
+  delete_key: t('account', 'SSH key removed', 'An SSH public key was removed from the account'),
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;
