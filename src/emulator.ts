@@ -46,7 +46,10 @@ import { registerDeploymentsStream } from './modules/deployments/deployments.str
 import { createUpgradeTable, type UpgradeTable } from './http/ws.ts';
 import { createRouter, type Router, type UpstreamSource } from './router/proxy.ts';
 import { createRouterEvents, type RouterEvents } from './router/events.ts';
-import { appRouteResolver } from './router/resolve.ts';
+import { appRouteResolver, domainRouteResolver } from './router/resolve.ts';
+import { createDomainsStore } from './modules/domains/domains.store.ts';
+import { createDomainsService } from './modules/domains/domains.service.ts';
+import { domainsRoutes } from './modules/domains/domains.routes.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
@@ -142,6 +145,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     invitationUrl: (token) => `${urls.api}/v1/apps/collaboration?token=${token}`,
   });
 
+  // Custom domains: API, and the router's table of hostnames (redirects to the canonical one).
+  const domains = createDomainsService({ db, store: createDomainsStore(db), apps, events, clock });
+
   const containersStore = createContainersStore(db);
   const deploymentsStore = createDeploymentsStore(db);
   const variablesStore = createVariablesStore(db);
@@ -195,6 +201,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
+      domainsRoutes({ domains }),
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
       deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
       variablesRoutes({ db, store: variablesStore, apps, events }),
@@ -250,8 +257,10 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       });
       apiServer.on('upgrade', (req, socket, head) => void upgrades.handle(req, socket, head));
       apiServer.on('connect', oneOff.handleConnect);
+      const byAppName = appRouteResolver({ findApp: apps.find, upstreams, canonicalOf: domains.canonicalOf });
       router = createRouter({
-        resolve: appRouteResolver({ findApp: apps.find, upstreams }),
+        resolve: byAppName,
+        resolveHost: domainRouteResolver({ route: domains.route, findApp: apps.find, byName: byAppName }),
         onRequest: routerEvents.emitRequest,
         onAccessLog: routerEvents.emitAccessLog,
         logger,
