@@ -53,6 +53,10 @@ import { domainsRoutes } from './modules/domains/domains.routes.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
+import { createAutoscalersStore } from './modules/autoscalers/autoscalers.store.ts';
+import { AUTOSCALER_USER_ID, createAutoscalersService } from './modules/autoscalers/autoscalers.service.ts';
+import { autoscalersRoutes } from './modules/autoscalers/autoscalers.routes.ts';
+import { createAutoscalerEngine } from './modules/autoscalers/autoscaler-engine.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -173,6 +177,31 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     userById: auth.userById,
     formation: (appId) => containersStore.formation(appId),
   });
+  // Autoscalers: API, and the engine that scales after each stats round as the platform's autoscaler user.
+  const autoscalersStore = createAutoscalersStore(db);
+  const autoscalers = createAutoscalersService({
+    db,
+    store: autoscalersStore,
+    apps,
+    events,
+    clock,
+    knownTypes: (a) => [...new Set([...containersStore.formation(a.id).map((f) => f.type), ...Object.keys(orchestrator.release(a)?.processTypes ?? {})])],
+    userById: auth.userById,
+    billingUrl: () => `${urls.api}/_emulator/billing`,
+  });
+  events.onRecord(autoscalers.onEvent);
+  const autoscalerEngine = createAutoscalerEngine({
+    store: autoscalersStore,
+    traffic: monitoring.traffic,
+    formation: (appId) => containersStore.formation(appId),
+    findApp: apps.find,
+    scale: (a, type, amount) => void containers.scale(auth.userById(AUTOSCALER_USER_ID)!, a, [{ name: type, amount }]),
+    logger,
+    upCooldownMs: config.autoscalers.scaleUpCooldownMs,
+    downCooldownMs: config.autoscalers.scaleDownCooldownMs,
+    rounds: config.autoscalers.consecutiveRounds,
+  });
+  monitoring.onRound((rows, now) => autoscalerEngine.evaluate(rows, now));
   const upgrades = createUpgradeTable({ logger });
   registerDeploymentsStream({ upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs });
 
@@ -202,6 +231,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
       domainsRoutes({ domains }),
+      autoscalersRoutes({ autoscalers }),
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
       deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
       variablesRoutes({ db, store: variablesStore, apps, events }),

@@ -202,6 +202,17 @@ export const configSchema = z
         maxPerAccount: z.number().int().positive().default(50),
       })
       .prefault({}),
+    /** Autoscalers (doc.scalingo.com/platform/app/autoscaler): decisions follow each stats round. */
+    autoscalers: z
+      .object({
+        /** Consecutive stats rounds beyond the target before a scale (the platform: two per-minute means). */
+        consecutiveRounds: z.number().int().positive().default(2),
+        /** No scale out within this time after a scale (platform: 1 minute). */
+        scaleUpCooldownMs: z.number().int().nonnegative().default(60_000),
+        /** No scale in within this time after a scale (platform: 3 minutes). */
+        scaleDownCooldownMs: z.number().int().nonnegative().default(180_000),
+      })
+      .prefault({}),
     /** Intervals and durations used by the runtime parts, in milliseconds. */
     intervals: z
       .object({

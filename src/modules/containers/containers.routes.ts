@@ -55,11 +55,5 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
 
   r.get('/v1/apps/:app/operations/:id', (c) => c.json({ operation: operationJson(deps.operations.get(appOf(c).id, c.req.param('id'))) }));
 
-  // The official CLI reads the autoscalers before every scale; the emulator has none.
-  r.get('/v1/apps/:app/autoscalers', (c) => {
-    appOf(c);
-    return c.json({ autoscalers: [] });
-  });
-
   return r;
 }
