@@ -57,6 +57,10 @@ import { createAutoscalersStore } from './modules/autoscalers/autoscalers.store.
 import { AUTOSCALER_USER_ID, createAutoscalersService } from './modules/autoscalers/autoscalers.service.ts';
 import { autoscalersRoutes } from './modules/autoscalers/autoscalers.routes.ts';
 import { createAutoscalerEngine } from './modules/autoscalers/autoscaler-engine.ts';
+import { createCronStore } from './modules/cron/cron.store.ts';
+import { createCronService, type CronService } from './modules/cron/cron.service.ts';
+import { cronRoutes } from './modules/cron/cron.routes.ts';
+import { PLATFORM_USER_ID } from './modules/alerts/alert-engine.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -158,7 +162,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
   const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId });
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
-  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), instanceId, userById: auth.userById });
+  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), instanceId, userById: auth.userById, onCode: (appId, deploymentId, dir) => void cron.recordFromBuild(appId, deploymentId, dir) });
   // Deleting an app removes its containers and the images built for it.
   apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a), afterDelete: (a) => orchestrator.forgetRemoved(a.id) });
   // An app created with a git_source (local path or file://) deploys from it at once.
@@ -218,6 +222,21 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
+  // Scalingo Scheduler: cron.json of the deployed code, jobs run as detached one-offs of the platform user.
+  const cron: CronService = createCronService({
+    store: createCronStore(db),
+    apps,
+    clock,
+    logger,
+    rules: { maxJobs: config.cron.maxJobs, minIntervalMs: config.cron.minIntervalMinutes * 60_000, secondsField: config.cron.secondsField, sizes: config.containerSizes.map((s) => s.name) },
+    maxRunMs: config.cron.maxRunMinutes * 60_000,
+    syncMs: config.cron.syncMs,
+    runUser: () => auth.userById(PLATFORM_USER_ID)!,
+    runOneOff: (user, a, input) => oneOff.service.run(user, a, input),
+    stopOneOff: (user, a, id) => oneOff.service.stop(user, a, id),
+  });
+  events.onRecord(cron.onEvent);
+
   const app = createHttpApp({
     logger,
     clock,
@@ -232,6 +251,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       collaboratorsRoutes({ collaborators, view }),
       domainsRoutes({ domains }),
       autoscalersRoutes({ autoscalers }),
+      cronRoutes({ cron }),
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
       deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
       variablesRoutes({ db, store: variablesStore, apps, events }),
@@ -320,6 +340,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         }
         await logs.start();
         if (engine.ok) await oneOff.start();
+        cron.start();
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();
         monitoring.start();
@@ -334,6 +355,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       await auth.passwordsReady();
       // Log streams end first (the server's close() would wait for them), stored lines are flushed.
       await logs.stop();
+      cron.stop();
       await oneOff.stop();
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
       await Promise.all([

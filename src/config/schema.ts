@@ -202,6 +202,21 @@ export const configSchema = z
         maxPerAccount: z.number().int().positive().default(50),
       })
       .prefault({}),
+    /** Scalingo Scheduler: cron.json jobs as detached one-offs (doc.scalingo.com/platform/app/task-scheduling/scalingo-scheduler). */
+    cron: z
+      .object({
+        /** Jobs per cron.json (platform: 5). */
+        maxJobs: z.number().int().positive().default(5),
+        /** Smallest interval between two runs of a job, in minutes (platform: 10); 0 lifts the floor. */
+        minIntervalMinutes: z.number().nonnegative().default(10),
+        /** A scheduled one-off is stopped after min(this, its interval) (platform: 15 minutes). */
+        maxRunMinutes: z.number().positive().default(15),
+        /** Read 6-field expressions (seconds first) instead of 5: short schedules for tests and demos. */
+        secondsField: z.boolean().default(false),
+        /** How often the schedules are checked against the apps (deployments also trigger a check). */
+        syncMs: z.number().int().positive().default(30_000),
+      })
+      .prefault({}),
     /** Autoscalers (doc.scalingo.com/platform/app/autoscaler): decisions follow each stats round. */
     autoscalers: z
       .object({

@@ -33,6 +33,13 @@ CREATE TABLE autoscalers (
 -- Limited collaborators (the platform's "Limited Collaborator" role).
 ALTER TABLE collaborators ADD COLUMN is_limited INTEGER NOT NULL DEFAULT 0;
 
+-- cron.json of each deployment's code: maps deployment id → its jobs (JSON), read at build time.
+CREATE TABLE deployment_crons (
+  deployment_id TEXT PRIMARY KEY REFERENCES deployments(id) ON DELETE CASCADE,
+  app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+  jobs TEXT NOT NULL
+);
+
 -- Cron jobs of an app's deployed cron.json: maps (app, job command) → its last run.
 CREATE TABLE cron_runs (
   app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
