@@ -69,7 +69,7 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       return store.forApp(app.id).map(toJson);
     },
     provision(user: UserRow, appParam: string, input: { addon_provider_id: string; plan_id: string }) {
-      const app = deps.apps.writableApp(user, appParam, 'addon changes');
+      const app = deps.apps.writableApp(user, appParam, 'change addons');
       const provider = findProvider(input.addon_provider_id);
       if (!provider) throw ApiError.invalid('addon_provider_id', `is not a known addon provider (known: ${ADDON_PROVIDERS.map((p) => p.id).join(', ')})`);
       const plan = findPlan(provider, input.plan_id);
@@ -94,7 +94,7 @@ export function createAddonsService(deps: AddonsServiceDeps) {
     },
     changePlan(user: UserRow, appParam: string, addonId: string, planId: string) {
       const { addon } = service.visibleAddon(user, appParam, addonId);
-      deps.apps.writableApp(user, appParam, 'addon changes');
+      deps.apps.writableApp(user, appParam, 'change addons');
       const plan = findPlan(findProvider(addon.provider_id)!, planId);
       if (!plan) throw ApiError.invalid('plan_id', 'is not a plan of this addon provider');
       store.setPlan(addon.id, plan.id, clock.now());
@@ -102,7 +102,7 @@ export function createAddonsService(deps: AddonsServiceDeps) {
     },
     remove(user: UserRow, appParam: string, addonId: string): void {
       const { app, addon } = service.visibleAddon(user, appParam, addonId);
-      deps.apps.writableApp(user, appParam, 'addon changes');
+      deps.apps.writableApp(user, appParam, 'change addons');
       tx(deps.db, () => {
         store.delete(addon.id); // its drains go with it (ON DELETE CASCADE)
         deps.events.record({ type: 'delete_addon', app, user, typeData: typeData(addon) });
@@ -111,7 +111,7 @@ export function createAddonsService(deps: AddonsServiceDeps) {
     /** POST …/addons/:id/token — the bearer of the database API for this addon (go-scalingo AddonToken). */
     token(user: UserRow, appParam: string, addonId: string): string {
       const { addon } = service.visibleAddon(user, appParam, addonId);
-      deps.apps.writableApp(user, appParam, 'database access');
+      deps.apps.writableApp(user, appParam, 'access the database of an addon');
       const payload = `${addon.id}.${clock.now() + ADDON_TOKEN_TTL_MS}`;
       return `adt.${payload}.${sign(payload)}`;
     },

@@ -69,7 +69,7 @@ export function createAutoscalersService(deps: AutoscalersServiceDeps) {
   }
 
   function writable(user: UserRow, appKey: string): AppRow {
-    const app = deps.apps.writableApp(user, appKey, 'autoscaler changes');
+    const app = deps.apps.writableApp(user, appKey, 'change autoscalers');
     const owner = deps.userById(app.owner_id);
     // Without a payment method only one web container is allowed: an autoscaler (2 at least) cannot run.
     if (owner && !owner.payment_method) throw ApiError.paymentRequired('Sorry, autoscaling needs a payment method: without one only a single web container is allowed', deps.billingUrl());
@@ -127,7 +127,7 @@ export function createAutoscalersService(deps: AutoscalersServiceDeps) {
     },
 
     remove(user: UserRow, appKey: string, id: string): void {
-      const app = deps.apps.writableApp(user, appKey, 'autoscaler changes');
+      const app = deps.apps.writableApp(user, appKey, 'change autoscalers');
       const a = find(app, id);
       tx(deps.db, () => {
         store.delete(a.id);

@@ -36,7 +36,7 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
   r.get('/v1/apps/:app/containers', (c) => c.json({ containers: containers.formation(appOf(c)) }));
 
   r.post('/v1/apps/:app/scale', async (c) => {
-    const app = apps.writableApp(c.get('principal').user, c.req.param('app'), 'scaling');
+    const app = apps.writableApp(c.get('principal').user, c.req.param('app'), 'scale containers');
     const body = await jsonBody(c, scaleSchema);
     const { formation, operation } = containers.scale(c.get('principal').user, app, body.containers);
     if (!operation) return c.json({ containers: formation }, 200);

@@ -87,7 +87,7 @@ export function createDomainsService(deps: DomainsServiceDeps) {
     },
 
     add(user: UserRow, appKey: string, input: AddDomainInput) {
-      const app = deps.apps.writableApp(user, appKey, 'domain changes');
+      const app = deps.apps.writableApp(user, appKey, 'change domains');
       const name = input.name.trim().replace(/\.$/, '');
       const problem = hostnameProblem(name);
       if (problem) throw ApiError.invalid('name', problem);
@@ -121,7 +121,7 @@ export function createDomainsService(deps: DomainsServiceDeps) {
 
     update(user: UserRow, appKey: string, id: string, input: UpdateDomainInput) {
       const { domain } = visible(user, appKey, id);
-      const app = deps.apps.writableApp(user, appKey, 'domain changes');
+      const app = deps.apps.writableApp(user, appKey, 'change domains');
       const info = certificate(domain.name, input.tlscert, input.tlskey);
       let next: DomainRow = { ...domain, updated_at: clock.now() };
       if (input.canonical != null) next.canonical = input.canonical ? 1 : 0;
@@ -137,7 +137,7 @@ export function createDomainsService(deps: DomainsServiceDeps) {
 
     remove(user: UserRow, appKey: string, id: string): void {
       const { domain } = visible(user, appKey, id);
-      const app = deps.apps.writableApp(user, appKey, 'domain changes');
+      const app = deps.apps.writableApp(user, appKey, 'change domains');
       tx(deps.db, () => {
         store.delete(domain.id);
         deps.events.record({ type: 'delete_domain', app, user, typeData: { hostname: domain.name } });
