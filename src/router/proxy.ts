@@ -20,7 +20,7 @@ export type { Upstream, UpstreamSource, RouteTarget, RouterRequestRecord } from 
 export interface RouterDeps {
   /** The app a host names (`<app>.localhost`), or null when there is no such app. Called at every request. */
   resolve(appName: string): RouteTarget | null;
-  /** The app a custom domain (bare hostname, no port) is linked to; tried before `<app>.localhost`. */
+  /** The app a custom domain (bare hostname, no port) is linked to; tried when `<app>.localhost` names no app. */
   resolveHost?(hostname: string): RouteTarget | null;
   onRequest?(rec: RouterRequestRecord): void;
   /** Only for apps with router_logs on. `line` is the message: `method=GET path="/" …`. */
@@ -109,7 +109,8 @@ export function createRouter(deps: RouterDeps): Router {
     const hostname = bareHostname(ex.req.headers.host);
     let target: RouteTarget | null;
     try {
-      target = (hostname && deps.resolveHost?.(hostname)) || (name ? deps.resolve(name) : null);
+      // `<app>.localhost` first (no domain lookup on the hot path), then custom domains.
+      target = (name ? deps.resolve(name) : null) || (hostname ? (deps.resolveHost?.(hostname) ?? null) : null);
     } catch (err) {
       deps.logger.error({ err, app: name ?? hostname }, 'router: resolving the app failed');
       return { page: errorPage(500, 'The router could not look the application up.') };
