@@ -51,6 +51,12 @@ describe('addons: catalogue, token and database API', () => {
     expect((await db(`/databases/${addonId}`, 'adt.forged')).status).toBe(401);
     expect((await db(`/databases/${addonId}`, token.slice(0, -2) + 'xx')).status).toBe(401);
     expect((await db('/databases/ad-00000000-0000-0000-0000-000000000000')).status).toBe(404);
+    // Without SCALINGO_DB_URL the clients use the region's database_api (/v1/regions).
+    const region = (await h.call('GET', '/v1/regions')).body.regions.find((r: { name: string }) => r.name === 'local');
+    const viaRegion = await fetch(`${region.database_api}/api/databases/${addonId}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(viaRegion.status).toBe(200);
+    const backups = await fetch(`${region.database_api}/api/databases/${addonId}/backups`, { headers: { authorization: `Bearer ${token}` } });
+    expect(backups.status).toBe(400);
   });
 
   it('answers what the stand-in lacks, in a {error} the CLI prints, for logs, backups, users and the rest', async () => {

@@ -44,8 +44,8 @@ export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId
   };
 
   // go-scalingo Database (databases.go): enough for `addons-info` to print the database's lines.
-  r.get('/api/databases/:id', (c) => {
-    const addon = addonOf(c, c.req.param('id'));
+  const showDatabase = (c: Context<AppEnv>) => {
+    const addon = addonOf(c, c.req.param('id')!);
     const provider = findProvider(addon.provider_id);
     return c.json({
       database: {
@@ -72,18 +72,22 @@ export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId
         maintenance_window: { weekday_utc: 0, starting_hour_utc: 0, duration_in_hour: 0 },
       },
     });
-  });
+  };
 
-  r.all('/api/databases/:id/*', (c) => {
-    const addon = addonOf(c, c.req.param('id'));
-    const rest = c.req.path.slice(`/api/databases/${c.req.param('id')}`.length);
-    const feature = FEATURES.find(([re]) => re.test(rest))?.[1] ?? 'database server features';
-    throw lacks(addon, feature);
-  });
-
-  r.all('/api/*', (c) => {
-    const addon = addonOf(c, undefined);
-    throw lacks(addon, 'database server features');
-  });
+  // SCALINGO_DB_URL=<api> gives /api/…; without it the clients use the region's database_api
+  // (<api>/_emulator/databases, see /v1/regions), which gives /_emulator/databases/api/….
+  for (const base of ['/api', '/_emulator/databases/api']) {
+    r.get(`${base}/databases/:id`, showDatabase);
+    r.all(`${base}/databases/:id/*`, (c) => {
+      const id = c.req.param('id')!;
+      const addon = addonOf(c, id);
+      const rest = c.req.path.slice(c.req.path.indexOf(`/databases/${id}`) + `/databases/${id}`.length);
+      const feature = FEATURES.find(([re]) => re.test(rest))?.[1] ?? 'database server features';
+      throw lacks(addon, feature);
+    });
+    r.all(`${base}/*`, (c) => {
+      throw lacks(addonOf(c, undefined), 'database server features');
+    });
+  }
   return r;
 }
