@@ -33,6 +33,8 @@ describe('addons: catalogue, token and database API', () => {
     addonId = res.body.addon.id;
     const up = await h.call('PATCH', `/v1/apps/db-app/addons/${addonId}`, { body: { addon: { plan_id: plans[1].id } } });
     expect(up.body.addon.plan.id).toBe(plans[1].id);
+    const ev = (await h.call('GET', '/v1/apps/db-app/events')).body.events[0];
+    expect(ev).toMatchObject({ type: 'upgrade_addon', type_data: { addon_provider_name: 'PostgreSQL', old_plan_name: plans[0].name, new_plan_name: plans[1].name } });
     expect((await h.call('POST', '/v1/apps/db-app/addons', { body: { addon: { addon_provider_id: 'scalingo-postgresql', plan_id: plans[0].id, options: 'x' } } })).status).toBe(422);
   });
 

@@ -97,7 +97,12 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       deps.apps.writableApp(user, appParam, 'change addons');
       const plan = findPlan(findProvider(addon.provider_id)!, planId);
       if (!plan) throw ApiError.invalid('plan_id', 'is not a plan of this addon provider');
-      store.setPlan(addon.id, plan.id, clock.now());
+      const app = deps.apps.find(addon.app_id)!;
+      tx(deps.db, () => {
+        store.setPlan(addon.id, plan.id, clock.now());
+        // go-scalingo EventUpgradeAddonTypeData: the addon's fields and the old and new plan names.
+        deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
+      });
       return toJson(store.find(addon.app_id, addon.id)!);
     },
     remove(user: UserRow, appParam: string, addonId: string): void {

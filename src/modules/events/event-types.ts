@@ -50,6 +50,7 @@ export const EVENT_TYPES = {
   delete_autoscaler: t('app_operations', 'Autoscaler deleted', 'An autoscaler was deleted'),
   new_addon: t('addons', 'Addon added', 'An addon was provisioned'),
   delete_addon: t('addons', 'Addon removed', 'An addon was removed'),
+  upgrade_addon: t('addons', 'Addon plan changed', 'The plan of an addon was changed'),
   new_alert: t('monitoring', 'Alert added', 'An alert was created'),
   edit_alert: t('monitoring', 'Alert edited', 'An alert was changed'),
   delete_alert: t('monitoring', 'Alert deleted', 'An alert was deleted'),
