@@ -6,10 +6,13 @@ import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
 import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
 
-// The autoscaler against real containers: web containers burn CPU while /tmp/burn exists (bounded by
-// `timeout`), which the test toggles with `docker exec`; the stats sampler reads the engine every
-// second, the autoscaler scales between min and max, and the test counts the containers with `docker ps`.
-const PROCFILE = `web: mkdir -p /tmp/www && echo ok > /tmp/www/index.html && (httpd -f -p $PORT -h /tmp/www &) && while :; do [ -f /tmp/burn ] && timeout 40 sh -c 'while [ -f /tmp/burn ]; do :; done'; sleep 0.5; done\n`;
+// The autoscaler against real containers, on the memory metric (CPU readings would depend on what else
+// the shared machine runs): web containers hold 60 MB while /tmp/hold exists — a subshell keeps a string
+// resident and exits when the file goes, giving the memory back — which the test toggles with `docker
+// exec`. The stats sampler reads the engine every second, the autoscaler scales between min and max, and
+// the test counts the containers with `docker ps`.
+const HOLD = `x=$(head -c 60000000 /dev/zero | tr "\\0" a); while [ -f /tmp/hold ]; do case "$x" in *b*) ;; esac; sleep 1; done`;
+const PROCFILE = `web: mkdir -p /tmp/www && echo ok > /tmp/www/index.html && (httpd -f -p $PORT -h /tmp/www &) && while :; do [ -f /tmp/hold ] && sh -c '${HOLD}'; sleep 0.5; done\n`;
 const WAIT = { timeoutMs: 90_000, intervalMs: 500 };
 
 describe('autoscaler (real Docker)', () => {
@@ -17,10 +20,10 @@ describe('autoscaler (real Docker)', () => {
   const dir = copyFixture('busybox-web');
   writeFileSync(join(dir, 'Procfile'), PROCFILE);
   const web = () => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=auto-app`, `${LABELS.type}=web`]);
-  const burn = (on: boolean) => {
+  const hold = (on: boolean) => {
     for (const c of web()) {
       try {
-        docker('exec', c.id, 'sh', '-c', on ? 'touch /tmp/burn' : 'rm -f /tmp/burn');
+        docker('exec', c.id, 'sh', '-c', on ? 'touch /tmp/hold' : 'rm -f /tmp/hold');
       } catch {
         // a container being replaced: the others carry the load
       }
@@ -37,7 +40,7 @@ describe('autoscaler (real Docker)', () => {
   });
   afterAll(async () => {
     if (h) {
-      burn(false);
+      hold(false);
       await h.stop();
       removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
       removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
@@ -45,17 +48,17 @@ describe('autoscaler (real Docker)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('brings web to its minimum, scales out under CPU load, and back in when idle, as scalingo-platform-autoscaler', async () => {
+  it('brings web to its minimum, scales out under memory load, and back in when idle, as scalingo-platform-autoscaler', async () => {
     expect(web()).toHaveLength(1);
     const created = await h.call('POST', '/v1/apps/auto-app/autoscalers', {
-      body: { autoscaler: { id: '', app_id: '', container_type: 'web', metric: 'cpu', target: 0.2, min_containers: 2, max_containers: 3, disabled: false } },
+      body: { autoscaler: { id: '', app_id: '', container_type: 'web', metric: 'memory', target: 0.05, min_containers: 2, max_containers: 3, disabled: false } },
     });
     expect(created.status).toBe(201);
     await eventually(() => web().length === 2 && (h.call('GET', '/v1/apps/auto-app').then((r) => r.body.app.status === 'running')), { ...WAIT, what: 'web at its minimum of 2' });
 
-    burn(true);
+    hold(true);
     await eventually(() => web().length === 3, { ...WAIT, what: 'a third web container under load' });
-    burn(false);
+    hold(false);
     await eventually(() => web().length === 2, { ...WAIT, what: 'back to 2 web containers when idle' });
     expect(web().every((c) => c.state === 'running')).toBe(true);
 
