@@ -53,14 +53,8 @@ import { domainsRoutes } from './modules/domains/domains.routes.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
-import { createAutoscalersStore } from './modules/autoscalers/autoscalers.store.ts';
-import { AUTOSCALER_USER_ID, createAutoscalersService } from './modules/autoscalers/autoscalers.service.ts';
-import { autoscalersRoutes } from './modules/autoscalers/autoscalers.routes.ts';
-import { createAutoscalerEngine } from './modules/autoscalers/autoscaler-engine.ts';
-import { createCronStore } from './modules/cron/cron.store.ts';
-import { createCronService, type CronService } from './modules/cron/cron.service.ts';
-import { cronRoutes } from './modules/cron/cron.routes.ts';
-import { PLATFORM_USER_ID } from './modules/alerts/alert-engine.ts';
+import { createAutoscalersModule } from './modules/autoscalers/autoscalers.module.ts';
+import { createCronModule } from './modules/cron/cron.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -156,6 +150,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   // Custom domains: API, and the router's table of hostnames (redirects to the canonical one).
   const domains = createDomainsService({ db, store: createDomainsStore(db), apps, events, clock });
 
+  // Scalingo Scheduler: cron.json of the deployed code, jobs run as detached one-offs of the platform user.
+  const cron = createCronModule({ db, apps, events, clock, logger, config, userById: auth.userById, oneOff: () => oneOff.service });
+
   const containersStore = createContainersStore(db);
   const deploymentsStore = createDeploymentsStore(db);
   const variablesStore = createVariablesStore(db);
@@ -182,30 +179,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     formation: (appId) => containersStore.formation(appId),
   });
   // Autoscalers: API, and the engine that scales after each stats round as the platform's autoscaler user.
-  const autoscalersStore = createAutoscalersStore(db);
-  const autoscalers = createAutoscalersService({
-    db,
-    store: autoscalersStore,
-    apps,
-    events,
-    clock,
-    knownTypes: (a) => [...new Set([...containersStore.formation(a.id).map((f) => f.type), ...Object.keys(orchestrator.release(a)?.processTypes ?? {})])],
-    userById: auth.userById,
-    billingUrl: () => `${urls.api}/_emulator/billing`,
-  });
-  events.onRecord(autoscalers.onEvent);
-  const autoscalerEngine = createAutoscalerEngine({
-    store: autoscalersStore,
-    traffic: monitoring.traffic,
-    formation: (appId) => containersStore.formation(appId),
-    findApp: apps.find,
-    scale: (a, type, amount) => void containers.scale(auth.userById(AUTOSCALER_USER_ID)!, a, [{ name: type, amount }]),
-    logger,
-    upCooldownMs: config.autoscalers.scaleUpCooldownMs,
-    downCooldownMs: config.autoscalers.scaleDownCooldownMs,
-    rounds: config.autoscalers.consecutiveRounds,
-  });
-  monitoring.onRound((rows, now) => autoscalerEngine.evaluate(rows, now));
+  const autoscalers = createAutoscalersModule({ db, apps, events, clock, logger, config, containers, monitoring, formation: (id) => containersStore.formation(id), releaseTypes: (a) => Object.keys(orchestrator.release(a)?.processTypes ?? {}), userById: auth.userById, billingUrl: () => `${urls.api}/_emulator/billing` });
   const upgrades = createUpgradeTable({ logger });
   registerDeploymentsStream({ upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs });
 
@@ -222,21 +196,6 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
-  // Scalingo Scheduler: cron.json of the deployed code, jobs run as detached one-offs of the platform user.
-  const cron: CronService = createCronService({
-    store: createCronStore(db),
-    apps,
-    clock,
-    logger,
-    rules: { maxJobs: config.cron.maxJobs, minIntervalMs: config.cron.minIntervalMinutes * 60_000, secondsField: config.cron.secondsField, sizes: config.containerSizes.map((s) => s.name) },
-    maxRunMs: config.cron.maxRunMinutes * 60_000,
-    syncMs: config.cron.syncMs,
-    runUser: () => auth.userById(PLATFORM_USER_ID)!,
-    runOneOff: (user, a, input) => oneOff.service.run(user, a, input),
-    stopOneOff: (user, a, id) => oneOff.service.stop(user, a, id),
-  });
-  events.onRecord(cron.onEvent);
-
   const app = createHttpApp({
     logger,
     clock,
@@ -250,8 +209,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
       domainsRoutes({ domains }),
-      autoscalersRoutes({ autoscalers }),
-      cronRoutes({ cron }),
+      autoscalers.routes,
+      cron.routes,
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
       deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
       variablesRoutes({ db, store: variablesStore, apps, events }),
