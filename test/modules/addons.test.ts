@@ -24,6 +24,10 @@ describe('addons: catalogue, token and database API', () => {
     const plans = await h.call('GET', '/v1/addon_providers/scalingo-postgresql/plans?show_all=false');
     expect(plans.body.plans).toEqual(pg.plans);
     expect((await h.call('GET', '/v1/addon_providers/scalingo-nope/plans?show_all=false')).body).toEqual({ resource: 'addon_provider', error: 'not found' });
+    // Public, as go-scalingo's NoAuth for an unauthenticated client expects; the rest of /v1 is not.
+    expect((await h.call('GET', '/v1/addon_providers', { as: null })).status).toBe(200);
+    expect((await h.call('GET', '/v1/addon_providers/scalingo-redis/plans', { as: null })).status).toBe(200);
+    expect((await h.call('GET', '/v1/apps/db-app/addons', { as: null })).status).toBe(401);
   });
 
   it('provisions with options: null (a nil Go map) and updates the plan', async () => {
