@@ -3,7 +3,7 @@
 // stopped when it reaches min(15 minutes, its interval), as on the platform. Schedules are re-read after
 // each deployment (and every `syncMs`, which also drops deleted apps); they live in memory, the last run
 // of each job is stored.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cron } from 'croner';
 import type { Clock } from '../../shared/clock.ts';
@@ -96,7 +96,10 @@ export function createCronService(deps: CronServiceDeps) {
     recordFromBuild(appId: string, deploymentId: string, codeDir: string): CronJob[] | null {
       const file = join(codeDir, 'cron.json');
       if (!existsSync(file)) return null;
-      if (statSync(file).size > CRON_JSON_MAX_BYTES) throw new Error(`cron.json is larger than ${CRON_JSON_MAX_BYTES / 1024} KB`);
+      // lstat: a link (to a device, a FIFO, outside the code) is refused rather than followed.
+      const st = lstatSync(file);
+      if (!st.isFile()) throw new Error('cron.json must be a regular file');
+      if (st.size > CRON_JSON_MAX_BYTES) throw new Error(`cron.json is larger than ${CRON_JSON_MAX_BYTES / 1024} KB`);
       const jobs = parseCronJson(readFileSync(file, 'utf8'), deps.rules);
       store.save(deploymentId, appId, JSON.stringify(jobs));
       return jobs;
