@@ -102,6 +102,18 @@ export function createAppsService(deps: AppsServiceDeps) {
       return app;
     },
 
+    /**
+     * Actions a Limited Collaborator may not do (environment, configuration, domains, addons, scaling,
+     * deployments of new code, one-off containers): 403 for them, as for the platform (docs/fidelity.md).
+     */
+    writableApp(user: UserRow, idOrName: string, what = 'this'): AppRow {
+      const app = service.visibleApp(user, idOrName);
+      if (app.owner_id !== user.id && deps.collaborators.isLimitedCollaborator(app.id, user.id)) {
+        throw ApiError.forbidden(`a limited collaborator cannot ${what}: ask the owner or a full collaborator of the app`);
+      }
+      return app;
+    },
+
     /** Owner-only actions (delete, transfer, collaborators management). */
     ownedApp(user: UserRow, idOrName: string): AppRow {
       const app = service.visibleApp(user, idOrName);
@@ -211,7 +223,7 @@ export function createAppsService(deps: AppsServiceDeps) {
     },
 
     updateSettings(user: UserRow, idOrName: string, input: { force_https?: boolean; sticky_session?: boolean; router_logs?: boolean; stack_id?: string }): AppRow {
-      const app = service.visibleApp(user, idOrName);
+      const app = service.writableApp(user, idOrName, 'change the settings of the app');
       const changes: AppSettings = {};
       if (input.force_https !== undefined) changes.force_https = input.force_https ? 1 : 0;
       if (input.sticky_session !== undefined) changes.sticky_session = input.sticky_session ? 1 : 0;
