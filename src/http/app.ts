@@ -28,14 +28,15 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   // Order matters:
   // 1. request id + child logger, so every later line (and a 500) carries the id;
   // 2. access log, timing everything below;
-  // 3. JSON-only and body size limits on the API, before anything reads a body;
-  // 4. authentication of every /v1 route (a few public ones are listed in authenticate.ts);
+  // 3. authentication of every /v1 route (a few public ones are listed in authenticate.ts): a client
+  //    without credentials learns nothing else (401 before 415/413/404);
+  // 4. JSON-only and body size limits on the API, before anything reads a body;
   // 5. rate limiting per token, which needs the principal.
   app.use('*', requestId(deps.logger));
   app.use('*', accessLog());
+  app.use('/v1/*', authenticate(deps.auth));
   app.use('/v1/*', jsonOnly());
   app.use('/v1/*', limitBody(deps.bodyLimitBytes));
-  app.use('/v1/*', authenticate(deps.auth));
   if (deps.rateLimit.enabled) app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.clock }));
 
   for (const r of deps.routes) app.route('/', r);
