@@ -19,6 +19,13 @@ export const DEPLOYMENTS_STREAM_PREFIX = '/deployments-stream/apps/';
 const PRE_AUTH_MAX_PAYLOAD = 16 * 1024;
 
 export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deployments: DeploymentsService; store: DeploymentsStore; auth: AuthService; apps: AppsService; pingMs: number; authTimeoutMs?: number }) {
+  // Followers by socket: a user who loses access to the app (or the app deleted) is disconnected.
+  const followers = new Map<WebSocket, { appId: string; userId: string }>();
+  deps.apps.addHooks({
+    afterAccessLost: (a) => {
+      for (const [ws, f] of followers) if (f.appId === a.id && !deps.apps.hasAccess(f.userId, a.id)) ws.close(4003, 'access to the application was revoked');
+    },
+  });
   deps.upgrades.register(DEPLOYMENTS_STREAM_PREFIX, async (req, socket, head, url) => {
     const appKey = decodeURIComponent(url.pathname.slice(DEPLOYMENTS_STREAM_PREFIX.length));
     if (!appKey) throw ApiError.notFound('app');
@@ -29,7 +36,7 @@ export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deploy
       const principal = await deps.auth.authenticate(req.headers.authorization);
       const app = deps.apps.visibleApp(principal.user, appKey);
       const ws = await deps.upgrades.accept(req, socket, head);
-      return follow(ws, app.id, sender(ws));
+      return follow(ws, app.id, principal.user.id, sender(ws));
     }
     const ws = await deps.upgrades.accept(req, socket, head, { maxPayload: PRE_AUTH_MAX_PAYLOAD });
     const send = sender(ws);
@@ -48,7 +55,7 @@ export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deploy
         if (msg?.type !== 'auth' || typeof msg.data?.token !== 'string' || !msg.data.token) throw ApiError.unauthorized('the first message must be {"type":"auth","data":{"token":"<bearer>"}}');
         const principal = await deps.auth.authenticate(`Bearer ${msg.data.token}`);
         const app = deps.apps.visibleApp(principal.user, appKey);
-        if (ws.readyState === ws.OPEN) follow(ws, app.id, send);
+        if (ws.readyState === ws.OPEN) follow(ws, app.id, principal.user.id, send);
       } catch (err) {
         const text = err instanceof ApiError ? (err.message || 'unauthorized') : 'invalid message';
         send({ type: 'error', data: { error: text } });
@@ -61,7 +68,8 @@ export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deploy
     return (m: Record<string, unknown>) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
   }
 
-  function follow(ws: WebSocket, appId: string, send: (m: Record<string, unknown>) => void) {
+  function follow(ws: WebSocket, appId: string, userId: string, send: (m: Record<string, unknown>) => void) {
+    followers.set(ws, { appId, userId });
     // Replay the deployment in progress (or the last one) so a late subscriber misses nothing.
     const last = deps.store.page(appId, 1, 0)[0];
     if (last) {
@@ -77,6 +85,7 @@ export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deploy
     deps.deployments.bus.on('event', listener);
     const ping = setInterval(() => send({ type: 'ping', data: { ts: Math.floor(Date.now() / 1000) } }), deps.pingMs);
     ws.on('close', () => {
+      followers.delete(ws);
       clearInterval(ping);
       deps.deployments.bus.off('event', listener);
     });
