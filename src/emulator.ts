@@ -191,6 +191,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     auth,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimit: config.rateLimit,
+    appAccess: apps.visibleApp,
     routes: [
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),

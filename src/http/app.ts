@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { AppEnv } from './env.ts';
+import type { AppEnv, UserRow } from './env.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -18,6 +18,11 @@ export interface HttpAppDeps {
   auth: AuthService;
   bodyLimitBytes: number;
   rateLimit: { enabled: boolean; perMinute: number };
+  /**
+   * Checks that the user may see the app of a `/v1/apps/:app/…` route (throws the 404): run before
+   * the route reads its body, so another user's app is a 404 whatever is sent, never a 422 first.
+   */
+  appAccess?: (user: UserRow, appKey: string) => unknown;
   /** Route groups of every area, mounted in order (more specific paths first). */
   routes: Hono<AppEnv>[];
 }
@@ -38,6 +43,14 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   app.use('/v1/*', jsonOnly());
   app.use('/v1/*', limitBody(deps.bodyLimitBytes));
   if (deps.rateLimit.enabled) app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.clock }));
+  const appAccess = deps.appAccess;
+  if (appAccess) {
+    app.use('/v1/apps/:app/*', async (c, next) => {
+      const p = c.get('principal');
+      if (p) appAccess(p.user, c.req.param('app'));
+      await next();
+    });
+  }
 
   for (const r of deps.routes) app.route('/', r);
 
