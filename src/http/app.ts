@@ -47,7 +47,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   if (appAccess) {
     app.use('/v1/apps/:app/*', async (c, next) => {
       const p = c.get('principal');
-      if (p) appAccess(p.user, c.req.param('app'));
+      // Hono's `/*` also matches `/v1/apps/<x>` itself (e.g. /v1/apps/collaboration): sub-paths only.
+      if (p && /^\/v1\/apps\/[^/]+\/./.test(c.req.path)) appAccess(p.user, c.req.param('app'));
       await next();
     });
   }
