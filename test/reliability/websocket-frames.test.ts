@@ -8,11 +8,13 @@ import { copyFixture } from '../support/apps.ts';
 import { eventually, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
 import { startEmulatorProcess, type EmulatorProcess } from './support/emulator-process.ts';
 import { BAD_FRAMES, closedBy, frame, rawRequest, rawUpgrade } from './support/raw-ws.ts';
+import { wsTerminal } from '../support/terminal.ts';
 
 // Malformed WebSocket frames, sent by hand on raw sockets, on every WebSocket path of the emulator
 // (deployments stream, logs stream, one-off attach, the router's WebSocket proxying) and hostile bytes
 // on the CONNECT attach. The emulator runs as a process of its own: a crash would end it. Each bad
 // frame closes its socket alone (1002/1007/1009); the process answers health 200 after all of them.
+// The same setup shows attach URLs checked against current access (a removed collaborator's terminal).
 const APP = 'frames-app';
 const basic = `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}`;
 
@@ -154,6 +156,41 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
     await alive();
     expect(upstreamErrors.length).toBeGreaterThanOrEqual(BAD_FRAMES.length);
   });
+
+  it('attach URLs are checked against current access: a removed collaborator\'s terminal closes and their URLs are refused', async () => {
+    const asOther = (path: string, init: RequestInit = {}) => api(path, { ...init, headers: { authorization: `Basic ${Buffer.from(`:${TOKENS.other}`).toString('base64')}` } });
+    const added = await api(`/v1/apps/${APP}/collaborators`, { method: 'POST', body: JSON.stringify({ collaborator: { email: 'other@example.test' } }) });
+    expect(added.status).toBe(201);
+    const collaboratorId = ((await added.json()) as { collaborator: { id: string } }).collaborator.id;
+    const run = async () => {
+      const res = await asOther(`/v1/apps/${APP}/run`, { method: 'POST', body: JSON.stringify({ command: 'sh', detached: false }) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { attach_url: string; container: { id: string } };
+    };
+    const attached = await run();
+    const waiting = await run();
+    const terminal = await wsTerminal(attached.attach_url);
+    terminal.ws.send('echo $((6*7))\n');
+    await terminal.waitFor(/42/);
+
+    expect((await api(`/v1/apps/${APP}/collaborators/${collaboratorId}`, { method: 'DELETE' })).status).toBe(204);
+    // The open terminal is closed, and its container goes with it.
+    expect((await terminal.closed).reason).toMatch(/no longer has access/);
+    // The URL not yet used is refused on every path: WebSocket, CONNECT, /wait.
+    const path = new URL(waiting.attach_url).pathname;
+    expect((await rawUpgrade(port, path)).status).toBe(401);
+    expect((await rawRequest(port, `CONNECT ${path} HTTP/1.1`, { Host: `127.0.0.1:${port}` })).status).toBe(401);
+    expect((await fetch(`${waiting.attach_url}/wait`)).status).toBe(401);
+    expect((await api(`/v1/apps/${APP}/containers/${waiting.container.id}/stop`, { method: 'POST' })).status).toBe(202);
+    await eventually(
+      async () => {
+        const ps = ((await (await api(`/v1/apps/${APP}/ps`)).json()) as { containers: { id: string }[] }).containers;
+        return !ps.some((c) => c.id === attached.container.id || c.id === waiting.container.id);
+      },
+      { timeoutMs: 60_000, what: 'both one-offs of the removed collaborator to be gone' },
+    );
+    await alive();
+  }, 120_000);
 
   async function bearer(): Promise<string> {
     const res = await fetch(`${p.api}/v1/tokens/exchange`, { method: 'POST', headers: { authorization: basic } });
