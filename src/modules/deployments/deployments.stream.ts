@@ -9,15 +9,15 @@ import { FINISHED } from './deployments.service.ts';
 
 export const DEPLOYMENTS_STREAM_PREFIX = '/deployments-stream/apps/';
 
+/** The auth message is small: a socket that has not authenticated cannot make the server buffer more. */
+const PRE_AUTH_MAX_PAYLOAD = 16 * 1024;
+
 /**
  * `links.deployments_stream`: a WebSocket where the client first sends
  * `{"type":"auth","data":{"token":"<bearer>"}}`, then receives `new`, `log` (`{content}`), `status`
  * and `ping` messages — the running deployment's output is replayed first (the clients' protocol,
  * GS `DeploymentStream`, NPM `Deployments/listener.ts`).
  */
-/** The auth message is small: a socket that has not authenticated cannot make the server buffer more. */
-const PRE_AUTH_MAX_PAYLOAD = 16 * 1024;
-
 export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deployments: DeploymentsService; store: DeploymentsStore; auth: AuthService; apps: AppsService; pingMs: number; authTimeoutMs?: number }) {
   // Followers by socket: a user who loses access to the app (or the app deleted) is disconnected.
   const followers = new Map<WebSocket, { appId: string; userId: string }>();
