@@ -32,6 +32,10 @@ export function parseJsonText(text: string): unknown {
 
 /** True when `[`/`{` nest deeper than max outside strings (one linear pass, no parsing). */
 function jsonDepthBeyond(text: string, max: number): boolean {
+  // Fast path (native searches): with at most `max` opening brackets in all, nothing can nest deeper.
+  let openings = 0;
+  for (const ch of ['{', '[']) for (let i = text.indexOf(ch); i >= 0 && openings <= max; i = text.indexOf(ch, i + 1)) openings++;
+  if (openings <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

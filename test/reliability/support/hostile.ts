@@ -84,6 +84,10 @@ function hostileObject(r: Rng, depth: number): string {
   return `{${parts.join(',')}}`;
 }
 
+const overLimit = new Map<number, string>();
+const overLimitBody = (limit: number) => overLimit.get(limit) ?? overLimit.set(limit, `{"a":"${'y'.repeat(limit)}"}`).get(limit)!;
+const nearLimit = new Map<string, string>();
+
 /** A body and its declared type. */
 function hostileBody(r: Rng, bodyLimit: number): { body: string; type: string | null; kind: string } {
   const json = 'application/json';
@@ -94,10 +98,14 @@ function hostileBody(r: Rng, bodyLimit: number): { body: string; type: string | 
       return { body: r.chance(0.5) ? DEEP_ARRAY : DEEP_OBJECT, type: json, kind: 'depth 10,000' };
     case 2:
       return { body: `{${JSON.stringify(r.pick(ROOTS))}:${DEEP_OBJECT}}`, type: json, kind: 'depth 10,000' };
-    case 3:
-      return { body: `{${JSON.stringify(r.pick(ROOTS))}:{"name":${JSON.stringify(ONE_MB_STRING.slice(0, bodyLimit - 100))}}}`, type: json, kind: '1 MB string' };
+    case 3: {
+      const root = r.pick(ROOTS);
+      const key = `${root}:${bodyLimit}`;
+      const body = nearLimit.get(key) ?? nearLimit.set(key, `{${JSON.stringify(root)}:{"name":${JSON.stringify(ONE_MB_STRING.slice(0, bodyLimit - 100))}}}`).get(key)!;
+      return { body, type: json, kind: '1 MB string' };
+    }
     case 4:
-      return { body: `{"a":"${'y'.repeat(bodyLimit)}"}`, type: json, kind: 'over the body limit' };
+      return { body: overLimitBody(bodyLimit), type: json, kind: 'over the body limit' };
     case 5:
       return { body: `{"__proto__":{"admin":true,"polluted":1},"constructor":{"prototype":{"polluted":1}},${JSON.stringify(r.pick(ROOTS))}:{"__proto__":{"name":"x"}}}`, type: json, kind: '__proto__ keys' };
     case 6:
