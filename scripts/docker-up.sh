@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
 # Make sure a Docker engine answers on this machine. Installs Debian's docker.io and
 # busybox-static when needed, starts dockerd in the background, waits for `docker info`.
-# Idempotent: does nothing when an engine already answers.
+# Also installs the tools the tests and the product use besides Docker when missing: socat (the
+# reliability suite's proxy socket), git (git_source deployments; the git push endpoint runs git's own
+# receive-pack/upload-pack/archive) and openssh-client (the git push tests push with the real ssh).
+# Idempotent: does nothing when an engine already answers and the tools are there.
 set -euo pipefail
 
 log() { echo "[docker-up] $*" >&2; }
+
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+
+# Tools the tests use besides Docker: socat (the reliability suite's proxy socket in front of the
+# engine), git (git_source deployments, the git push endpoint), openssh-client (git push tests).
+# Installed even when an engine already answers.
+tools=()
+command -v socat >/dev/null 2>&1 || tools+=(socat)
+command -v git >/dev/null 2>&1 || tools+=(git)
+{ command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1; } || tools+=(openssh-client)
+if [ ${#tools[@]} -gt 0 ]; then
+  log "installing ${tools[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${tools[@]}" >/dev/null
+fi
 
 if docker info >/dev/null 2>&1; then
   log "engine already answers"
   exit 0
 fi
-
-SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 need=()
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)

@@ -135,8 +135,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
       drains.start();
       timer = setInterval(() => maintain(true), cfg.maintenanceMs);
       timer.unref();
-      const engine = await deps.runtime.probe();
-      if (!engine.ok) return void logger.warn({ error: engine.error }, 'logs: Docker engine unavailable, container output is not collected');
+      // With the engine down, collection starts by itself once it answers (the runtime's 'up').
       try {
         await collector.start();
       } catch (err) {

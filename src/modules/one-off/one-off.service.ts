@@ -111,7 +111,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     /** #14 — the container row (booting), its attach URL, and for attached runs the start-one-off operation. */
     async run(user: UserRow, app: AppRow, input: RunInput): Promise<{ row: ContainerRow; attachUrl: string; operation: OperationRow | null }> {
       // The container is created after the answer: with Docker down, say so now (503) rather than in the operation.
-      if (!(await runtime.probe()).ok) throw ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE);
+      if (!(await runtime.available())) throw ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE);
       assertNotBeingDeleted(app, orchestrator, deps.apps); // deleted, or being deleted, during the probe
       const sizeName = input.size || 'M';
       const sizes = deps.config.containerSizes.map((s) => s.name);
@@ -151,7 +151,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       if (row.type !== 'one-off') throw ApiError.badRequest(`${labelOf(row)} is a ${row.type} container: only one-off containers can be stopped (scale the app to stop the others)`);
       if (row.state === 'stopping') return;
       store.setState(row.id, 'stopping');
-      deps.events.record({ type: 'stop_container', app, user, typeData: { container: labelOf(row), container_id: row.id, container_type: row.type } });
+      // No timeline event: the platform has no type for a one-off stop (go-scalingo events_structs.go).
       const s = sessions.get(row.id) ?? adopt(row);
       void sessions.shutdown(s).catch((err: Error) => deps.logger.warn({ err, container: row.id }, 'one-off: could not stop the container'));
     },
@@ -162,7 +162,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       const { signal } = parseWith(killSchema, body);
       if (row.state !== 'running' || !row.engine_id) throw ApiError.badRequest(`${labelOf(row)} is ${row.state}, not running: no signal can be delivered`);
       await runtime.kill(row.engine_id, signal);
-      deps.events.record({ type: 'kill_container', app, user, typeData: { container: labelOf(row), container_id: row.id, container_type: row.type, signal } });
+      // No timeline event: the platform has no type for a signal (go-scalingo events_structs.go).
     },
 
     /**
