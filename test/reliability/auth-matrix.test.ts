@@ -14,7 +14,8 @@ import { ManualClock } from '../../src/shared/clock.ts';
 // client fetches without credentials, the emulator's own pages.
 const PUBLIC = new Set(['GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search', 'GET /_emulator/health', 'GET /_emulator/billing']);
 // Routes whose credential is a signed URL (no Authorization header is read): refused without it.
-const SIGNED_URL_STATUS: Record<string, number> = { 'GET /apps/:app/logs': 401, 'GET /apps/:app/logs_archives/:id': 403 };
+// (the platform's presigned-URL answer for sources and archives is 403, as S3's).
+const SIGNED_URL_STATUS: Record<string, number> = { 'GET /apps/:app/logs': 401, 'GET /apps/:app/logs_archives/:id': 403, 'GET /sources/:id': 403, 'PUT /sources/:id': 403 };
 
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
