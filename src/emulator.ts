@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -125,6 +125,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const startedAt = Date.now();
   const dataDir = config.inMemory ? null : resolve(config.dataDir);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // Only its owner reads the state (variables, tokens, logs): 0700 whatever the umask, also for an older dir.
+  if (dataDir) chmodSync(dataDir, 0o700);
   const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
   const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
   // One id per data directory (random per in-memory run): the label of the containers it owns.
@@ -241,6 +243,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     auth,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimit: config.rateLimit,
+    appAccess: apps.visibleApp,
     routes: [
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),

@@ -16,6 +16,11 @@ export interface AppHooks {
   /** After the deletion, whether it succeeded or not. */
   afterDelete?(app: AppRow): void;
   afterRename?(app: AppRow, oldName: string): void;
+  /**
+   * Someone may have lost access to the app (a collaborator removed, the app transferred or
+   * deleted): holders of signed URLs and open streams re-check with hasAccess and close.
+   */
+  afterAccessLost?(app: AppRow): void;
 }
 
 export interface AppsServiceDeps {
@@ -114,6 +119,17 @@ export function createAppsService(deps: AppsServiceDeps) {
       return app;
     },
 
+    /** Whether a user may still see an app (signed URLs and open streams are checked with it at use). */
+    hasAccess(userId: string, appId: string): boolean {
+      const app = store.find(appId);
+      return !!app && (app.owner_id === userId || deps.collaborators.isAcceptedCollaborator(app.id, userId));
+    },
+
+    /** Tells the areas holding URLs and streams that access to the app was narrowed. */
+    accessLost(app: AppRow): void {
+      for (const h of hooks) h.afterAccessLost?.(app);
+    },
+
     /** Owner-only actions (delete, transfer, collaborators management). */
     ownedApp(user: UserRow, idOrName: string): AppRow {
       const app = service.visibleApp(user, idOrName);
@@ -185,6 +201,7 @@ export function createAppsService(deps: AppsServiceDeps) {
         });
       } finally {
         for (const h of hooks) h.afterDelete?.(app);
+        if (!store.find(app.id)) service.accessLost(app);
       }
     },
 
@@ -219,6 +236,7 @@ export function createAppsService(deps: AppsServiceDeps) {
         const who = (u: UserRow) => ({ id: u.id, username: u.username, email: u.email });
         events.record({ type: 'transfer_app', app, user, typeData: { old_owner: who(oldOwner), new_owner: who(newOwner) } });
       });
+      service.accessLost(app);
       return store.find(app.id)!;
     },
 

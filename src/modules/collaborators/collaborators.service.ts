@@ -112,6 +112,7 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
         store.delete(row.id);
         events.record({ type: 'delete_collaborator', app, user, typeData: { collaborator: { id: row.id, email: row.email, username: toJson(row).username } } });
       });
+      deps.apps.accessLost(app);
     },
   };
 }

@@ -90,6 +90,8 @@ export function createLogsModule(deps: LogsModuleDeps) {
   });
   const drains = createDrainsService({ db, store: drainsStore, apps: deps.apps, addons, events: deps.events, dispatcher, clock, mode: cfg.drains.mode });
 
+  // Open streams of someone who lost access to the app (removed collaborator, app deleted) end.
+  deps.apps.addHooks({ afterAccessLost: (a) => void service.revoke(a.id) });
   pipeline.addSink(hub.sink);
   pipeline.addSink(dispatcher.sink);
   registerLogsWebSocket(deps.upgrades, service);
