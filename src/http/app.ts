@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { AppEnv } from './env.ts';
+import type { AppEnv, UserRow } from './env.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -18,6 +18,11 @@ export interface HttpAppDeps {
   auth: AuthService;
   bodyLimitBytes: number;
   rateLimit: { enabled: boolean; perMinute: number };
+  /**
+   * Checks that the user may see the app of a `/v1/apps/:app/…` route (throws the 404): run before
+   * the route reads its body, so another user's app is a 404 whatever is sent, never a 422 first.
+   */
+  appAccess?: (user: UserRow, appKey: string) => unknown;
   /** Route groups of every area, mounted in order (more specific paths first). */
   routes: Hono<AppEnv>[];
 }
@@ -28,15 +33,25 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   // Order matters:
   // 1. request id + child logger, so every later line (and a 500) carries the id;
   // 2. access log, timing everything below;
-  // 3. JSON-only and body size limits on the API, before anything reads a body;
-  // 4. authentication of every /v1 route (a few public ones are listed in authenticate.ts);
+  // 3. authentication of every /v1 route (a few public ones are listed in authenticate.ts): a client
+  //    without credentials learns nothing else (401 before 415/413/404);
+  // 4. JSON-only and body size limits on the API, before anything reads a body;
   // 5. rate limiting per token, which needs the principal.
   app.use('*', requestId(deps.logger));
   app.use('*', accessLog());
+  app.use('/v1/*', authenticate(deps.auth));
   app.use('/v1/*', jsonOnly());
   app.use('/v1/*', limitBody(deps.bodyLimitBytes));
-  app.use('/v1/*', authenticate(deps.auth));
   if (deps.rateLimit.enabled) app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.clock }));
+  const appAccess = deps.appAccess;
+  if (appAccess) {
+    app.use('/v1/apps/:app/*', async (c, next) => {
+      const p = c.get('principal');
+      // Hono's `/*` also matches `/v1/apps/<x>` itself (e.g. /v1/apps/collaboration): sub-paths only.
+      if (p && /^\/v1\/apps\/[^/]+\/./.test(c.req.path)) appAccess(p.user, c.req.param('app'));
+      await next();
+    });
+  }
 
   for (const r of deps.routes) app.route('/', r);
 

@@ -3,12 +3,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 // The emulator as a user starts it: one process, one command.
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
+// Node itself runs the sources (tsx as a loader), so a signal reaches the emulator directly: the tsx
+// command relays signals and kills a child that is slow to acknowledge one, as it is on a loaded machine.
+const NODE_TSX = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href];
 
-function startProcess(args: string[], cwd: string, entry: string[] = [TSX, join(ROOT, 'src/main.ts')]) {
+function startProcess(args: string[], cwd: string, entry: string[] = [...NODE_TSX, join(ROOT, 'src/main.ts')]) {
   const child = spawn(entry[0], [...entry.slice(1), ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
@@ -33,10 +37,11 @@ describe('the emulator process', () => {
   it('starts, prints its URLs and a working API token, and stops cleanly on SIGTERM', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-cli-'));
     try {
-      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
+      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
       const banner = await p.ready;
       const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
       expect(banner).toMatch(/Router\s+http:\/\/<app>\.localhost:\d+/);
+      expect(banner).toMatch(/Git \(SSH\)\s+ssh:\/\/git@127\.0\.0\.1:\d+\/<app>\.git/);
       expect(banner).toContain(join(cwd, 'state', 'emulator.sqlite'));
       const token = /API token\s+(\S+)/.exec(banner)![1];
       const ex = await fetch(`${api}/v1/tokens/exchange`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
@@ -51,7 +56,7 @@ describe('the emulator process', () => {
       expect(existsSync(join(cwd, 'state', 'emulator.sqlite'))).toBe(true);
 
       // State survives: a second start on the same data dir still has the app (and a fresh token).
-      const q = startProcess(['--port', '0', '--router-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
+      const q = startProcess(['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
       const banner2 = await q.ready;
       const api2 = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner2)![1];
       const token2 = /API token\s+(\S+)/.exec(banner2)![1];
@@ -74,7 +79,7 @@ describe('the emulator process', () => {
       expect(built.status).toBe(0);
       expect(existsSync(join(ROOT, 'dist/main.mjs'))).toBe(true);
       expect(existsSync(join(ROOT, 'dist/migrations/001_init.sql'))).toBe(true);
-      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--in-memory', '--log-level', 'warn'], cwd, [process.execPath, join(ROOT, 'dist/main.mjs')]);
+      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', '--log-level', 'warn'], cwd, [process.execPath, join(ROOT, 'dist/main.mjs')]);
       const banner = await p.ready;
       const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
       const token = /API token\s+(\S+)/.exec(banner)![1];

@@ -29,6 +29,8 @@ export interface OrchestratorDeps {
   logger: Logger;
   config: Pick<EmulatorConfig, 'containerSizes' | 'intervals'>;
   instanceId: string;
+  /** A signed logs URL of the app, narrowed to one container (crash events' `logs_url`). */
+  logsUrl?: (app: AppRow, container: string) => string;
   /** The app's Docker network shared with its addon servers, when it has some (issue #15). */
   networkOf?: (appId: string) => string | undefined;
 }
@@ -230,10 +232,13 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       await runtime.remove(row.engine_id).catch(() => undefined);
     }
     const count = deps.apps.countCrash(app.id);
-    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: `${row.type}-${row.type_index}`, exit_code: exitCode, crash_logs: crashLogs, logs_url: '' } });
+    // The CLI prints "(logs on <logs_url>)" when crash_logs is set: a real, signed URL of the container's logs.
+    const label = `${row.type}-${row.type_index}`;
+    const logsUrl = deps.logsUrl?.(app, label) ?? '';
+    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: label, exit_code: exitCode, crash_logs: crashLogs, logs_url: logsUrl } });
     if (count > MAX_CRASHES_IN_A_ROW) {
       deps.apps.setStatus(app.id, 'crashed');
-      deps.events.record({ type: 'repeated_crash', app, typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: '' } });
+      deps.events.record({ type: 'repeated_crash', app, typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: deps.logsUrl?.(app, row.type) ?? '' } });
       logger.warn({ app: app.name, crashes: count }, 'app crashed repeatedly: not restarting');
       return;
     }
