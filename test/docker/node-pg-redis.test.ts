@@ -133,6 +133,12 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
     expect(sql).toContain('CREATE TABLE public.notes');
     expect(sql).toContain('written by the migration');
     expect((await h.call('GET', `/v1/apps/${APP}/addons/${pg.id}/server/dump`, { as: 'other' })).status).toBe(404);
+    // The database API (what the CLI's backups / logs --addon call) points at these for a real server.
+    const token = (await h.call('POST', `/v1/apps/${APP}/addons/${pg.id}/token`)).body.addon.token;
+    const dbApi = await h.call('GET', `/api/databases/${pg.id}/backups`, { as: { bearer: token } });
+    expect(dbApi.status).toBe(400);
+    expect(dbApi.body.error).toContain('runs a real server');
+    expect(dbApi.body.error).toContain('/server/dump');
     // A stand-in addon (MongoDB) runs no server: a plain 400 saying so.
     const mongo = (await h.call('POST', `/v1/apps/${APP}/addons`, { body: { addon: { addon_provider_id: 'scalingo-mongodb', plan_id: 'mongo-sandbox' } } })).body.addon;
     expect(mongo.status).toBe('running');

@@ -9,6 +9,7 @@ import { ApiError } from '../../http/errors.ts';
 import { isoDate } from '../../shared/clock.ts';
 import type { AddonsService } from './addons.service.ts';
 import type { AddonRow } from './addons.store.ts';
+import type { AddonServers } from './addon-servers.ts';
 import { findPlan, findProvider } from './addons.catalog.ts';
 
 /** What each path of the database API is about, for the message (first match wins). */
@@ -23,7 +24,7 @@ const FEATURES: [RegExp, string][] = [
   [/^\/action|^\/databases|^\/collections|^\/tables/, 'database actions'],
 ];
 
-export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId: string) => string }) {
+export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId: string) => string; servers?: AddonServers }) {
   const { addons } = deps;
   const r = new Hono<AppEnv>();
 
@@ -38,6 +39,12 @@ export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId
 
   const lacks = (addon: AddonRow, feature: string) => {
     const provider = findProvider(addon.provider_id)?.name ?? addon.provider_id;
+    // A real server runs (issue #15), but this API does not serve its features yet: say where they are.
+    if (deps.servers?.server(addon.id)) {
+      return ApiError.badRequest(
+        `The ${provider} addon ${addon.resource_id} runs a real server in the Scalingo emulator, but its database API does not serve ${feature} yet. The server's output: GET /v1/apps/:app/addons/${addon.id}/server/logs; a dump made now: GET /v1/apps/:app/addons/${addon.id}/server/dump; the port published on 127.0.0.1: docker port.`,
+      );
+    }
     return ApiError.badRequest(
       `The ${provider} addon ${addon.resource_id} is a stand-in of the Scalingo emulator: no database server runs, so ${feature} are not available. Stand-in addons provide the addon resource, its plan, its log drains and its token.`,
     );

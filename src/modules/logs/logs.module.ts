@@ -105,7 +105,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
   routes.route('/', drainsRoutes({ drains }));
   routes.route('/', addonsRoutes({ addons }));
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
-  routes.route('/', databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id }));
+  routes.route('/', databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
   if (deps.addonServers) routes.route('/', addonServersRoutes({ addons, servers: deps.addonServers }));
 
   /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
