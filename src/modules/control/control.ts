@@ -107,8 +107,8 @@ export function createControl(deps: ControlDeps) {
   }
 
   /** Copies a snapshot's rows in, then brings Docker in line: containers recreated or removed so ps = Docker. */
-  async function restore(idOrData: string | Buffer, opts: { reconcile?: boolean } = {}): Promise<void> {
-    const data = typeof idOrData === 'string' ? snapshots.data(idOrData) : idOrData;
+  async function restore(idOrData: string | Uint8Array, opts: { reconcile?: boolean } = {}): Promise<void> {
+    const data = typeof idOrData === 'string' ? snapshots.data(idOrData) : Buffer.isBuffer(idOrData) ? idOrData : Buffer.from(idOrData);
     snapshots.load(data);
     tidyArchives('restored');
     settle();
