@@ -141,6 +141,29 @@ describe('control plane: admin token, reset, snapshots', () => {
     expect((await admin('GET', '/snapshots')).body.snapshots.map((s: { id: string }) => s.id)).not.toContain(snap.id);
   });
 
+  it('in-process: emu.control does what the routes do (reset, snapshot, restore from a Buffer, faults)', async () => {
+    const control = h.emu.control;
+    await control.reset();
+    await h.call('POST', '/v1/apps', { body: { app: { name: 'inproc-app' } } });
+    const snap = control.snapshot();
+    await control.reset();
+    expect(await appNames()).toEqual([]);
+    await control.restore(snap.id);
+    expect(await appNames()).toEqual(['inproc-app']);
+    const bytes = control.snapshots.data(snap.id);
+    await control.reset({ user: 'dev' });
+    await control.restore(new Uint8Array(bytes));
+    expect(await appNames()).toEqual(['inproc-app']);
+    const fault = await control.faults.add({ path: '/v1/apps/inproc-app', status: 503, count: 1 });
+    expect(fault).toMatchObject({ id: expect.stringMatching(/^flt-/), type: 'api', remaining: 1 });
+    expect(control.faults.list()).toEqual([fault]);
+    expect((await h.call('GET', '/v1/apps/inproc-app')).status).toBe(503);
+    expect(control.faults.list()).toEqual([]);
+    await expect(control.faults.add({ path: 'no-slash', status: 500 })).rejects.toMatchObject({ status: 422 });
+    expect(() => control.faults.remove('flt-nope')).toThrow();
+    control.snapshots.remove(snap.id);
+  });
+
   it('snapshot failure paths: unknown id → 404 {resource, error}; a body that is not an emulator database → 422', async () => {
     for (const [method, path] of [['GET', '/snapshots/sn-000000000000000000000000'], ['POST', '/snapshots/sn-000000000000000000000000/restore'], ['DELETE', '/snapshots/nope']]) {
       const res = await admin(method, path);

@@ -225,11 +225,10 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         const lines: string[] = [];
         for await (const l of await runtime.logs(row.engine_id, { follow: false, tail: 20 })) lines.push(l.text);
         crashLogs = lines.join('\n');
-      } catch {
-        // the container may already be gone
-      }
+      } catch {} // the container may already be gone
       await runtime.remove(row.engine_id).catch(() => undefined);
     }
+    if (closed || !deps.apps.find(app.id)) return; // the emulator stopped (database closed) or the app went meanwhile
     if (oom) crashLogs += `${crashLogs ? '\n' : ''}Out of memory: the container was killed (memory limit ${Math.round(sizeOf(row.size).memory / 1048576)} MiB)`;
     const count = deps.apps.countCrash(app.id);
     deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: `${row.type}-${row.type_index}`, exit_code: exitCode, crash_logs: crashLogs, logs_url: '', ...(oom ? { oom_killed: true } : {}) } });

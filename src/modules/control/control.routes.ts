@@ -55,10 +55,9 @@ export function controlRoutes(deps: { control: Control; adminToken: () => string
   r.post('/_emulator/faults', admin, small, async (c) => {
     const body = (await readJson(c)) as { fault?: unknown } | null;
     if (typeof body !== 'object' || body === null || typeof body.fault !== 'object' || body.fault === null || Array.isArray(body.fault)) throw ApiError.invalid('fault', 'missing field');
-    const f = await control.faults.add(body.fault);
-    return c.json({ fault: control.faults.json(f) }, 201);
+    return c.json({ fault: await control.faults.add(body.fault) }, 201);
   });
-  r.get('/_emulator/faults', admin, (c) => c.json({ faults: control.faults.list().map(control.faults.json) }));
+  r.get('/_emulator/faults', admin, (c) => c.json({ faults: control.faults.list() }));
   r.delete('/_emulator/faults/:id', admin, (c) => {
     control.faults.remove(c.req.param('id'));
     return c.body(null, 204);

@@ -15,7 +15,7 @@ import type { ContainersStore } from '../containers/containers.store.ts';
 import type { Orchestrator } from '../containers/orchestrator.ts';
 import { faultSchema, withImpliedType, type FaultInput } from './control.schemas.ts';
 import { createControlStore } from './control.store.ts';
-import type { FaultRecord, Faults, StoredFault } from './faults.ts';
+import type { FaultJson, Faults, StoredFault } from './faults.ts';
 import { createSnapshots, type SnapshotMeta } from './snapshots.ts';
 import { parseWith } from '../../http/validate.ts';
 import { z } from 'zod';
@@ -135,21 +135,20 @@ export function createControl(deps: ControlDeps) {
   }
 
   const faults = {
-    /** Validates and applies a fault; crash and oom act at once and are not kept. */
-    async add(input: FaultInput | unknown): Promise<FaultRecord> {
+    /** Validates and applies a fault (as the API's `fault` object); crash and oom act at once and are not kept. */
+    async add(input: FaultInput | unknown): Promise<FaultJson> {
       const spec = parseWith(z.object({ fault: faultSchema }), { fault: withImpliedType(input) }, 'fault').fault;
       if (spec.type === 'crash' || spec.type === 'oom') {
         await workload(spec);
-        return deps.faults.once(spec);
+        return deps.faults.json(deps.faults.once(spec));
       }
-      return deps.faults.add(spec as StoredFault);
+      return deps.faults.json(deps.faults.add(spec as StoredFault));
     },
-    list: () => deps.faults.list(),
+    list: (): FaultJson[] => deps.faults.list().map(deps.faults.json),
     remove(id: string): void {
       if (!deps.faults.remove(id)) throw ApiError.notFound('fault');
     },
     clear: () => deps.faults.clear(),
-    json: deps.faults.json,
   };
 
   const manual = clock instanceof ManualClock ? clock : null;

@@ -64,11 +64,14 @@ function seeded(seed: number): () => number {
   };
 }
 
+/** A fault as the API shows it: its fields, plus how often it applied and what is left of it. */
+export type FaultJson = FaultSpec & { id: string; created_at: string | null; applied: number; remaining: number | null; expires_at: string | null };
+
 export function createFaults(deps: { clock: Clock }) {
   const { clock } = deps;
   const faults = new Map<string, FaultRecord>();
 
-  function json(f: FaultRecord) {
+  function json(f: FaultRecord): FaultJson {
     return { id: f.id, ...f.spec, created_at: isoDate(f.createdAt), applied: f.applied, remaining: f.remaining, expires_at: isoDate(f.expiresAt) };
   }
 
