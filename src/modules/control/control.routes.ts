@@ -29,7 +29,7 @@ export function controlRoutes(deps: { control: Control; adminToken: () => string
     return c.body(null, 204);
   });
 
-  r.post('/_emulator/snapshots', admin, small, (c) => c.json({ snapshot: snapshotJson(control.snapshot()) }, 201));
+  r.post('/_emulator/snapshots', admin, small, (c) => c.json({ snapshot: control.snapshot() }, 201));
   r.get('/_emulator/snapshots', admin, (c) => c.json({ snapshots: control.snapshots.list().map(snapshotJson) }));
   // Import: the body is a snapshot file, as GET /_emulator/snapshots/:id gave it.
   r.post('/_emulator/snapshots/restore', admin, limitBody(SNAPSHOT_MAX_BYTES), async (c) => {

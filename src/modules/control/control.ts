@@ -16,7 +16,7 @@ import type { Orchestrator } from '../containers/orchestrator.ts';
 import { faultSchema, withImpliedType, type FaultInput } from './control.schemas.ts';
 import { createControlStore } from './control.store.ts';
 import type { FaultJson, Faults, StoredFault } from './faults.ts';
-import { createSnapshots, type SnapshotMeta } from './snapshots.ts';
+import { createSnapshots, snapshotJson } from './snapshots.ts';
 import { parseWith } from '../../http/validate.ts';
 import { z } from 'zod';
 
@@ -165,7 +165,8 @@ export function createControl(deps: ControlDeps) {
 
   return {
     reset,
-    snapshot: (): SnapshotMeta => snapshots.create(),
+    /** A snapshot of the state now, kept by the emulator: `{id, created_at, size}` as the API shows it. */
+    snapshot: () => snapshotJson(snapshots.create()),
     snapshots,
     restore,
     /** Starts from a snapshot file (--import): rows only, the start-up reconciliation does Docker. */
