@@ -29,6 +29,9 @@ export function createControlStore(db: Db) {
     appIdsOf: (userId: string) => appsOf.all(userId),
     liveContainers: () => liveCount.get() ?? 0,
 
+    /** Images the deployments built (the engine keeps them while a deployment row names them). */
+    images: () => new Set(db.prepare<[], string>('SELECT DISTINCT image FROM deployments WHERE image IS NOT NULL').pluck().all()),
+
     /** Logs archive rows (files live outside the database: a restored row may have lost its file). */
     archives: () => (userTables().includes('log_archives') ? (db.prepare('SELECT id, file FROM log_archives').all() as { id: string; file: string }[]) : []),
     dropArchive: (id: string) => void db.prepare('DELETE FROM log_archives WHERE id = ?').run(id),

@@ -109,6 +109,7 @@ export function createControl(deps: ControlDeps) {
   /** Copies a snapshot's rows in, then brings Docker in line: containers recreated or removed so ps = Docker. */
   async function restore(idOrData: string | Uint8Array, opts: { reconcile?: boolean } = {}): Promise<void> {
     const data = typeof idOrData === 'string' ? snapshots.data(idOrData) : Buffer.isBuffer(idOrData) ? idOrData : Buffer.from(idOrData);
+    const imagesBefore = store.images();
     snapshots.load(data);
     tidyArchives('restored');
     settle();
@@ -119,6 +120,9 @@ export function createControl(deps: ControlDeps) {
       return;
     }
     const r = await orchestrator.reconcile();
+    // Images built since the snapshot for deployments it does not know: their containers are gone, they go too.
+    const kept = store.images();
+    for (const image of imagesBefore) if (!kept.has(image)) await runtime.removeImage(image).catch((err: Error) => logger.warn({ image, err: err.message }, 'could not remove an image'));
     logger.info(r, 'snapshot restored and reconciled with Docker');
   }
 
