@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
 # Make sure a Docker engine answers on this machine. Installs Debian's docker.io and
-# busybox-static when needed, starts dockerd in the background, waits for `docker info`.
+# busybox-static when needed (and socat, git for the tests), starts dockerd in the background, waits for `docker info`.
 # Idempotent: does nothing when an engine already answers.
 set -euo pipefail
 
 log() { echo "[docker-up] $*" >&2; }
 
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+
+# Tools the tests use besides Docker: socat (the reliability suite's proxy socket in front of the
+# engine), git (git_source deployments). Installed even when an engine already answers.
+tools=()
+command -v socat >/dev/null 2>&1 || tools+=(socat)
+command -v git >/dev/null 2>&1 || tools+=(git)
+if [ ${#tools[@]} -gt 0 ]; then
+  log "installing ${tools[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${tools[@]}" >/dev/null
+fi
+
 if docker info >/dev/null 2>&1; then
   log "engine already answers"
   exit 0
 fi
-
-SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 need=()
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
