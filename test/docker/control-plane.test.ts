@@ -109,6 +109,18 @@ describe('control plane with real containers', () => {
     }
   });
 
+  it('docker_unavailable on a deployed app: scale and restart answer 503 and record nothing; after it, both work again', async () => {
+    expect((await admin('POST', '/faults', { fault: { type: 'docker_unavailable', seconds: 2 } })).status).toBe(201);
+    for (const [path, body] of [['/scale', { containers: [{ name: 'web', amount: 3 }] }], ['/restart', { scope: ['web'] }]] as const) {
+      const res = await h.call('POST', `/v1/apps/ctl-app${path}`, { body });
+      expect(res.status, path).toBe(503);
+      expect(res.body).toEqual({ error: expect.stringContaining('Docker') });
+    }
+    expect((await h.call('GET', '/v1/apps/ctl-app/containers')).body.containers).toContainEqual(expect.objectContaining({ name: 'web', amount: 1 }));
+    expect(webs()).toHaveLength(1); // the engine itself was never touched
+    await eventually(async () => (await h.call('GET', '/v1/apps/ctl-app/ps')).status === 200, { what: 'the engine back', timeoutMs: 15_000 });
+  });
+
   it('snapshot/restore: the restored formation is what Docker runs (containers removed, then recreated)', async () => {
     expect(webs()).toHaveLength(1);
     const one = (await admin('POST', '/snapshots')).body.snapshot.id as string;
