@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Make sure a Docker engine answers on this machine. Installs Debian's docker.io and
-# busybox-static when needed (and socat, git for the tests), starts dockerd in the background, waits for `docker info`.
-# Idempotent: does nothing when an engine already answers.
+# busybox-static when needed, starts dockerd in the background, waits for `docker info`.
+# Also installs the tools the tests and the product use besides Docker when missing: socat (the
+# reliability suite's proxy socket), git (git_source deployments; the git push endpoint runs git's own
+# receive-pack/upload-pack/archive) and openssh-client (the git push tests push with the real ssh).
+# Idempotent: does nothing when an engine already answers and the tools are there.
 set -euo pipefail
 
 log() { echo "[docker-up] $*" >&2; }
@@ -10,10 +13,12 @@ SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 # Tools the tests use besides Docker: socat (the reliability suite's proxy socket in front of the
-# engine), git (git_source deployments). Installed even when an engine already answers.
+# engine), git (git_source deployments, the git push endpoint), openssh-client (git push tests).
+# Installed even when an engine already answers.
 tools=()
 command -v socat >/dev/null 2>&1 || tools+=(socat)
 command -v git >/dev/null 2>&1 || tools+=(git)
+{ command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1; } || tools+=(openssh-client)
 if [ ${#tools[@]} -gt 0 ]; then
   log "installing ${tools[*]}"
   export DEBIAN_FRONTEND=noninteractive

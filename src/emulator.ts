@@ -55,6 +55,20 @@ import { withFaults } from './modules/control/runtime-faults.ts';
 import { createControl, type Control } from './modules/control/control.ts';
 import { controlRoutes } from './modules/control/control.routes.ts';
 import { secret } from './shared/ids.ts';
+import { createSourcesStore } from './modules/sources/sources.store.ts';
+import { createSourcesService } from './modules/sources/sources.service.ts';
+import { sourcesRoutes } from './modules/sources/sources.routes.ts';
+import { createUrlSigner } from './modules/logs/logs-url.ts';
+import { cachesRoutes } from './modules/caches/caches.routes.ts';
+import { stacksRoutes } from './modules/stacks/stacks.routes.ts';
+import { createProjectsStore } from './modules/projects/projects.store.ts';
+import { createProjectsService } from './modules/projects/projects.service.ts';
+import { projectsRoutes } from './modules/projects/projects.routes.ts';
+import { accountRoutes } from './modules/account/account.routes.ts';
+import { createKeysStore } from './modules/keys/keys.store.ts';
+import { createKeysService, type KeysService } from './modules/keys/keys.service.ts';
+import { keysRoutes } from './modules/keys/keys.routes.ts';
+import { createGitModule, type GitModule } from './modules/git/git.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -99,6 +113,10 @@ export interface Emulator {
   control: Control;
   /** The emulator's time source (a ManualClock with `clock: "manual"`). */
   clock: Clock;
+  /** SSH public keys of the users (/v1/keys): what the git endpoint authenticates with. */
+  keys: KeysService;
+  /** The git endpoint (SSH server, repositories, push deployments). */
+  git: GitModule;
   /** Binds the ports; resolves as soon as the API answers. */
   start(): Promise<Urls>;
   /** Resolves once the start-up work is done: containers reconciled, logs followed, bound directories watched. */
@@ -123,7 +141,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const runtime = withFaults(opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined }), faults);
 
   // Known once the ports are bound (port 0 picks a free one).
-  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort };
+  const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort, git: `ssh://git@${bracketed}:${config.sshPort}` };
   const getUrls = () => urls;
 
   const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
@@ -132,6 +151,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
 
   const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
+  const keys = createKeysService({ db, store: createKeysStore(db), events, clock, logger, userById: auth.userById, userByLogin: auth.userByLogin });
   const collaboratorsStore = createCollaboratorsStore(db);
   const apps = createAppsService({
     db,
@@ -145,6 +165,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     userByEmail: auth.userByEmail,
     userById: auth.userById,
   });
+  const projects = createProjectsService({ db, store: createProjectsStore(db), events, clock, userById: auth.userById, visibleApp: (u, key) => apps.visibleApp(u, key) });
   const collaborators = createCollaboratorsService({
     db,
     store: collaboratorsStore,
@@ -160,7 +181,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const deploymentsStore = createDeploymentsStore(db);
   const variablesStore = createVariablesStore(db);
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
-  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId });
+  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId, logsUrl: (a, container) => logs.service.signedUrl(a, container) });
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
   const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById });
   // Deleting an app removes its containers and the images built for it.
@@ -193,13 +214,32 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     region: config.region.name,
     ownerOf: (a) => auth.userById(a.owner_id),
     parentName: (a) => (a.parent_id ? (apps.find(a.parent_id)?.name ?? null) : null),
+    projectOf: (a) => projects.ofApp(a),
   };
 
   const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId, dataDir, stateDir, apps, events, view, upgrades, apiUrl: () => urls.api });
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
-  const control = createControl({ config, db, clock, logger, runtime, instanceId, dataDir, stateDir, faults, apps, auth, orchestrator, containers: containersStore, startupToken, archivesDir: logs.archiver.dir, afterStateReplaced: () => logs.maintain(true) });
+  const control = createControl({ config, db, clock, logger, runtime, instanceId, dataDir, stateDir, faults, apps, auth, orchestrator, containers: containersStore, startupToken, archivesDir: logs.archiver.dir, afterStateReplaced: () => {
+      logs.maintain(true);
+      // The configured SSH keys are there again after a restore of a snapshot from elsewhere.
+      keys.syncConfigured(config.users).catch((err) => logger.warn({ err }, 'could not register the configured SSH keys'));
+    } });
+  // Uploaded sources (`scalingo deploy <archive>`): signed upload/download URLs, files in <state dir>/sources.
+  const sources = createSourcesService({
+    store: createSourcesStore(db),
+    signer: createUrlSigner({ key: loadSecretKey(dataDir, 'sources.key'), clock }),
+    clock,
+    logger,
+    dir: join(stateDir, 'sources'),
+    apiUrl: () => urls.api,
+    maxBytes: config.sources.maxArchiveBytes,
+    ttlMs: config.sources.uploadTtlMs,
+  });
+  let sourcesSweep: NodeJS.Timeout | undefined;
+  // git push: SSH endpoint, a bare repository per app, deployment of what is pushed.
+  const git = createGitModule({ config, dataDir, stateDir, apps, keys, deployments, deploymentsStore, appendLog: (id, container, text) => void logs.append(id, container, text), urls: getUrls, logger });
 
   const app = createHttpApp({
     logger,
@@ -213,15 +253,21 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       emulatorRoutes(),
       controlRoutes({ control, adminToken: () => adminToken }),
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
+      keysRoutes({ keys }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
-      deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
+      deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination, localSource: (u) => sources.localPathOf(u) }),
+      sourcesRoutes({ sources }),
+      cachesRoutes({ apps, events, stateDir }),
+      stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack }),
       variablesRoutes({ db, store: variablesStore, apps, events }),
       logs.routes,
       oneOff.routes,
       ...monitoring.routes,
-      appsRoutes({ apps, view, pagination: config.pagination }),
+      projectsRoutes({ projects }),
+      accountRoutes({ apps, pagination: config.pagination }),
+      appsRoutes({ apps, view, pagination: config.pagination, projects }),
     ],
   });
 
@@ -265,6 +311,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     adminToken,
     control,
     clock,
+    keys,
+    git,
 
     async start() {
       // --import: the state of a snapshot file, before anything answers (Docker follows in ready()).
@@ -283,9 +331,10 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         clock,
       });
       const routerPort = await router.listen(config.routerPort, config.host);
+      const sshPort = await git.listen();
       const apiPort = (apiServer.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort };
+      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort, git: `ssh://git@${host}:${sshPort}` };
       logger.debug({ urls }, 'listening');
       // Work cut by the last stop ends plainly.
       operations.failInterrupted();
@@ -316,10 +365,14 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
           });
         }
         await logs.start();
+        await keys.syncConfigured(config.users);
         if (engine.ok) await oneOff.start();
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();
         monitoring.start();
+        await sources.sweep();
+        sourcesSweep = setInterval(() => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed')), config.sources.uploadSweepMs);
+        sourcesSweep.unref();
       })();
       return urls;
     },
@@ -332,6 +385,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       // Log streams end first (the server's close() would wait for them), stored lines are flushed.
       await logs.stop();
       await oneOff.stop();
+      clearInterval(sourcesSweep);
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
       await Promise.all([
         router?.close(),
@@ -345,6 +399,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         ),
       ]);
       await bound?.close();
+      await git.close();
       upgrades.closeAll();
       orchestrator.close();
       await deployments.idle();

@@ -20,8 +20,9 @@ const scaleSchema = z.object({
     .min(1, 'must list at least one container type'),
 });
 
-// The npm client sends {scope: "web"} or {}, the Go client {"scope": [...]} or {"scope": null}.
-const restartSchema = z.object({ scope: z.union([z.array(z.string().min(1)), z.string().min(1), z.null()]).optional() });
+// The npm client sends {scope: "web"} or {}, the Go client {"scope": [...]}, {"scope": null} or the
+// JSON `null` itself (a nil *AppsRestartParams); an empty body is curl's. All but a list mean "every container".
+const restartSchema = z.object({ scope: z.union([z.array(z.string().min(1)), z.string().min(1), z.null()]).optional() }).nullish();
 
 export function containersRoutes(deps: { containers: ContainersService; operations: OperationsService; apps: AppsService; sizes: ContainerSize[]; urls: () => Urls }) {
   const { containers, apps } = deps;
@@ -46,7 +47,7 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
 
   r.post('/v1/apps/:app/restart', async (c) => {
     const app = appOf(c);
-    const { scope } = parseWith(restartSchema, await readJson(c));
+    const scope = parseWith(restartSchema, await readJson(c))?.scope;
     const list = scope == null ? [] : Array.isArray(scope) ? scope : [scope];
     const op = await containers.restart(c.get('principal').user, app, list);
     c.header('Location', operationUrl(app.name, op.id));

@@ -62,6 +62,12 @@ export function createLogsService(deps: LogsServiceDeps) {
       return { app, logs_url: `${deps.apiUrl()}/apps/${encodeURIComponent(app.name)}/logs?${deps.signer.query(LOGS, app.id)}` };
     },
 
+    /** A signed logs URL for system events (crash `logs_url`); `filter` narrows it to one container. */
+    signedUrl(app: AppRow, filter?: string): string {
+      const q = filter ? `&filter=${encodeURIComponent(filter)}` : '';
+      return `${deps.apiUrl()}/apps/${encodeURIComponent(app.name)}/logs?${deps.signer.query(LOGS, app.id)}${q}`;
+    },
+
     /** #22 entry: checks the token (401 when invalid or expired) and the parameters (400). */
     authorize(appParam: string, q: LogsQuery): ReadRequest {
       const check = deps.signer.check(LOGS, q.token, q.timestamp, limits.urlTtlMs);

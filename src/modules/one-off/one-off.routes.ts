@@ -69,7 +69,7 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
   r.put(`${ATTACH_PREFIX}:token`, async (c) => {
     const s = session(c, 'resize');
     const { width, height } = parseWith(resizeSchema, normaliseResize(await readJson(c)));
-    await oneOff.resize(s, width, height);
+    if (width > 0 && height > 0) await oneOff.resize(s, width, height);
     return c.body(null, 200);
   });
 

@@ -144,7 +144,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       if (row.type !== 'one-off') throw ApiError.badRequest(`${labelOf(row)} is a ${row.type} container: only one-off containers can be stopped (scale the app to stop the others)`);
       if (row.state === 'stopping') return;
       store.setState(row.id, 'stopping');
-      deps.events.record({ type: 'stop_container', app, user, typeData: { container: labelOf(row), container_id: row.id, container_type: row.type } });
+      // No timeline event: the platform has no type for a one-off stop (go-scalingo events_structs.go).
       const s = sessions.get(row.id) ?? adopt(row);
       void sessions.shutdown(s).catch((err: Error) => deps.logger.warn({ err, container: row.id }, 'one-off: could not stop the container'));
     },
@@ -155,7 +155,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       const { signal } = parseWith(killSchema, body);
       if (row.state !== 'running' || !row.engine_id) throw ApiError.badRequest(`${labelOf(row)} is ${row.state}, not running: no signal can be delivered`);
       await runtime.kill(row.engine_id, signal);
-      deps.events.record({ type: 'kill_container', app, user, typeData: { container: labelOf(row), container_id: row.id, container_type: row.type, signal } });
+      // No timeline event: the platform has no type for a signal (go-scalingo events_structs.go).
     },
 
     /**
