@@ -1,5 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { rmSync } from 'node:fs';
+import { startEmulator, TOKENS, TEST_USERS, type Harness } from '../harness.ts';
+import { keyPair } from '../support/ssh-keys.ts';
+import { eventually } from '../support/docker-cli.ts';
 import { isLoopback, sameToken } from '../../src/modules/control/admin-auth.ts';
 
 // The control plane (/_emulator/*) over HTTP: its guard, reset and snapshots. No container runs here;
@@ -76,6 +79,23 @@ describe('control plane: admin token, reset, snapshots', () => {
     expect((await h.call('GET', '/v1/users/self', { as: null, headers: basic(madeToken) })).status).toBe(401);
     // The same names can be taken again at once.
     expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'reset-a' } } })).status).toBe(201);
+  });
+
+  it('reset keeps the SSH keys the config declares and removes those added through the API', async () => {
+    const configured = keyPair('ed25519', 'from-config');
+    const added = keyPair('ed25519', 'added');
+    const other = await startEmulator({ adminToken: ADMIN, users: TEST_USERS.map((u) => (u.username === 'dev' ? { ...u, sshKeys: [configured.publicKey] } : u)) });
+    try {
+      const names = async () => ((await other.call('GET', '/v1/keys')).body.keys as { content: string }[]).map((k) => k.content).sort();
+      await eventually(async () => (await names()).length === 1, { what: 'the configured key' });
+      expect((await other.call('POST', '/v1/keys', { body: { key: { name: 'added', content: added.publicKey } } })).status).toBe(201);
+      expect(await names()).toEqual([added.publicKey, configured.publicKey].sort());
+      expect((await other.call('POST', '/_emulator/reset', { as: { bearer: ADMIN } })).status).toBe(204);
+      expect(await names()).toEqual([configured.publicKey]);
+    } finally {
+      await other.stop();
+      for (const k of [configured, added]) rmSync(k.dir, { recursive: true, force: true });
+    }
   });
 
   it('reset of one user (username or e-mail): only the apps that user owns go', async () => {
