@@ -9,6 +9,7 @@ import { ManualClock, type Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppsService } from '../apps/apps.service.ts';
+import type { AppRow } from '../apps/apps.store.ts';
 import type { AuthService } from '../auth/auth.service.ts';
 import { STARTUP_TOKEN_NAME } from '../auth/auth.service.ts';
 import type { ContainersStore } from '../containers/containers.store.ts';
@@ -69,7 +70,7 @@ export function createControl(deps: ControlDeps) {
     deps.afterStateReplaced?.();
   }
 
-  async function removeApps(ids: string[]): Promise<void> {
+  async function removeApps(ids: string[]): Promise<AppRow[]> {
     const rows = ids.map((id) => deps.apps.find(id)).filter((a) => !!a);
     // Containers (one-offs included) and images leave the engine first; apps with none cost no engine call.
     const results = await Promise.allSettled(rows.map((a) => orchestrator.removeApp(a)));
@@ -78,6 +79,7 @@ export function createControl(deps: ControlDeps) {
       for (const a of rows) orchestrator.forgetRemoved(a.id);
       throw (failed as PromiseRejectedResult).reason;
     }
+    return rows;
   }
 
   async function reset(opts: { user?: string } = {}): Promise<void> {
@@ -85,9 +87,9 @@ export function createControl(deps: ControlDeps) {
       const user = deps.auth.userByLogin(opts.user);
       if (!user || user.id === 'us-scalingo-platform') throw ApiError.notFound('user', `${opts.user} is not a user of the emulator`);
       const ids = store.appIdsOf(user.id);
-      await removeApps(ids);
+      const rows = await removeApps(ids);
       store.deleteApps(ids);
-      for (const id of ids) orchestrator.forgetRemoved(id);
+      for (const a of rows) deps.apps.removedElsewhere(a); // git repositories, build dirs, the orchestrator's bookkeeping
       tidyArchives(ids);
       deps.auth.forgetAll();
       deps.afterStateReplaced?.();
@@ -95,11 +97,11 @@ export function createControl(deps: ControlDeps) {
     }
     const ids = store.appIds();
     const hadContainers = store.liveContainers() > 0;
-    await removeApps(ids);
+    const rows = await removeApps(ids);
     // Anything of this instance the rows did not know of (a container being created, a stray).
     if (hadContainers) for (const c of await runtime.list({ [LABELS.instance]: deps.instanceId })) await runtime.remove(c.engineId).catch(() => undefined);
     store.wipeAll();
-    for (const id of ids) orchestrator.forgetRemoved(id);
+    for (const a of rows) deps.apps.removedElsewhere(a);
     tidyArchives('all');
     deps.faults.clear();
     deps.auth.forgetAll();
@@ -110,7 +112,9 @@ export function createControl(deps: ControlDeps) {
   async function restore(idOrData: string | Uint8Array, opts: { reconcile?: boolean } = {}): Promise<void> {
     const data = typeof idOrData === 'string' ? snapshots.data(idOrData) : Buffer.isBuffer(idOrData) ? idOrData : Buffer.from(idOrData);
     const imagesBefore = store.images();
+    const appsBefore = store.appIds().map((id) => deps.apps.find(id)).filter((a) => !!a);
     snapshots.load(data);
+    for (const a of appsBefore) if (!deps.apps.find(a.id)) deps.apps.removedElsewhere(a);
     tidyArchives('restored');
     settle();
     if (opts.reconcile === false) return;
