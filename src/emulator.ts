@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -46,7 +46,10 @@ import { registerDeploymentsStream } from './modules/deployments/deployments.str
 import { createUpgradeTable, type UpgradeTable } from './http/ws.ts';
 import { createRouter, type Router, type UpstreamSource } from './router/proxy.ts';
 import { createRouterEvents, type RouterEvents } from './router/events.ts';
-import { appRouteResolver } from './router/resolve.ts';
+import { appRouteResolver, domainRouteResolver } from './router/resolve.ts';
+import { createDomainsStore } from './modules/domains/domains.store.ts';
+import { createDomainsService } from './modules/domains/domains.service.ts';
+import { domainsRoutes } from './modules/domains/domains.routes.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
@@ -69,6 +72,8 @@ import { createKeysStore } from './modules/keys/keys.store.ts';
 import { createKeysService, type KeysService } from './modules/keys/keys.service.ts';
 import { keysRoutes } from './modules/keys/keys.routes.ts';
 import { createGitModule, type GitModule } from './modules/git/git.module.ts';
+import { createAutoscalersModule } from './modules/autoscalers/autoscalers.module.ts';
+import { createCronModule } from './modules/cron/cron.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -132,6 +137,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const startedAt = Date.now();
   const dataDir = config.inMemory ? null : resolve(config.dataDir);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // Only its owner reads the state (variables, tokens, logs): 0700 whatever the umask, also for an older dir.
+  if (dataDir) chmodSync(dataDir, 0o700);
   const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
   const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
   // One id per data directory (random per in-memory run): the label of the containers it owns.
@@ -177,13 +184,19 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     invitationUrl: (token) => `${urls.api}/v1/apps/collaboration?token=${token}`,
   });
 
+  // Custom domains: API, and the router's table of hostnames (redirects to the canonical one).
+  const domains = createDomainsService({ db, store: createDomainsStore(db), apps, events, clock });
+
+  // Scalingo Scheduler: cron.json of the deployed code, jobs run as detached one-offs of the platform user.
+  const cron = createCronModule({ db, apps, events, clock, logger, config, userById: auth.userById, oneOff: () => oneOff.service });
+
   const containersStore = createContainersStore(db);
   const deploymentsStore = createDeploymentsStore(db);
   const variablesStore = createVariablesStore(db);
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
   const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId, logsUrl: (a, container) => logs.service.signedUrl(a, container) });
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
-  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById });
+  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById, onCode: (appId, deploymentId, dir) => void cron.recordFromBuild(appId, deploymentId, dir) });
   // Deleting an app removes its containers and the images built for it.
   apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a), afterDelete: (a) => orchestrator.forgetRemoved(a.id) });
   // …and whatever build directory its deployments left.
@@ -204,6 +217,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     userById: auth.userById,
     formation: (appId) => containersStore.formation(appId),
   });
+  // Autoscalers: API, and the engine that scales after each stats round as the platform's autoscaler user.
+  const autoscalers = createAutoscalersModule({ db, apps, events, clock, logger, config, containers, monitoring, formation: (id) => containersStore.formation(id), releaseTypes: (a) => Object.keys(orchestrator.release(a)?.processTypes ?? {}), userById: auth.userById, billingUrl: () => `${urls.api}/_emulator/billing` });
   const upgrades = createUpgradeTable({ logger });
   registerDeploymentsStream({ upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs });
 
@@ -248,6 +263,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     auth,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimit: config.rateLimit,
+    appAccess: apps.visibleApp,
     routes: [
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),
@@ -256,6 +272,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       keysRoutes({ keys }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
+      domainsRoutes({ domains }),
+      autoscalers.routes,
+      cron.routes,
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
       deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination, localSource: (u) => sources.localPathOf(u) }),
       sourcesRoutes({ sources }),
@@ -323,8 +342,10 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       });
       apiServer.on('upgrade', (req, socket, head) => void upgrades.handle(req, socket, head));
       apiServer.on('connect', oneOff.handleConnect);
+      const byAppName = appRouteResolver({ findApp: apps.find, upstreams, canonicalOf: domains.canonicalOf });
       router = createRouter({
-        resolve: appRouteResolver({ findApp: apps.find, upstreams }),
+        resolve: byAppName,
+        resolveHost: domainRouteResolver({ route: domains.route, findApp: apps.find, byName: byAppName }),
         onRequest: routerEvents.emitRequest,
         onAccessLog: routerEvents.emitAccessLog,
         logger,
@@ -367,6 +388,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         await logs.start();
         await keys.syncConfigured(config.users);
         if (engine.ok) await oneOff.start();
+        cron.start();
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();
         monitoring.start();
@@ -384,6 +406,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       await auth.passwordsReady();
       // Log streams end first (the server's close() would wait for them), stored lines are flushed.
       await logs.stop();
+      cron.stop();
       await oneOff.stop();
       clearInterval(sourcesSweep);
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.

@@ -228,6 +228,32 @@ export const configSchema = z
         sessionTimeoutMs: z.number().int().positive().default(35 * 60_000),
       })
       .prefault({}),
+    /** Scalingo Scheduler: cron.json jobs as detached one-offs (doc.scalingo.com/platform/app/task-scheduling/scalingo-scheduler). */
+    cron: z
+      .object({
+        /** Jobs per cron.json (platform: 5). */
+        maxJobs: z.number().int().positive().default(5),
+        /** Smallest interval between two runs of a job, in minutes (platform: 10); 0 lifts the floor. */
+        minIntervalMinutes: z.number().nonnegative().default(10),
+        /** A scheduled one-off is stopped after min(this, its interval) (platform: 15 minutes). */
+        maxRunMinutes: z.number().positive().default(15),
+        /** Read 6-field expressions (seconds first) instead of 5: short schedules for tests and demos. */
+        secondsField: z.boolean().default(false),
+        /** How often the schedules are checked against the apps (deployments also trigger a check). */
+        syncMs: z.number().int().positive().default(30_000),
+      })
+      .prefault({}),
+    /** Autoscalers (doc.scalingo.com/platform/app/autoscaler): decisions follow each stats round. */
+    autoscalers: z
+      .object({
+        /** Consecutive stats rounds beyond the target before a scale (the platform: two per-minute means). */
+        consecutiveRounds: z.number().int().positive().default(2),
+        /** No scale out within this time after a scale (platform: 1 minute). */
+        scaleUpCooldownMs: z.number().int().nonnegative().default(60_000),
+        /** No scale in within this time after a scale (platform: 3 minutes). */
+        scaleDownCooldownMs: z.number().int().nonnegative().default(180_000),
+      })
+      .prefault({}),
     /** Limits on deployment sources (archives, git_source), enforced while reading (docs/fidelity.md "Hardening"). */
     sources: z
       .object({

@@ -37,7 +37,7 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
   r.get('/v1/apps/:app/containers', (c) => c.json({ containers: containers.formation(appOf(c)) }));
 
   r.post('/v1/apps/:app/scale', async (c) => {
-    const app = appOf(c);
+    const app = apps.writableApp(c.get('principal').user, c.req.param('app'), 'scale containers');
     const body = await jsonBody(c, scaleSchema);
     const { formation, operation } = await containers.scale(c.get('principal').user, app, body.containers);
     if (!operation) return c.json({ containers: formation }, 200);
@@ -55,12 +55,6 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
   });
 
   r.get('/v1/apps/:app/operations/:id', (c) => c.json({ operation: operationJson(deps.operations.get(appOf(c).id, c.req.param('id'))) }));
-
-  // The official CLI reads the autoscalers before every scale; the emulator has none.
-  r.get('/v1/apps/:app/autoscalers', (c) => {
-    appOf(c);
-    return c.json({ autoscalers: [] });
-  });
 
   return r;
 }

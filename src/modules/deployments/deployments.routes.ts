@@ -30,7 +30,7 @@ export function deploymentsRoutes(deps: {
   const appOf = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, c.req.param('app')!);
 
   r.post('/v1/apps/:app/deployments', async (c) => {
-    const app = appOf(c);
+    const app = deps.apps.writableApp(c.get('principal').user, c.req.param('app'), 'deploy new code');
     const { deployment } = await jsonBody(c, createSchema, 'deployment');
     if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url)) throw ApiError.invalid('source_url', 'must be an http(s):// or file:// URL, or a local path, to a .tar.gz archive');
     const location = deps.localSource?.(deployment.source_url) ?? deployment.source_url;

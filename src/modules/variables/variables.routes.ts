@@ -26,7 +26,7 @@ const json = (v: VariableRow) => ({ id: v.id, name: v.name, value: v.value });
 export function variablesRoutes(deps: { db: Db; store: VariablesStore; apps: AppsService; events: EventsService }) {
   const { store, apps, events } = deps;
   const r = new Hono<AppEnv>();
-  const app = (c: { get(k: 'principal'): { user: import('../../http/env.ts').UserRow }; req: { param(k: 'app'): string } }) => ({ user: c.get('principal').user, app: apps.visibleApp(c.get('principal').user, c.req.param('app')) });
+  const app = (c: { get(k: 'principal'): { user: import('../../http/env.ts').UserRow }; req: { param(k: 'app'): string } }) => ({ user: c.get('principal').user, app: apps.writableApp(c.get('principal').user, c.req.param('app'), 'read or change environment variables') });
 
   r.get('/v1/apps/:app/variables', (c) => c.json({ variables: store.all(app(c).app.id).map(json) }));
 
