@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startEmulator, type Harness } from '../harness.ts';
 import { send, startUpstream, type TestUpstream } from './router.helpers.ts';
-import type { Clock } from '../../src/shared/clock.ts';
+import { systemClock, type Clock } from '../../src/shared/clock.ts';
 import type { Upstream } from '../../src/router/proxy.ts';
 
 const tls = (f: string) => readFileSync(new URL(`../../fixtures/tls/${f}`, import.meta.url), 'utf8');
@@ -16,7 +16,7 @@ describe('domains', () => {
   const served = new Map<string, Upstream[]>();
   // System time, or a fixed far-future time while `ahead` is set (expired certificates).
   let ahead = 0;
-  const clock: Clock = { now: () => Date.now() + ahead };
+  const clock: Clock = { ...systemClock, now: () => Date.now() + ahead }; // timers stay real
   let appId = '';
   beforeAll(async () => {
     up = await startUpstream('shop-web');

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
+import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { objectId, secret } from '../../shared/ids.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
@@ -84,8 +84,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const checkKept = () => {
       if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
     };
-    if (row.type !== 'web') {
-      for (const until = clock.now() + t.bootGraceMs; clock.now() < until; await sleep(Math.min(25, t.bootGraceMs))) checkKept();
+    if (row.type !== 'web') { // wall-clock grace: a check the process did not exit at once, not platform time
+      for (const until = performance.now() + t.bootGraceMs; performance.now() < until; await sleep(Math.min(25, t.bootGraceMs))) checkKept();
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
       return;
@@ -211,7 +211,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   }
 
   let closed = false;
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new Set<ClockTimer>();
+  const oomKilled = new Set<string>(); // engine ids the control plane killed as out-of-memory
   const backoff = (n: number) => Math.min(t.crashBackoffMaxMs, t.crashBackoffMs * 2 ** Math.max(0, n - 1));
 
   /** A container exited while it should have been running: count it, restart it with back-off, or give up. */
@@ -220,22 +221,23 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     if (!app) return;
     store.markDeleted(row.id, clock.now(), 'crashed');
     if (removing.has(app.id)) return; // not a crash: the app is being deleted (the sweep removes it)
-    let crashLogs = '';
+    let crashLogs = ''; // oom: killed so by the control plane, or by the kernel (Docker's OOMKilled flag)
+    const oom = !!row.engine_id && (oomKilled.delete(row.engine_id) || !!(await runtime.inspect(row.engine_id).catch(() => null))?.oomKilled);
     if (row.engine_id) {
       try {
         const lines: string[] = [];
         for await (const l of await runtime.logs(row.engine_id, { follow: false, tail: 20 })) lines.push(l.text);
         crashLogs = lines.join('\n');
-      } catch {
-        // the container may already be gone
-      }
+      } catch {} // the container may already be gone
       await runtime.remove(row.engine_id).catch(() => undefined);
     }
+    if (closed || !deps.apps.find(app.id)) return; // the emulator stopped (database closed) or the app went meanwhile
+    if (oom) crashLogs += `${crashLogs ? '\n' : ''}Out of memory: the container was killed (memory limit ${Math.round(sizeOf(row.size).memory / 1048576)} MiB)`;
     const count = deps.apps.countCrash(app.id);
     // The CLI prints "(logs on <logs_url>)" when crash_logs is set: a real, signed URL of the container's logs.
     const label = `${row.type}-${row.type_index}`;
     const logsUrl = deps.logsUrl?.(app, label) ?? '';
-    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: label, exit_code: exitCode, crash_logs: crashLogs, logs_url: logsUrl } });
+    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: label, exit_code: exitCode, crash_logs: crashLogs, logs_url: logsUrl, ...(oom ? { oom_killed: true } : {}) } });
     if (count > MAX_CRASHES_IN_A_ROW) {
       deps.apps.setStatus(app.id, 'crashed');
       deps.events.record({ type: 'repeated_crash', app, typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: deps.logsUrl?.(app, row.type) ?? '' } });
@@ -244,7 +246,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     }
     const rel = release(app);
     if (!rel || closed) return;
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => { // platform time: a manual clock holds the restart until advanced
       timers.delete(timer);
       if (closed || gone(app.id)) return;
       const fresh = deps.apps.find(app.id);
@@ -315,6 +317,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     },
 
     track,
+    markOom: (engineId: string) => void oomKilled.add(engineId), // its next exit is an OOM kill (control plane)
     /** True while the app is being deleted, and once its row is gone: nothing may start for it. */
     gone,
 
@@ -374,7 +377,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     close(): void {
       closed = true;
       offEvents();
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers) clock.clearTimeout(t);
       timers.clear();
     },
   };
@@ -382,9 +385,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
 export type Orchestrator = ReturnType<typeof createOrchestrator>;
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Docker's userland proxy accepts TCP on a published port before the app listens, so readiness is
