@@ -13,6 +13,7 @@ import { FAST, archiveOf, copyFixture, routerGet, waitForDeployment } from '../s
 // needs the (unreachable) package index fails the build with a clear message; a MySQL addon is a
 // real MariaDB server the app's variable points at.
 const LONG = 900_000;
+const ADMIN = 'admin-token-for-addon-tests-000000';
 const addonContainer = (addonId: string) => dockerPs([`${LABELS.addonId}=${addonId}`], true)[0];
 
 describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () => {
@@ -36,7 +37,7 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
   const redisCli = (app: string, ...args: string[]) => docker('exec', redisOf[app].container, 'redis-cli', '-a', redisOf[app].password, '--no-auth-warning', ...args);
 
   beforeAll(async () => {
-    h = await startEmulator({ intervals: { ...FAST, bootTimeoutMs: 60_000 }, addons: { servers: true } });
+    h = await startEmulator({ adminToken: ADMIN, intervals: { ...FAST, bootTimeoutMs: 60_000 }, addons: { servers: true } });
     instance = h.emu.instanceId;
   });
   afterAll(async () => {
@@ -111,5 +112,17 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
     // The server restarts on its volume with the data.
     docker('restart', c);
     await eventually(() => { try { return sql('SELECT v FROM t') === 'kept'; } catch { return false; } }, { timeoutMs: 60_000, what: 'mysql back with its data' });
+  }, LONG);
+
+  it('a control-plane reset removes the addon servers, their volumes and the apps\' networks too', async () => {
+    const servers = dockerPs([`${LABELS.owner}=${instance}`, `${LABELS.addonId}`], true);
+    expect(servers.length).toBeGreaterThan(0);
+    const volumes = servers.map((c) => docker('inspect', '-f', '{{range .Mounts}}{{.Name}}{{end}}', c.id));
+    expect((await h.call('POST', '/_emulator/reset', { as: { bearer: ADMIN } })).status).toBe(204);
+    await eventually(() => dockerPs([`${LABELS.owner}=${instance}`, `${LABELS.addonId}`], true).length === 0, { timeoutMs: 60_000, what: 'the addon servers to go' });
+    await eventually(() => {
+      const left = docker('volume', 'ls', '-q').split('\n');
+      return volumes.every((v) => !left.includes(v)) && !docker('network', 'ls', '--format', '{{.Name}}').includes(`scalingo-emu-${instance}-`);
+    }, { timeoutMs: 30_000, what: 'their volumes and networks to go' });
   }, LONG);
 });

@@ -189,6 +189,21 @@ export function createAddonServers(deps: AddonServersDeps) {
       await runtime.removeNetwork(networkName(appId)).catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
     },
 
+    /**
+     * What Docker still holds of a deleted app's addons, found by label (the rows may be gone: a
+     * control-plane reset or restore removes apps without the deletion path): servers, volumes, network.
+     */
+    async removeLeftovers(appId: string): Promise<void> {
+      for (const c of await runtime.list({ [LABELS.owner]: deps.instanceId, [LABELS.appId]: appId })) {
+        const addonId = c.labels[LABELS.addonId];
+        if (!addonId) continue;
+        logs.unfollow(addonId);
+        await runtime.remove(c.engineId);
+        await runtime.removeVolume(c.name);
+      }
+      await runtime.removeNetwork(networkName(appId)).catch(() => undefined);
+    },
+
     /** At start: every recorded server runs again (re-created on its volume when gone). */
     async reconcile(): Promise<void> {
       await Promise.all(
