@@ -1,0 +1,2 @@
+// placeholder
+document.body.dataset.ready = '1';

@@ -1,0 +1,156 @@
+// The programmatic API: `import { startEmulator } from 'scalingo-emulator'` in a test runner's
+// setup, the way Miniflare or the Firebase emulators are started from tests. Port 0 and in-memory
+// by default, nothing global: several instances run side by side in one process.
+// The published declarations are index.d.ts at the package root (test/unit/package-types.test.ts
+// checks they match these types).
+import { loadConfig } from './config/load.ts';
+import type { ConfigInput } from './config/schema.ts';
+import { createEmulator, VERSION, type Emulator } from './emulator.ts';
+
+export { VERSION };
+
+export interface StartEmulatorOptions {
+  /** Any key of emulator.config.json (users, apps, intervals, clock…); applied over the defaults. */
+  config?: Record<string, unknown>;
+  /** A configuration file to read first (nothing is read from the working directory otherwise). */
+  configFile?: string;
+  /** API port; 0 (default) picks a free one. */
+  port?: number;
+  /** Router port; 0 (default) picks a free one. */
+  routerPort?: number;
+  /** Keep state in memory (default true); false writes to `dataDir`. */
+  inMemory?: boolean;
+  dataDir?: string;
+  /** pino level of the emulator's own logs (default 'silent'). */
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export interface EmulatorUser {
+  username: string;
+  email: string;
+  password: string;
+  /** An API token of this user (HTTP basic with an empty username, or exchanged for a bearer). */
+  token: string;
+}
+
+export interface StartedEmulator {
+  /** Base URL of the API (SCALINGO_API_URL). */
+  apiUrl: string;
+  /** Base URL of the auth service (SCALINGO_AUTH_URL): the same port as the API. */
+  authUrl: string;
+  /** Base URL of the database API (SCALINGO_DB_URL): the same port as the API. */
+  dbUrl: string;
+  /** The router: an app answers at http://<app>.localhost:<port>. */
+  routerUrl: string;
+  routerPort: number;
+  /** Region name (SCALINGO_REGION). */
+  region: string;
+  /** An API token of the first configured user. */
+  token: string;
+  /** Every configured user with an API token. */
+  users: EmulatorUser[];
+  /** Bearer of the control plane (/_emulator/*). */
+  adminToken: string;
+  /** The dashboard, already signed in: open it in a browser. */
+  dashboardUrl: string;
+  /** Back to an empty platform (apps, containers, events…); users and their tokens stay. */
+  reset(opts?: ResetOptions): Promise<unknown>;
+  /** Captures the state (database and formation); `restore()` brings it back. */
+  snapshot(): Promise<Snapshot>;
+  restore(snapshot: Snapshot | string): Promise<unknown>;
+  /** The emulator's clock; `advance(ms)` moves a manual clock (`config: { clock: 'manual' }`). */
+  clock: EmulatorClock;
+  /** API and workload faults (`/_emulator/faults`). */
+  faults: EmulatorFaults;
+  /** Stops the emulator: ports closed, containers it started removed (in-memory) or stopped. */
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+  /** The instance itself, for what the API above does not cover (not a stable interface). */
+  emulator: Emulator;
+}
+
+export interface ResetOptions {
+  /** Only this user's apps (username or e-mail); default: everything. */
+  user?: string;
+}
+
+export interface Snapshot {
+  id: string;
+  [key: string]: unknown;
+}
+
+export interface EmulatorClock {
+  now(): number;
+  advance(ms: number): Promise<unknown> | unknown;
+}
+
+export interface EmulatorFaults {
+  add(fault: Record<string, unknown>): Promise<{ id: string; [key: string]: unknown }> | { id: string; [key: string]: unknown };
+  list(): Promise<unknown[]> | unknown[];
+  remove(id: string): Promise<unknown> | unknown;
+  clear(): Promise<unknown> | unknown;
+}
+
+// The control plane (reset, snapshots, faults, clock) is the emulator's `control` object.
+interface Control {
+  reset(opts?: ResetOptions): Promise<unknown>;
+  snapshot(): Promise<Snapshot>;
+  restore(idOrBuffer: unknown): Promise<unknown>;
+  faults: EmulatorFaults;
+  clock: EmulatorClock;
+}
+
+/** Starts an emulator (port 0, in memory, silent) and resolves once its start-up work is done. */
+export async function startEmulator(options: StartEmulatorOptions = {}): Promise<StartedEmulator> {
+  const config = loadConfig({
+    file: options.configFile,
+    ignoreDefaultFile: true,
+    env: {},
+    overrides: {
+      ...options.config,
+      port: options.port ?? 0,
+      routerPort: options.routerPort ?? 0,
+      inMemory: options.inMemory ?? (options.dataDir ? false : true),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      logLevel: options.logLevel ?? 'silent',
+    } as ConfigInput,
+  });
+  const emu = createEmulator(config);
+  try {
+    await emu.start();
+    await emu.ready();
+  } catch (err) {
+    await emu.stop().catch(() => undefined);
+    throw err;
+  }
+  const users: EmulatorUser[] = config.users.map((u, i) => {
+    const row = emu.auth.userByLogin(u.username)!;
+    const token = i === 0 ? emu.startupToken : (u.apiTokens[0] ?? emu.auth.rotateStartupToken(row.id));
+    return { username: u.username, email: u.email, password: u.password, token };
+  });
+  const control = (emu as Emulator & { control: Control }).control;
+  const adminToken = (emu as Emulator & { adminToken: string }).adminToken;
+  const api = emu.urls.api;
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= emu.stop());
+  return {
+    apiUrl: api,
+    authUrl: api,
+    dbUrl: api,
+    routerUrl: emu.urls.router,
+    routerPort: emu.urls.routerPort,
+    region: config.region.name,
+    token: users[0].token,
+    users,
+    adminToken,
+    dashboardUrl: `${api}/_emulator/?token=${adminToken}`,
+    reset: (opts) => control.reset(opts),
+    snapshot: () => control.snapshot(),
+    restore: (s) => control.restore(typeof s === 'string' ? s : s.id),
+    clock: control.clock,
+    faults: control.faults,
+    stop,
+    [Symbol.asyncDispose]: stop,
+    emulator: emu,
+  };
+}
