@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # Make sure a Docker engine answers on this machine. Installs Debian's docker.io and
 # busybox-static when needed, starts dockerd in the background, waits for `docker info`.
-# Idempotent: does nothing when an engine already answers.
+# Also installs Debian's chromium (the dashboard test drives it headless) when missing.
+# Idempotent: does nothing when an engine already answers and chromium is there.
 set -euo pipefail
 
 log() { echo "[docker-up] $*" >&2; }
+
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+
+if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+  log "installing chromium (dashboard tests)"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+fi
 
 if docker info >/dev/null 2>&1; then
   log "engine already answers"
   exit 0
 fi
-
-SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 need=()
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
