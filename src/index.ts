@@ -40,7 +40,7 @@ export interface StartedEmulator {
   authUrl: string;
   /** Base URL of the database API (SCALINGO_DB_URL): the same port as the API. */
   dbUrl: string;
-  /** The router: an app answers at http://<app>.localhost:<port>. */
+  /** The router: an app answers at http://<app>.localhost:<routerPort>. */
   routerUrl: string;
   routerPort: number;
   /** Region name (SCALINGO_REGION). */
@@ -51,18 +51,18 @@ export interface StartedEmulator {
   users: EmulatorUser[];
   /** Bearer of the control plane (/_emulator/*). */
   adminToken: string;
-  /** The dashboard, already signed in: open it in a browser. */
+  /** The dashboard, signed in through its link: open it in a browser. */
   dashboardUrl: string;
-  /** Back to an empty platform (apps, containers, events…); users and their tokens stay. */
-  reset(opts?: ResetOptions): Promise<unknown>;
-  /** Captures the state (database and formation); `restore()` brings it back. */
+  /** Back to an empty platform (apps, containers, events, faults…), or only one user's apps; users and their tokens stay. */
+  reset(opts?: ResetOptions): Promise<void>;
+  /** Captures the state (database and formation); `restore()` brings it back, containers reconciled with Docker. */
   snapshot(): Promise<Snapshot>;
-  restore(snapshot: Snapshot | string): Promise<unknown>;
+  restore(snapshot: Snapshot | string | Uint8Array): Promise<void>;
   /** The emulator's clock; `advance(ms)` moves a manual clock (`config: { clock: 'manual' }`). */
   clock: EmulatorClock;
-  /** API and workload faults (`/_emulator/faults`). */
+  /** API and workload faults (the same as /_emulator/faults). */
   faults: EmulatorFaults;
-  /** Stops the emulator: ports closed, containers it started removed (in-memory) or stopped. */
+  /** Stops the emulator: ports closed, the containers it started removed. */
   stop(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
   /** The instance itself, for what the API above does not cover (not a stable interface). */
@@ -76,28 +76,34 @@ export interface ResetOptions {
 
 export interface Snapshot {
   id: string;
-  [key: string]: unknown;
+  createdAt: number;
+  size: number;
 }
 
 export interface EmulatorClock {
+  mode: 'system' | 'manual';
   now(): number;
-  advance(ms: number): Promise<unknown> | unknown;
+  /** Moves a manual clock: bearer tokens and signed URLs expire, alerts fire, timers due run. */
+  advance(ms: number): void;
+}
+
+/** An API fault (`path` given), a workload fault, or a delay of log delivery. */
+export type FaultSpec =
+  | { type?: 'api'; method?: string; path: string; latency_ms?: number; status?: 500 | 503 | 429; drop?: boolean; probability?: number; seed?: number; count?: number }
+  | { type: 'crash' | 'oom'; app: string; container: string }
+  | { type: 'docker_unavailable'; seconds: number }
+  | { type?: 'log_delay'; log_delay_ms: number; app?: string };
+
+export interface Fault {
+  id: string;
+  [key: string]: unknown;
 }
 
 export interface EmulatorFaults {
-  add(fault: Record<string, unknown>): Promise<{ id: string; [key: string]: unknown }> | { id: string; [key: string]: unknown };
-  list(): Promise<unknown[]> | unknown[];
-  remove(id: string): Promise<unknown> | unknown;
-  clear(): Promise<unknown> | unknown;
-}
-
-// The control plane (reset, snapshots, faults, clock) is the emulator's `control` object.
-interface Control {
-  reset(opts?: ResetOptions): Promise<unknown>;
-  snapshot(): Promise<Snapshot>;
-  restore(idOrBuffer: unknown): Promise<unknown>;
-  faults: EmulatorFaults;
-  clock: EmulatorClock;
+  add(fault: FaultSpec): Promise<Fault>;
+  list(): Fault[];
+  remove(id: string): void;
+  clear(): void;
 }
 
 /** Starts an emulator (port 0, in memory, silent) and resolves once its start-up work is done. */
@@ -128,11 +134,11 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     const token = i === 0 ? emu.startupToken : (u.apiTokens[0] ?? emu.auth.rotateStartupToken(row.id));
     return { username: u.username, email: u.email, password: u.password, token };
   });
-  const control = (emu as Emulator & { control: Control }).control;
-  const adminToken = (emu as Emulator & { adminToken: string }).adminToken;
+  const { control, adminToken } = emu;
   const api = emu.urls.api;
   let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= emu.stop());
+  // In memory, nothing could find this instance's containers and images again: they go with it.
+  const stop = () => (stopped ??= (config.inMemory ? control.reset().catch(() => undefined) : Promise.resolve()).then(() => emu.stop()));
   return {
     apiUrl: api,
     authUrl: api,
@@ -145,10 +151,15 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     adminToken,
     dashboardUrl: `${api}/_emulator/?token=${adminToken}`,
     reset: (opts) => control.reset(opts),
-    snapshot: () => control.snapshot(),
-    restore: (s) => control.restore(typeof s === 'string' ? s : s.id),
-    clock: control.clock,
-    faults: control.faults,
+    snapshot: async () => control.snapshot(),
+    restore: (s) => control.restore(typeof s === 'string' ? s : s instanceof Uint8Array ? Buffer.from(s) : s.id),
+    clock: { get mode() { return control.clock.mode; }, now: () => control.clock.now(), advance: (ms) => control.clock.advance(ms) },
+    faults: {
+      add: async (f) => control.faults.json(await control.faults.add(f)),
+      list: () => control.faults.list().map((r) => control.faults.json(r)),
+      remove: (id) => control.faults.remove(id),
+      clear: () => control.faults.clear(),
+    },
     stop,
     [Symbol.asyncDispose]: stop,
     emulator: emu,

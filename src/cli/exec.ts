@@ -102,7 +102,7 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
     EMULATOR_API_URL: emu.urls.api,
     EMULATOR_API_TOKEN: emu.startupToken,
     EMULATOR_ROUTER_URL: emu.urls.router,
-    EMULATOR_ADMIN_TOKEN: (emu as Emulator & { adminToken?: string }).adminToken ?? '',
+    EMULATOR_ADMIN_TOKEN: emu.adminToken,
   };
   progress.note(`  Running: ${command.join(' ')}`);
   const code = await new Promise<number>((resolve) => {
@@ -127,6 +127,8 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
 
   const stopping = progress.start('Stopping the emulator (removing its containers)');
   try {
+    // In memory, the apps' containers and images go too (`reset`); with a data dir they stay for the next start.
+    if (config.inMemory) await emu.control.reset();
     await emu.stop();
     stopping.done();
   } catch (err) {
