@@ -50,6 +50,7 @@ import { appRouteResolver } from './router/resolve.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -192,6 +193,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     routes: [
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),
+      dashboardRoutes({ auth, apps, usernames: () => config.users.map((u) => u.username), adminToken: () => adminToken, alertActive: (id) => monitoring.engine.isActive(id), bearerTtlSeconds: config.auth.bearerTtlSeconds }),
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),

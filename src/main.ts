@@ -106,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
       `  Data                ${emulator.dataDir ? emulator.db.name : 'in memory (--in-memory)'}`,
       `  User                ${user.username} <${user.email}>`,
       `  API token           ${emulator.startupToken}`,
+      `  Dashboard           ${urls.api}/_emulator/?token=${emulator.adminToken}`,
       '',
       `  Try: curl -s -u ":${emulator.startupToken}" -X POST ${urls.api}/v1/tokens/exchange`,
     ].join('\n'),

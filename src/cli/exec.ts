@@ -84,6 +84,8 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
     const unfollow = followDeployments(emu, progress);
     await emu.ready();
     await ensureBaseImageWithProgress(emu, progress);
+    // Bound directories' first deployments end before the command runs against them.
+    await emu.deployments.idle();
     unfollow();
     starting.done(emu.urls.api);
   } catch (err) {

@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { dockerJson } from '../support/docker-cli.ts';
+import { dockerPs } from '../support/docker-cli.ts';
 
 // The package the way a user gets it: `npm pack`, then installed into a project of its own
 // (examples/vitest-consumer), globally, and run with npx — no tsx, no build on that side.
@@ -112,7 +112,7 @@ process.exit(7);
     expect(r.out).toContain('PS web-1:running');
     // Not a terminal: structured lines only, no spinner.
     expect(r.out).not.toMatch(/[⠋⠙⠹]/);
-    const left = dockerJson(['ps', '-a', '--filter', 'label=io.scalingo-emulator.app-name=exec-site', '--format', '{{json .}}']);
+    const left = dockerPs(['io.scalingo-emulator.app-name=exec-site'], true);
     expect(left).toEqual([]);
   });
 
