@@ -22,14 +22,16 @@ export function showApps(main: HTMLElement): void {
   );
   every(3000, async () => {
     const { body: res } = await api<{ apps: App[] }>('GET', '/v1/apps');
+    // The list has no status (as on the platform): each app's own page gives it.
+    const statuses = await Promise.all(res.apps.slice(0, 100).map((a) => api<{ app: App }>('GET', `/v1/apps/${encodeURIComponent(a.name)}`).then((r) => r.body.app.status, () => 'unknown')));
     fill(
       body,
-      ...res.apps.map((a) =>
+      ...res.apps.map((a, i) =>
         h(
           'tr',
           { class: 'clickable', 'data-app': a.name, onclick: () => (location.hash = `#/apps/${encodeURIComponent(a.name)}`) },
           h('td', {}, h('a', { href: `#/apps/${encodeURIComponent(a.name)}` }, a.name)),
-          h('td', {}, badge(a.status)),
+          h('td', {}, badge(statuses[i] ?? 'unknown')),
           h('td', {}, a.owner?.username ?? ''),
           h('td', {}, h('a', { href: a.url, target: '_blank', rel: 'noopener noreferrer', onclick: (e: Event) => e.stopPropagation() }, a.url)),
           h('td', {}, ago(a.last_deployed_at)),

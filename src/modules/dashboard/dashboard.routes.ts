@@ -2,7 +2,7 @@
 // data and are served to loopback clients only; everything they show comes from authenticated
 // routes: the page trades the admin token (from the start banner's link, kept in sessionStorage)
 // for a user's bearer at POST /_emulator/dashboard/session, then calls the ordinary /v1 API with it.
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import type { AppEnv } from '../../http/env.ts';
@@ -39,7 +39,7 @@ export function dashboardRoutes(deps: DashboardRoutesDeps) {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     if (incoming && !isLoopback(incoming.socket.remoteAddress)) throw ApiError.forbidden('the dashboard answers loopback clients only');
   };
-  const serve = (name: keyof typeof TYPES) => async (c: Parameters<Parameters<typeof r.get>[1]>[0]) => {
+  const serve = (name: keyof typeof TYPES) => async (c: Context<AppEnv>) => {
     loopbackOnly(c);
     const body = (await dashboardAssets())[name];
     return c.body(body, 200, {
