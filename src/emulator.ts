@@ -8,7 +8,7 @@ import { serve } from '@hono/node-server';
 import type { EmulatorConfig } from './config/schema.ts';
 import { openDatabase, metaValue, type Db } from './db/database.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
-import { systemClock, type Clock } from './shared/clock.ts';
+import { systemClock, ManualClock, type Clock } from './shared/clock.ts';
 import type { Urls } from './shared/urls.ts';
 import { createHttpApp } from './http/app.ts';
 import { loadSecretKey } from './shared/secrets.ts';
@@ -51,6 +51,11 @@ import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
+import { createFaults } from './modules/control/faults.ts';
+import { withFaults } from './modules/control/runtime-faults.ts';
+import { createControl, type Control } from './modules/control/control.ts';
+import { controlRoutes } from './modules/control/control.routes.ts';
+import { secret } from './shared/ids.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -89,6 +94,12 @@ export interface Emulator {
   monitoring: Monitoring;
   /** Logs, drains, archives, addons; `logs.append(appId, container, text)` for other areas. */
   logs: LogsModule;
+  /** Token of the control plane (/_emulator/*): config adminToken, or a random `ad-…` one per start. */
+  adminToken: string;
+  /** The control plane in-process: reset, snapshots, restore, faults, clock (the /_emulator/* routes call it). */
+  control: Control;
+  /** The emulator's time source (a ManualClock with `clock: "manual"`). */
+  clock: Clock;
   /** Binds the ports; resolves as soon as the API answers. */
   start(): Promise<Urls>;
   /** Resolves once the start-up work is done: containers reconciled, logs followed, bound directories watched. */
@@ -99,7 +110,8 @@ export interface Emulator {
 /** Wires every dependency of one emulator instance; nothing is global, so tests start many. */
 export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {}): Emulator {
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const clock = opts.clock ?? systemClock;
+  const clock = opts.clock ?? (config.clock === 'manual' ? new ManualClock() : systemClock);
+  const adminToken = config.adminToken ?? `ad-${secret(24).replace(/[^A-Za-z0-9]/g, '0')}`;
   const startedAt = Date.now();
   const dataDir = config.inMemory ? null : resolve(config.dataDir);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -107,7 +119,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
   // One id per data directory (random per in-memory run): the label of the containers it owns.
   const instanceId = metaValue(db, 'instance_id', () => randomBytes(4).toString('hex'));
-  const runtime = opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined });
+  // Workload faults (docker_unavailable, log_delay) act on the runtime every area sees.
+  const faults = createFaults({ clock });
+  const runtime = withFaults(opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined }), faults);
 
   // Known once the ports are bound (port 0 picks a free one).
   let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort };
@@ -184,15 +198,19 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
+  const control = createControl({ config, db, clock, logger, runtime, instanceId, dataDir, stateDir, faults, apps, auth, orchestrator, containers: containersStore, startupToken, archivesDir: logs.archiver.dir, afterStateReplaced: () => logs.maintain(true) });
+
   const app = createHttpApp({
     logger,
     clock,
+    faults,
     auth,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimit: config.rateLimit,
     routes: [
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),
+      controlRoutes({ control, adminToken: () => adminToken }),
       dashboardRoutes({ auth, apps, usernames: () => config.users.map((u) => u.username), adminToken: () => adminToken, alertActive: (id) => monitoring.engine.isActive(id), bearerTtlSeconds: config.auth.bearerTtlSeconds }),
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
@@ -244,8 +262,13 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     routerEvents,
     monitoring,
     logs,
+    adminToken,
+    control,
+    clock,
 
     async start() {
+      // --import: the state of a snapshot file, before anything answers (Docker follows in ready()).
+      if (config.importFile) control.importFile(config.importFile);
       apiServer = await new Promise<Server>((ok, fail) => {
         const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => ok(s as Server)) as Server;
         s.once('error', fail);
@@ -315,6 +338,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       orchestrator.close();
       await deployments.idle();
       await operations.idle();
+      // --export-on-exit: the state as it is once the work under way ended.
+      if (config.exportOnExit && db.open) control.exportTo(config.exportOnExit);
       if (config.docker.stopContainersOnExit) await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
       await monitoring.stop();
       await runtime.close();

@@ -18,6 +18,10 @@ Options:
   --in-memory         keep state in memory (nothing written to disk)
   --config <file>     configuration file                                [default emulator.config.json]
   --log-level <lvl>   fatal|error|warn|info|debug|trace|silent          [default info]
+  --admin-token <t>   token of the control plane /_emulator/* (≥ 16 chars) [default: random per start]
+  --clock <mode>      system|manual (manual: POST /_emulator/clock/advance moves time) [default system]
+  --import <file>     start from a snapshot file (GET /_emulator/snapshots/:id)
+  --export-on-exit <file>  write a snapshot file when the emulator stops
   -h, --help          this help
 
 Precedence: defaults < config file < EMULATOR_* environment variables < flags.`;
@@ -40,6 +44,10 @@ async function main(argv: string[]): Promise<number> {
         'in-memory': { type: 'boolean' },
         config: { type: 'string' },
         'log-level': { type: 'string' },
+        'admin-token': { type: 'string' },
+        clock: { type: 'string' },
+        import: { type: 'string' },
+        'export-on-exit': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -77,6 +85,10 @@ async function main(argv: string[]): Promise<number> {
         dataDir: values['data-dir'],
         inMemory: values['in-memory'],
         logLevel: values['log-level'] as never,
+        adminToken: values['admin-token'],
+        clock: values.clock as never,
+        importFile: values.import,
+        exportOnExit: values['export-on-exit'],
       },
     });
     logger = createLogger(config.logLevel);
@@ -106,7 +118,9 @@ async function main(argv: string[]): Promise<number> {
       `  Data                ${emulator.dataDir ? emulator.db.name : 'in memory (--in-memory)'}`,
       `  User                ${user.username} <${user.email}>`,
       `  API token           ${emulator.startupToken}`,
+      `  Admin token         ${emulator.adminToken}  (control plane ${urls.api}/_emulator/…)`,
       `  Dashboard           ${urls.api}/_emulator/?token=${emulator.adminToken}`,
+      ...(config.clock === 'manual' ? [`  Clock               manual (POST /_emulator/clock/advance {"ms": N})`] : []),
       '',
       `  Try: curl -s -u ":${emulator.startupToken}" -X POST ${urls.api}/v1/tokens/exchange`,
     ].join('\n'),

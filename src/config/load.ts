@@ -23,6 +23,8 @@ const ENV_KEYS: Record<string, { path: string[]; kind: 'string' | 'int' | 'bool'
   EMULATOR_IN_MEMORY: { path: ['inMemory'], kind: 'bool' },
   EMULATOR_LOG_LEVEL: { path: ['logLevel'], kind: 'string' },
   EMULATOR_RATE_LIMIT: { path: ['rateLimit', 'enabled'], kind: 'bool' },
+  EMULATOR_ADMIN_TOKEN: { path: ['adminToken'], kind: 'string' },
+  EMULATOR_CLOCK: { path: ['clock'], kind: 'string' },
 };
 
 export interface LoadOptions {

@@ -66,6 +66,14 @@ export const configSchema = z
     /** Where the SQLite file and other state live. Relative to the working directory. */
     dataDir: z.string().default('.emulator-data'),
     inMemory: z.boolean().default(false),
+    /** Token of the control plane (/_emulator/*); empty = a random `ad-…` token per start, printed like the API token. */
+    adminToken: z.string().min(16, 'the admin token must be at least 16 characters').optional(),
+    /** system: real time; manual: time moves only through POST /_emulator/clock/advance (tokens, URLs, alerts, timers…). */
+    clock: z.enum(['system', 'manual']).default('system'),
+    /** A snapshot file (GET /_emulator/snapshots/:id) whose state the emulator starts from (--import). */
+    importFile: z.string().optional(),
+    /** Where a snapshot of the state is written when the emulator stops (--export-on-exit). */
+    exportOnExit: z.string().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     region: z
       .object({

@@ -10,6 +10,7 @@ import { accessLog } from './middleware/access-log.ts';
 import { jsonOnly, limitBody } from './middleware/json-only.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
+import { faultMiddleware, type Faults } from '../modules/control/faults.ts';
 import { isEngineUnreachable, ENGINE_UNREACHABLE_MESSAGE } from '../runtime/runtime.ts';
 
 export interface HttpAppDeps {
@@ -18,6 +19,8 @@ export interface HttpAppDeps {
   auth: AuthService;
   bodyLimitBytes: number;
   rateLimit: { enabled: boolean; perMinute: number };
+  /** API faults of the control plane (latency, status, dropped connection). */
+  faults?: Faults;
   /** Route groups of every area, mounted in order (more specific paths first). */
   routes: Hono<AppEnv>[];
 }
@@ -27,11 +30,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
 
   // Order matters:
   // 1. request id + child logger, so every later line (and a 500) carries the id;
+  //    then injected API faults (control plane), seen by the client as the platform's own failures;
   // 2. access log, timing everything below;
   // 3. JSON-only and body size limits on the API, before anything reads a body;
   // 4. authentication of every /v1 route (a few public ones are listed in authenticate.ts);
   // 5. rate limiting per token, which needs the principal.
   app.use('*', requestId(deps.logger));
+  if (deps.faults) app.use('*', faultMiddleware(deps.faults));
   app.use('*', accessLog());
   app.use('/v1/*', jsonOnly());
   app.use('/v1/*', limitBody(deps.bodyLimitBytes));

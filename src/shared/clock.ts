@@ -1,18 +1,116 @@
 // Injectable time source: services never call Date.now() directly, so tests (and a virtual
 // clock) can move time — token expiry, operation durations, alert windows.
-export interface Clock {
-  now(): number;
+//
+// Timers that stand for platform time (crash back-off, the stats/alert rounds, logs rotation, the
+// one-off idle limit…) are scheduled through the clock too, so a manual clock moves them: advancing
+// it fires every timer that falls due, in order, as if the time had passed. Pure I/O timeouts
+// (sockets, engine calls, WebSocket pings, retries of network deliveries) stay on real time.
+
+/** What a clock's setTimeout/setInterval return: `unref()` like Node's timers (a no-op on a manual clock). */
+export interface ClockTimer {
+  unref(): unknown;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): ClockTimer;
+  setInterval(fn: () => void, ms: number): ClockTimer;
+  /** Cancels a timer of either kind (undefined/null accepted). */
+  clearTimeout(timer: ClockTimer | null | undefined): void;
+  clearInterval(timer: ClockTimer | null | undefined): void;
+}
 
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  setInterval: (fn, ms) => setInterval(fn, ms),
+  clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout | undefined),
+  clearInterval: (t) => clearInterval(t as NodeJS.Timeout | undefined),
+};
+
+interface ManualTimer extends ClockTimer {
+  due: number;
+  seq: number;
+  every: number | null;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+// Firings one advance() may run: a timer that keeps re-arming itself at 0 ms cannot hang the process.
+const MAX_FIRINGS_PER_ADVANCE = 1_000_000;
+
+/** A clock that only moves when told to: advance(ms) fires the timers that fall due, in due order. */
 export class ManualClock implements Clock {
+  private timers = new Set<ManualTimer>();
+  private seq = 0;
+  /** Errors thrown by timer callbacks go here (default: ignored, as a timer's error would be unhandled anyway). */
+  onTimerError: (err: unknown) => void = () => undefined;
+
   constructor(private current = Date.now()) {}
+
   now(): number {
     return this.current;
   }
+
+  setTimeout(fn: () => void, ms: number): ClockTimer {
+    return this.add(fn, ms, null);
+  }
+
+  setInterval(fn: () => void, ms: number): ClockTimer {
+    return this.add(fn, ms, Math.max(1, ms));
+  }
+
+  clearTimeout(timer: ClockTimer | null | undefined): void {
+    const t = timer as ManualTimer | null | undefined;
+    if (t && this.timers.delete(t)) t.cancelled = true;
+  }
+
+  clearInterval(timer: ClockTimer | null | undefined): void {
+    this.clearTimeout(timer);
+  }
+
+  /** Timers waiting for the clock to move (tests, the control plane's clock view). */
+  pending(): number {
+    return this.timers.size;
+  }
+
+  /**
+   * Moves time forward by `ms`, firing each timer due on the way at its own due time (now() returns
+   * that time inside the callback). Timers armed by callbacks fire too when they fall due before the end.
+   */
   advance(ms: number): void {
-    this.current += ms;
+    const target = this.current + Math.max(0, ms);
+    for (let fired = 0; fired < MAX_FIRINGS_PER_ADVANCE; fired++) {
+      let next: ManualTimer | undefined;
+      for (const t of this.timers) if (t.due <= target && (!next || t.due < next.due || (t.due === next.due && t.seq < next.seq))) next = t;
+      if (!next) break;
+      if (next.due > this.current) this.current = next.due;
+      if (next.every !== null) {
+        next.due += next.every;
+        next.seq = this.seq++;
+      } else {
+        this.timers.delete(next);
+      }
+      try {
+        next.fn();
+      } catch (err) {
+        this.onTimerError(err);
+      }
+    }
+    this.current = target;
+  }
+
+  private add(fn: () => void, ms: number, every: number | null): ClockTimer {
+    const t: ManualTimer = {
+      due: this.current + Math.max(0, Number.isFinite(ms) ? ms : 0),
+      seq: this.seq++,
+      every,
+      fn,
+      cancelled: false,
+      unref: () => t,
+    };
+    this.timers.add(t);
+    return t;
   }
 }
 

@@ -60,7 +60,8 @@ describe('POST /_emulator/dashboard/session', () => {
   });
 
   it('refuses no token, a wrong token and a user API token (401)', async () => {
-    for (const headers of [{}, { authorization: 'Bearer ad-wrong-token-0000000000' }, { authorization: `Bearer ${await h.bearer()}` }, { authorization: `Basic ${Buffer.from(`:${h.emu.adminToken}`).toString('base64')}` }]) {
+    const cases: Record<string, string>[] = [{}, { authorization: 'Bearer ad-wrong-token-0000000000' }, { authorization: `Bearer ${await h.bearer()}` }, { authorization: `Basic ${Buffer.from(`:${h.emu.adminToken}`).toString('base64')}` }];
+    for (const headers of cases) {
       const res = await session(headers);
       expect(res.status).toBe(401);
       expect(Object.keys((await res.json()) as object)).toEqual(['error']);

@@ -16,6 +16,8 @@ describe('stats #23–#25 from known samples and router records', () => {
 
   beforeAll(async () => {
     h = await startEmulator({}, { runtime: rt, clock });
+    // The sampler's timer runs on the (manual) clock: stopped, so rounds happen only when driven by hand.
+    await h.emu.monitoring.sampler.stop();
     const res = await h.call('POST', '/v1/apps', { body: { app: { name: 'stats-app' } } });
     appId = res.body.app.id;
     for (const index of [1, 2]) ids[`web-${index}`] = rt.add({ instanceId: h.emu.instanceId, appId, appName: 'stats-app', type: 'web', index });

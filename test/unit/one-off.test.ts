@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { ManualClock } from '../../src/shared/clock.ts';
+import { ManualClock, systemClock } from '../../src/shared/clock.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { createAttachSigner } from '../../src/modules/one-off/attach-url.ts';
 import { sanitizeUploadName, uploadsArchive } from '../../src/modules/one-off/uploads.ts';
@@ -118,7 +118,7 @@ describe('a stop while the terminal\'s start is under way', () => {
     const s = sessions.open(row);
     sessions.created(s, 'eng-1');
     const client: TerminalClient = { send: () => undefined, end: () => undefined, onInput: () => undefined, onClose: () => undefined };
-    const connected = createAttacher({ runtime, store, sessions, logger, idleMs: 60_000 }).connect(s, () => client);
+    const connected = createAttacher({ runtime, store, sessions, logger, idleMs: 60_000, clock: systemClock }).connect(s, () => client);
     await asked; // Docker is starting the process (it may already print) and has not answered yet
     store.setState(row.id, 'stopping');
     const stopped = sessions.shutdown(s);

@@ -156,6 +156,20 @@ export function createAuthService(deps: AuthServiceDeps) {
       });
     },
 
+    /** A token with a known secret exists (the start-up token again after a snapshot is restored). */
+    ensureToken(userId: string, name: string, value: string): void {
+      if (store.tokenByHash(sha256(value))) return;
+      const now = clock.now();
+      store.insertToken({ id: uuid(), user_id: userId, name, token_hash: sha256(value), created_at: now, issued_at: now, last_used_at: null, fixed: 0 });
+    },
+
+    /** Drops every cached bearer and user: the tables changed underneath (control plane reset/restore). */
+    forgetAll(): void {
+      verified.clear();
+      users.clear();
+      touched.clear();
+    },
+
     listTokens(userId: string): TokenRow[] {
       return store.tokensOfUser(userId);
     },

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
+import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { objectId, secret } from '../../shared/ids.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
@@ -81,7 +81,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
     };
     if (row.type !== 'web') {
-      for (const until = clock.now() + t.bootGraceMs; clock.now() < until; await sleep(Math.min(25, t.bootGraceMs))) checkKept();
+      // Wall-clock: a check that the process did not exit at once, not platform time (docs/fidelity.md).
+      for (const until = performance.now() + t.bootGraceMs; performance.now() < until; await sleep(Math.min(25, t.bootGraceMs))) checkKept();
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
       return;
@@ -206,7 +207,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   }
 
   let closed = false;
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new Set<ClockTimer>();
+  const oomKilled = new Set<string>(); // engine ids the control plane killed as out-of-memory
   const backoff = (n: number) => Math.min(t.crashBackoffMaxMs, t.crashBackoffMs * 2 ** Math.max(0, n - 1));
 
   /** A container exited while it should have been running: count it, restart it with back-off, or give up. */
@@ -216,6 +218,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     store.markDeleted(row.id, clock.now(), 'crashed');
     if (removing.has(app.id)) return; // not a crash: the app is being deleted (the sweep removes it)
     let crashLogs = '';
+    // Out of memory: killed so by the control plane, or by the kernel (Docker's OOMKilled flag).
+    const oom = !!row.engine_id && (oomKilled.delete(row.engine_id) || !!(await runtime.inspect(row.engine_id).catch(() => null))?.oomKilled);
     if (row.engine_id) {
       try {
         const lines: string[] = [];
@@ -226,8 +230,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       }
       await runtime.remove(row.engine_id).catch(() => undefined);
     }
+    if (oom) crashLogs += `${crashLogs ? '\n' : ''}Out of memory: the container was killed (memory limit ${Math.round(sizeOf(row.size).memory / 1048576)} MiB)`;
     const count = deps.apps.countCrash(app.id);
-    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: `${row.type}-${row.type_index}`, exit_code: exitCode, crash_logs: crashLogs, logs_url: '' } });
+    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: `${row.type}-${row.type_index}`, exit_code: exitCode, crash_logs: crashLogs, logs_url: '', ...(oom ? { oom_killed: true } : {}) } });
     if (count > MAX_CRASHES_IN_A_ROW) {
       deps.apps.setStatus(app.id, 'crashed');
       deps.events.record({ type: 'repeated_crash', app, typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: '' } });
@@ -236,7 +241,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     }
     const rel = release(app);
     if (!rel || closed) return;
-    const timer = setTimeout(() => {
+    // Platform time: a manual clock holds the restart until advanced past the back-off.
+    const timer = clock.setTimeout(() => {
       timers.delete(timer);
       if (closed || gone(app.id)) return;
       const fresh = deps.apps.find(app.id);
@@ -306,6 +312,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     },
 
     track,
+    /** The next exit of this engine container is an out-of-memory kill (control plane `oom` fault). */
+    markOom: (engineId: string) => void oomKilled.add(engineId),
     /** True while the app is being deleted, and once its row is gone: nothing may start for it. */
     gone,
 
@@ -365,7 +373,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     close(): void {
       closed = true;
       offEvents();
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers) clock.clearTimeout(t);
       timers.clear();
     },
   };
@@ -373,9 +381,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
 export type Orchestrator = ReturnType<typeof createOrchestrator>;
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Docker's userland proxy accepts TCP on a published port before the app listens, so readiness is

@@ -4,7 +4,7 @@
 import { Hono } from 'hono';
 import { join } from 'node:path';
 import type { Db } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
+import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { EmulatorConfig } from '../../config/schema.ts';
 import type { AppEnv } from '../../http/env.ts';
@@ -113,7 +113,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
     }
   }
 
-  let timer: NodeJS.Timeout | null = null;
+  let timer: ClockTimer | null = null;
 
   return {
     routes,
@@ -131,7 +131,8 @@ export function createLogsModule(deps: LogsModuleDeps) {
 
     async start(): Promise<void> {
       drains.start();
-      timer = setInterval(() => maintain(true), cfg.maintenanceMs);
+      // On the emulator's clock: rotation by age follows a manual clock as it is advanced.
+      timer = clock.setInterval(() => maintain(true), cfg.maintenanceMs);
       timer.unref();
       const engine = await deps.runtime.probe();
       if (!engine.ok) return void logger.warn({ error: engine.error }, 'logs: Docker engine unavailable, container output is not collected');
@@ -144,7 +145,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
 
     /** Before the HTTP server closes: streams end (else close() waits on them), then the rest drains. */
     async stop(): Promise<void> {
-      if (timer) clearInterval(timer);
+      clock.clearInterval(timer);
       timer = null;
       hub.closeAll();
       await collector.stop();

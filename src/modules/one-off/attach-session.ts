@@ -5,6 +5,7 @@
 // its container with it.
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../shared/logger.ts';
+import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import type { ContainersStore } from '../containers/containers.store.ts';
 import type { Session, Sessions } from './one-off.sessions.ts';
@@ -25,6 +26,8 @@ export interface AttachDeps {
   sessions: Sessions;
   logger: Logger;
   idleMs: number;
+  /** The idle limit is platform time: on the emulator's clock. */
+  clock: Clock;
 }
 
 export function createAttacher(deps: AttachDeps) {
@@ -69,10 +72,10 @@ export function createAttacher(deps: AttachDeps) {
 
   function pipe(s: Session, stream: Duplex, client: TerminalClient): void {
     let streamEnded = false;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ClockTimer | undefined;
     const touch = () => {
-      clearTimeout(timer);
-      timer = setTimeout(onIdle, deps.idleMs);
+      deps.clock.clearTimeout(timer);
+      timer = deps.clock.setTimeout(onIdle, deps.idleMs);
       timer.unref();
     };
     const onIdle = () => {
@@ -92,7 +95,7 @@ export function createAttacher(deps: AttachDeps) {
     const streamDone = () => {
       if (streamEnded) return;
       streamEnded = true;
-      clearTimeout(timer);
+      deps.clock.clearTimeout(timer);
       // The process ended: the client gets its exit code (WebSocket) or the end of the stream (CONNECT).
       const fallback = new Promise<undefined>((r) => {
         const t: NodeJS.Timeout = setTimeout(() => r(undefined), 5000);
@@ -108,7 +111,7 @@ export function createAttacher(deps: AttachDeps) {
       if (!streamEnded && stream.writable) stream.write(b);
     });
     client.onClose(() => {
-      clearTimeout(timer);
+      deps.clock.clearTimeout(timer);
       s.closeTerminal = null;
       stream.destroy();
       // The terminal went away while the process ran: no container is left behind.

@@ -73,7 +73,7 @@ export function createOneOffModule(deps: OneOffModuleDeps) {
     sessions,
     apiUrl: () => deps.urls().api,
   });
-  const attacher = createAttacher({ runtime, store: deps.store, sessions, logger, idleMs: t.oneOffIdleMs });
+  const attacher = createAttacher({ runtime, store: deps.store, sessions, logger, idleMs: t.oneOffIdleMs, clock: deps.clock });
   const attachServer = createAttachServer({ oneOff: service, attacher, upgrades: deps.upgrades, logger });
   const routes = oneOffRoutes({ oneOff: service, apps: deps.apps, containers: deps.containers, orchestrator: deps.orchestrator, view: deps.view, urls: deps.urls, uploadMaxBytes: config.oneOff.uploadMaxBytes });
 

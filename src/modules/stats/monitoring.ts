@@ -92,6 +92,8 @@ export function createMonitoring(deps: MonitoringDeps) {
 
   return {
     routes,
+    /** The sample rounds' timer (runs on the emulator's clock). */
+    sampler,
     stats,
     alerts,
     notifiers,

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { ManualClock, type Clock, type ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { LABELS, type ContainerInfo, type ContainerRuntime, type StatsSample } from '../../runtime/runtime.ts';
 import type { SampleRow, StatsStore } from './stats.store.ts';
@@ -65,8 +65,10 @@ export function createSampler(deps: SamplerDeps) {
   const { store, runtime, clock, logger } = deps;
   // Highest figures seen per engine container (the engine's own max is not always known: cgroup v2).
   const highest = new Map<string, { memory: number; swap: number }>();
-  let timer: NodeJS.Timeout | undefined;
+  let timer: ClockTimer | undefined;
   let round: Promise<SampleRow[]> | undefined;
+  // Manual clock: the time of a tick that came while a round ran (one advance fires many ticks at once).
+  let pendingAt: number | undefined;
   let lastPrune = 0;
 
   const readStats = (c: LabelledContainer): Promise<StatsSample | null> =>
@@ -75,10 +77,10 @@ export function createSampler(deps: SamplerDeps) {
       return null;
     });
 
-  async function sample(): Promise<SampleRow[]> {
+  async function sample(at?: number): Promise<SampleRow[]> {
     const containers = await runningContainers(runtime, deps.instanceId);
     const stats = await mapConcurrent(containers, deps.concurrency, readStats);
-    const now = clock.now();
+    const now = at ?? clock.now();
     const rows: SampleRow[] = [];
     const seen = new Set<string>();
     for (let i = 0; i < containers.length; i++) {
@@ -123,9 +125,16 @@ export function createSampler(deps: SamplerDeps) {
   }
 
   /** One round now (or the one in flight); the timer uses the same path. */
-  function sampleOnce(): Promise<SampleRow[]> {
-    round ??= sample().finally(() => {
+  function sampleOnce(at?: number): Promise<SampleRow[]> {
+    round ??= sample(at).finally(() => {
       round = undefined;
+      // A manual clock's ticks are not skipped: the latest one runs next, at its own time, so alert
+      // durations measured across an advance are what they would have been.
+      if (pendingAt !== undefined) {
+        const next = pendingAt;
+        pendingAt = undefined;
+        sampleOnce(next).catch((err: unknown) => logger.warn({ err }, 'stats sample failed'));
+      }
     });
     return round;
   }
@@ -136,15 +145,21 @@ export function createSampler(deps: SamplerDeps) {
     noteHighest,
     start(): void {
       if (timer) return;
-      timer = setInterval(() => {
-        if (round) return;
-        sampleOnce().catch((err: unknown) => logger.warn({ err }, 'stats sample failed'));
+      // On the emulator's clock: with a manual clock, sample rounds (and alerts) follow its advances.
+      timer = clock.setInterval(() => {
+        const at = clock.now();
+        if (round) {
+          if (clock instanceof ManualClock) pendingAt = at;
+          return;
+        }
+        sampleOnce(at).catch((err: unknown) => logger.warn({ err }, 'stats sample failed'));
       }, deps.intervalMs);
       timer.unref();
     },
     async stop(): Promise<void> {
-      if (timer) clearInterval(timer);
+      clock.clearInterval(timer);
       timer = undefined;
+      pendingAt = undefined;
       await round?.catch(() => undefined);
     },
   };

@@ -1,0 +1,67 @@
+// The runtime as the emulator sees it while workload faults are active: the composition root wraps
+// the real runtime once, so no area has to know about faults.
+// - docker_unavailable: every engine call fails as if the socket refused connections (the areas'
+//   usual handling applies: container endpoints answer 503, the health probe says unavailable);
+// - log_delay: container output reaches the logs pipeline (history, streams, drains) late.
+import { LABELS, type ContainerRuntime, type LogLine } from '../../runtime/runtime.ts';
+import type { Faults } from './faults.ts';
+
+/** An error `isEngineUnreachable` recognises: the same path as a stopped engine. */
+export function engineDownError(): Error {
+  return Object.assign(new Error('connect ECONNREFUSED (Docker engine made unavailable by a docker_unavailable fault)'), { code: 'ECONNREFUSED', syscall: 'connect' });
+}
+
+// Methods that never reach the engine, or must keep working to tear down.
+const PASS_THROUGH = new Set<keyof ContainerRuntime>(['onEvent', 'close']);
+
+export function withFaults(runtime: ContainerRuntime, faults: Faults): ContainerRuntime {
+  const logs: ContainerRuntime['logs'] = async (engineId, opts) => {
+    if (faults.engineDown()) throw engineDownError();
+    const source = await runtime.logs(engineId, opts);
+    return delayed(source, faults, async () => (await runtime.inspect(engineId).catch(() => null))?.labels ?? {});
+  };
+  const cache = new Map<PropertyKey, unknown>();
+  // A proxy, so runtimes written as classes (tests' fakes) and extra members pass through unchanged.
+  return new Proxy(runtime, {
+    get(target, key, receiver) {
+      if (key === 'logs') return logs;
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      let fn = cache.get(key);
+      if (!fn) {
+        const original = value as (...args: unknown[]) => unknown;
+        fn = PASS_THROUGH.has(key as keyof ContainerRuntime)
+          ? original.bind(target)
+          : (...args: unknown[]) => {
+              if (!faults.engineDown()) return original.apply(target, args);
+              if (key === 'probe') return Promise.resolve({ ok: false, error: engineDownError().message });
+              return Promise.reject(engineDownError());
+            };
+        cache.set(key, fn);
+      }
+      return fn;
+    },
+  });
+}
+
+/**
+ * Holds each line until `log_delay_ms` after it arrived (order kept). The delay is wall-clock time: it
+ * stands for a slow log transport, not for platform time. No cost while no delay fault exists.
+ */
+function delayed(source: AsyncIterable<LogLine> & { close(): void }, faults: Faults, labelsOf: () => Promise<Record<string, string>>): AsyncIterable<LogLine> & { close(): void } {
+  let labels: Promise<Record<string, string>> | undefined;
+  return {
+    close: () => source.close(),
+    async *[Symbol.asyncIterator]() {
+      for await (const line of source) {
+        const arrived = Date.now();
+        if (faults.hasLogDelay()) {
+          const l = await (labels ??= labelsOf());
+          const wait = arrived + faults.logDelayMs(l[LABELS.appId], l[LABELS.appName]) - Date.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
+        yield line;
+      }
+    },
+  };
+}
