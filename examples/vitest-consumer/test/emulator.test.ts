@@ -56,10 +56,10 @@ describe('my deploy bot', () => {
   });
 
   test('returns to a snapshot', async () => {
-    await call('POST', '/v1/apps', { app: { name: 'kept' } });
+    expect((await call('POST', '/v1/apps', { app: { name: 'kept-app' } })).status).toBe(201);
     const snap = await emu.snapshot();
-    await call('POST', '/v1/apps', { app: { name: 'dropped' } });
+    await call('POST', '/v1/apps', { app: { name: 'dropped-app' } });
     await emu.restore(snap);
-    expect((await call('GET', '/v1/apps')).body.apps.map((a: { name: string }) => a.name)).toEqual(['kept']);
+    expect((await call('GET', '/v1/apps')).body.apps.map((a: { name: string }) => a.name)).toEqual(['kept-app']);
   });
 });
