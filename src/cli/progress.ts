@@ -29,7 +29,7 @@ export function createProgress(opts: { stream: Writable & { isTTY?: boolean; col
   let drawn = 0; // lines of the live area currently on screen
   let timer: NodeJS.Timeout | undefined;
 
-  const width = () => Math.max(20, (stream.columns ?? 100) - 1);
+  const width = () => Math.max(20, (stream.columns || 100) - 1);
   const clip = (s: string) => (s.length > width() ? `${s.slice(0, width() - 1)}…` : s);
   const secs = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
   // The live area: one line per task under way, rewritten from its first line.

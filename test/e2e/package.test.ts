@@ -125,6 +125,17 @@ process.exit(7);
     expect(usage.out).toContain('a command is needed after --');
   });
 
+  it('exec shows progress on a terminal (a pseudo-terminal from script(1))', async () => {
+    const r = await run('script', ['-qec', "npx --no-install scalingo-emulator exec -- 'echo from-the-command'", '/dev/null'], consumer);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Starting the Scalingo emulator/);
+    expect(r.out).toMatch(/✔ Starting the Scalingo emulator — http:\/\/127\.0\.0\.1:\d+/);
+    expect(r.out).toContain('from-the-command');
+    expect(r.out).toMatch(/✔ Stopping the emulator/);
+    // No structured log lines on a terminal.
+    expect(r.out).not.toContain('"level"');
+  });
+
   it('works as a global install', async () => {
     const prefix = join(tmp, 'global');
     mkdirSync(prefix);
