@@ -144,7 +144,9 @@ process.exit(7);
     const help = await run(bin, ['--help'], tmp);
     expect(help.code).toBe(0);
     expect(help.out).toContain('scalingo-emulator exec');
-    const r = await run(bin, ['exec', '--', 'node', '-e', 'fetch(process.env.SCALINGO_API_URL + "/_emulator/health").then((r) => process.exit(r.status === 200 ? 5 : 1))'], tmp);
+    // The dashboard's files come from the package's dist/dashboard/ (no esbuild on this side).
+    const probe = 'const u = process.env.SCALINGO_API_URL; Promise.all([fetch(u + "/_emulator/health"), fetch(u + "/_emulator/app.js").then((r) => r.text())]).then(([h, js]) => process.exit(h.status === 200 && js.includes("/_emulator/dashboard/session") ? 5 : 1))';
+    const r = await run(bin, ['exec', '--', 'node', '-e', probe], tmp);
     expect(r.code, r.out).toBe(5);
   });
 });
