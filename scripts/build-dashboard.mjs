@@ -2,7 +2,7 @@
 // next to its page and style sheet. Used by scripts/build.mjs (into dist/dashboard/) and, when the
 // emulator runs from its sources, in memory by src/modules/dashboard/dashboard.assets.ts.
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,9 +25,4 @@ export async function bundleDashboard() {
     'style.css': readFileSync(join(srcDir, 'style.css'), 'utf8'),
     'app.js': result.outputFiles[0].text,
   };
-}
-
-export async function buildDashboard(outDir) {
-  mkdirSync(outDir, { recursive: true });
-  for (const [name, text] of Object.entries(await bundleDashboard())) writeFileSync(join(outDir, name), text);
 }

@@ -7,13 +7,13 @@
 // `npm start` runs it before starting (it rebuilds only when a source is newer); `npm pack` runs it
 // through `prepack` with --force. Type declarations are index.d.ts at the package root (kept in sync by a test).
 import { build } from 'esbuild';
-import { cpSync, existsSync, readdirSync, statSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, mkdirSync, rmSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
-const outputs = ['main.mjs', 'index.mjs', 'dashboard/app.js', 'migrations'].map((p) => join(dist, p));
+const outputs = ['main.mjs', 'index.mjs', 'dashboard/app.js'].map((p) => join(dist, p));
 
 function newest(dir) {
   let t = 0;
@@ -28,10 +28,10 @@ const force = process.argv.includes('--force');
 const builtAt = Math.min(...outputs.map((p) => (existsSync(p) ? statSync(p).mtimeMs : 0)));
 const stale = force || builtAt === 0 || newest(join(root, 'src')) > builtAt || statSync(join(root, 'package-lock.json')).mtimeMs > builtAt;
 if (stale) {
-  rmSync(dist, { recursive: true, force: true });
-  await build({
+  const result = await build({
     entryPoints: { main: join(root, 'src/main.ts'), index: join(root, 'src/index.ts') },
     outdir: dist,
+    write: false,
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunk-[hash]',
     splitting: true,
@@ -50,9 +50,39 @@ if (stale) {
     // CommonJS dependencies inside an ESM bundle need require().
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
+  const files = new Map(result.outputFiles.map((f) => [f.path, f.contents]));
   // The dashboard: one browser script, no framework, nothing fetched from a CDN.
-  const { buildDashboard } = await import('./build-dashboard.mjs');
-  await buildDashboard(join(dist, 'dashboard'));
-  mkdirSync(dist, { recursive: true });
-  cpSync(join(root, 'src/db/migrations'), join(dist, 'migrations'), { recursive: true });
+  const { bundleDashboard } = await import('./build-dashboard.mjs');
+  for (const [name, text] of Object.entries(await bundleDashboard())) files.set(join(dist, 'dashboard', name), Buffer.from(text));
+  // The migrations are read from disk next to the code.
+  for (const name of readdirSync(join(root, 'src/db/migrations'))) files.set(join(dist, 'migrations', name), readFileSync(join(root, 'src/db/migrations', name)));
+  publish(files);
+}
+
+/**
+ * Writes the build into dist/ without ever leaving a file half-written or missing: a process
+ * running from dist/ meanwhile (a test, `npm start`) keeps loading its chunks. Unchanged files are
+ * left alone, changed ones replaced by rename, files of older builds removed last.
+ */
+function publish(files) {
+  for (const [path, contents] of files) {
+    mkdirSync(dirname(path), { recursive: true });
+    if (existsSync(path) && Buffer.compare(readFileSync(path), contents) === 0) {
+      utimesSync(path, new Date(), new Date()); // fresh for the staleness check
+      continue;
+    }
+    const tmp = `${path}.${process.pid}.tmp`;
+    // The command (dist/main.mjs, with its #! line) is executable.
+    writeFileSync(tmp, contents, { mode: contents[0] === 0x23 && contents[1] === 0x21 ? 0o755 : 0o644 });
+    renameSync(tmp, path);
+  }
+  const keep = new Set(files.keys());
+  const sweep = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) sweep(p);
+      else if (!keep.has(p)) rmSync(p, { force: true });
+    }
+  };
+  sweep(dist);
 }
