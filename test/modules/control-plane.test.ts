@@ -147,7 +147,7 @@ describe('control plane: admin token, reset, snapshots', () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual({ resource: 'snapshot', error: expect.any(String) });
     }
-    const post = (body: Uint8Array | string) => fetch(`${h.api}/_emulator/snapshots/restore`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` }, body });
+    const post = (body: Uint8Array | string) => fetch(`${h.api}/_emulator/snapshots/restore`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` }, body: body as BodyInit });
     for (const body of ['', 'not a database at all', Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(200)])]) {
       const res = await post(body);
       expect(res.status).toBe(422);

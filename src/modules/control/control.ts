@@ -18,6 +18,7 @@ import { createControlStore } from './control.store.ts';
 import type { FaultRecord, Faults, StoredFault } from './faults.ts';
 import { createSnapshots, type SnapshotMeta } from './snapshots.ts';
 import { parseWith } from '../../http/validate.ts';
+import { z } from 'zod';
 
 export interface ControlDeps {
   config: EmulatorConfig;
@@ -106,8 +107,8 @@ export function createControl(deps: ControlDeps) {
   }
 
   /** Copies a snapshot's rows in, then brings Docker in line: containers recreated or removed so ps = Docker. */
-  async function restore(idOrData: string | Buffer, opts: { reconcile?: boolean } = {}): Promise<void> {
-    const data = typeof idOrData === 'string' ? snapshots.data(idOrData) : idOrData;
+  async function restore(idOrData: string | Uint8Array, opts: { reconcile?: boolean } = {}): Promise<void> {
+    const data = typeof idOrData === 'string' ? snapshots.data(idOrData) : Buffer.isBuffer(idOrData) ? idOrData : Buffer.from(idOrData);
     snapshots.load(data);
     tidyArchives('restored');
     settle();
@@ -136,7 +137,7 @@ export function createControl(deps: ControlDeps) {
   const faults = {
     /** Validates and applies a fault; crash and oom act at once and are not kept. */
     async add(input: FaultInput | unknown): Promise<FaultRecord> {
-      const spec = parseWith(faultSchema, withImpliedType(input), undefined);
+      const spec = parseWith(z.object({ fault: faultSchema }), { fault: withImpliedType(input) }, 'fault').fault;
       if (spec.type === 'crash' || spec.type === 'oom') {
         await workload(spec);
         return deps.faults.once(spec);

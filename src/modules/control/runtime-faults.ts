@@ -5,6 +5,7 @@
 // - log_delay: container output reaches the logs pipeline (history, streams, drains) late.
 import { LABELS, type ContainerRuntime, type LogLine } from '../../runtime/runtime.ts';
 import type { Faults } from './faults.ts';
+import { AsyncQueue } from '../../runtime/async-queue.ts';
 
 /** An error `isEngineUnreachable` recognises: the same path as a stopped engine. */
 export function engineDownError(): Error {
@@ -46,22 +47,61 @@ export function withFaults(runtime: ContainerRuntime, faults: Faults): Container
 
 /**
  * Holds each line until `log_delay_ms` after it arrived (order kept). The delay is wall-clock time: it
- * stands for a slow log transport, not for platform time. No cost while no delay fault exists.
+ * stands for a slow log transport, not for platform time. Until a delay fault first exists the
+ * lines pass straight through; from then on a reader takes them as they come (bounded: it pauses
+ * when 1000 wait, so the collector's back-pressure still reaches Docker) and stamps their arrival.
  */
 function delayed(source: AsyncIterable<LogLine> & { close(): void }, faults: Faults, labelsOf: () => Promise<Record<string, string>>): AsyncIterable<LogLine> & { close(): void } {
-  let labels: Promise<Record<string, string>> | undefined;
   return {
     close: () => source.close(),
     async *[Symbol.asyncIterator]() {
-      for await (const line of source) {
-        const arrived = Date.now();
+      const it = source[Symbol.asyncIterator]();
+      let first: { line: LogLine; at: number };
+      for (;;) {
+        const r = await it.next();
+        if (r.done) return;
+        // A fault added while this line was awaited applies to it already.
         if (faults.hasLogDelay()) {
-          const l = await (labels ??= labelsOf());
-          const wait = arrived + faults.logDelayMs(l[LABELS.appId], l[LABELS.appName]) - Date.now();
+          first = { line: r.value, at: Date.now() };
+          break;
+        }
+        yield r.value;
+      }
+      let resume: (() => void) | null = null;
+      let paused = false;
+      let failure: unknown;
+      const queue = new AsyncQueue<{ line: LogLine; at: number }>({
+        highWater: 1000,
+        onPressure: (p) => {
+          paused = p;
+          if (!p) resume?.();
+        },
+      });
+      queue.push(first);
+      void (async () => {
+        try {
+          for (;;) {
+            while (paused) await new Promise<void>((r) => (resume = r));
+            const r = await it.next();
+            if (r.done) break;
+            queue.push({ line: r.value, at: Date.now() });
+          }
+        } catch (err) {
+          failure = err;
+        } finally {
+          queue.end();
+        }
+      })();
+      const labels = labelsOf();
+      for await (const { line, at } of queue) {
+        if (faults.hasLogDelay()) {
+          const l = await labels;
+          const wait = at + faults.logDelayMs(l[LABELS.appId], l[LABELS.appName]) - Date.now();
           if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         }
         yield line;
       }
+      if (failure) throw failure;
     },
   };
 }
