@@ -62,7 +62,7 @@ export interface StartedEmulator {
   clock: EmulatorClock;
   /** API and workload faults (the same as /_emulator/faults). */
   faults: EmulatorFaults;
-  /** Stops the emulator: ports closed, the containers it started removed. */
+  /** Stops the emulator: ports closed; in memory (the default), the containers and images it made are removed. */
   stop(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
   /** The instance itself, for what the API above does not cover (not a stable interface). */
