@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Make sure a Docker engine answers on this machine. Installs Debian's docker.io and
-# busybox-static when needed, starts dockerd in the background, waits for `docker info`.
-# Also installs Debian's chromium (the dashboard test drives it headless) when missing.
-# Idempotent: does nothing when an engine already answers and chromium is there.
+# busybox-static when needed (and socat, git and chromium for the tests), starts dockerd in the background, waits for
+# `docker info`. Idempotent: does nothing when an engine already answers and the tools are there.
 set -euo pipefail
 
 log() { echo "[docker-up] $*" >&2; }
@@ -10,11 +9,18 @@ log() { echo "[docker-up] $*" >&2; }
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
-if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
-  log "installing chromium (dashboard tests)"
+# Tools the tests use besides Docker: socat (the reliability suite's proxy socket in front of the
+# engine), git (git_source deployments), chromium (the dashboard test drives it headless).
+# Installed even when an engine already answers.
+tools=()
+command -v socat >/dev/null 2>&1 || tools+=(socat)
+command -v git >/dev/null 2>&1 || tools+=(git)
+{ command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ]; } || tools+=(chromium fonts-dejavu-core)
+if [ ${#tools[@]} -gt 0 ]; then
+  log "installing ${tools[*]}"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq >/dev/null
-  $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${tools[@]}" >/dev/null
 fi
 
 if docker info >/dev/null 2>&1; then

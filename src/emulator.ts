@@ -163,9 +163,11 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
   const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId });
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
-  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), instanceId, userById: auth.userById });
+  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById });
   // Deleting an app removes its containers and the images built for it.
   apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a), afterDelete: (a) => orchestrator.forgetRemoved(a.id) });
+  // …and whatever build directory its deployments left.
+  apps.addHooks({ afterDelete: () => void deployments.sweepBuilds() });
   // An app created with a git_source (local path or file://) deploys from it at once.
   apps.addHooks({ afterCreate: (a) => void (a.git_source && deployments.deploy(a, { kind: 'git', location: a.git_source }, auth.userById(a.owner_id) ?? null)) });
   let bound: ReturnType<typeof bindDirectories> | undefined;
@@ -290,6 +292,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       // Work cut by the last stop ends plainly.
       operations.failInterrupted();
       deployments.abortInterrupted();
+      // Build directories of a killed process (nothing builds yet).
+      await deployments.sweepBuilds();
       // The API answers from here on; Docker and the database are brought in line in the background
       // (`ready()`), so a start does not wait on the engine.
       readiness = (async () => {
@@ -303,6 +307,15 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
           }
         } else {
           logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
+          // Once it answers, Docker and the database are brought in line as a start would have.
+          const off = runtime.onEngine((state) => {
+            if (state !== 'up') return;
+            off();
+            void orchestrator
+              .reconcile()
+              .then(() => oneOff.start())
+              .catch((err) => logger.warn({ err }, 'could not reconcile containers with Docker'));
+          });
         }
         await logs.start();
         if (engine.ok) await oneOff.start();

@@ -210,6 +210,21 @@ export const configSchema = z
         maxPerAccount: z.number().int().positive().default(50),
       })
       .prefault({}),
+    /** Limits on deployment sources (archives, git_source), enforced while reading (docs/fidelity.md "Hardening"). */
+    sources: z
+      .object({
+        /** Bytes of an archive as received (or of a git clone on disk). */
+        maxArchiveBytes: z.number().int().positive().default(512 * 1024 * 1024),
+        /** Bytes once decompressed (the platform's images are at most 1.5 GB). */
+        maxExpandedBytes: z.number().int().positive().default(1536 * 1024 * 1024),
+        maxFileBytes: z.number().int().positive().default(512 * 1024 * 1024),
+        maxEntries: z.number().int().positive().default(100_000),
+        /** Fetching and extracting (or cloning) together. */
+        timeoutMs: z.number().int().positive().default(300_000),
+        /** Build output kept per deployment; past it only the step and error lines are kept. */
+        maxOutputBytes: z.number().int().positive().default(2 * 1024 * 1024),
+      })
+      .prefault({}),
     /** Intervals and durations used by the runtime parts, in milliseconds. */
     intervals: z
       .object({

@@ -1,7 +1,8 @@
 import type Docker from 'dockerode';
 import type { Duplex, Readable } from 'node:stream';
 import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
-import { LABELS } from './runtime.ts';
+import { EngineUnavailableError, LABELS, isEngineUnreachable } from './runtime.ts';
+import { createEngineState } from './engine-state.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
 import { AsyncQueue } from './async-queue.ts';
 import { demuxBuffer, frameDemuxer, lineSplitter, parseTimestampedLine, statsFromDocker } from './engine-parse.ts';
@@ -22,6 +23,16 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   const listeners = new Set<(e: RuntimeEvent) => void>();
   let eventStream: (Readable & { destroy(): void }) | null = null;
   let closed = false;
+  const health = createEngineState({ ping: async () => void (await withTimeout((await engine()).ping(), 2000)) });
+  // Back up: the events subscription resumes at once (from the last event seen).
+  health.onChange((s) => {
+    if (s === 'up' && listeners.size) void startEvents();
+  });
+  // Newest event delivered (ns) and the keys delivered at exactly that time: a resumed
+  // subscription asks the engine for events since then and skips those already seen.
+  let lastEventNs = 0;
+  let lastEventKeys = new Set<string>();
+  let subscribedAtNs = 0;
 
   function toInfo(d: Docker.ContainerInspectInfo): ContainerInfo {
     const ports = d.NetworkSettings?.Ports ?? {};
@@ -62,11 +73,18 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     const docker = await engine();
     starting = false;
     if (eventStream || closed) return;
-    docker.getEvents({ filters: JSON.stringify({ type: ['container'], label: [`${LABELS.managed}=1`] }) as never }, (err, stream) => {
+    // Resumed: from the newest event seen, or from when the first subscription began (events of an outage are replayed).
+    const from = lastEventNs || subscribedAtNs;
+    const since = from ? (from / 1e9).toFixed(9) : undefined;
+    docker.getEvents({ since, filters: JSON.stringify({ type: ['container'], label: [`${LABELS.managed}=1`] }) as never } as never, (err, stream) => {
       if (err || !stream) {
-        if (!closed) setTimeout(() => void startEvents(), 1000).unref();
+        health.noteError(err);
+        // While the engine is down its return restarts the subscription; otherwise retry.
+        if (!closed && health.state !== 'down') setTimeout(() => void startEvents(), 1000).unref();
         return;
       }
+      health.noteOk();
+      subscribedAtNs ||= Date.now() * 1e6;
       eventStream = stream as Readable & { destroy(): void };
       const split = lineSplitter((line) => {
         if (!line.trim()) return;
@@ -81,27 +99,43 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         const attrs = e.Actor?.Attributes ?? {};
         const exit = attrs.exitCode !== undefined ? Number(attrs.exitCode) : null;
         const ev: RuntimeEvent = { engineId: e.Actor?.ID ?? '', action: action as RuntimeEvent['action'], exitCode: exit, labels: attrs, time: e.timeNano ? Math.floor(e.timeNano / 1e6) : Date.now() };
+        if (e.timeNano) {
+          const key = `${ev.engineId}/${e.Action}`;
+          if (e.timeNano < lastEventNs || (e.timeNano === lastEventNs && lastEventKeys.has(key))) return; // replayed
+          if (e.timeNano > lastEventNs) {
+            lastEventNs = e.timeNano;
+            lastEventKeys = new Set();
+          }
+          lastEventKeys.add(key);
+        }
         for (const l of listeners) l(ev);
       });
       stream.on('data', (c: Buffer) => split.write(c));
       stream.on('error', () => undefined);
       stream.on('close', () => {
         eventStream = null;
-        if (!closed && listeners.size) setTimeout(() => void startEvents(), 500).unref();
+        if (closed) return;
+        health.suspect();
+        if (listeners.size) setTimeout(() => void (health.state !== 'down' && startEvents()), 500).unref();
       });
     });
   }
 
-  return {
+  const runtime: ContainerRuntime = {
     async probe(): Promise<EngineStatus> {
       const docker = await engine();
       try {
         const v = await withTimeout(docker.version(), 2000);
+        health.noteOk();
         return { ok: true, version: v.Version, apiVersion: v.ApiVersion };
       } catch (err) {
+        health.noteError(err);
         return { ok: false, error: describeDockerError(err) };
       }
     },
+
+    available: () => health.available(),
+    onEngine: (listener) => health.onChange(listener),
 
     async ensureBaseImage(tag) {
       const docker = await engine();
@@ -259,11 +293,17 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         source.on('data', (c: Buffer) => demux.write(c));
       }
       source.on('end', () => {
-        out.flush();
-        err.flush();
+        // A stream cut (engine gone) may end mid-line: that part is read again on resume, not kept.
+        if ((source as { complete?: boolean }).complete !== false) {
+          out.flush();
+          err.flush();
+        } else health.suspect();
         queue.end();
       });
-      source.on('error', () => queue.end());
+      source.on('error', () => {
+        health.suspect();
+        queue.end();
+      });
       const src = source;
       return Object.assign(queue, {
         close: () => {
@@ -303,11 +343,30 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
 
     async close() {
       closed = true;
+      health.close();
       listeners.clear();
       eventStream?.destroy();
       eventStream = null;
     },
   };
+
+  // Every engine call reports to the engine state, and an unreachable engine is a typed error.
+  const GUARDED = ['ensureBaseImage', 'buildImage', 'removeImage', 'imageCommand', 'run', 'start', 'stop', 'kill', 'remove', 'inspect', 'list', 'wait', 'logs', 'stats', 'attach', 'resize', 'putArchive'] as const;
+  for (const name of GUARDED) {
+    const fn = runtime[name] as (...a: unknown[]) => Promise<unknown>;
+    (runtime as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {
+      try {
+        const r = await fn(...a);
+        health.noteOk();
+        return r;
+      } catch (err) {
+        if (!isEngineUnreachable(err)) throw err;
+        health.noteError(err);
+        throw new EngineUnavailableError(err);
+      }
+    };
+  }
+  return runtime;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

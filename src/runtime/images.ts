@@ -1,6 +1,8 @@
 import type Docker from 'dockerode';
 import { readFileSync, existsSync } from 'node:fs';
-import { readdir, lstat, readFile, readlink } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readdir, lstat, readlink } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pack } from 'tar-stream';
@@ -63,7 +65,9 @@ export function followBuild(docker: Docker, stream: NodeJS.ReadableStream, onLin
 
 /**
  * Packs a directory as a build context (tar), skipping .git; `extra` files (e.g. a generated
- * Dockerfile) are added or replace the directory's own.
+ * Dockerfile) are added or replace the directory's own. Returns at once: files are streamed in
+ * as the engine reads (never a whole file or context in memory); only regular files,
+ * directories and symbolic links are packed (a FIFO or a device is never opened).
  */
 export async function packDirectory(dir: string, extra: Record<string, string> = {}): Promise<Readable> {
   const tar = pack();
@@ -79,13 +83,20 @@ export async function packDirectory(dir: string, extra: Record<string, string> =
         await walk(full);
       } else if (st.isSymbolicLink()) {
         tar.entry({ name, type: 'symlink', linkname: await readlink(full) });
+      } else if (st.isFile() && st.size === 0) {
+        tar.entry({ name, mode: st.mode & 0o7777, mtime: st.mtime }, '');
       } else if (st.isFile()) {
-        tar.entry({ name, mode: st.mode & 0o7777, mtime: st.mtime }, await readFile(full));
+        const sink = tar.entry({ name, mode: st.mode & 0o7777, mtime: st.mtime, size: st.size });
+        await pipeline(createReadStream(full, { end: Math.max(0, st.size - 1), highWaterMark: 64 * 1024 }), sink as unknown as NodeJS.WritableStream);
       }
     }
   };
-  await walk(dir);
-  for (const [name, content] of Object.entries(extra)) tar.entry({ name, mode: 0o644 }, content);
-  tar.finalize();
+  void walk(dir).then(
+    () => {
+      for (const [name, content] of Object.entries(extra)) tar.entry({ name, mode: 0o644 }, content);
+      tar.finalize();
+    },
+    (err: Error) => tar.destroy(err),
+  );
   return tar as unknown as Readable;
 }

@@ -82,9 +82,32 @@ export interface StatsSample {
   swapLimit: number;
 }
 
+/** Whether the engine answers, as the runtime last saw it. */
+export type EngineState = 'up' | 'down';
+
+/** The engine cannot be reached (socket missing, refused, cut): the runtime throws this, typed. */
+export class EngineUnavailableError extends Error {
+  readonly code: string;
+  constructor(cause: unknown) {
+    super(`the Docker engine cannot be reached (${(cause as NodeJS.ErrnoException)?.code ?? 'unreachable'})`, { cause });
+    this.name = 'EngineUnavailableError';
+    this.code = (cause as NodeJS.ErrnoException)?.code ?? 'ENGINE_UNAVAILABLE';
+  }
+}
+
 export interface ContainerRuntime {
   /** Asks the engine whether it answers (ping + version), within a short timeout. */
   probe(): Promise<EngineStatus>;
+  /**
+   * Whether work needing the engine can be accepted now: the runtime's state when the engine
+   * answered within the last second, else a ping (short timeout) that refreshes it.
+   */
+  available(): Promise<boolean>;
+  /**
+   * Engine transitions: 'down' when a call or a stream finds it unreachable, 'up' when it answers
+   * again (the runtime pings it every second while down). Returns an unsubscribe function.
+   */
+  onEngine(listener: (state: EngineState) => void): () => void;
 
   // Images
   /** Builds the base busybox image when missing (offline, FROM scratch). */
@@ -128,6 +151,7 @@ export interface ContainerRuntime {
 
 /** True when an error means the engine itself cannot be reached (not a refusal by the engine). */
 export function isEngineUnreachable(err: unknown): boolean {
+  if (err instanceof EngineUnavailableError) return true;
   const e = err as NodeJS.ErrnoException | undefined;
   return !!e && ['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'EPIPE'].includes(e.code ?? '') && (e as { syscall?: string }).syscall !== undefined;
 }

@@ -2,8 +2,8 @@
 // "print" lines on demand, with Docker-like ns timestamps, follow streams and start/die events.
 // Only what the logs collector (and the emulator's start/stop) use is real; the rest is inert.
 import { randomBytes } from 'node:crypto';
-import type { ContainerInfo, ContainerRuntime, LogLine, RuntimeEvent, StatsSample } from '../../src/runtime/runtime.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
+import type { ContainerInfo, ContainerRuntime, EngineState, LogLine, RuntimeEvent, StatsSample } from '../../src/runtime/runtime.ts';
+import { EngineUnavailableError, LABELS } from '../../src/runtime/runtime.ts';
 
 interface FakeContainer {
   info: ContainerInfo;
@@ -129,7 +129,32 @@ export class FakeLogsRuntime implements ContainerRuntime {
   async probe() {
     return { ok: true as const, version: 'fake', apiVersion: 'fake' };
   }
+  private engineListeners = new Set<(s: EngineState) => void>();
+  private down = false;
+  private check(): void {
+    if (this.down) throw new EngineUnavailableError(Object.assign(new Error('connect ENOENT'), { code: 'ENOENT', syscall: 'connect' }));
+  }
+  /** An engine outage: every stream is cut, calls fail as unreachable; `engine('up')` ends it. */
+  engine(state: EngineState): void {
+    this.down = state === 'down';
+    if (this.down) for (const c of this.containers.values()) this.cut(c.info.engineId);
+    for (const l of [...this.engineListeners]) l(state);
+  }
+  /** Follow streams of a running container end (a cut connection); the container goes on. */
+  cut(engineId: string): void {
+    const c = this.containers.get(engineId)!;
+    for (const f of c.followers) f.end();
+    c.followers.clear();
+  }
+  async available() {
+    return !this.down;
+  }
+  onEngine(listener: (s: EngineState) => void) {
+    this.engineListeners.add(listener);
+    return () => void this.engineListeners.delete(listener);
+  }
   async list(labels: Record<string, string>) {
+    this.check();
     return [...this.containers.values()].filter((c) => Object.entries(labels).every(([k, v]) => c.info.labels[k] === v)).map((c) => ({ ...c.info }));
   }
   onEvent(listener: (e: RuntimeEvent) => void) {
@@ -137,6 +162,7 @@ export class FakeLogsRuntime implements ContainerRuntime {
     return () => void this.listeners.delete(listener);
   }
   async logs(engineId: string, opts: { follow: boolean; sinceMs?: number }) {
+    this.check();
     const c = this.containers.get(engineId);
     if (!c) throw Object.assign(new Error('no such container'), { statusCode: 404 });
     const f: Follow = new Follow(() => c.followers.delete(f));
@@ -146,6 +172,7 @@ export class FakeLogsRuntime implements ContainerRuntime {
     return f;
   }
   async inspect(engineId: string) {
+    this.check();
     const c = this.containers.get(engineId);
     return c ? { ...c.info } : null;
   }

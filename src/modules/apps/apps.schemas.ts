@@ -18,7 +18,8 @@ export function appName(max: number) {
 export const createAppSchema = z.object({
   app: z.object({
     name: appName(48),
-    git_source: z.string().min(1).nullish(),
+    // git would read a value starting with '-' as an option (`--upload-pack=…`).
+    git_source: z.string().min(1).max(2048).refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen').nullish(),
     stack_id: z.string().min(1).nullish(),
   }),
 });

@@ -38,7 +38,7 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
   r.post('/v1/apps/:app/scale', async (c) => {
     const app = appOf(c);
     const body = await jsonBody(c, scaleSchema);
-    const { formation, operation } = containers.scale(c.get('principal').user, app, body.containers);
+    const { formation, operation } = await containers.scale(c.get('principal').user, app, body.containers);
     if (!operation) return c.json({ containers: formation }, 200);
     c.header('Location', operationUrl(app.name, operation.id));
     return c.json({ containers: formation }, 202);
@@ -48,7 +48,7 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
     const app = appOf(c);
     const { scope } = parseWith(restartSchema, await readJson(c));
     const list = scope == null ? [] : Array.isArray(scope) ? scope : [scope];
-    const op = containers.restart(c.get('principal').user, app, list);
+    const op = await containers.restart(c.get('principal').user, app, list);
     c.header('Location', operationUrl(app.name, op.id));
     return c.body(null, 202);
   });

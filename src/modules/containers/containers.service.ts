@@ -5,7 +5,7 @@ import { isoDate } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { UserRow } from '../../http/env.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import { ENGINE_UNREACHABLE_MESSAGE, LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { ContainerSize } from '../../config/schema.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -41,6 +41,22 @@ export function assertIdle(app: AppRow): void {
 export function assertNotBeingDeleted(app: AppRow, orchestrator: Pick<Orchestrator, 'gone'>, apps: Pick<AppsStore, 'find'>): void {
   if (!apps.find(app.id)) throw ApiError.notFound('app');
   if (orchestrator.gone(app.id)) throw new ApiError(409, { error: `The application ${app.name} is being deleted.` });
+}
+
+/**
+ * Work for the engine is accepted only while it answers: during an outage the caller gets 503 and
+ * nothing is recorded (no formation change, operation or deployment). Cheap: the runtime's state,
+ * refreshed by a ping when not confirmed within the last second.
+ */
+export async function assertEngineAvailable(runtime: Pick<ContainerRuntime, 'available'>): Promise<void> {
+  if (!(await runtime.available())) throw ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE);
+}
+
+/** The app as it is after an await (it may have been deleted or changed meanwhile). */
+function reread(apps: Pick<AppsStore, 'find'>, app: AppRow): AppRow {
+  const fresh = apps.find(app.id);
+  if (!fresh) throw ApiError.notFound('app');
+  return fresh;
 }
 
 export function createContainersService(deps: ContainersServiceDeps) {
@@ -93,7 +109,12 @@ export function createContainersService(deps: ContainersServiceDeps) {
      * #12 — final amounts (and optional size) per type. Without a payment method only one S or M
      * web container. Answers the complete formation and, once deployed, an operation to follow.
      */
-    scale(user: UserRow, app: AppRow, items: { name: string; amount: number; size?: string | null }[]): { formation: ReturnType<typeof formationJson>[]; operation: OperationRow | null } {
+    async scale(user: UserRow, app: AppRow, items: { name: string; amount: number; size?: string | null }[]): Promise<{ formation: ReturnType<typeof formationJson>[]; operation: OperationRow | null }> {
+      // Never deployed: only the formation is recorded (no engine needed).
+      if (orchestrator.release(app)) {
+        await assertEngineAvailable(deps.runtime);
+        app = reread(deps.apps, app);
+      }
       assertIdle(app);
       assertNotBeingDeleted(app, orchestrator, deps.apps);
       const rel = orchestrator.release(app);
@@ -138,7 +159,9 @@ export function createContainersService(deps: ContainersServiceDeps) {
     },
 
     /** #13 — scope: types or `<type>-<index>`; empty = every container. Containers are really replaced. */
-    restart(user: UserRow, app: AppRow, scope: string[]): OperationRow {
+    async restart(user: UserRow, app: AppRow, scope: string[]): Promise<OperationRow> {
+      await assertEngineAvailable(deps.runtime);
+      app = reread(deps.apps, app);
       assertIdle(app);
       assertNotBeingDeleted(app, orchestrator, deps.apps);
       const live = store.liveContainers(app.id).filter((c) => c.type !== 'one-off');

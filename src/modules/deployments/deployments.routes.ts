@@ -11,8 +11,8 @@ import type { DeploymentsService } from './deployments.service.ts';
 
 const createSchema = z.object({
   deployment: z.object({
-    source_url: z.string().min(1, "can't be blank"),
-    git_ref: z.string().nullish(),
+    source_url: z.string().min(1, "can't be blank").max(4096),
+    git_ref: z.string().max(256).refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen').nullish(),
   }),
 });
 
@@ -25,7 +25,7 @@ export function deploymentsRoutes(deps: { deployments: DeploymentsService; store
     const app = appOf(c);
     const { deployment } = await jsonBody(c, createSchema, 'deployment');
     if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url)) throw ApiError.invalid('source_url', 'must be an http(s):// or file:// URL, or a local path, to a .tar.gz archive');
-    const d = deps.deployments.deploy(app, { kind: 'archive', location: deployment.source_url, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
+    const d = await deps.deployments.deployWhenEngine(app, { kind: 'archive', location: deployment.source_url, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
     return c.json({ deployment: deps.deployments.toJson(d, deps.urls().api, app.name) }, 201);
   });
 

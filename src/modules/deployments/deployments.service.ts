@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../../shared/clock.ts';
@@ -13,9 +13,9 @@ import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { ContainersStore } from '../containers/containers.store.ts';
 import type { Orchestrator } from '../containers/orchestrator.ts';
-import { assertNotBeingDeleted } from '../containers/containers.service.ts';
+import { assertEngineAvailable, assertNotBeingDeleted } from '../containers/containers.service.ts';
 import type { DeploymentRow, DeploymentsStore } from './deployments.store.ts';
-import { prepareSource, type Source } from './sources.ts';
+import { prepareSource, type Source, type SourceLimits } from './sources.ts';
 import { parseProcfile } from './procfile.ts';
 
 export const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
@@ -40,6 +40,8 @@ export interface DeploymentsServiceDeps {
   stacks: Record<string, string>;
   baseImage: string;
   workDir: string;
+  /** Limits on archives and git sources, and on the build output kept. */
+  sources: SourceLimits & { maxOutputBytes: number };
   instanceId: string;
   userById: (id: string) => UserRow | undefined;
 }
@@ -55,6 +57,13 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
   bus.setMaxListeners(0);
   const running = new Map<string, Promise<void>>(); // app id → deployment in progress
   const queued = new Map<string, { source: Source; pusher: UserRow | null }>(); // coalesced redeploys (watcher)
+  const building = new Set<string>(); // deployment ids whose builds/<id>/ is in use
+
+  /** Removes a build directory; again a little later, in case a cut extraction still had a write in flight. */
+  async function removeBuildDir(dir: string): Promise<void> {
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    setTimeout(() => void rm(dir, { recursive: true, force: true }).catch(() => undefined), 2000).unref();
+  }
 
   function emit(e: DeploymentStreamEvent) {
     bus.emit('event', e);
@@ -62,7 +71,14 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
 
   async function pipeline(app: AppRow, d: DeploymentRow, source: Source, pusher: UserRow | null): Promise<void> {
     let output = '';
+    let truncated = false;
+    // The output is bounded (a build may print without end): past the limit, only the step and error lines.
     const say = (line: string) => {
+      if (output.length + line.length >= deps.sources.maxOutputBytes && !/^(----->|!)/.test(line)) {
+        if (truncated) return;
+        truncated = true;
+        line = `!      Output truncated: more than ${deps.sources.maxOutputBytes} bytes`;
+      }
       output += `${line}\n`;
       emit({ appId: app.id, deploymentId: d.id, type: 'log', data: { content: `${line}\n` } });
     };
@@ -75,10 +91,11 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
     const previousStatus = app.status;
     deps.apps.setStatus(app.id, 'booting');
     const workDir = join(deps.workDir, d.id);
+    building.add(d.id);
     let final: DeploymentRow;
     try {
       setStatus('building');
-      const context = await prepareSource(source, workDir, say);
+      const context = await prepareSource(source, workDir, say, deps.sources);
       const tag = `scalingo-emulator/app-${app.id}:${d.id}`;
       const labels = { [LABELS.managed]: '1', [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id, [LABELS.deploymentId]: d.id };
       const procfile = existsSync(join(context, 'Procfile')) ? parseProcfile(readFileSync(join(context, 'Procfile'), 'utf8')) : null;
@@ -132,7 +149,8 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       // The running version stays: the app goes back to what it was.
       deps.apps.setStatus(app.id, previousStatus === 'booting' ? 'new' : previousStatus);
     } finally {
-      await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+      await removeBuildDir(workDir);
+      building.delete(d.id);
     }
     if (final.status === 'success') deps.orchestrator.settleStatus(app.id);
     deps.events.record({
@@ -171,12 +189,29 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       deps.orchestrator.track(app.id, p);
       return d;
     },
+    /** The API's deployment: 503 (and no deployment recorded) while the engine cannot be reached. */
+    async deployWhenEngine(app: AppRow, source: Source, pusher: UserRow | null): Promise<DeploymentRow> {
+      await assertEngineAvailable(deps.runtime);
+      const fresh = deps.apps.find(app.id);
+      if (!fresh) throw ApiError.notFound('app');
+      return service.deploy(fresh, source, pusher);
+    },
     /** For watchers: deploy now, or once the running deployment ends (changes coalesce). */
     deploySoon(app: AppRow, source: Source, pusher: UserRow | null): void {
       if (running.has(app.id)) queued.set(app.id, { source, pusher });
       else service.deploy(app, source, pusher);
     },
     inProgress: (appId: string) => running.get(appId),
+    /**
+     * Removes the build directories no deployment uses: at start (left by a killed process) and after
+     * an app deletion (its deployments' directories).
+     */
+    async sweepBuilds(): Promise<number> {
+      const names = await readdir(deps.workDir).catch(() => [] as string[]);
+      const stale = names.filter((n) => !building.has(n));
+      await Promise.all(stale.map((n) => rm(join(deps.workDir, n), { recursive: true, force: true }).catch(() => undefined)));
+      return stale.length;
+    },
     /** Deployments cut by an emulator stop cannot resume: they end `aborted`. */
     abortInterrupted(): void {
       for (const d of store.unfinished()) store.update({ ...d, status: 'aborted', output: `${d.output}!      Interrupted: the emulator stopped during this deployment\n`, finished_at: clock.now() });

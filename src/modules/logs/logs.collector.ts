@@ -3,8 +3,11 @@
 // Resuming: each container's cursor (newest stored Docker timestamp, ns, and the texts stored at
 // exactly that timestamp) is persisted with the lines; a new stream starts a second before it and
 // skips what is at or before it, so a container or emulator restart loses and repeats nothing.
+// Engine outages: a live stream cut while its container still runs is opened again (with a
+// back-off); when the engine is unreachable, the runtime's 'up' transition re-lists and resumes
+// every container from its cursor.
 import type { Logger } from '../../shared/logger.ts';
-import { LABELS, type ContainerRuntime, type RuntimeEvent } from '../../runtime/runtime.ts';
+import { LABELS, isEngineUnreachable, type ContainerRuntime, type RuntimeEvent } from '../../runtime/runtime.ts';
 import type { LogsPipeline, Cursor } from './logs.pipeline.ts';
 import { containerName, normaliseTimestamp } from './log-line.ts';
 
@@ -34,7 +37,20 @@ export function createLogsCollector(deps: CollectorDeps) {
   const { runtime, pipeline, logger } = deps;
   const followers = new Map<string, Follower>();
   let unsubscribe: (() => void) | null = null;
+  let offEngine: (() => void) | null = null;
   let stopped = false;
+  // Back-off pauses end early when collection stops.
+  const sleepers = new Set<() => void>();
+  const pause = (ms: number) =>
+    new Promise<void>((r) => {
+      const done = () => {
+        clearTimeout(t);
+        sleepers.delete(done);
+        r();
+      };
+      const t = setTimeout(done, ms);
+      sleepers.add(done);
+    });
 
   function identify(labels: Record<string, string>): { appId: string; container: string } | null {
     if (labels[LABELS.instance] !== deps.instanceId) return null;
@@ -62,11 +78,22 @@ export function createLogsCollector(deps: CollectorDeps) {
   }
 
   async function run(f: Follower, live: boolean): Promise<void> {
+    let cuts = 0;
     try {
       do {
         f.again = false;
         await readOnce(f, live);
-        live = true;
+        if (!live || f.again || stopped) {
+          live = true;
+          continue;
+        }
+        // A live stream ended: the container stopped, or the stream was cut (engine restart,
+        // socket gone). Still running → read again from the cursor, backing off if it repeats.
+        const info = await runtime.inspect(f.engineId).catch(() => null);
+        if (info && (info.state === 'running' || info.state === 'restarting') && !stopped) {
+          await pause(Math.min(5000, 100 * 2 ** cuts++));
+          f.again = true;
+        }
       } while (f.again && !stopped);
     } catch (err) {
       if (!stopped) logger.warn({ err, engineId: f.engineId }, 'logs: following a container failed');
@@ -110,16 +137,26 @@ export function createLogsCollector(deps: CollectorDeps) {
     }
   }
 
+  /** Every container of this instance: running ones followed, stopped ones read once (output printed while unobserved). */
+  async function scan(): Promise<void> {
+    const found = await runtime.list({ [LABELS.instance]: deps.instanceId });
+    for (const c of found) follow(c.engineId, c.labels, c.state === 'running' || c.state === 'restarting');
+  }
+
   return {
+    /** Follows what runs now; with the engine down, starts once it is back (rejects only on other failures). */
     async start(): Promise<void> {
       stopped = false;
       // Subscribe first: a container started while listing is then seen twice, never missed.
       unsubscribe = runtime.onEvent(onEvent);
-      const found = await runtime.list({ [LABELS.instance]: deps.instanceId });
-      for (const c of found) {
-        const running = c.state === 'running' || c.state === 'restarting';
-        // A stopped container may hold output printed while the emulator was down: read it once.
-        follow(c.engineId, c.labels, running);
+      offEngine = runtime.onEngine((state) => {
+        if (state === 'up' && !stopped) scan().catch((err) => logger.warn({ err }, 'logs: could not list the containers to follow'));
+      });
+      try {
+        await scan();
+      } catch (err) {
+        if (!isEngineUnreachable(err)) throw err;
+        logger.warn('logs: Docker engine unavailable, container output is collected once it is back');
       }
     },
 
@@ -127,6 +164,9 @@ export function createLogsCollector(deps: CollectorDeps) {
       stopped = true;
       unsubscribe?.();
       unsubscribe = null;
+      offEngine?.();
+      offEngine = null;
+      for (const wake of [...sleepers]) wake();
       const all = [...followers.values()];
       for (const f of all) f.stream?.close();
       await Promise.all(all.map((f) => f.done));

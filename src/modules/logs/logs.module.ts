@@ -134,8 +134,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
       // On the emulator's clock: rotation by age follows a manual clock as it is advanced.
       timer = clock.setInterval(() => maintain(true), cfg.maintenanceMs);
       timer.unref();
-      const engine = await deps.runtime.probe();
-      if (!engine.ok) return void logger.warn({ error: engine.error }, 'logs: Docker engine unavailable, container output is not collected');
+      // With the engine down, collection starts by itself once it answers (the runtime's 'up').
       try {
         await collector.start();
       } catch (err) {

@@ -106,7 +106,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     /** #14 — the container row (booting), its attach URL, and for attached runs the start-one-off operation. */
     async run(user: UserRow, app: AppRow, input: RunInput): Promise<{ row: ContainerRow; attachUrl: string; operation: OperationRow | null }> {
       // The container is created after the answer: with Docker down, say so now (503) rather than in the operation.
-      if (!(await runtime.probe()).ok) throw ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE);
+      if (!(await runtime.available())) throw ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE);
       assertNotBeingDeleted(app, orchestrator, deps.apps); // deleted, or being deleted, during the probe
       const sizeName = input.size || 'M';
       const sizes = deps.config.containerSizes.map((s) => s.name);

@@ -114,6 +114,16 @@ export function createSampler(deps: SamplerDeps) {
     return rows;
   }
 
+  function boundedRound(at?: number): Promise<SampleRow[]> {
+    const limit = Math.max(30_000, deps.intervalMs * 2);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, fail) => {
+      timer = setTimeout(() => fail(new Error(`stats round took longer than ${limit} ms`)), limit);
+      timer.unref();
+    });
+    return Promise.race([sample(at), late]).finally(() => clearTimeout(timer));
+  }
+
   function noteHighest(engineId: string, s: StatsSample): void {
     const h = highest.get(engineId);
     if (!h) highest.set(engineId, { memory: Math.max(s.memoryMaxUsage, s.memoryUsage), swap: s.swapUsage });
@@ -126,7 +136,8 @@ export function createSampler(deps: SamplerDeps) {
 
   /** One round now (or the one in flight); the timer uses the same path. */
   function sampleOnce(at?: number): Promise<SampleRow[]> {
-    round ??= sample(at).finally(() => {
+    // A round never hangs on an engine that stopped answering: the next tick starts a new one.
+    round ??= boundedRound(at).finally(() => {
       round = undefined;
       // A manual clock's ticks are not skipped: the latest one runs next, at its own time, so alert
       // durations measured across an advance are what they would have been.

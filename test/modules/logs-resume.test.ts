@@ -1,0 +1,59 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { startEmulator, type Harness } from '../harness.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { eventually } from '../support/docker-cli.ts';
+import { createApp, logsUrl, readLogs, messageOf } from '../support/logs.ts';
+
+// Log collection when the engine's streams are cut (issue #10, defect 4): a cut stream of a running
+// container is reopened; an engine outage ends every stream and collection resumes on the runtime's
+// 'up', from each container's cursor — every line once.
+describe('log collection across cut streams and engine outages', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.stop();
+    h = undefined;
+  });
+
+  async function setup() {
+    const fake = new FakeLogsRuntime();
+    h = await startEmulator({}, { runtime: fake });
+    const app = await createApp(h, 'logs-resume-app');
+    const web = fake.add({ instanceId: h.emu.instanceId, appId: app.id, appName: app.name, type: 'web', index: 1 });
+    await eventually(() => fake.followerCount(web), { what: 'a follower' });
+    const url = await logsUrl(h, app.name);
+    const history = async () => (await readLogs(url, { n: 1000 })).lines.map(messageOf);
+    return { fake, web, history };
+  }
+
+  it('reopens a cut stream of a running container: lines printed meanwhile arrive once', async () => {
+    const { fake, web, history } = await setup();
+    for (let i = 1; i <= 10; i++) fake.print(web, `n-${i}`);
+    await eventually(async () => (await history()).length === 10, { what: 'the first lines' });
+    fake.cut(web);
+    for (let i = 11; i <= 20; i++) fake.print(web, `n-${i}`);
+    await eventually(() => fake.followerCount(web), { what: 'the stream reopened' });
+    for (let i = 21; i <= 25; i++) fake.print(web, `n-${i}`);
+    const got = await eventually(async () => {
+      const lines = await history();
+      return lines.length >= 25 ? lines : null;
+    }, { what: 'every line' });
+    expect(got).toEqual(Array.from({ length: 25 }, (_, i) => `n-${i + 1}`));
+  });
+
+  it('resumes every container when the engine is back, from its cursor', async () => {
+    const { fake, web, history } = await setup();
+    for (let i = 1; i <= 10; i++) fake.print(web, `n-${i}`);
+    await eventually(async () => (await history()).length === 10, { what: 'the first lines' });
+    fake.engine('down');
+    for (let i = 11; i <= 20; i++) fake.print(web, `n-${i}`); // the container goes on, the engine keeps its output
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fake.followerCount(web)).toBe(0); // nothing follows while the engine is unreachable
+    fake.engine('up');
+    const got = await eventually(async () => {
+      const lines = await history();
+      return lines.length >= 20 ? lines : null;
+    }, { what: 'the lines printed during the outage' });
+    expect(got).toEqual(Array.from({ length: 20 }, (_, i) => `n-${i + 1}`));
+    expect(fake.followerCount(web)).toBe(1);
+  });
+});
