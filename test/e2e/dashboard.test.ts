@@ -86,10 +86,14 @@ describe('the dashboard in a browser', () => {
     await page.locator('#logs', { hasText: marker }).waitFor({ timeout: 30_000 });
   });
 
-  it('draws the metrics charts and lists alerts with their state', async () => {
+  it('draws the metrics charts and lists alerts with their state (one firing)', async () => {
     const alert = await h.call('POST', `/v1/apps/${APP}/alerts`, { body: { alert: { container_type: 'web', metric: 'rpm_per_container', limit: 1000 } } });
     expect(alert.status).toBe(201);
     await page.locator(`#alerts tr[data-alert="${alert.body.alert.id}"] [data-status="ok"]`).waitFor();
+    // Any container uses more than 0.01 % of its memory: this one fires after a second of samples.
+    const firing = await h.call('POST', `/v1/apps/${APP}/alerts`, { body: { alert: { container_type: 'web', metric: 'memory', limit: 0.0001, duration_before_trigger: 1_000_000_000 } } });
+    expect(firing.status).toBe(201);
+    await page.locator(`#alerts tr[data-alert="${firing.body.alert.id}"] [data-status="firing"]`).waitFor({ timeout: 30_000 });
     // Samples every second (intervals.statsSampleMs): the memory chart gets points.
     await eventually(async () => Number(await page.locator('#chart-memory').getAttribute('data-points')) > 0, { timeoutMs: 30_000, what: 'memory points' });
     expect(await page.locator('#chart-memory polyline').count()).toBe(1);
