@@ -73,6 +73,8 @@ describe('POST /_emulator/dashboard/session', () => {
     expect(unknown.status).toBe(422);
     expect(((await unknown.json()) as { errors: Record<string, string[]> }).errors.user[0]).toContain('is not a configured user');
     expect((await session(admin(), JSON.stringify({ user: 'dev', admin: true }))).status).toBe(422);
+    // The platform's own system user (it signs alert events) is not a configured user.
+    expect((await session(admin(), JSON.stringify({ user: 'scalingo-platform' }))).status).toBe(422);
     expect((await session(admin(), '{"user":')).status).toBe(400);
     expect((await session(admin(), JSON.stringify({ user: 'x'.repeat(10_000) }))).status).toBe(413);
   });

@@ -60,14 +60,16 @@ export function dashboardRoutes(deps: DashboardRoutesDeps) {
   // Admin token → a bearer of the chosen user (default: the first configured one).
   r.post('/_emulator/dashboard/session', admin, limitBody(4096), async (c) => {
     const body = parseWith(sessionSchema, await readJson(c));
+    // Configured users only (never the platform's own system user), by username or e-mail.
     const usernames = deps.usernames();
+    const users = usernames.map((u) => deps.auth.userByLogin(u)).filter((u) => !!u);
     const login = body.user ?? usernames[0];
-    const user = deps.auth.userByLogin(login);
+    const user = users.find((u) => u.username === login || u.email === login);
     if (!user) throw ApiError.invalid('user', `is not a configured user (${usernames.join(', ')})`);
     const bearer = await deps.auth.sessionBearer(user.id);
     return c.json({
       session: { bearer, expires_in: deps.bearerTtlSeconds, user: { username: user.username, email: user.email } },
-      users: usernames.map((u) => deps.auth.userByLogin(u)).filter((u) => !!u).map((u) => ({ username: u.username, email: u.email })),
+      users: users.map((u) => ({ username: u.username, email: u.email })),
     });
   });
 
