@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`'s pretest step: make sure what the tests need is here (a Docker engine answering,
-# Debian's chromium for the dashboard test, busybox-static for the base image, socat and git). Where it is missing
+# Debian's chromium for the dashboard test, busybox-static for the base image, socat, git and ssh). Where it is missing
 # and this machine can install it (root or password-less sudo, apt reachable), scripts/docker-up.sh
 # does it; where it cannot, one message says what to do and the run stops within seconds.
 set -uo pipefail
@@ -14,12 +14,13 @@ command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=("ch
 { [ -x /bin/busybox ] || [ -x /usr/bin/busybox ]; } || missing+=("busybox-static")
 command -v socat >/dev/null 2>&1 || missing+=("socat")
 command -v git >/dev/null 2>&1 || missing+=("git")
+command -v ssh >/dev/null 2>&1 || missing+=("openssh-client")
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 what=$(IFS=,; echo "${missing[*]}" | sed 's/,/, /g')
 explain() {
   log "cannot run the tests: missing $what, and $1."
-  log "What to do: run 'sudo bash scripts/docker-up.sh' once (Debian/Ubuntu: installs docker.io, busybox-static, chromium, socat and git, starts dockerd),"
+  log "What to do: run 'sudo bash scripts/docker-up.sh' once (Debian/Ubuntu: installs docker.io, busybox-static, chromium, socat, git and openssh-client, starts dockerd),"
   log "or provide them yourself (a Docker engine reachable through DOCKER_HOST or /var/run/docker.sock, /usr/bin/chromium, /bin/busybox from busybox-static), then run npm test again."
   exit 1
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -46,7 +46,10 @@ import { registerDeploymentsStream } from './modules/deployments/deployments.str
 import { createUpgradeTable, type UpgradeTable } from './http/ws.ts';
 import { createRouter, type Router, type UpstreamSource } from './router/proxy.ts';
 import { createRouterEvents, type RouterEvents } from './router/events.ts';
-import { appRouteResolver } from './router/resolve.ts';
+import { appRouteResolver, domainRouteResolver } from './router/resolve.ts';
+import { createDomainsStore } from './modules/domains/domains.store.ts';
+import { createDomainsService } from './modules/domains/domains.service.ts';
+import { domainsRoutes } from './modules/domains/domains.routes.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
@@ -56,6 +59,22 @@ import { withFaults } from './modules/control/runtime-faults.ts';
 import { createControl, type Control } from './modules/control/control.ts';
 import { controlRoutes } from './modules/control/control.routes.ts';
 import { secret } from './shared/ids.ts';
+import { createSourcesStore } from './modules/sources/sources.store.ts';
+import { createSourcesService } from './modules/sources/sources.service.ts';
+import { sourcesRoutes } from './modules/sources/sources.routes.ts';
+import { createUrlSigner } from './modules/logs/logs-url.ts';
+import { cachesRoutes } from './modules/caches/caches.routes.ts';
+import { stacksRoutes } from './modules/stacks/stacks.routes.ts';
+import { createProjectsStore } from './modules/projects/projects.store.ts';
+import { createProjectsService } from './modules/projects/projects.service.ts';
+import { projectsRoutes } from './modules/projects/projects.routes.ts';
+import { accountRoutes } from './modules/account/account.routes.ts';
+import { createKeysStore } from './modules/keys/keys.store.ts';
+import { createKeysService, type KeysService } from './modules/keys/keys.service.ts';
+import { keysRoutes } from './modules/keys/keys.routes.ts';
+import { createGitModule, type GitModule } from './modules/git/git.module.ts';
+import { createAutoscalersModule } from './modules/autoscalers/autoscalers.module.ts';
+import { createCronModule } from './modules/cron/cron.module.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -100,6 +119,10 @@ export interface Emulator {
   control: Control;
   /** The emulator's time source (a ManualClock with `clock: "manual"`). */
   clock: Clock;
+  /** SSH public keys of the users (/v1/keys): what the git endpoint authenticates with. */
+  keys: KeysService;
+  /** The git endpoint (SSH server, repositories, push deployments). */
+  git: GitModule;
   /** Binds the ports; resolves as soon as the API answers. */
   start(): Promise<Urls>;
   /** Resolves once the start-up work is done: containers reconciled, logs followed, bound directories watched. */
@@ -115,6 +138,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const startedAt = Date.now();
   const dataDir = config.inMemory ? null : resolve(config.dataDir);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // Only its owner reads the state (variables, tokens, logs): 0700 whatever the umask, also for an older dir.
+  if (dataDir) chmodSync(dataDir, 0o700);
   const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
   const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
   // One id per data directory (random per in-memory run): the label of the containers it owns.
@@ -124,7 +149,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const runtime = withFaults(opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined }), faults);
 
   // Known once the ports are bound (port 0 picks a free one).
-  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort };
+  const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort, git: `ssh://git@${bracketed}:${config.sshPort}` };
   const getUrls = () => urls;
 
   const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
@@ -133,6 +159,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
 
   const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
+  const keys = createKeysService({ db, store: createKeysStore(db), events, clock, logger, userById: auth.userById, userByLogin: auth.userByLogin });
   const collaboratorsStore = createCollaboratorsStore(db);
   const apps = createAppsService({
     db,
@@ -146,6 +173,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     userByEmail: auth.userByEmail,
     userById: auth.userById,
   });
+  const projects = createProjectsService({ db, store: createProjectsStore(db), events, clock, userById: auth.userById, visibleApp: (u, key) => apps.visibleApp(u, key) });
   const collaborators = createCollaboratorsService({
     db,
     store: collaboratorsStore,
@@ -157,13 +185,19 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     invitationUrl: (token) => `${urls.api}/v1/apps/collaboration?token=${token}`,
   });
 
+  // Custom domains: API, and the router's table of hostnames (redirects to the canonical one).
+  const domains = createDomainsService({ db, store: createDomainsStore(db), apps, events, clock });
+
+  // Scalingo Scheduler: cron.json of the deployed code, jobs run as detached one-offs of the platform user.
+  const cron = createCronModule({ db, apps, events, clock, logger, config, userById: auth.userById, oneOff: () => oneOff.service });
+
   const containersStore = createContainersStore(db);
   const deploymentsStore = createDeploymentsStore(db);
   const variablesStore = createVariablesStore(db);
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
-  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId });
+  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId, logsUrl: (a, container) => logs.service.signedUrl(a, container) });
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: () => `${urls.api}/_emulator/billing`, userById: auth.userById });
-  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById });
+  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById, onCode: (appId, deploymentId, dir) => void cron.recordFromBuild(appId, deploymentId, dir) });
   // Deleting an app removes its containers and the images built for it.
   apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a), afterDelete: (a) => orchestrator.forgetRemoved(a.id) });
   // …and whatever build directory its deployments left.
@@ -184,6 +218,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     userById: auth.userById,
     formation: (appId) => containersStore.formation(appId),
   });
+  // Autoscalers: API, and the engine that scales after each stats round as the platform's autoscaler user.
+  const autoscalers = createAutoscalersModule({ db, apps, events, clock, logger, config, containers, monitoring, formation: (id) => containersStore.formation(id), releaseTypes: (a) => Object.keys(orchestrator.release(a)?.processTypes ?? {}), userById: auth.userById, billingUrl: () => `${urls.api}/_emulator/billing` });
   const upgrades = createUpgradeTable({ logger });
   registerDeploymentsStream({ upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs });
 
@@ -194,6 +230,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     region: config.region.name,
     ownerOf: (a) => auth.userById(a.owner_id),
     parentName: (a) => (a.parent_id ? (apps.find(a.parent_id)?.name ?? null) : null),
+    projectOf: (a) => projects.ofApp(a),
   };
 
   const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId, dataDir, stateDir, apps, events, view, upgrades, apiUrl: () => urls.api });
@@ -201,6 +238,20 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
   const control = createControl({ config, db, clock, logger, runtime, instanceId, dataDir, stateDir, faults, apps, auth, orchestrator, containers: containersStore, startupToken, archivesDir: logs.archiver.dir, afterStateReplaced: () => logs.maintain(true) });
+  // Uploaded sources (`scalingo deploy <archive>`): signed upload/download URLs, files in <state dir>/sources.
+  const sources = createSourcesService({
+    store: createSourcesStore(db),
+    signer: createUrlSigner({ key: loadSecretKey(dataDir, 'sources.key'), clock }),
+    clock,
+    logger,
+    dir: join(stateDir, 'sources'),
+    apiUrl: () => urls.api,
+    maxBytes: config.sources.maxArchiveBytes,
+    ttlMs: config.sources.uploadTtlMs,
+  });
+  let sourcesSweep: NodeJS.Timeout | undefined;
+  // git push: SSH endpoint, a bare repository per app, deployment of what is pushed.
+  const git = createGitModule({ config, dataDir, stateDir, apps, keys, deployments, deploymentsStore, appendLog: (id, container, text) => void logs.append(id, container, text), urls: getUrls, logger });
 
   const app = createHttpApp({
     logger,
@@ -209,21 +260,31 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     auth,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimit: config.rateLimit,
+    appAccess: apps.visibleApp,
     routes: [
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),
       controlRoutes({ control, adminToken: () => adminToken }),
       dashboardRoutes({ auth, apps, usernames: () => config.users.map((u) => u.username), adminToken: () => adminToken, alertActive: (id) => monitoring.engine.isActive(id), bearerTtlSeconds: config.auth.bearerTtlSeconds }),
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
+      keysRoutes({ keys }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
       collaboratorsRoutes({ collaborators, view }),
+      domainsRoutes({ domains }),
+      autoscalers.routes,
+      cron.routes,
       containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: getUrls }),
-      deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination }),
+      deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: getUrls, pagination: config.pagination, localSource: (u) => sources.localPathOf(u) }),
+      sourcesRoutes({ sources }),
+      cachesRoutes({ apps, events, stateDir }),
+      stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack }),
       variablesRoutes({ db, store: variablesStore, apps, events }),
       logs.routes,
       oneOff.routes,
       ...monitoring.routes,
-      appsRoutes({ apps, view, pagination: config.pagination }),
+      projectsRoutes({ projects }),
+      accountRoutes({ apps, pagination: config.pagination }),
+      appsRoutes({ apps, view, pagination: config.pagination, projects }),
     ],
   });
 
@@ -267,6 +328,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     adminToken,
     control,
     clock,
+    keys,
+    git,
 
     async start() {
       // --import: the state of a snapshot file, before anything answers (Docker follows in ready()).
@@ -277,17 +340,20 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       });
       apiServer.on('upgrade', (req, socket, head) => void upgrades.handle(req, socket, head));
       apiServer.on('connect', oneOff.handleConnect);
+      const byAppName = appRouteResolver({ findApp: apps.find, upstreams, canonicalOf: domains.canonicalOf });
       router = createRouter({
-        resolve: appRouteResolver({ findApp: apps.find, upstreams }),
+        resolve: byAppName,
+        resolveHost: domainRouteResolver({ route: domains.route, findApp: apps.find, byName: byAppName }),
         onRequest: routerEvents.emitRequest,
         onAccessLog: routerEvents.emitAccessLog,
         logger,
         clock,
       });
       const routerPort = await router.listen(config.routerPort, config.host);
+      const sshPort = await git.listen();
       const apiPort = (apiServer.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort };
+      urls = { api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort, git: `ssh://git@${host}:${sshPort}` };
       logger.debug({ urls }, 'listening');
       // Work cut by the last stop ends plainly.
       operations.failInterrupted();
@@ -318,10 +384,15 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
           });
         }
         await logs.start();
+        await keys.syncConfigured(config.users);
         if (engine.ok) await oneOff.start();
+        cron.start();
         bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
         await bound.ready();
         monitoring.start();
+        await sources.sweep();
+        sourcesSweep = setInterval(() => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed')), config.sources.uploadSweepMs);
+        sourcesSweep.unref();
       })();
       return urls;
     },
@@ -333,7 +404,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       await auth.passwordsReady();
       // Log streams end first (the server's close() would wait for them), stored lines are flushed.
       await logs.stop();
+      cron.stop();
       await oneOff.stop();
+      clearInterval(sourcesSweep);
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
       await Promise.all([
         router?.close(),
@@ -347,6 +420,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         ),
       ]);
       await bound?.close();
+      await git.close();
       upgrades.closeAll();
       orchestrator.close();
       await deployments.idle();

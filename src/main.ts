@@ -13,6 +13,7 @@ const USAGE = `Usage: scalingo-emulator [start] [options]
 Options:
   --port <n>          API, auth and logs port (0 = any free port)       [default 5100]
   --router-port <n>   router port, http://<app>.localhost:<n>           [default 5180]
+  --ssh-port <n>      SSH git endpoint, ssh://git@<host>:<n>/<app>.git  [default 5122]
   --host <addr>       address to listen on                              [default 127.0.0.1]
   --data-dir <dir>    where the SQLite file and state live              [default .emulator-data]
   --in-memory         keep state in memory (nothing written to disk)
@@ -39,6 +40,7 @@ async function main(argv: string[]): Promise<number> {
       options: {
         port: { type: 'string' },
         'router-port': { type: 'string' },
+        'ssh-port': { type: 'string' },
         host: { type: 'string' },
         'data-dir': { type: 'string' },
         'in-memory': { type: 'boolean' },
@@ -81,6 +83,7 @@ async function main(argv: string[]): Promise<number> {
       overrides: {
         port: num('port', values.port),
         routerPort: num('router-port', values['router-port']),
+        sshPort: num('ssh-port', values['ssh-port']),
         host: values.host,
         dataDir: values['data-dir'],
         inMemory: values['in-memory'],
@@ -101,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
-      console.error(`cannot listen: address already in use (${(e as NodeJS.ErrnoException & { address?: string; port?: number }).address}:${(e as { port?: number }).port}); choose another --port / --router-port, or 0 for any free port`);
+      console.error(`cannot listen: address already in use (${(e as NodeJS.ErrnoException & { address?: string; port?: number }).address}:${(e as { port?: number }).port}); choose another --port / --router-port / --ssh-port, or 0 for any free port`);
       return 1;
     }
     console.error(`cannot start: ${e.message}`);
@@ -115,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
       `Scalingo emulator ${VERSION} ready in ${Math.round(performance.now() - t0)} ms`,
       `  API, auth and logs  ${urls.api}`,
       `  Router              http://<app>.localhost:${urls.routerPort}`,
+      `  Git (SSH)           ${urls.git ?? 'off'}/<app>.git`,
       `  Data                ${emulator.dataDir ? emulator.db.name : 'in memory (--in-memory)'}`,
       `  User                ${user.username} <${user.email}>`,
       `  API token           ${emulator.startupToken}`,

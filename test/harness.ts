@@ -19,7 +19,7 @@ export function testConfig(overrides: ConfigInput = {}) {
   return loadConfig({
     ignoreDefaultFile: true,
     env: {},
-    overrides: { port: 0, routerPort: 0, inMemory: true, logLevel: 'silent', users: TEST_USERS, ...overrides } as ConfigInput,
+    overrides: { port: 0, routerPort: 0, sshPort: 0, inMemory: true, logLevel: 'silent', users: TEST_USERS, ...overrides } as ConfigInput,
   });
 }
 

@@ -57,7 +57,7 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
   const prof = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
   // bundled: what `npm start` runs (dist/main.mjs, built by scripts/build.mjs); otherwise the sources through tsx.
   const entry = o.bundled ? [join(o.emulatorDir, 'dist/main.mjs')] : ['--import', 'tsx', join(o.emulatorDir, 'src/main.ts')];
-  const args = [...prof, ...entry, 'start', '--port', '0', '--router-port', '0', ...store, '--log-level', 'silent'];
+  const args = [...prof, ...entry, 'start', '--port', '0', '--router-port', '0', '--ssh-port', '0', ...store, '--log-level', 'silent'];
   return start('emulator', args, o.emulatorDir, cleanEnv(o.env), (out) => {
     const api = API_LINE.exec(out)?.[1];
     const token = TOKEN_LINE.exec(out)?.[1];

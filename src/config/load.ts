@@ -19,6 +19,7 @@ const ENV_KEYS: Record<string, { path: string[]; kind: 'string' | 'int' | 'bool'
   EMULATOR_HOST: { path: ['host'], kind: 'string' },
   EMULATOR_PORT: { path: ['port'], kind: 'int' },
   EMULATOR_ROUTER_PORT: { path: ['routerPort'], kind: 'int' },
+  EMULATOR_SSH_PORT: { path: ['sshPort'], kind: 'int' },
   EMULATOR_DATA_DIR: { path: ['dataDir'], kind: 'string' },
   EMULATOR_IN_MEMORY: { path: ['inMemory'], kind: 'bool' },
   EMULATOR_LOG_LEVEL: { path: ['logLevel'], kind: 'string' },

@@ -14,6 +14,8 @@ export const userSchema = z.object({
   paymentMethod: z.boolean().default(true),
   /** Fixed API tokens accepted for this user (CI determinism). Stored hashed like any other. */
   apiTokens: z.array(z.string().min(16, 'an API token must be at least 16 characters')).default([]),
+  /** SSH public keys (`ssh-ed25519 AAAA… comment` lines) registered for this user at every start (git push). */
+  sshKeys: z.array(z.string().min(1).max(16_384)).max(100).default([]),
 });
 
 export const containerSizeSchema = z.object({
@@ -63,6 +65,8 @@ export const configSchema = z
     port: port.default(5100),
     /** The router serving http://<app>.localhost:<routerPort>. 0 = any free port. */
     routerPort: port.default(5180),
+    /** The SSH git endpoint (git push / fetch of apps): ssh://git@<host>:<sshPort>/<app>.git. 0 = any free port. */
+    sshPort: port.default(5122),
     /** Where the SQLite file and other state live. Relative to the working directory. */
     dataDir: z.string().default('.emulator-data'),
     inMemory: z.boolean().default(false),
@@ -95,6 +99,7 @@ export const configSchema = z
         fullname: 'Development User',
         paymentMethod: true,
         apiTokens: [],
+        sshKeys: [],
       },
     ]),
     rateLimit: z
@@ -210,6 +215,45 @@ export const configSchema = z
         maxPerAccount: z.number().int().positive().default(50),
       })
       .prefault({}),
+    /** The SSH git endpoint's bounds (docs/fidelity.md "Keys and git push"). */
+    git: z
+      .object({
+        /** Connections open at once, all users together. */
+        maxConnections: z.number().int().positive().default(64),
+        /** git commands (push, fetch) running at once per SSH key. */
+        maxSessionsPerKey: z.number().int().positive().default(4),
+        /** A connection must authenticate within this time. */
+        authTimeoutMs: z.number().int().positive().default(20_000),
+        /** Longest git command, build included (the platform stops a deployment after 30 minutes). */
+        sessionTimeoutMs: z.number().int().positive().default(35 * 60_000),
+      })
+      .prefault({}),
+    /** Scalingo Scheduler: cron.json jobs as detached one-offs (doc.scalingo.com/platform/app/task-scheduling/scalingo-scheduler). */
+    cron: z
+      .object({
+        /** Jobs per cron.json (platform: 5). */
+        maxJobs: z.number().int().positive().default(5),
+        /** Smallest interval between two runs of a job, in minutes (platform: 10); 0 lifts the floor. */
+        minIntervalMinutes: z.number().nonnegative().default(10),
+        /** A scheduled one-off is stopped after min(this, its interval) (platform: 15 minutes). */
+        maxRunMinutes: z.number().positive().default(15),
+        /** Read 6-field expressions (seconds first) instead of 5: short schedules for tests and demos. */
+        secondsField: z.boolean().default(false),
+        /** How often the schedules are checked against the apps (deployments also trigger a check). */
+        syncMs: z.number().int().positive().default(30_000),
+      })
+      .prefault({}),
+    /** Autoscalers (doc.scalingo.com/platform/app/autoscaler): decisions follow each stats round. */
+    autoscalers: z
+      .object({
+        /** Consecutive stats rounds beyond the target before a scale (the platform: two per-minute means). */
+        consecutiveRounds: z.number().int().positive().default(2),
+        /** No scale out within this time after a scale (platform: 1 minute). */
+        scaleUpCooldownMs: z.number().int().nonnegative().default(60_000),
+        /** No scale in within this time after a scale (platform: 3 minutes). */
+        scaleDownCooldownMs: z.number().int().nonnegative().default(180_000),
+      })
+      .prefault({}),
     /** Limits on deployment sources (archives, git_source), enforced while reading (docs/fidelity.md "Hardening"). */
     sources: z
       .object({
@@ -223,6 +267,10 @@ export const configSchema = z
         timeoutMs: z.number().int().positive().default(300_000),
         /** Build output kept per deployment; past it only the step and error lines are kept. */
         maxOutputBytes: z.number().int().positive().default(2 * 1024 * 1024),
+        /** Uploaded sources (POST /v1/sources, `scalingo deploy <archive>`; capped by maxArchiveBytes): URLs and the stored
+         * archive live this long (10 min, as on the platform), and expired ones are looked for this often. */
+        uploadTtlMs: z.number().int().positive().default(10 * 60_000),
+        uploadSweepMs: z.number().int().positive().default(60_000),
       })
       .prefault({}),
     /** Intervals and durations used by the runtime parts, in milliseconds. */

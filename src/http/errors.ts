@@ -36,8 +36,12 @@ export class ApiError extends Error {
   static unsupportedMediaType(error: string): ApiError {
     return new ApiError(415, { error });
   }
+  /**
+   * The body was not read to its end: the connection is closed after the answer (the rest of the
+   * body would otherwise be read as the next request, or the socket dropped under a keep-alive promise).
+   */
   static payloadTooLarge(limit: number): ApiError {
-    return new ApiError(413, { error: `request body is larger than the limit of ${limit} bytes` });
+    return new ApiError(413, { error: `request body is larger than the limit of ${limit} bytes` }, { Connection: 'close' });
   }
   static unprocessable(errors: FieldErrors): ApiError {
     return new ApiError(422, { errors });

@@ -9,11 +9,46 @@ import { ApiError, type FieldErrors } from './errors.ts';
 export async function readJson(c: Context): Promise<unknown> {
   const text = await bodyText(c);
   if (text.trim() === '') return {};
+  return parseJsonText(text);
+}
+
+/**
+ * Deepest nesting of objects and arrays a body may have. The platform's bodies are at most a few
+ * levels deep; a deeper one is refused before parsing (a 10,000-deep value would parse, then make
+ * JSON.stringify, zod and SQLite recurse until the stack runs out).
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** JSON.parse with the depth bound; both failures are the platform's 400 `{error}`. */
+export function parseJsonText(text: string): unknown {
+  const depth = jsonDepthBeyond(text, MAX_JSON_DEPTH);
+  if (depth) throw ApiError.badRequest(`There was a problem in the JSON you submitted: nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch (err) {
     throw ApiError.badRequest(`There was a problem in the JSON you submitted: ${(err as Error).message}`);
   }
+}
+
+/** True when `[`/`{` nest deeper than max outside strings (one linear pass, no parsing). */
+function jsonDepthBeyond(text: string, max: number): boolean {
+  // Fast path (native searches): with at most `max` opening brackets in all, nothing can nest deeper.
+  let openings = 0;
+  for (const ch of ['{', '[']) for (let i = text.indexOf(ch); i >= 0 && openings <= max; i = text.indexOf(ch, i + 1)) openings++;
+  if (openings <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) return true;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return false;
 }
 
 /**
@@ -78,9 +113,14 @@ export function pageParams(c: Context, defaults: { defaultPerPage: number; maxPe
   return { page, perPage: Math.min(perPage, defaults.maxPerPage) };
 }
 
+/** Largest page / per_page read: (page - 1) × per_page stays a safe integer, SQLite gets an INTEGER. */
+const MAX_PAGE = 999_999_999;
+
 function intParam(raw: string | undefined, name: string, fallback: number): number {
   // The Go client sends page=0&per_page=0 when unset: 0 means the default.
-  if (raw === undefined || raw === '' || raw === '0') return fallback;
+  if (raw === undefined || raw === '' || /^0+$/.test(raw)) return fallback;
   if (!/^\d+$/.test(raw)) throw ApiError.invalid(name, 'must be a whole number');
-  return Number(raw);
+  const n = Number(raw);
+  if (n > MAX_PAGE) throw ApiError.invalid(name, `must be a whole number from 1 to ${MAX_PAGE}`);
+  return n;
 }

@@ -13,9 +13,18 @@ import type { Logger } from '../shared/logger.ts';
  */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => boolean | void | Promise<boolean | void>;
 
+/** Largest message a client may send (terminal input, control messages): ws's default is 100 MiB. */
+export const WS_MAX_PAYLOAD = 1024 * 1024;
+
 export function createUpgradeTable(deps: { logger: Logger }) {
   const entries: { prefix: string; handler: UpgradeHandler }[] = [];
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  // One server per message bound (a socket that has not authenticated yet gets a small one).
+  const servers = new Map<number, WebSocketServer>();
+  const serverFor = (maxPayload: number) => {
+    let wss = servers.get(maxPayload);
+    if (!wss) servers.set(maxPayload, (wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload })));
+    return wss;
+  };
 
   /** Writes a plain HTTP answer on the raw socket and closes it (refused upgrade). */
   function reject(socket: Duplex, status: number, body: Record<string, unknown> | string, headers: Record<string, string> = {}): void {
@@ -33,9 +42,18 @@ export function createUpgradeTable(deps: { logger: Logger }) {
       entries.sort((a, b) => b.prefix.length - a.prefix.length);
     },
 
-    /** Completes the WebSocket handshake (101) for a request a handler accepted. */
-    accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<WebSocket> {
-      return new Promise((resolve) => wss.handleUpgrade(req, socket, head, (ws) => resolve(ws)));
+    /**
+     * Completes the WebSocket handshake (101) for a request a handler accepted. Every socket gets an
+     * 'error' listener here: a malformed frame (RSV bits, unmasked, invalid UTF-8, too long) makes ws
+     * emit 'error' and close that socket with 1002/1007/1009 — without a listener the process would die.
+     */
+    accept(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { maxPayload?: number } = {}): Promise<WebSocket> {
+      return new Promise((resolve) =>
+        serverFor(opts.maxPayload ?? WS_MAX_PAYLOAD).handleUpgrade(req, socket, head, (ws) => {
+          ws.on('error', (err) => deps.logger.debug({ err: err.message, path: (req.url ?? '').split('?')[0].replace(/^\/attach\/[^/]+/, '/attach/<token>') }, 'websocket closed on a protocol error'));
+          resolve(ws);
+        }),
+      );
     },
 
     reject,
@@ -60,7 +78,7 @@ export function createUpgradeTable(deps: { logger: Logger }) {
 
     /** Closes every open WebSocket (emulator stop). */
     closeAll(): void {
-      for (const ws of wss.clients) ws.terminate();
+      for (const wss of servers.values()) for (const ws of wss.clients) ws.terminate();
     },
   };
 }

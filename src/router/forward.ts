@@ -25,6 +25,13 @@ const HOP_BY_HOP = new Set([
 
 const APP_HOST = /^([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)\.localhost\.?$/;
 
+/** The Host header without its port, lower case, without a trailing dot; null when absent or malformed. */
+export function bareHostname(host: string | undefined): string | null {
+  if (!host) return null;
+  const bare = host.trim().toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '');
+  return bare.length > 0 && bare.length <= 253 && /^[a-z0-9.-]+$/.test(bare) ? bare : null;
+}
+
 /** `<app>.localhost[:port]` → `<app>`; anything else → null. */
 export function appNameFromHost(host: string | undefined): string | null {
   if (!host) return null;

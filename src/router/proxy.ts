@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createBalancer, type Balancer } from './balancer.ts';
-import { addSetCookie, appNameFromHost, clientInfo, clientResponseHeaders, hasBody, LOOPBACK, upstreamRequestHeaders, UpstreamTimeout, type ClientInfo } from './forward.ts';
+import { addSetCookie, appNameFromHost, bareHostname, clientInfo, clientResponseHeaders, hasBody, LOOPBACK, upstreamRequestHeaders, UpstreamTimeout, type ClientInfo } from './forward.ts';
 import { errorPage, redirectPage, sendPage, sendRawPage, type Page } from './pages.ts';
 import { formatAccessLine } from './access-log.ts';
 import { proxyUpgrade, type Tunnel } from './websocket.ts';
@@ -20,6 +20,8 @@ export type { Upstream, UpstreamSource, RouteTarget, RouterRequestRecord } from 
 export interface RouterDeps {
   /** The app a host names (`<app>.localhost`), or null when there is no such app. Called at every request. */
   resolve(appName: string): RouteTarget | null;
+  /** The app a custom domain (bare hostname, no port) is linked to; tried when `<app>.localhost` names no app. */
+  resolveHost?(hostname: string): RouteTarget | null;
   onRequest?(rec: RouterRequestRecord): void;
   /** Only for apps with router_logs on. `line` is the message: `method=GET path="/" …`. */
   onAccessLog?(appId: string, line: string, container: string | null): void;
@@ -104,16 +106,23 @@ export function createRouter(deps: RouterDeps): Router {
   /** The checks every request goes through before a container is picked; a Page when the router answers itself. */
   function route(ex: Exchange): { page: Page } | { target: RouteTarget } {
     const name = appNameFromHost(ex.req.headers.host);
-    if (!name) return { page: errorPage(404, 'No application here: address an app as http://<app>.localhost:<router port>/.') };
+    const hostname = bareHostname(ex.req.headers.host);
     let target: RouteTarget | null;
     try {
-      target = deps.resolve(name);
+      // `<app>.localhost` first (no domain lookup on the hot path), then custom domains.
+      target = (name ? deps.resolve(name) : null) || (hostname ? (deps.resolveHost?.(hostname) ?? null) : null);
     } catch (err) {
-      deps.logger.error({ err, app: name }, 'router: resolving the app failed');
+      deps.logger.error({ err, app: name ?? hostname }, 'router: resolving the app failed');
       return { page: errorPage(500, 'The router could not look the application up.') };
     }
+    if (!target && !name) return { page: errorPage(404, 'No application here: address an app as http://<app>.localhost:<router port>/, or through one of its custom domains.') };
     if (!target) return { page: errorPage(404, `No such app: no application named "${name}" exists on this emulator.`) };
     ex.target = target;
+    if (target.canonicalHost && hostname !== target.canonicalHost) {
+      // Canonical domain: every other host of the app is redirected there, path and query kept.
+      const port = target.forceHttps ? '' : (/:\d+$/.exec(ex.info.host)?.[0] ?? '');
+      return { page: redirectPage(`${target.forceHttps ? 'https' : ex.info.proto}://${target.canonicalHost}${port}${ex.req.url ?? '/'}`) };
+    }
     if (target.forceHttps && ex.info.proto !== 'https') {
       // Same host without the port: the platform serves HTTPS on 443.
       return { page: redirectPage(`https://${ex.info.host.replace(/:\d*$/, '')}${ex.req.url ?? '/'}`) };

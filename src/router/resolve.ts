@@ -14,12 +14,15 @@ export interface RoutableApp {
 export function appRouteResolver(deps: {
   findApp(idOrName: string): RoutableApp | null | undefined;
   upstreams: UpstreamSource;
+  /** The app's canonical custom domain, if any. */
+  canonicalOf?(appId: string): string | null;
 }): (appName: string) => RouteTarget | null {
   return (appName) => {
     const app = deps.findApp(appName);
     // find() also matches ids; a host names an app by its name only.
     if (!app || app.name !== appName) return null;
     return {
+      canonicalHost: deps.canonicalOf?.(app.id) ?? null,
       appId: app.id,
       appName: app.name,
       forceHttps: Boolean(app.force_https),
@@ -27,5 +30,18 @@ export function appRouteResolver(deps: {
       routerLogs: Boolean(app.router_logs),
       upstreams: deps.upstreams(app.id),
     };
+  };
+}
+
+/** Custom domains: the app a hostname is linked to (exact or wildcard), routed like its default host. */
+export function domainRouteResolver(deps: {
+  route(hostname: string): { appId: string; canonical: string | null } | null;
+  findApp(idOrName: string): RoutableApp | null | undefined;
+  byName: (appName: string) => RouteTarget | null;
+}): (hostname: string) => RouteTarget | null {
+  return (hostname) => {
+    const r = deps.route(hostname);
+    const app = r ? deps.findApp(r.appId) : null;
+    return app ? deps.byName(app.name) : null;
   };
 }

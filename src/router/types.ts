@@ -16,6 +16,8 @@ export interface RouteTarget {
   stickySession: boolean;
   routerLogs: boolean;
   upstreams: Upstream[];
+  /** The app's canonical custom domain: requests for any other host are redirected to it (301). */
+  canonicalHost?: string | null;
 }
 
 export interface RouterRequestRecord {

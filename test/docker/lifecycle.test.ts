@@ -23,6 +23,12 @@ describe('app lifecycle (real Docker)', () => {
       expect(crashes.length).toBe(13);
       expect(crashes[0].type_data).toMatchObject({ container_type: 'worker', exit_code: 7, crash_logs: expect.stringContaining('worker crashing') });
       expect(events[0].type).toBe('repeated_crash');
+      // The CLI prints "(logs on <logs_url>)" and "<user (email)>": a real signed logs URL, the platform's user.
+      expect(crashes[0].user).toMatchObject({ username: 'scalingo-platform', email: expect.stringContaining('@') });
+      expect(crashes[0].type_data.logs_url).toMatch(/\/apps\/crashy-app\/logs\?token=.+&filter=worker-/);
+      const crashLogs = await fetch(crashes[0].type_data.logs_url);
+      expect(crashLogs.status).toBe(200);
+      expect(await crashLogs.text()).toContain('worker crashing');
       // Nothing restarts it any more: no worker runs in Docker.
       await eventually(() => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.type}=worker`]).length === 0, { what: 'no worker running' });
       // A restart is a way out: the counter starts again.

@@ -82,7 +82,11 @@ describe('one-off containers (real Docker)', () => {
     expect((await fetch(attachUrl, { method: 'PUT', body: JSON.stringify({ width: 120, height: 40 }) })).status).toBe(200);
     t.write('stty size\n');
     await t.waitFor(/\r?\n40 120\r?\n/);
-    const bad = await fetch(attachUrl, { method: 'PUT', body: JSON.stringify({ width: 'wide', height: 0 }) });
+    // A terminal without a size: the CLI sends "0" × "0" — accepted, and the TTY keeps its size.
+    expect((await fetch(attachUrl, { method: 'PUT', body: JSON.stringify({ width: '0', height: '0' }) })).status).toBe(200);
+    t.write('stty size\n');
+    await t.waitFor(/\r?\n40 120\r?\n[^]*\r?\n40 120\r?\n/);
+    const bad = await fetch(attachUrl, { method: 'PUT', body: JSON.stringify({ width: 'wide', height: -1 }) });
     expect(bad.status).toBe(422);
     expect(Object.keys((await bad.json()).errors).sort()).toEqual(['height', 'width']);
 
@@ -154,8 +158,8 @@ describe('one-off containers (real Docker)', () => {
     const unknown = await h.call('POST', `/v1/apps/${APP}/containers/one-off-99999/kill`, { body: { signal: 'SIGUSR1' } });
     expect(unknown.status).toBe(404);
     expect(unknown.body.resource).toBe('container');
-    const ev = (await h.call('GET', `/v1/apps/${APP}/events`)).body.events.find((e: { type: string }) => e.type === 'kill_container');
-    expect(ev.type_data).toMatchObject({ container: container.label, signal: 'SIGUSR1' });
+    // The platform records no event for a signal (no such type in go-scalingo): the CLI would print "Unknown event".
+    expect((await h.call('GET', `/v1/apps/${APP}/events`)).body.events.map((e: { type: string }) => e.type)).not.toContain('kill_container');
     t.destroy();
   });
 
@@ -181,8 +185,7 @@ describe('one-off containers (real Docker)', () => {
     await t.waitFor(/got-term/);
     await eventually(() => inDocker(container.id).length === 0, { timeoutMs: 3_000 + 10_000, what: 'the stopped one-off to leave Docker' });
     expect(await waitExit(attachUrl)).toEqual({ exit_code: 137 }); // SIGKILL, after the grace period
-    const ev = (await h.call('GET', `/v1/apps/${APP}/events`)).body.events.find((e: { type: string }) => e.type === 'stop_container');
-    expect(ev.type_data).toMatchObject({ container: container.label, container_id: container.id });
+    expect((await h.call('GET', `/v1/apps/${APP}/events`)).body.events.map((e: { type: string }) => e.type)).not.toContain('stop_container');
 
     const web = ((await h.call('GET', `/v1/apps/${APP}/ps`)).body.containers as { id: string; type: string }[]).find((c) => c.type === 'web')!;
     const refused = await h.call('POST', `/v1/apps/${APP}/containers/${web.id}/stop`);

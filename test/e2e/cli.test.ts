@@ -33,10 +33,11 @@ describe('the emulator process', () => {
   it('starts, prints its URLs and a working API token, and stops cleanly on SIGTERM', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-cli-'));
     try {
-      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
+      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
       const banner = await p.ready;
       const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
       expect(banner).toMatch(/Router\s+http:\/\/<app>\.localhost:\d+/);
+      expect(banner).toMatch(/Git \(SSH\)\s+ssh:\/\/git@127\.0\.0\.1:\d+\/<app>\.git/);
       expect(banner).toContain(join(cwd, 'state', 'emulator.sqlite'));
       const token = /API token\s+(\S+)/.exec(banner)![1];
       const ex = await fetch(`${api}/v1/tokens/exchange`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
@@ -51,7 +52,7 @@ describe('the emulator process', () => {
       expect(existsSync(join(cwd, 'state', 'emulator.sqlite'))).toBe(true);
 
       // State survives: a second start on the same data dir still has the app (and a fresh token).
-      const q = startProcess(['--port', '0', '--router-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
+      const q = startProcess(['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
       const banner2 = await q.ready;
       const api2 = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner2)![1];
       const token2 = /API token\s+(\S+)/.exec(banner2)![1];
@@ -74,7 +75,7 @@ describe('the emulator process', () => {
       expect(built.status).toBe(0);
       expect(existsSync(join(ROOT, 'dist/main.mjs'))).toBe(true);
       expect(existsSync(join(ROOT, 'dist/migrations/001_init.sql'))).toBe(true);
-      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--in-memory', '--log-level', 'warn'], cwd, [process.execPath, join(ROOT, 'dist/main.mjs')]);
+      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', '--log-level', 'warn'], cwd, [process.execPath, join(ROOT, 'dist/main.mjs')]);
       const banner = await p.ready;
       const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
       const token = /API token\s+(\S+)/.exec(banner)![1];

@@ -115,7 +115,8 @@ describe('apps API #1–#9', () => {
       const list = await h.call('GET', '/v1/apps');
       expect(list.status).toBe(200);
       expect(list.body.apps.map((a: { name: string }) => a.name).sort()).toEqual(['mine-app-1', 'shared-app']);
-      expect(list.body.apps[0]).not.toHaveProperty('status');
+      // The CLI's `apps` table prints STATUS from the list (go-scalingo App.Status).
+      expect(list.body.apps[0].status).toBe('new');
     });
 
     it('shows by name or id, with status; another user’s app is a 404', async () => {

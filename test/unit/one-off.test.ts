@@ -79,7 +79,9 @@ describe('one-off request bodies', () => {
     expect(resizeSchema.parse({ width: '80', height: '24' })).toEqual({ width: 80, height: 24 });
     expect(resizeSchema.parse({ width: 80, height: 24 })).toEqual({ width: 80, height: 24 });
     expect(resizeSchema.parse(normaliseResize({ Width: '100', Height: '30' }))).toEqual({ width: 100, height: 30 });
-    for (const bad of [{ width: '80x', height: 24 }, { width: 0, height: 24 }, { width: 80 }, { width: 1.5, height: 2 }, { width: 80, height: 10_001 }]) {
+    // A terminal without a size: the CLI sends "0" × "0", accepted (the route then leaves the TTY alone).
+    expect(resizeSchema.parse({ width: '0', height: '0' })).toEqual({ width: 0, height: 0 });
+    for (const bad of [{ width: '80x', height: 24 }, { width: -1, height: 24 }, { width: '-1', height: '24' }, { width: 80 }, { width: 1.5, height: 2 }, { width: 80, height: 10_001 }]) {
       expect(resizeSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
   });

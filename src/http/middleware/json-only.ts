@@ -30,9 +30,19 @@ export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
       throw ApiError.payloadTooLarge(maxSize);
     },
   });
-  // Only where a body can come: bodyLimit reads c.req.raw, which makes @hono/node-server build a
-  // full Request (and an AbortSignal) — measurable on every GET otherwise.
-  return (c, next) => (WITH_BODY.has(c.req.method) && bodyAnnounced(c.req.header('content-length'), c.req.header('transfer-encoding')) ? limit(c, next) : next());
+  return (c, next) => {
+    if (!WITH_BODY.has(c.req.method)) return next();
+    // With a Content-Length the header alone decides (Node's parser holds the client to it). The
+    // body is left untouched: a route that answers without reading it leaves Node to discard it,
+    // and the connection stays usable. Going through bodyLimit would wrap c.req.raw — a full Request
+    // whose stream is cancelled, with the socket, when the answer goes out unread.
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (!/^\d+$/.test(length) || Number(length) > maxSize) throw ApiError.payloadTooLarge(maxSize);
+      return next();
+    }
+    return bodyAnnounced(length, c.req.header('transfer-encoding')) ? limit(c, next) : next();
+  };
 }
 
 /** From the headers alone (reading c.req.raw would build a full Request on every call). */

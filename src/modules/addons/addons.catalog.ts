@@ -18,13 +18,30 @@ export interface PlanJson {
   sku: string;
   hds_available: boolean;
   to_be_discontinued: boolean;
+  trial_available: boolean;
 }
+
+/** go-scalingo's Category of an addon provider. */
+export interface CategoryJson {
+  id: string;
+  name: string;
+  description: string;
+  position: number;
+}
+
+// The stand-ins are all databases: one category, as the platform lists its database addons.
+const DATABASES: CategoryJson = { id: hexId('category/databases'), name: 'Databases', description: 'Managed databases (stand-ins in the emulator: no server runs)', position: 1 };
 
 export interface ProviderJson {
   id: string;
   name: string;
   logo_url: string;
   short_description: string;
+  description: string;
+  category: CategoryJson;
+  provider_name: string;
+  provider_url: string;
+  hds_available: boolean;
   plans: PlanJson[];
 }
 
@@ -34,6 +51,11 @@ function provider(id: string, name: string, short: string, plans: [string, strin
     name,
     logo_url: `https://cdn.localhost/addons/${id}.png`,
     short_description: `${name} (stand-in: no server runs in the emulator)`,
+    description: `${name} as a stand-in addon: the addon resource, its plans, drains and token exist; no database server runs.`,
+    category: DATABASES,
+    provider_name: 'Scalingo',
+    provider_url: 'https://scalingo.com',
+    hds_available: false,
     plans: plans.map(([plan, display, price], i) => ({
       id: hexId(`${id}/${plan}`),
       name: plan,
@@ -47,6 +69,7 @@ function provider(id: string, name: string, short: string, plans: [string, strin
       sku: `local-addon-${short}-${plan}`,
       hds_available: false,
       to_be_discontinued: false,
+      trial_available: price === 0,
     })),
   };
 }
@@ -69,7 +92,13 @@ export function findPlan(p: ProviderJson, idOrName: string): PlanJson | undefine
   return p.plans.find((x) => x.id === idOrName || x.name === idOrName);
 }
 
+/** The provider as embedded in an addon (no plans). */
 export function providerJson(p: ProviderJson) {
   const { plans: _plans, ...rest } = p;
   return rest;
+}
+
+/** The provider as GET /v1/addon_providers lists it: category and plans included (go-scalingo AddonProvider). */
+export function providerListJson(p: ProviderJson) {
+  return p;
 }

@@ -4,10 +4,10 @@ import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
 import { jsonBody } from '../../http/validate.ts';
 import type { AddonsService } from './addons.service.ts';
-import { ADDON_PROVIDERS, findProvider, providerJson } from './addons.catalog.ts';
+import { ADDON_PROVIDERS, findProvider, providerListJson } from './addons.catalog.ts';
 
 const provisionSchema = z.object({
-  addon: z.object({ addon_provider_id: z.string().min(1, 'missing field'), plan_id: z.string().min(1, 'missing field'), options: z.record(z.string(), z.unknown()).optional() }),
+  addon: z.object({ addon_provider_id: z.string().min(1, 'missing field'), plan_id: z.string().min(1, 'missing field'), options: z.record(z.string(), z.unknown()).nullish() }),
 });
 const upgradeSchema = z.object({ addon: z.object({ plan_id: z.string().min(1, 'missing field') }) });
 
@@ -17,7 +17,7 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
   const r = new Hono<AppEnv>();
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.get('/v1/addon_providers', (c) => c.json({ addon_providers: ADDON_PROVIDERS.map(providerJson) }));
+  r.get('/v1/addon_providers', (c) => c.json({ addon_providers: ADDON_PROVIDERS.map(providerListJson) }));
   r.get('/v1/addon_providers/:id/plans', (c) => {
     const p = findProvider(c.req.param('id'));
     if (!p) throw ApiError.notFound('addon_provider');
@@ -37,6 +37,9 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
     const { addon } = await jsonBody(c, upgradeSchema, 'addon');
     return c.json({ addon: addons.changePlan(user(c), c.req.param('app'), c.req.param('id'), addon.plan_id), message: 'Plan changed', variables: [] });
   });
+
+  // The bearer of the database API (SCALINGO_DB_URL): go-scalingo AddonTokenRes {"addon":{"token"}}.
+  r.post('/v1/apps/:app/addons/:id/token', (c) => c.json({ addon: { token: addons.token(user(c), c.req.param('app'), c.req.param('id')) } }));
 
   r.delete('/v1/apps/:app/addons/:id', (c) => {
     addons.remove(user(c), c.req.param('app'), c.req.param('id'));

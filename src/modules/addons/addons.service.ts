@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { tx } from '../../db/database.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -20,8 +20,14 @@ export interface AddonsServiceDeps {
   clock: Clock;
 }
 
+/** Lifetime of an addon token (the database API's bearer), as the platform's bearer tokens: 1 hour. */
+export const ADDON_TOKEN_TTL_MS = 3_600_000;
+
 export function createAddonsService(deps: AddonsServiceDeps) {
   const { store, clock } = deps;
+  // Addon tokens are signed with a key of this run: the clients ask for a fresh one per command.
+  const tokenKey = randomBytes(32);
+  const sign = (payload: string) => createHmac('sha256', tokenKey).update(payload).digest('base64url');
 
   /** The platform's Addon resource (research §3.3). */
   function toJson(a: AddonRow) {
@@ -63,7 +69,7 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       return store.forApp(app.id).map(toJson);
     },
     provision(user: UserRow, appParam: string, input: { addon_provider_id: string; plan_id: string }) {
-      const app = deps.apps.visibleApp(user, appParam);
+      const app = deps.apps.writableApp(user, appParam, 'change addons');
       const provider = findProvider(input.addon_provider_id);
       if (!provider) throw ApiError.invalid('addon_provider_id', `is not a known addon provider (known: ${ADDON_PROVIDERS.map((p) => p.id).join(', ')})`);
       const plan = findPlan(provider, input.plan_id);
@@ -88,17 +94,40 @@ export function createAddonsService(deps: AddonsServiceDeps) {
     },
     changePlan(user: UserRow, appParam: string, addonId: string, planId: string) {
       const { addon } = service.visibleAddon(user, appParam, addonId);
+      deps.apps.writableApp(user, appParam, 'change addons');
       const plan = findPlan(findProvider(addon.provider_id)!, planId);
       if (!plan) throw ApiError.invalid('plan_id', 'is not a plan of this addon provider');
-      store.setPlan(addon.id, plan.id, clock.now());
+      const app = deps.apps.find(addon.app_id)!;
+      tx(deps.db, () => {
+        store.setPlan(addon.id, plan.id, clock.now());
+        // go-scalingo EventUpgradeAddonTypeData: the addon's fields and the old and new plan names.
+        deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
+      });
       return toJson(store.find(addon.app_id, addon.id)!);
     },
     remove(user: UserRow, appParam: string, addonId: string): void {
       const { app, addon } = service.visibleAddon(user, appParam, addonId);
+      deps.apps.writableApp(user, appParam, 'change addons');
       tx(deps.db, () => {
         store.delete(addon.id); // its drains go with it (ON DELETE CASCADE)
         deps.events.record({ type: 'delete_addon', app, user, typeData: typeData(addon) });
       });
+    },
+    /** POST …/addons/:id/token — the bearer of the database API for this addon (go-scalingo AddonToken). */
+    token(user: UserRow, appParam: string, addonId: string): string {
+      const { addon } = service.visibleAddon(user, appParam, addonId);
+      deps.apps.writableApp(user, appParam, 'access the database of an addon');
+      const payload = `${addon.id}.${clock.now() + ADDON_TOKEN_TTL_MS}`;
+      return `adt.${payload}.${sign(payload)}`;
+    },
+    /** The addon an addon token is for, if the token is valid and not expired. */
+    addonOfToken(token: string): AddonRow | undefined {
+      const m = /^adt\.(ad-[0-9a-f-]{36})\.(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(token);
+      if (!m) return undefined;
+      const expected = Buffer.from(sign(`${m[1]}.${m[2]}`));
+      const given = Buffer.from(m[3]!);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected) || Number(m[2]) <= clock.now()) return undefined;
+      return store.byId(m[1]!);
     },
   };
   return service;

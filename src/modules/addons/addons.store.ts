@@ -16,6 +16,7 @@ export function createAddonsStore(db: Db) {
   const s = {
     forApp: db.prepare<[string], AddonRow>('SELECT * FROM addons WHERE app_id = ? ORDER BY created_at, id'),
     one: db.prepare<[string, string], AddonRow>('SELECT * FROM addons WHERE app_id = ? AND id = ?'),
+    byId: db.prepare<[string], AddonRow>('SELECT * FROM addons WHERE id = ?'),
     insert: db.prepare('INSERT INTO addons (id, app_id, provider_id, plan_id, resource_id, status, created_at, updated_at) VALUES (@id, @app_id, @provider_id, @plan_id, @resource_id, @status, @created_at, @updated_at)'),
     setPlan: db.prepare('UPDATE addons SET plan_id = ?, updated_at = ? WHERE id = ?'),
     delete: db.prepare('DELETE FROM addons WHERE id = ?'),
@@ -23,6 +24,7 @@ export function createAddonsStore(db: Db) {
   return {
     forApp: (appId: string) => s.forApp.all(appId),
     find: (appId: string, id: string) => s.one.get(appId, id),
+    byId: (id: string) => s.byId.get(id),
     insert: (row: AddonRow) => void s.insert.run(row),
     setPlan: (id: string, planId: string, at: number) => void s.setPlan.run(planId, at, id),
     delete: (id: string) => void s.delete.run(id),

@@ -100,7 +100,7 @@ export function createAlertsService(deps: AlertsServiceDeps) {
       tx(deps.db, () => {
         store.update(row);
         if (notifierIds) store.setNotifiers(row.id, notifierIds);
-        events.record({ type: 'edit_alert', app, user, typeData: alertEventData(row) });
+        // No timeline event: the platform records alert creation and deletion only (go-scalingo events_alert.go).
       });
       return json(row);
     },

@@ -4,11 +4,16 @@ import { jsonBody, pageParams, parseWith, readJson } from '../../http/validate.t
 import { createAppSchema, createChildAppSchema, renameSchema, settingsSchema, transferSchema } from './apps.schemas.ts';
 import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
+import type { AppRow } from './apps.store.ts';
+import type { UserRow } from '../../http/env.ts';
+import { setProjectSchema } from '../projects/projects.schemas.ts';
 
 export interface AppsRoutesDeps {
   apps: AppsService;
   view: AppViewContext;
   pagination: { defaultPerPage: number; maxPerPage: number };
+  /** Projects: `project_id` at creation and `PUT {"project_id"}` (go-scalingo AppsSetProject). */
+  projects?: { check(user: UserRow, id: string | null | undefined): void; assign(app: AppRow, id: string | null | undefined): AppRow; move(user: UserRow, appKey: string, id: string): AppRow };
 }
 
 export function appsRoutes(deps: AppsRoutesDeps) {
@@ -20,7 +25,9 @@ export function appsRoutes(deps: AppsRoutesDeps) {
   r.post('/v1/apps', async (c) => {
     const { app } = await jsonBody(c, createAppSchema, 'app');
     const dryRun = /^true$/i.test(c.req.header('x-dry-run') ?? '');
-    const row = apps.create(user(c), app, { dryRun });
+    deps.projects?.check(user(c), app.project_id);
+    const created = apps.create(user(c), app, { dryRun });
+    const row = dryRun || !deps.projects ? created : deps.projects.assign(created, app.project_id);
     return c.json({ app: appJson(row, view, { status: true }) }, 201);
   });
 
@@ -52,6 +59,10 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     if (wrapped.app && typeof wrapped.app === 'object' && 'owner' in (wrapped.app as object)) {
       const { app } = parseWith(transferSchema, wrapped, 'app');
       return c.json({ app: appJson(apps.transfer(user(c), appKey, c.req.query('current_name'), app.owner), view, { status: true }) });
+    }
+    if (deps.projects && wrapped.app && typeof wrapped.app === 'object' && 'project_id' in (wrapped.app as object)) {
+      const { project_id } = parseWith(setProjectSchema, wrapped.app);
+      return c.json({ app: appJson(deps.projects.move(user(c), appKey, project_id), view, { status: true }) });
     }
     const { app } = parseWith(settingsSchema, wrapped, 'app');
     return c.json({ app: appJson(apps.updateSettings(user(c), appKey, app), view, { status: true }) });

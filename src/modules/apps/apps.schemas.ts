@@ -21,6 +21,8 @@ export const createAppSchema = z.object({
     // git would read a value starting with '-' as an option (`--upload-pack=…`).
     git_source: z.string().min(1).max(2048).refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen').nullish(),
     stack_id: z.string().min(1).nullish(),
+    // go-scalingo AppsCreateOpts.ProjectID (omitempty); the projects module checks and applies it.
+    project_id: z.string().min(1).nullish(),
   }),
 });
 

@@ -16,6 +16,11 @@ export interface AppHooks {
   /** After the deletion, whether it succeeded or not. */
   afterDelete?(app: AppRow): void;
   afterRename?(app: AppRow, oldName: string): void;
+  /**
+   * Someone may have lost access to the app (a collaborator removed, the app transferred or
+   * deleted): holders of signed URLs and open streams re-check with hasAccess and close.
+   */
+  afterAccessLost?(app: AppRow): void;
 }
 
 export interface AppsServiceDeps {
@@ -102,6 +107,29 @@ export function createAppsService(deps: AppsServiceDeps) {
       return app;
     },
 
+    /**
+     * Actions a Limited Collaborator may not do (environment, configuration, domains, addons, scaling,
+     * deployments of new code, one-off containers): 403 for them, as for the platform (docs/fidelity.md).
+     */
+    writableApp(user: UserRow, idOrName: string, what = 'this'): AppRow {
+      const app = service.visibleApp(user, idOrName);
+      if (app.owner_id !== user.id && deps.collaborators.isLimitedCollaborator(app.id, user.id)) {
+        throw ApiError.forbidden(`a limited collaborator cannot ${what}: ask the owner or a full collaborator of the app`);
+      }
+      return app;
+    },
+
+    /** Whether a user may still see an app (signed URLs and open streams are checked with it at use). */
+    hasAccess(userId: string, appId: string): boolean {
+      const app = store.find(appId);
+      return !!app && (app.owner_id === userId || deps.collaborators.isAcceptedCollaborator(app.id, userId));
+    },
+
+    /** Tells the areas holding URLs and streams that access to the app was narrowed. */
+    accessLost(app: AppRow): void {
+      for (const h of hooks) h.afterAccessLost?.(app);
+    },
+
     /** Owner-only actions (delete, transfer, collaborators management). */
     ownedApp(user: UserRow, idOrName: string): AppRow {
       const app = service.visibleApp(user, idOrName);
@@ -173,6 +201,7 @@ export function createAppsService(deps: AppsServiceDeps) {
         });
       } finally {
         for (const h of hooks) h.afterDelete?.(app);
+        if (!store.find(app.id)) service.accessLost(app);
       }
     },
 
@@ -207,11 +236,12 @@ export function createAppsService(deps: AppsServiceDeps) {
         const who = (u: UserRow) => ({ id: u.id, username: u.username, email: u.email });
         events.record({ type: 'transfer_app', app, user, typeData: { old_owner: who(oldOwner), new_owner: who(newOwner) } });
       });
+      service.accessLost(app);
       return store.find(app.id)!;
     },
 
     updateSettings(user: UserRow, idOrName: string, input: { force_https?: boolean; sticky_session?: boolean; router_logs?: boolean; stack_id?: string }): AppRow {
-      const app = service.visibleApp(user, idOrName);
+      const app = service.writableApp(user, idOrName, 'change the settings of the app');
       const changes: AppSettings = {};
       if (input.force_https !== undefined) changes.force_https = input.force_https ? 1 : 0;
       if (input.sticky_session !== undefined) changes.sticky_session = input.sticky_session ? 1 : 0;

@@ -20,6 +20,8 @@ export interface AppRow {
   last_deployment_id: string | null;
   consecutive_crashes: number;
   source_dir: string | null;
+  /** The app's project (projects module); null: its owner's default project. */
+  project_id?: string | null;
 }
 
 export type AppSettings = Partial<Pick<AppRow, 'force_https' | 'sticky_session' | 'router_logs' | 'stack_id'>>;

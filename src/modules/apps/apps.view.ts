@@ -1,5 +1,5 @@
 import { isoDate } from '../../shared/clock.ts';
-import { appUrl, type Urls } from '../../shared/urls.ts';
+import { appUrl, gitUrl, type Urls } from '../../shared/urls.ts';
 import type { UserRow } from '../../http/env.ts';
 import type { AppRow } from './apps.store.ts';
 
@@ -8,12 +8,14 @@ export interface AppViewContext {
   region: string;
   ownerOf: (app: AppRow) => UserRow | undefined;
   parentName: (app: AppRow) => string | null;
+  /** The app's project `{id, name}` (projects module); the CLI prints `<owner>/<project name>`. */
+  projectOf?: (app: AppRow) => { id: string; name: string };
 }
 
 /**
- * The Application resource as the platform writes it. `status` only in the single-app and
- * child-creation responses; `limits` only when an operator set one (or on child creation);
- * `parent_app_name` on child apps.
+ * The Application resource as the platform writes it. `status` everywhere, lists included (the
+ * official CLI's `apps` table prints it from the list); `limits` only when an operator set one
+ * (or on child creation); `parent_app_name` on child apps.
  */
 export function appJson(app: AppRow, ctx: AppViewContext, opts: { status?: boolean; childCreation?: boolean } = {}) {
   const owner = ctx.ownerOf(app);
@@ -26,7 +28,7 @@ export function appJson(app: AppRow, ctx: AppViewContext, opts: { status?: boole
     region: ctx.region,
     created_at: isoDate(app.created_at),
     updated_at: isoDate(app.updated_at),
-    git_url: `git@ssh.${ctx.region}.localhost:${app.name}.git`,
+    git_url: gitUrl(ctx.urls, app.name),
     owner: owner ? { id: owner.id, username: owner.username, email: owner.email } : null,
     url,
     base_url: url,
@@ -43,8 +45,9 @@ export function appJson(app: AppRow, ctx: AppViewContext, opts: { status?: boole
     data_access_consent: { app_id: app.id, user_id: app.owner_id, containers_until: null, database_until: null },
     hds_resource: false,
     private_networks_ids: [] as string[],
+    ...(ctx.projectOf ? { project: ctx.projectOf(app) } : {}),
     ...(parent ? { parent_app_name: parent } : {}),
-    ...(opts.status || opts.childCreation ? { status: app.status } : {}),
+    status: app.status,
     ...(opts.childCreation ? { git_source: app.git_source } : {}),
   };
 }

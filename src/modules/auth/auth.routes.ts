@@ -66,7 +66,8 @@ export function authRoutes(deps: { auth: AuthService; urls: () => Urls; regionNa
           name: deps.regionName,
           display_name: deps.regionDisplayName,
           api: u.api,
-          ssh: `ssh.${deps.regionName}.localhost:22`,
+          // The git endpoint's host:port (the platform: ssh.<region>.scalingo.com:22).
+          ssh: u.git ? u.git.replace(/^ssh:\/\/git@/, '') : `ssh.${deps.regionName}.localhost:22`,
           dashboard: `${u.api}/_emulator`,
           database_api: `${u.api}/_emulator/databases`,
           default: true,

@@ -7,8 +7,10 @@ import type { CollaboratorsService } from './collaborators.service.ts';
 import { appJson, type AppViewContext } from '../apps/apps.view.ts';
 
 const inviteSchema = z.object({
-  collaborator: z.object({ email: z.string().email('is not a valid e-mail address'), is_limited: z.boolean().optional() }),
+  collaborator: z.object({ email: z.string().email('is not a valid e-mail address'), is_limited: z.boolean().nullish() }),
 });
+// go-scalingo's CollaboratorUpdateParams: {"collaborator":{"is_limited":bool}}.
+const updateSchema = z.object({ collaborator: z.object({ is_limited: z.boolean({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a boolean') }) }) });
 
 export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService; view: AppViewContext }) {
   const { collaborators } = deps;
@@ -25,7 +27,12 @@ export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService;
 
   r.post('/v1/apps/:app/collaborators', async (c) => {
     const { collaborator } = await jsonBody(c, inviteSchema, 'collaborator');
-    return c.json({ collaborator: collaborators.invite(c.get('principal').user, c.req.param('app'), collaborator.email) }, 201);
+    return c.json({ collaborator: collaborators.invite(c.get('principal').user, c.req.param('app'), collaborator.email, collaborator.is_limited ?? false) }, 201);
+  });
+
+  r.patch('/v1/apps/:app/collaborators/:id', async (c) => {
+    const { collaborator } = await jsonBody(c, updateSchema, 'collaborator');
+    return c.json({ collaborator: collaborators.setLimited(c.get('principal').user, c.req.param('app'), c.req.param('id'), collaborator.is_limited) });
   });
 
   r.delete('/v1/apps/:app/collaborators/:id', (c) => {

@@ -33,7 +33,7 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
       username: u && row.status === 'accepted' ? u.username : 'n/a',
       status: row.status,
       user_id: row.status === 'accepted' ? row.user_id : null,
-      is_limited: false,
+      is_limited: row.is_limited === 1,
       ...(withLink ? { invitation_link: deps.invitationUrl(row.invitation_token) } : {}),
     };
   }
@@ -49,7 +49,7 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
      * Invites by e-mail. The emulator knows every user (they come from the config): an invitation
      * to a known user is accepted at once; any other stays pending until its link is opened.
      */
-    invite(user: UserRow, appKey: string, email: string) {
+    invite(user: UserRow, appKey: string, email: string, limited = false) {
       const app = deps.apps.ownedApp(user, appKey);
       const owner = deps.userById(app.owner_id)!;
       if (owner.email === email) throw ApiError.invalid('email', 'is the e-mail of the owner of the app');
@@ -63,10 +63,11 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
         status: invitee ? 'accepted' : 'pending',
         invitation_token: secret(20),
         created_at: deps.clock.now(),
+        is_limited: limited ? 1 : 0,
       };
       tx(deps.db, () => {
         store.insert(row);
-        const data = { collaborator: { username: invitee?.username ?? 'n/a', email, id: row.id, inviter: who(user), is_limited: false } };
+        const data = { collaborator: { username: invitee?.username ?? 'n/a', email, id: row.id, inviter: who(user), is_limited: limited } };
         events.record({ type: 'new_collaborator', app, user, typeData: data });
         if (invitee) events.record({ type: 'accept_collaborator', app, user: invitee, typeData: data });
       });
@@ -81,10 +82,26 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
       if (row.status !== 'accepted') {
         tx(deps.db, () => {
           store.accept(row.id, user.id);
-          events.record({ type: 'accept_collaborator', app, user, typeData: { collaborator: { ...who(user), is_limited: false } } });
+          events.record({ type: 'accept_collaborator', app, user, typeData: { collaborator: { ...who(user), is_limited: row.is_limited === 1 } } });
         });
       }
       return app;
+    },
+
+    /** PATCH — the role: limited (the platform's Limited Collaborator) or full. Owner only, as invitations. */
+    setLimited(user: UserRow, appKey: string, id: string, limited: boolean) {
+      const app = deps.apps.ownedApp(user, appKey);
+      const row = store.byId(app.id, id);
+      if (!row) throw ApiError.notFound('collaborator');
+      if ((row.is_limited === 1) !== limited) {
+        tx(deps.db, () => {
+          store.setLimited(row.id, limited);
+          const u = row.user_id ? deps.userById(row.user_id) : undefined;
+          const collaborator = { id: row.id, email: row.email, username: u && row.status === 'accepted' ? u.username : '', inviter: who(user), is_limited: limited };
+          events.record({ type: 'change_collaborator_role', app, user, typeData: { collaborator } });
+        });
+      }
+      return toJson(store.byId(app.id, id)!);
     },
 
     remove(user: UserRow, appKey: string, id: string): void {
@@ -95,6 +112,7 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
         store.delete(row.id);
         events.record({ type: 'delete_collaborator', app, user, typeData: { collaborator: { id: row.id, email: row.email, username: toJson(row).username } } });
       });
+      deps.apps.accessLost(app);
     },
   };
 }

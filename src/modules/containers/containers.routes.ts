@@ -20,8 +20,9 @@ const scaleSchema = z.object({
     .min(1, 'must list at least one container type'),
 });
 
-// The npm client sends {scope: "web"} or {}, the Go client {"scope": [...]} or {"scope": null}.
-const restartSchema = z.object({ scope: z.union([z.array(z.string().min(1)), z.string().min(1), z.null()]).optional() });
+// The npm client sends {scope: "web"} or {}, the Go client {"scope": [...]}, {"scope": null} or the
+// JSON `null` itself (a nil *AppsRestartParams); an empty body is curl's. All but a list mean "every container".
+const restartSchema = z.object({ scope: z.union([z.array(z.string().min(1)), z.string().min(1), z.null()]).optional() }).nullish();
 
 export function containersRoutes(deps: { containers: ContainersService; operations: OperationsService; apps: AppsService; sizes: ContainerSize[]; urls: () => Urls }) {
   const { containers, apps } = deps;
@@ -36,7 +37,7 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
   r.get('/v1/apps/:app/containers', (c) => c.json({ containers: containers.formation(appOf(c)) }));
 
   r.post('/v1/apps/:app/scale', async (c) => {
-    const app = appOf(c);
+    const app = apps.writableApp(c.get('principal').user, c.req.param('app'), 'scale containers');
     const body = await jsonBody(c, scaleSchema);
     const { formation, operation } = await containers.scale(c.get('principal').user, app, body.containers);
     if (!operation) return c.json({ containers: formation }, 200);
@@ -46,7 +47,7 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
 
   r.post('/v1/apps/:app/restart', async (c) => {
     const app = appOf(c);
-    const { scope } = parseWith(restartSchema, await readJson(c));
+    const scope = parseWith(restartSchema, await readJson(c))?.scope;
     const list = scope == null ? [] : Array.isArray(scope) ? scope : [scope];
     const op = await containers.restart(c.get('principal').user, app, list);
     c.header('Location', operationUrl(app.name, op.id));
@@ -54,12 +55,6 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
   });
 
   r.get('/v1/apps/:app/operations/:id', (c) => c.json({ operation: operationJson(deps.operations.get(appOf(c).id, c.req.param('id'))) }));
-
-  // The official CLI reads the autoscalers before every scale; the emulator has none.
-  r.get('/v1/apps/:app/autoscalers', (c) => {
-    appOf(c);
-    return c.json({ autoscalers: [] });
-  });
 
   return r;
 }

@@ -29,6 +29,8 @@ export interface OrchestratorDeps {
   logger: Logger;
   config: Pick<EmulatorConfig, 'containerSizes' | 'intervals'>;
   instanceId: string;
+  /** A signed logs URL of the app, narrowed to one container (crash events' `logs_url`). */
+  logsUrl?: (app: AppRow, container: string) => string;
 }
 
 // Platform rule: more than 12 crashes in a row and the app is `crashed`, no more restarts.
@@ -232,10 +234,13 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     }
     if (oom) crashLogs += `${crashLogs ? '\n' : ''}Out of memory: the container was killed (memory limit ${Math.round(sizeOf(row.size).memory / 1048576)} MiB)`;
     const count = deps.apps.countCrash(app.id);
-    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: `${row.type}-${row.type_index}`, exit_code: exitCode, crash_logs: crashLogs, logs_url: '', ...(oom ? { oom_killed: true } : {}) } });
+    // The CLI prints "(logs on <logs_url>)" when crash_logs is set: a real, signed URL of the container's logs.
+    const label = `${row.type}-${row.type_index}`;
+    const logsUrl = deps.logsUrl?.(app, label) ?? '';
+    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: label, exit_code: exitCode, crash_logs: crashLogs, logs_url: logsUrl, ...(oom ? { oom_killed: true } : {}) } });
     if (count > MAX_CRASHES_IN_A_ROW) {
       deps.apps.setStatus(app.id, 'crashed');
-      deps.events.record({ type: 'repeated_crash', app, typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: '' } });
+      deps.events.record({ type: 'repeated_crash', app, typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: deps.logsUrl?.(app, row.type) ?? '' } });
       logger.warn({ app: app.name, crashes: count }, 'app crashed repeatedly: not restarting');
       return;
     }

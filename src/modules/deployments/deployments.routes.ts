@@ -17,15 +17,24 @@ const createSchema = z.object({
 });
 
 /** The platform's deployment-by-archive endpoint, plus listing, showing and the build output. */
-export function deploymentsRoutes(deps: { deployments: DeploymentsService; store: DeploymentsStore; apps: AppsService; urls: () => Urls; pagination: { defaultPerPage: number; maxPerPage: number } }) {
+export function deploymentsRoutes(deps: {
+  deployments: DeploymentsService;
+  store: DeploymentsStore;
+  apps: AppsService;
+  urls: () => Urls;
+  pagination: { defaultPerPage: number; maxPerPage: number };
+  /** The emulator's own source download URL → the stored archive's path (sources module); null otherwise. */
+  localSource?: (url: string) => string | null;
+}) {
   const r = new Hono<AppEnv>();
   const appOf = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, c.req.param('app')!);
 
   r.post('/v1/apps/:app/deployments', async (c) => {
-    const app = appOf(c);
+    const app = deps.apps.writableApp(c.get('principal').user, c.req.param('app'), 'deploy new code');
     const { deployment } = await jsonBody(c, createSchema, 'deployment');
     if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url)) throw ApiError.invalid('source_url', 'must be an http(s):// or file:// URL, or a local path, to a .tar.gz archive');
-    const d = await deps.deployments.deployWhenEngine(app, { kind: 'archive', location: deployment.source_url, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
+    const location = deps.localSource?.(deployment.source_url) ?? deployment.source_url;
+    const d = await deps.deployments.deployWhenEngine(app, { kind: 'archive', location, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
     return c.json({ deployment: deps.deployments.toJson(d, deps.urls().api, app.name) }, 201);
   });
 

@@ -44,6 +44,8 @@ export interface DeploymentsServiceDeps {
   sources: SourceLimits & { maxOutputBytes: number };
   instanceId: string;
   userById: (id: string) => UserRow | undefined;
+  /** Reads more of the code than the Procfile (cron.json); throwing fails the build with the message. */
+  onCode?: (appId: string, deploymentId: string, codeDir: string) => void;
 }
 
 /**
@@ -99,6 +101,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       const tag = `scalingo-emulator/app-${app.id}:${d.id}`;
       const labels = { [LABELS.managed]: '1', [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id, [LABELS.deploymentId]: d.id };
       const procfile = existsSync(join(context, 'Procfile')) ? parseProcfile(readFileSync(join(context, 'Procfile'), 'utf8')) : null;
+      deps.onCode?.(app.id, d.id, context);
       let processTypes: Record<string, string>;
       try {
         if (existsSync(join(context, 'Dockerfile'))) {

@@ -4,15 +4,18 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { extractArchive, openHttpArchive, openLocalArchive, SourceError, timeLimit, type SourceLimits } from './archive-extract.ts';
+import { extractPushedCommit } from './push-source.ts';
 
 export { SourceError, type SourceLimits } from './archive-extract.ts';
 
-export type SourceKind = 'directory' | 'git' | 'archive';
+export type SourceKind = 'directory' | 'git' | 'archive' | 'push';
 export interface Source {
   kind: SourceKind;
-  /** Directory path, git URL (local path or file://), or archive URL (path, file://, http(s)://). */
+  /** Directory path, git URL (local path or file://), archive URL (path, file://, http(s)://), or the app's bare repository (push). */
   location: string;
   gitRef?: string | null;
+  /** push: where git keeps the pushed objects while its pre-receive hook runs (GIT_OBJECT_DIRECTORY…). */
+  gitEnv?: Record<string, string>;
 }
 
 /** Used by the tests and by config-less callers; emulator.ts passes `config.sources`. */
@@ -39,6 +42,7 @@ export async function prepareSource(source: Source, workDir: string, say: (line:
     return source.location;
   }
   await mkdir(workDir, { recursive: true });
+  if (source.kind === 'push') return extractPushedCommit(source, join(workDir, 'src'), say, limits);
   const dest = join(workDir, 'src');
   await mkdir(dest, { recursive: true });
   if (source.kind === 'git') {

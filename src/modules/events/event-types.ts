@@ -32,8 +32,6 @@ export const EVENT_TYPES = {
   crash: t('app_operations', 'Crash', 'A container of the application crashed'),
   repeated_crash: t('app_operations', 'Repeated crash', 'The application crashed repeatedly and was stopped'),
   run: t('app_operations', 'One-off container', 'A one-off container was started'),
-  stop_container: t('app_operations', 'Container stopped', 'A one-off container was stopped'),
-  kill_container: t('app_operations', 'Container signaled', 'A signal was sent to a container'),
   new_variable: t('environment', 'Variable added', 'An environment variable was added'),
   edit_variable: t('environment', 'Variable edited', 'An environment variable was changed'),
   edit_variables: t('environment', 'Variables edited', 'Several environment variables were changed'),
@@ -41,10 +39,17 @@ export const EVENT_TYPES = {
   new_collaborator: t('collaborators', 'Collaborator invited', 'A collaborator was invited'),
   accept_collaborator: t('collaborators', 'Collaborator accepted', 'A collaborator accepted the invitation'),
   delete_collaborator: t('collaborators', 'Collaborator removed', 'A collaborator was removed'),
+  change_collaborator_role: t('collaborators', 'Collaborator role changed', 'A collaborator became limited or full'),
+  new_domain: t('app_operations', 'Domain added', 'A custom domain was linked to the application'),
+  edit_domain: t('app_operations', 'Domain edited', 'A custom domain was changed (certificate, canonical)'),
+  delete_domain: t('app_operations', 'Domain removed', 'A custom domain was unlinked from the application'),
+  new_autoscaler: t('app_operations', 'Autoscaler added', 'An autoscaler was created'),
+  edit_autoscaler: t('app_operations', 'Autoscaler edited', 'An autoscaler was changed'),
+  delete_autoscaler: t('app_operations', 'Autoscaler deleted', 'An autoscaler was deleted'),
   new_addon: t('addons', 'Addon added', 'An addon was provisioned'),
   delete_addon: t('addons', 'Addon removed', 'An addon was removed'),
+  upgrade_addon: t('addons', 'Addon plan changed', 'The plan of an addon was changed'),
   new_alert: t('monitoring', 'Alert added', 'An alert was created'),
-  edit_alert: t('monitoring', 'Alert edited', 'An alert was changed'),
   delete_alert: t('monitoring', 'Alert deleted', 'An alert was deleted'),
   alert: t('monitoring', 'Alert', 'An alert fired, reminded, or resolved (type_data.activated)'),
   new_notifier: t('monitoring', 'Notifier added', 'A notifier was created'),
@@ -55,10 +60,19 @@ export const EVENT_TYPES = {
   new_addon_log_drain: t('logs', 'Addon log drain added', 'A log drain was added to an addon'),
   delete_addon_log_drain: t('logs', 'Addon log drain removed', 'A log drain was removed from an addon'),
   new_token: t('account', 'Token created', 'An API token was created'),
+  new_project: t('account', 'Project created', 'A project was created'),
+  edit_project: t('account', 'Project edited', 'A project was renamed or made the default one'),
+  delete_project: t('account', 'Project deleted', 'A project was deleted'),
+  update_app_project: t('app_operations', 'App moved to another project', 'The application was moved to another project'),
   delete_token: t('account', 'Token deleted', 'An API token was deleted'),
+  new_key: t('account', 'SSH key added', 'An SSH public key was added to the account'),
+  delete_key: t('account', 'SSH key removed', 'An SSH public key was removed from the account'),
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;
+
+/** The platform's own user (seeded by a migration): the author of events no person caused. */
+export const PLATFORM_USER_ID = 'us-scalingo-platform';
 
 export function eventTypesJson() {
   return Object.entries(EVENT_TYPES).map(([name, v]) => ({

@@ -4,7 +4,7 @@ import { objectId } from '../../shared/ids.ts';
 import { paginate } from '../../shared/pagination.ts';
 import type { UserRow } from '../../http/env.ts';
 import type { EventsStore, EventRow } from './events.store.ts';
-import type { EventType } from './event-types.ts';
+import { PLATFORM_USER_ID, type EventType } from './event-types.ts';
 
 export interface RecordInput {
   type: EventType;
@@ -25,7 +25,9 @@ export function createEventsService(deps: EventsServiceDeps) {
   const listeners = new Set<(e: EventRow) => void>();
 
   function toJson(e: EventRow) {
-    const user = e.user_id ? deps.userById(e.user_id) : undefined;
+    // Events the platform itself causes (crashes, alerts) name its own user, so clients can print it.
+    const user = deps.userById(e.user_id ?? PLATFORM_USER_ID);
+    const typeData = JSON.parse(e.type_data) as Record<string, unknown>;
     return {
       id: e.id,
       created_at: isoDate(e.created_at),
@@ -33,7 +35,9 @@ export function createEventsService(deps: EventsServiceDeps) {
             app_id: e.app_id,
       app_name: e.app_name,
       user: user ? { id: user.id, username: user.username, email: user.email } : null,
-      type_data: JSON.parse(e.type_data) as Record<string, unknown>,
+      type_data: typeData,
+      // Project events name their project at the top level (go-scalingo Event.ProjectID/ProjectName).
+      ...(typeof typeData.project_id === 'string' ? { project_id: typeData.project_id, project_name: typeData.project_name } : {}),
     };
   }
 

@@ -1,4 +1,5 @@
 // One log line: its normalised time, the platform's text format, and the `filter` matcher.
+import { RE2JS } from 're2js';
 import { ApiError } from '../../http/errors.ts';
 
 /** A line waiting to be stored. `ts` is normalised (see normaliseTimestamp). */
@@ -70,19 +71,22 @@ export function archiveDate(ms: number): string {
   return `${dow} ${mon} ${day} ${time} +0000 UTC ${year}`;
 }
 
-const MAX_FILTER = 200;
+/** Longest `filter` accepted: container names and types are short; a longer pattern is a mistake. */
+export const MAX_FILTER = 200;
 
 /**
  * `filter`: a container name (web-1), a type (web) or a simple regular expression (web|worker).
  * One rule covers the three: the filter must match the whole name, or the whole type (the name
  * without its `-<index>`). Empty = everything. A bad expression is a 400 with the reason.
+ * Matching is RE2 (re2js): linear in the name's length whatever the pattern, so a pattern like
+ * `(a+)+b` cannot stall the process; back-references and look-arounds are refused as invalid.
  */
 export function compileFilter(filter: string | undefined | null): ((container: string) => boolean) | null {
   if (filter === undefined || filter === null || filter.trim() === '') return null;
   if (filter.length > MAX_FILTER) throw ApiError.badRequest(`invalid filter: longer than ${MAX_FILTER} characters`);
-  let re: RegExp;
+  let re: RE2JS;
   try {
-    re = new RegExp(`^(?:${filter})(?:-\\d+)?$`);
+    re = RE2JS.compile(`^(?:${filter})(?:-\\d+)?$`);
   } catch (err) {
     throw ApiError.badRequest(`invalid filter "${filter}": not a container name, a container type or a valid regular expression (${(err as Error).message})`);
   }
@@ -90,7 +94,7 @@ export function compileFilter(filter: string | undefined | null): ((container: s
   return (container) => {
     let v = cache.get(container);
     if (v === undefined) {
-      v = re.test(container);
+      v = re.matches(container);
       if (cache.size < 1000) cache.set(container, v);
     }
     return v;

@@ -48,6 +48,7 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
       readonly appId: string,
       readonly match: ((container: string) => boolean) | null,
       readonly sink: StreamSink,
+      readonly userId: string | null,
     ) {
       this.closed = new Promise((r) => (this.done = r));
       this.timer = setInterval(() => this.ping(), deps.pingMs);
@@ -119,8 +120,8 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
      * the same tick as reading the history: delivery happens after commit, on a later tick, so no
      * line is missed or sent twice (lines up to the history's last seq are skipped).
      */
-    subscribe(appId: string, match: ((container: string) => boolean) | null, streamSink: StreamSink, history: StoredLine[]): Subscription {
-      const sub = new Sub(appId, match, streamSink);
+    subscribe(appId: string, match: ((container: string) => boolean) | null, streamSink: StreamSink, history: StoredLine[], userId: string | null = null): Subscription {
+      const sub = new Sub(appId, match, streamSink, userId);
       let set = byApp.get(appId);
       if (!set) byApp.set(appId, (set = new Set()));
       set.add(sub);
@@ -130,6 +131,17 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
       // Arriving while the emulator stops: end at once, or the server would wait for this stream.
       if (stopping) sub.close('the emulator is stopping');
       return sub;
+    },
+    /** Closes an app's subscribers whose user `revoked(userId)` says lost access; how many were closed. */
+    closeWhere(appId: string, revoked: (userId: string) => boolean, reason: string): number {
+      let n = 0;
+      for (const s of [...(byApp.get(appId) ?? [])]) {
+        if (s.userId !== null && revoked(s.userId)) {
+          s.close(reason);
+          n++;
+        }
+      }
+      return n;
     },
     count: (appId?: string) => (appId ? (byApp.get(appId)?.size ?? 0) : counters.subscribers),
     closeAll(reason = 'the emulator is stopping'): void {

@@ -26,6 +26,7 @@ import { registerLogsWebSocket } from './logs.ws.ts';
 import { createAddonsStore } from '../addons/addons.store.ts';
 import { createAddonsService } from '../addons/addons.service.ts';
 import { addonsRoutes } from '../addons/addons.routes.ts';
+import { databaseApiRoutes } from '../addons/database-api.routes.ts';
 import { createDrainsStore } from '../drains/drains.store.ts';
 import { createDrainDispatcher } from '../drains/drains.dispatcher.ts';
 import { createDrainsService } from '../drains/drains.service.ts';
@@ -89,6 +90,8 @@ export function createLogsModule(deps: LogsModuleDeps) {
   });
   const drains = createDrainsService({ db, store: drainsStore, apps: deps.apps, addons, events: deps.events, dispatcher, clock, mode: cfg.drains.mode });
 
+  // Open streams of someone who lost access to the app (removed collaborator, app deleted) end.
+  deps.apps.addHooks({ afterAccessLost: (a) => void service.revoke(a.id) });
   pipeline.addSink(hub.sink);
   pipeline.addSink(dispatcher.sink);
   registerLogsWebSocket(deps.upgrades, service);
@@ -97,6 +100,8 @@ export function createLogsModule(deps: LogsModuleDeps) {
   routes.route('/', logsRoutes({ logs: service, view: deps.view }));
   routes.route('/', drainsRoutes({ drains }));
   routes.route('/', addonsRoutes({ addons }));
+  // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
+  routes.route('/', databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id }));
 
   /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
   function maintain(sweep = true): void {

@@ -5,6 +5,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
 import type { UserRow } from '../../http/env.ts';
 import type { NotifierRow } from './notifiers.store.ts';
+import { basicAuthFromUrl, redactUrl } from '../../shared/redact.ts';
 
 /** An event as the platform sends it to webhooks (developers.scalingo.com notifiers: "Data Sent to the Webhook Endpoint"). */
 export interface EventPayload {
@@ -47,19 +48,26 @@ export function createDelivery(deps: DeliveryDeps) {
     inFlight.add(ctl);
     const timeout = setTimeout(() => ctl.abort(), deps.timeoutMs);
     let retry = false;
+    // Credentials in the URL go as HTTP basic auth (fetch cannot send a URL that carries them), and
+    // only the redacted form is ever logged.
+    const shown = redactUrl(url);
     try {
-      const res = await doFetch(url, {
+      const target = basicAuthFromUrl(url);
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'scalingo-emulator-notifier' };
+      if (target.authorization) headers.authorization = target.authorization;
+      const res = await doFetch(target.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'scalingo-emulator-notifier' },
+        headers,
         body: JSON.stringify(body),
         signal: ctl.signal,
       });
       await res.arrayBuffer().catch(() => undefined);
       retry = res.status === 429 || res.status >= 500;
-      if (!res.ok) deps.logger.warn({ url, status: res.status, attempt }, 'webhook notification refused');
+      if (!res.ok) deps.logger.warn({ url: shown, status: res.status, attempt }, 'webhook notification refused');
     } catch (err) {
-      retry = true;
-      if (!stopped) deps.logger.warn({ url, attempt, err: (err as Error).message }, 'webhook notification failed');
+      // A URL that cannot be requested at all will not work on a retry either.
+      retry = !(err instanceof TypeError && /Invalid URL|cannot be constructed|credentials/i.test(err.message));
+      if (!stopped) deps.logger.warn({ url: shown, attempt, err: (err as Error).message.split(url).join(shown) }, 'webhook notification failed');
     } finally {
       clearTimeout(timeout);
       inFlight.delete(ctl);

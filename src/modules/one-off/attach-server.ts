@@ -100,7 +100,7 @@ export function createAttachServer(deps: { oneOff: OneOffService; attacher: Atta
     const s = oneOff.byToken(token, 'attach');
     await attacher.connect(s, async () => {
       const ws = await upgrades.accept(req, socket, head);
-      return wsClient(ws, (w, h) => void oneOff.resize(s, w, h));
+      return wsClient(ws, (w, h) => void (w > 0 && h > 0 && oneOff.resize(s, w, h)));
     });
   });
 

@@ -72,7 +72,9 @@ export function createOneOffModule(deps: OneOffModuleDeps) {
     signer,
     sessions,
     apiUrl: () => deps.urls().api,
+    hasAccess: deps.apps.hasAccess,
   });
+  deps.apps.addHooks({ afterAccessLost: (a) => service.revoke(a.id) });
   const attacher = createAttacher({ runtime, store: deps.store, sessions, logger, idleMs: t.oneOffIdleMs, clock: deps.clock });
   const attachServer = createAttachServer({ oneOff: service, attacher, upgrades: deps.upgrades, logger });
   const routes = oneOffRoutes({ oneOff: service, apps: deps.apps, containers: deps.containers, orchestrator: deps.orchestrator, view: deps.view, urls: deps.urls, uploadMaxBytes: config.oneOff.uploadMaxBytes });

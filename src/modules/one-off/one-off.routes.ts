@@ -37,7 +37,7 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
   const session = (c: Context<AppEnv>, use: AttachUse) => oneOff.byToken(c.req.param('token')!, use);
 
   r.post('/v1/apps/:app/run', async (c) => {
-    const app = appOf(c);
+    const app = apps.writableApp(c.get('principal').user, c.req.param('app'), 'run one-off containers');
     const input = await jsonBody(c, runSchema);
     const { row, attachUrl, operation } = await oneOff.run(c.get('principal').user, app, input);
     const body: Record<string, unknown> = {
@@ -69,7 +69,7 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
   r.put(`${ATTACH_PREFIX}:token`, async (c) => {
     const s = session(c, 'resize');
     const { width, height } = parseWith(resizeSchema, normaliseResize(await readJson(c)));
-    await oneOff.resize(s, width, height);
+    if (width > 0 && height > 0) await oneOff.resize(s, width, height);
     return c.body(null, 200);
   });
 

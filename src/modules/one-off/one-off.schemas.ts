@@ -23,9 +23,11 @@ export const killSchema = z.object({
 });
 
 // PUT <attach_url>. The Go CLI sends the sizes as strings (`strconv.Itoa`), the DOC shows integers.
+// A terminal without a size makes the CLI send "0" × "0": accepted, and the TTY keeps its size
+// (the CLI only logs a refusal; docs/fidelity.md).
 const dimension = z
   .union([z.number(), z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number)])
-  .pipe(z.number().int('must be a whole number').min(1, 'must be at least 1').max(10_000, 'must be at most 10000'));
+  .pipe(z.number().int('must be a whole number').min(0, 'must be at least 0').max(10_000, 'must be at most 10000'));
 
 export const resizeSchema = z.object({ width: dimension, height: dimension });
 

@@ -35,6 +35,8 @@ export interface OneOffServiceDeps {
   signer: AttachSigner;
   sessions: Sessions;
   apiUrl: () => string;
+  /** Whether a user may still see an app: an attach URL is checked against it at every use. */
+  hasAccess: (userId: string, appId: string) => boolean;
 }
 
 /** What an attach URL is used for: attaching and uploading need an unexpired URL. */
@@ -47,6 +49,9 @@ const conflict = (error: string) => new ApiError(409, { error });
 export function createOneOffService(deps: OneOffServiceDeps) {
   const { store, runtime, sessions, clock, orchestrator } = deps;
   const labelOf = (c: ContainerRow) => `${c.type}-${c.type_index}`;
+  // Who ran each one-off of this process (attach URLs die with the process: their key is per process).
+  const runBy = new Map<string, { userId: string; appId: string }>();
+  const NO_LONGER = 'the user this attach URL was given to no longer has access to the application';
 
   /** A live container of the app by platform id (ps `id`) or label (`one-off-3`, `web-1`). */
   function findContainer(app: AppRow, key: string): ContainerRow {
@@ -121,6 +126,8 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       // GS EventRunTypeData; there is no session recording, so no audit log (id '', size 0).
       deps.events.record({ type: 'run', app, user, typeData: { command: input.command, audit_log_id: '', audit_log_size: 0, detached } });
       const s = sessions.open(row);
+      runBy.set(row.id, { userId: user.id, appId: app.id });
+      void s.exit.then(() => runBy.delete(row.id));
       const attachUrl = deps.signer.url(deps.apiUrl(), row.id);
       // The Go CLI always sends TERM, empty when its own is unset: then Docker's default (xterm) applies.
       const env = Object.fromEntries(Object.entries(input.env ?? {}).filter(([k, v]) => !(k === 'TERM' && v === '')));
@@ -144,7 +151,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       if (row.type !== 'one-off') throw ApiError.badRequest(`${labelOf(row)} is a ${row.type} container: only one-off containers can be stopped (scale the app to stop the others)`);
       if (row.state === 'stopping') return;
       store.setState(row.id, 'stopping');
-      deps.events.record({ type: 'stop_container', app, user, typeData: { container: labelOf(row), container_id: row.id, container_type: row.type } });
+      // No timeline event: the platform has no type for a one-off stop (go-scalingo events_structs.go).
       const s = sessions.get(row.id) ?? adopt(row);
       void sessions.shutdown(s).catch((err: Error) => deps.logger.warn({ err, container: row.id }, 'one-off: could not stop the container'));
     },
@@ -155,7 +162,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       const { signal } = parseWith(killSchema, body);
       if (row.state !== 'running' || !row.engine_id) throw ApiError.badRequest(`${labelOf(row)} is ${row.state}, not running: no signal can be delivered`);
       await runtime.kill(row.engine_id, signal);
-      deps.events.record({ type: 'kill_container', app, user, typeData: { container: labelOf(row), container_id: row.id, container_type: row.type, signal } });
+      // No timeline event: the platform has no type for a signal (go-scalingo events_structs.go).
     },
 
     /**
@@ -169,6 +176,8 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       const row = store.container(check.containerId);
       const s = sessions.get(check.containerId) ?? (row && row.deleted_at === null ? adopt(row) : undefined);
       if (!s) throw ApiError.notFound('container', 'the one-off container of this attach URL has ended');
+      const by = runBy.get(check.containerId);
+      if (by && !deps.hasAccess(by.userId, by.appId)) throw unauthorized(NO_LONGER);
       if (check.expired && (use === 'attach' || use === 'upload' || !s.attached)) throw unauthorized('this attach URL has expired: run the command again');
       if (use === 'wait' || use === 'resize') return s;
       if (s.exited || s.stopping) throw ApiError.notFound('container', 'the one-off container of this attach URL has ended');
@@ -210,6 +219,14 @@ export function createOneOffService(deps: OneOffServiceDeps) {
         if (row.detached) continue;
         store.setState(row.id, 'stopping');
         void sessions.shutdown(s, { hangup: true }).catch(() => undefined);
+      }
+    },
+
+    /** The terminals of one-offs run by users who lost access to the app are closed (their containers stop). */
+    revoke(appId: string): void {
+      for (const [containerId, by] of runBy) {
+        if (by.appId !== appId || deps.hasAccess(by.userId, appId)) continue;
+        sessions.get(containerId)?.closeTerminal?.({ reason: NO_LONGER });
       }
     },
 

@@ -10,6 +10,7 @@ import type { AppsService } from '../apps/apps.service.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { createStatsStore } from './stats.store.ts';
 import { createRouterRecorder, type RouterRequestInput } from './router-records.ts';
+import type { SampleRow } from './stats.store.ts';
 import { createSampler } from './sampler.ts';
 import { createStatsService } from './stats.service.ts';
 import { createRecommended } from './recommended.ts';
@@ -58,6 +59,8 @@ export function createMonitoring(deps: MonitoringDeps) {
     userById: deps.userById,
   });
   const notifiers = createNotifiersService({ db, store: createNotifiersStore(db), apps: deps.apps, events: deps.events, clock, delivery, userById: deps.userById });
+  // Other consumers of each stored round (the autoscalers), after the alert engine.
+  const roundListeners: ((rows: SampleRow[], now: number) => void | Promise<void>)[] = [];
   const alertsStore = createAlertsStore(db);
   const alerts = createAlertsService({ db, store: alertsStore, apps: deps.apps, events: deps.events, notifiers, clock });
   const engine = createAlertEngine({ alerts: alertsStore, stats: statsStore, recorder, notifiers, events: deps.events, findApp: deps.apps.find, logger });
@@ -71,7 +74,10 @@ export function createMonitoring(deps: MonitoringDeps) {
     intervalMs: config.intervals.statsSampleMs,
     concurrency: config.stats.concurrency,
     retentionMs: config.stats.retentionHours * 3_600_000,
-    onRound: (rows, now) => engine.evaluate(rows, now),
+    onRound: async (rows, now) => {
+      engine.evaluate(rows, now);
+      for (const l of roundListeners) await l(rows, now);
+    },
   });
   const stats = createStatsService({
     store: statsStore,
@@ -102,6 +108,18 @@ export function createMonitoring(deps: MonitoringDeps) {
     outboxFile: delivery.outboxFile,
     /** The router's per-request hook (batched writes). */
     recordRouterRequest: (rec: RouterRequestInput) => recorder.record(rec),
+    /** Adds a consumer of each sample round (after the alert engine). */
+    onRound(listener: (rows: SampleRow[], now: number) => void | Promise<void>): void {
+      roundListeners.push(listener);
+    },
+    /** Router traffic of an app in (from, to], pending router records written first. */
+    traffic: {
+      window(appId: string, from: number, to: number) {
+        recorder.flush();
+        return statsStore.window(appId, from, to);
+      },
+      windowDurations: (appId: string, from: number, to: number) => statsStore.windowDurations(appId, from, to),
+    },
     /** One sample round now (tests drive the engine with a manual clock this way). */
     sampleOnce: () => sampler.sampleOnce(),
     /** Resolves when queued e-mail lines are written. */

@@ -14,7 +14,9 @@ const name = z.string().min(1, "can't be blank").max(64, 'is too long (maximum i
 const value = z.string().max(32768, 'is too long (maximum is 32768 characters)');
 const createSchema = z.object({ variable: z.object({ name, value }) });
 const updateSchema = z.object({ variable: z.object({ value }) });
-const bulkSchema = z.object({ variables: z.array(z.object({ name, value })).min(1) });
+// The Terraform provider sends {"variables": null} (a nil slice) at every app creation without an
+// `environment`: null and [] change nothing (no event) and answer an empty list.
+const bulkSchema = z.object({ variables: z.array(z.object({ name, value })).nullable().transform((v) => v ?? []) });
 const json = (v: VariableRow) => ({ id: v.id, name: v.name, value: v.value });
 
 /**
@@ -24,7 +26,7 @@ const json = (v: VariableRow) => ({ id: v.id, name: v.name, value: v.value });
 export function variablesRoutes(deps: { db: Db; store: VariablesStore; apps: AppsService; events: EventsService }) {
   const { store, apps, events } = deps;
   const r = new Hono<AppEnv>();
-  const app = (c: { get(k: 'principal'): { user: import('../../http/env.ts').UserRow }; req: { param(k: 'app'): string } }) => ({ user: c.get('principal').user, app: apps.visibleApp(c.get('principal').user, c.req.param('app')) });
+  const app = (c: { get(k: 'principal'): { user: import('../../http/env.ts').UserRow }; req: { param(k: 'app'): string } }) => ({ user: c.get('principal').user, app: apps.writableApp(c.get('principal').user, c.req.param('app'), 'read or change environment variables') });
 
   r.get('/v1/apps/:app/variables', (c) => c.json({ variables: store.all(app(c).app.id).map(json) }));
 
@@ -47,6 +49,7 @@ export function variablesRoutes(deps: { db: Db; store: VariablesStore; apps: App
   r.put('/v1/apps/:app/variables', async (c) => {
     const { user, app: a } = app(c);
     const { variables } = await jsonBody(c, bulkSchema);
+    if (!variables.length) return c.json({ variables: [] });
     const newVars: { name: string; value: string }[] = [];
     const updatedVars: { name: string; value: string; old_value: string }[] = [];
     tx(deps.db, () => {

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+// The metrics an autoscaler can follow (doc.scalingo.com/platform/app/autoscaler, "Available Metrics"):
+// RAM, CPU, swap, p95 response time, RPM (`all`) and RPM per container, named as the recommended-values
+// endpoint names them. The last three are router metrics: web containers only.
+export const AUTOSCALER_METRICS = ['cpu', 'memory', 'swap', 'p95_response_time', 'all', 'rpm_per_container'] as const;
+export const ROUTER_METRICS = new Set<string>(['p95_response_time', 'all', 'rpm_per_container']);
+/** Resource metrics take a fraction as target (the CLI's example: `--metric cpu --target 0.75`). */
+export const RESOURCE_METRICS = new Set<string>(['cpu', 'memory', 'swap']);
+/** The platform's floor: an autoscaler never goes under 2 containers (availability). */
+export const MIN_CONTAINERS_FLOOR = 2;
+
+const need = (what: string) => (i: { input: unknown }) => (i.input === undefined ? 'missing field' : `must be ${what}`);
+const metric = z.enum(AUTOSCALER_METRICS, { error: (i) => (i.input === undefined ? 'missing field' : `must be one of ${AUTOSCALER_METRICS.join(', ')}`) });
+const target = z.number({ error: need('a number') }).positive('must be greater than 0');
+const count = z.number({ error: need('a whole number') }).int('must be a whole number');
+
+// go-scalingo's AutoscalerAdd sends the whole Autoscaler struct (id "", app_id "", disabled false): extra keys ignored.
+export const createAutoscalerSchema = z.object({
+  autoscaler: z.object({
+    container_type: z.string({ error: need('a string') }).min(1, "can't be blank").max(64, 'is too long'),
+    metric,
+    target,
+    min_containers: count,
+    max_containers: count,
+    disabled: z.boolean().nullish(),
+  }),
+});
+
+// go-scalingo's AutoscalerUpdate sends the fields unwrapped; the npm client and the reference wrap them
+// in `autoscaler`. Both are read (routes unwrap first).
+export const updateAutoscalerSchema = z.object({
+  autoscaler: z.object({
+    metric: metric.nullish(),
+    target: target.nullish(),
+    min_containers: count.nullish(),
+    max_containers: count.nullish(),
+    disabled: z.boolean().nullish(),
+  }),
+});
+
+export type CreateAutoscalerInput = z.infer<typeof createAutoscalerSchema>['autoscaler'];
+export type UpdateAutoscalerInput = z.infer<typeof updateAutoscalerSchema>['autoscaler'];
