@@ -70,7 +70,9 @@ export interface ResetOptions {
 
 export interface Snapshot {
   id: string;
-  createdAt: number;
+  /** ISO 8601. */
+  created_at: string | null;
+  /** Bytes of the SQLite image. */
   size: number;
 }
 
@@ -88,10 +90,8 @@ export type FaultSpec =
   | { type: 'docker_unavailable'; seconds: number }
   | { type?: 'log_delay'; log_delay_ms: number; app?: string };
 
-export interface Fault {
-  id: string;
-  [key: string]: unknown;
-}
+/** A fault as the control plane shows it: its spec, and how often it applied / may still apply. */
+export type Fault = FaultSpec & { id: string; created_at: string | null; applied: number; remaining: number | null; expires_at: string | null };
 
 export interface EmulatorFaults {
   add(fault: FaultSpec): Promise<Fault>;

@@ -237,7 +237,11 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId, store: containersStore, apps, containers, orchestrator, variables: variablesStore, operations, events, view, upgrades, urls: getUrls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
 
-  const control = createControl({ config, db, clock, logger, runtime, instanceId, dataDir, stateDir, faults, apps, auth, orchestrator, containers: containersStore, startupToken, archivesDir: logs.archiver.dir, afterStateReplaced: () => logs.maintain(true) });
+  const control = createControl({ config, db, clock, logger, runtime, instanceId, dataDir, stateDir, faults, apps, auth, orchestrator, containers: containersStore, startupToken, archivesDir: logs.archiver.dir, afterStateReplaced: () => {
+      logs.maintain(true);
+      // The configured SSH keys are there again after a restore of a snapshot from elsewhere.
+      keys.syncConfigured(config.users).catch((err) => logger.warn({ err }, 'could not register the configured SSH keys'));
+    } });
   // Uploaded sources (`scalingo deploy <archive>`): signed upload/download URLs, files in <state dir>/sources.
   const sources = createSourcesService({
     store: createSourcesStore(db),

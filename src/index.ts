@@ -76,7 +76,9 @@ export interface ResetOptions {
 
 export interface Snapshot {
   id: string;
-  createdAt: number;
+  /** ISO 8601. */
+  created_at: string | null;
+  /** Bytes of the SQLite image. */
   size: number;
 }
 
@@ -94,10 +96,8 @@ export type FaultSpec =
   | { type: 'docker_unavailable'; seconds: number }
   | { type?: 'log_delay'; log_delay_ms: number; app?: string };
 
-export interface Fault {
-  id: string;
-  [key: string]: unknown;
-}
+/** A fault as the control plane shows it: its spec, and how often it applied / may still apply. */
+export type Fault = FaultSpec & { id: string; created_at: string | null; applied: number; remaining: number | null; expires_at: string | null };
 
 export interface EmulatorFaults {
   add(fault: FaultSpec): Promise<Fault>;
@@ -155,8 +155,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     restore: (s) => control.restore(typeof s === 'string' ? s : s instanceof Uint8Array ? Buffer.from(s) : s.id),
     clock: { get mode() { return control.clock.mode; }, now: () => control.clock.now(), advance: (ms) => control.clock.advance(ms) },
     faults: {
-      add: async (f) => control.faults.json(await control.faults.add(f)),
-      list: () => control.faults.list().map((r) => control.faults.json(r)),
+      add: (f) => control.faults.add(f),
+      list: () => control.faults.list(),
       remove: (id) => control.faults.remove(id),
       clear: () => control.faults.clear(),
     },

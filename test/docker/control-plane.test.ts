@@ -4,7 +4,7 @@ import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { FAST, copyFixture, gitRepoOf, waitForOperation, waitForStatus } from '../support/apps.ts';
 import { createApp, logsUrl, openWs } from '../support/logs.ts';
 
 // The control plane against real containers, observed in Docker: workload faults (crash, oom,
@@ -109,6 +109,18 @@ describe('control plane with real containers', () => {
     }
   });
 
+  it('docker_unavailable on a deployed app: scale and restart answer 503 and record nothing; after it, both work again', async () => {
+    expect((await admin('POST', '/faults', { fault: { type: 'docker_unavailable', seconds: 2 } })).status).toBe(201);
+    for (const [path, body] of [['/scale', { containers: [{ name: 'web', amount: 3 }] }], ['/restart', { scope: ['web'] }]] as const) {
+      const res = await h.call('POST', `/v1/apps/ctl-app${path}`, { body });
+      expect(res.status, path).toBe(503);
+      expect(res.body).toEqual({ error: expect.stringContaining('Docker') });
+    }
+    expect((await h.call('GET', '/v1/apps/ctl-app/containers')).body.containers).toContainEqual(expect.objectContaining({ name: 'web', amount: 1 }));
+    expect(webs()).toHaveLength(1); // the engine itself was never touched
+    await eventually(async () => (await h.call('GET', '/v1/apps/ctl-app/ps')).status === 200, { what: 'the engine back', timeoutMs: 15_000 });
+  });
+
   it('snapshot/restore: the restored formation is what Docker runs (containers removed, then recreated)', async () => {
     expect(webs()).toHaveLength(1);
     const one = (await admin('POST', '/snapshots')).body.snapshot.id as string;
@@ -129,6 +141,27 @@ describe('control plane with real containers', () => {
     expect((await psWeb()).map((c) => `${c.type_index}:${c.state}`).sort()).toEqual(['1:running', '2:running']);
     const answers = await Promise.all(now.map(async (c) => (await fetch(`http://${docker('port', c.id, '5000')}/`)).text()));
     expect(answers.sort()).toEqual(['version 1 from web-1\n', 'version 1 from web-2\n']);
+  });
+
+  it('restore removes what came after the snapshot: an app deployed since loses its containers and its image', async () => {
+    const snap = (await admin('POST', '/snapshots')).body.snapshot.id as string;
+    const repo = gitRepoOf('busybox-web');
+    try {
+      expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'ctl-later', git_source: `file://${repo}` } } })).status).toBe(201);
+      await waitForStatus(h, 'ctl-later', 'running', 90_000);
+      const later = [`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=ctl-later`];
+      expect(dockerPs(later)).toHaveLength(1);
+      const image = docker('inspect', '-f', '{{.Config.Image}}', dockerPs(later)[0].id);
+      expect(docker('images', '-q', image)).not.toBe('');
+
+      expect((await admin('POST', `/snapshots/${snap}/restore`)).status).toBe(204);
+      expect(dockerPs(later, true)).toEqual([]);
+      expect(docker('images', '-q', image)).toBe('');
+      expect((await h.call('GET', '/v1/apps/ctl-later')).status).toBe(404);
+      expect(webs()).toHaveLength(2); // ctl-app as it was
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it('reset: every container and image of the instance leaves Docker; the API is empty', async () => {

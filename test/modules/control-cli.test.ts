@@ -3,15 +3,18 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 // --export-on-exit and --import through separate emulator processes, as a user runs them:
 // the state of one in-memory run is carried into the next one by a snapshot file.
 const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
+// `node --import tsx` rather than the tsx CLI: the CLI relays SIGTERM and kills its child if the child does not
+// acknowledge within 30 ms — on a loaded machine that cuts the stop (and the export) short.
+const ENTRY = ['--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/main.ts')];
 const ADMIN = 'admin-token-for-cli-000000000000';
 
 function start(args: string[], cwd: string) {
-  const child = spawn(TSX, [join(ROOT, 'src/main.ts'), '--port', '0', '--router-port', '0', '--in-memory', '--log-level', 'warn', ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...ENTRY, '--port', '0', '--router-port', '0', '--in-memory', '--log-level', 'warn', ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -68,7 +71,7 @@ describe('--export-on-exit and --import', () => {
   it('a missing or invalid snapshot file, or a short admin token, stops the start with a plain message', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-ctl-cli-'));
     try {
-      const run = (...args: string[]) => spawnSync(TSX, [join(ROOT, 'src/main.ts'), '--port', '0', '--router-port', '0', '--in-memory', ...args], { cwd, encoding: 'utf8', env: { ...process.env, EMULATOR_CONFIG: '' } });
+      const run = (...args: string[]) => spawnSync(process.execPath, [...ENTRY, '--port', '0', '--router-port', '0', '--in-memory', ...args], { cwd, encoding: 'utf8', env: { ...process.env, EMULATOR_CONFIG: '' } });
       const missing = run('--import', 'nope.sqlite');
       expect(missing.status).toBe(1);
       expect(missing.stderr).toMatch(/cannot read the snapshot to import .*nope\.sqlite/);

@@ -1,5 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { rmSync } from 'node:fs';
+import { startEmulator, TOKENS, TEST_USERS, type Harness } from '../harness.ts';
+import { keyPair } from '../support/ssh-keys.ts';
+import { eventually } from '../support/docker-cli.ts';
 import { isLoopback, sameToken } from '../../src/modules/control/admin-auth.ts';
 
 // The control plane (/_emulator/*) over HTTP: its guard, reset and snapshots. No container runs here;
@@ -78,6 +81,23 @@ describe('control plane: admin token, reset, snapshots', () => {
     expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'reset-a' } } })).status).toBe(201);
   });
 
+  it('reset keeps the SSH keys the config declares and removes those added through the API', async () => {
+    const configured = keyPair('ed25519', 'from-config');
+    const added = keyPair('ed25519', 'added');
+    const other = await startEmulator({ adminToken: ADMIN, users: TEST_USERS.map((u) => (u.username === 'dev' ? { ...u, sshKeys: [configured.publicKey] } : u)) });
+    try {
+      const names = async () => ((await other.call('GET', '/v1/keys')).body.keys as { content: string }[]).map((k) => k.content).sort();
+      await eventually(async () => (await names()).length === 1, { what: 'the configured key' });
+      expect((await other.call('POST', '/v1/keys', { body: { key: { name: 'added', content: added.publicKey } } })).status).toBe(201);
+      expect(await names()).toEqual([added.publicKey, configured.publicKey].sort());
+      expect((await other.call('POST', '/_emulator/reset', { as: { bearer: ADMIN } })).status).toBe(204);
+      expect(await names()).toEqual([configured.publicKey]);
+    } finally {
+      await other.stop();
+      for (const k of [configured, added]) rmSync(k.dir, { recursive: true, force: true });
+    }
+  });
+
   it('reset of one user (username or e-mail): only the apps that user owns go', async () => {
     await admin('POST', '/reset');
     await h.call('POST', '/v1/apps', { body: { app: { name: 'mine-1' } } });
@@ -139,6 +159,29 @@ describe('control plane: admin token, reset, snapshots', () => {
     expect((await admin('DELETE', `/snapshots/${snap.id}`)).status).toBe(204);
     expect((await admin('GET', `/snapshots/${snap.id}`)).status).toBe(404);
     expect((await admin('GET', '/snapshots')).body.snapshots.map((s: { id: string }) => s.id)).not.toContain(snap.id);
+  });
+
+  it('in-process: emu.control does what the routes do (reset, snapshot, restore from a Buffer, faults)', async () => {
+    const control = h.emu.control;
+    await control.reset();
+    await h.call('POST', '/v1/apps', { body: { app: { name: 'inproc-app' } } });
+    const snap = control.snapshot();
+    await control.reset();
+    expect(await appNames()).toEqual([]);
+    await control.restore(snap.id);
+    expect(await appNames()).toEqual(['inproc-app']);
+    const bytes = control.snapshots.data(snap.id);
+    await control.reset({ user: 'dev' });
+    await control.restore(new Uint8Array(bytes));
+    expect(await appNames()).toEqual(['inproc-app']);
+    const fault = await control.faults.add({ path: '/v1/apps/inproc-app', status: 503, count: 1 });
+    expect(fault).toMatchObject({ id: expect.stringMatching(/^flt-/), type: 'api', remaining: 1 });
+    expect(control.faults.list()).toEqual([fault]);
+    expect((await h.call('GET', '/v1/apps/inproc-app')).status).toBe(503);
+    expect(control.faults.list()).toEqual([]);
+    await expect(control.faults.add({ path: 'no-slash', status: 500 })).rejects.toMatchObject({ status: 422 });
+    expect(() => control.faults.remove('flt-nope')).toThrow();
+    control.snapshots.remove(snap.id);
   });
 
   it('snapshot failure paths: unknown id → 404 {resource, error}; a body that is not an emulator database → 422', async () => {

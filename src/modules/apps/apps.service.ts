@@ -100,6 +100,10 @@ export function createAppsService(deps: AppsServiceDeps) {
     addHooks(h: AppHooks): void {
       hooks.push(h);
     },
+    /** The afterDelete hooks, for apps whose rows another path removed (control plane reset and restore). */
+    removedElsewhere(app: AppRow): void {
+      for (const h of hooks) h.afterDelete?.(app);
+    },
     /** The app as the user may see it (owner or accepted collaborator); otherwise 404 — never a hint it exists. */
     visibleApp(user: UserRow, idOrName: string): AppRow {
       const app = store.find(idOrName);

@@ -82,8 +82,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const checkKept = () => {
       if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
     };
-    if (row.type !== 'web') {
-      // Wall-clock: a check that the process did not exit at once, not platform time (docs/fidelity.md).
+    if (row.type !== 'web') { // wall-clock grace: a check the process did not exit at once, not platform time
       for (const until = performance.now() + t.bootGraceMs; performance.now() < until; await sleep(Math.min(25, t.bootGraceMs))) checkKept();
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
@@ -219,19 +218,17 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     if (!app) return;
     store.markDeleted(row.id, clock.now(), 'crashed');
     if (removing.has(app.id)) return; // not a crash: the app is being deleted (the sweep removes it)
-    let crashLogs = '';
-    // Out of memory: killed so by the control plane, or by the kernel (Docker's OOMKilled flag).
+    let crashLogs = ''; // oom: killed so by the control plane, or by the kernel (Docker's OOMKilled flag)
     const oom = !!row.engine_id && (oomKilled.delete(row.engine_id) || !!(await runtime.inspect(row.engine_id).catch(() => null))?.oomKilled);
     if (row.engine_id) {
       try {
         const lines: string[] = [];
         for await (const l of await runtime.logs(row.engine_id, { follow: false, tail: 20 })) lines.push(l.text);
         crashLogs = lines.join('\n');
-      } catch {
-        // the container may already be gone
-      }
+      } catch {} // the container may already be gone
       await runtime.remove(row.engine_id).catch(() => undefined);
     }
+    if (closed || !deps.apps.find(app.id)) return; // the emulator stopped (database closed) or the app went meanwhile
     if (oom) crashLogs += `${crashLogs ? '\n' : ''}Out of memory: the container was killed (memory limit ${Math.round(sizeOf(row.size).memory / 1048576)} MiB)`;
     const count = deps.apps.countCrash(app.id);
     // The CLI prints "(logs on <logs_url>)" when crash_logs is set: a real, signed URL of the container's logs.
@@ -246,8 +243,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     }
     const rel = release(app);
     if (!rel || closed) return;
-    // Platform time: a manual clock holds the restart until advanced past the back-off.
-    const timer = clock.setTimeout(() => {
+    const timer = clock.setTimeout(() => { // platform time: a manual clock holds the restart until advanced
       timers.delete(timer);
       if (closed || gone(app.id)) return;
       const fresh = deps.apps.find(app.id);
@@ -317,8 +313,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     },
 
     track,
-    /** The next exit of this engine container is an out-of-memory kill (control plane `oom` fault). */
-    markOom: (engineId: string) => void oomKilled.add(engineId),
+    markOom: (engineId: string) => void oomKilled.add(engineId), // its next exit is an OOM kill (control plane)
     /** True while the app is being deleted, and once its row is gone: nothing may start for it. */
     gone,
 

@@ -29,7 +29,7 @@ export function controlRoutes(deps: { control: Control; adminToken: () => string
     return c.body(null, 204);
   });
 
-  r.post('/_emulator/snapshots', admin, small, (c) => c.json({ snapshot: snapshotJson(control.snapshot()) }, 201));
+  r.post('/_emulator/snapshots', admin, small, (c) => c.json({ snapshot: control.snapshot() }, 201));
   r.get('/_emulator/snapshots', admin, (c) => c.json({ snapshots: control.snapshots.list().map(snapshotJson) }));
   // Import: the body is a snapshot file, as GET /_emulator/snapshots/:id gave it.
   r.post('/_emulator/snapshots/restore', admin, limitBody(SNAPSHOT_MAX_BYTES), async (c) => {
@@ -55,10 +55,9 @@ export function controlRoutes(deps: { control: Control; adminToken: () => string
   r.post('/_emulator/faults', admin, small, async (c) => {
     const body = (await readJson(c)) as { fault?: unknown } | null;
     if (typeof body !== 'object' || body === null || typeof body.fault !== 'object' || body.fault === null || Array.isArray(body.fault)) throw ApiError.invalid('fault', 'missing field');
-    const f = await control.faults.add(body.fault);
-    return c.json({ fault: control.faults.json(f) }, 201);
+    return c.json({ fault: await control.faults.add(body.fault) }, 201);
   });
-  r.get('/_emulator/faults', admin, (c) => c.json({ faults: control.faults.list().map(control.faults.json) }));
+  r.get('/_emulator/faults', admin, (c) => c.json({ faults: control.faults.list() }));
   r.delete('/_emulator/faults/:id', admin, (c) => {
     control.faults.remove(c.req.param('id'));
     return c.body(null, 204);

@@ -4,7 +4,8 @@ import { STARTUP_TOKEN_NAME } from '../auth/auth.service.ts';
 // Whole-database work of the control plane (reset, restore). Tables are discovered from the schema,
 // so areas that add tables later are covered without a change here. Kept apart:
 // - schema_migrations and meta: what this database is (its schema version, its instance id);
-// - users and api_tokens: the configured users and their configured tokens survive a reset.
+// - users and api_tokens: the configured users and their configured tokens survive a reset (so do rows of any
+//   table whose `fixed` column says the config declared them, e.g. SSH keys).
 const KEPT_BY_RESET = new Set(['schema_migrations', 'meta', 'users', 'api_tokens', 'sqlite_sequence']);
 const KEPT_BY_RESTORE = new Set(['schema_migrations', 'meta', 'sqlite_sequence']);
 
@@ -29,16 +30,20 @@ export function createControlStore(db: Db) {
     appIdsOf: (userId: string) => appsOf.all(userId),
     liveContainers: () => liveCount.get() ?? 0,
 
+    /** Images the deployments built (the engine keeps them while a deployment row names them). */
+    images: () => new Set(db.prepare<[], string>('SELECT DISTINCT image FROM deployments WHERE image IS NOT NULL').pluck().all()),
+
     /** Logs archive rows (files live outside the database: a restored row may have lost its file). */
     archives: () => (userTables().includes('log_archives') ? (db.prepare('SELECT id, file FROM log_archives').all() as { id: string; file: string }[]) : []),
     dropArchive: (id: string) => void db.prepare('DELETE FROM log_archives WHERE id = ?').run(id),
 
     /** Every row of every table but the kept ones; tokens made through the API go, configured and start-up ones stay. */
     wipeAll(): void {
+      // Rows a `fixed` column marks as declared in the config (SSH keys…) stay, like the configured tokens.
       wipe ??= [
         ...userTables()
           .filter((t) => !KEPT_BY_RESET.has(t))
-          .map((t) => db.prepare(`DELETE FROM ${quote(t)}`)),
+          .map((t) => db.prepare(`DELETE FROM ${quote(t)}${columnsOf('main', t).includes('fixed') ? ' WHERE fixed = 0' : ''}`)),
         db.prepare(`DELETE FROM api_tokens WHERE fixed = 0 AND name <> '${STARTUP_TOKEN_NAME}'`),
         db.prepare("DELETE FROM sqlite_sequence WHERE name NOT IN ('schema_migrations')"),
       ];

@@ -9,14 +9,15 @@ import { ManualClock, type Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppsService } from '../apps/apps.service.ts';
+import type { AppRow } from '../apps/apps.store.ts';
 import type { AuthService } from '../auth/auth.service.ts';
 import { STARTUP_TOKEN_NAME } from '../auth/auth.service.ts';
 import type { ContainersStore } from '../containers/containers.store.ts';
 import type { Orchestrator } from '../containers/orchestrator.ts';
 import { faultSchema, withImpliedType, type FaultInput } from './control.schemas.ts';
 import { createControlStore } from './control.store.ts';
-import type { FaultRecord, Faults, StoredFault } from './faults.ts';
-import { createSnapshots, type SnapshotMeta } from './snapshots.ts';
+import type { FaultJson, Faults, StoredFault } from './faults.ts';
+import { createSnapshots, snapshotJson } from './snapshots.ts';
 import { parseWith } from '../../http/validate.ts';
 import { z } from 'zod';
 
@@ -69,7 +70,7 @@ export function createControl(deps: ControlDeps) {
     deps.afterStateReplaced?.();
   }
 
-  async function removeApps(ids: string[]): Promise<void> {
+  async function removeApps(ids: string[]): Promise<AppRow[]> {
     const rows = ids.map((id) => deps.apps.find(id)).filter((a) => !!a);
     // Containers (one-offs included) and images leave the engine first; apps with none cost no engine call.
     const results = await Promise.allSettled(rows.map((a) => orchestrator.removeApp(a)));
@@ -78,6 +79,7 @@ export function createControl(deps: ControlDeps) {
       for (const a of rows) orchestrator.forgetRemoved(a.id);
       throw (failed as PromiseRejectedResult).reason;
     }
+    return rows;
   }
 
   async function reset(opts: { user?: string } = {}): Promise<void> {
@@ -85,9 +87,9 @@ export function createControl(deps: ControlDeps) {
       const user = deps.auth.userByLogin(opts.user);
       if (!user || user.id === 'us-scalingo-platform') throw ApiError.notFound('user', `${opts.user} is not a user of the emulator`);
       const ids = store.appIdsOf(user.id);
-      await removeApps(ids);
+      const rows = await removeApps(ids);
       store.deleteApps(ids);
-      for (const id of ids) orchestrator.forgetRemoved(id);
+      for (const a of rows) deps.apps.removedElsewhere(a); // git repositories, build dirs, the orchestrator's bookkeeping
       tidyArchives(ids);
       deps.auth.forgetAll();
       deps.afterStateReplaced?.();
@@ -95,11 +97,11 @@ export function createControl(deps: ControlDeps) {
     }
     const ids = store.appIds();
     const hadContainers = store.liveContainers() > 0;
-    await removeApps(ids);
+    const rows = await removeApps(ids);
     // Anything of this instance the rows did not know of (a container being created, a stray).
     if (hadContainers) for (const c of await runtime.list({ [LABELS.instance]: deps.instanceId })) await runtime.remove(c.engineId).catch(() => undefined);
     store.wipeAll();
-    for (const id of ids) orchestrator.forgetRemoved(id);
+    for (const a of rows) deps.apps.removedElsewhere(a);
     tidyArchives('all');
     deps.faults.clear();
     deps.auth.forgetAll();
@@ -109,7 +111,10 @@ export function createControl(deps: ControlDeps) {
   /** Copies a snapshot's rows in, then brings Docker in line: containers recreated or removed so ps = Docker. */
   async function restore(idOrData: string | Uint8Array, opts: { reconcile?: boolean } = {}): Promise<void> {
     const data = typeof idOrData === 'string' ? snapshots.data(idOrData) : Buffer.isBuffer(idOrData) ? idOrData : Buffer.from(idOrData);
+    const imagesBefore = store.images();
+    const appsBefore = store.appIds().map((id) => deps.apps.find(id)).filter((a) => !!a);
     snapshots.load(data);
+    for (const a of appsBefore) if (!deps.apps.find(a.id)) deps.apps.removedElsewhere(a);
     tidyArchives('restored');
     settle();
     if (opts.reconcile === false) return;
@@ -119,6 +124,9 @@ export function createControl(deps: ControlDeps) {
       return;
     }
     const r = await orchestrator.reconcile();
+    // Images built since the snapshot for deployments it does not know: their containers are gone, they go too.
+    const kept = store.images();
+    for (const image of imagesBefore) if (!kept.has(image)) await runtime.removeImage(image).catch((err: Error) => logger.warn({ image, err: err.message }, 'could not remove an image'));
     logger.info(r, 'snapshot restored and reconciled with Docker');
   }
 
@@ -135,21 +143,20 @@ export function createControl(deps: ControlDeps) {
   }
 
   const faults = {
-    /** Validates and applies a fault; crash and oom act at once and are not kept. */
-    async add(input: FaultInput | unknown): Promise<FaultRecord> {
+    /** Validates and applies a fault (as the API's `fault` object); crash and oom act at once and are not kept. */
+    async add(input: FaultInput | unknown): Promise<FaultJson> {
       const spec = parseWith(z.object({ fault: faultSchema }), { fault: withImpliedType(input) }, 'fault').fault;
       if (spec.type === 'crash' || spec.type === 'oom') {
         await workload(spec);
-        return deps.faults.once(spec);
+        return deps.faults.json(deps.faults.once(spec));
       }
-      return deps.faults.add(spec as StoredFault);
+      return deps.faults.json(deps.faults.add(spec as StoredFault));
     },
-    list: () => deps.faults.list(),
+    list: (): FaultJson[] => deps.faults.list().map(deps.faults.json),
     remove(id: string): void {
       if (!deps.faults.remove(id)) throw ApiError.notFound('fault');
     },
     clear: () => deps.faults.clear(),
-    json: deps.faults.json,
   };
 
   const manual = clock instanceof ManualClock ? clock : null;
@@ -166,7 +173,8 @@ export function createControl(deps: ControlDeps) {
 
   return {
     reset,
-    snapshot: (): SnapshotMeta => snapshots.create(),
+    /** A snapshot of the state now, kept by the emulator: `{id, created_at, size}` as the API shows it. */
+    snapshot: () => snapshotJson(snapshots.create()),
     snapshots,
     restore,
     /** Starts from a snapshot file (--import): rows only, the start-up reconciliation does Docker. */

@@ -64,11 +64,23 @@ function seeded(seed: number): () => number {
   };
 }
 
+/** A fault as the API shows it: its fields, plus how often it applied and what is left of it. */
+export type FaultJson = FaultSpec & { id: string; created_at: string | null; applied: number; remaining: number | null; expires_at: string | null };
+
 export function createFaults(deps: { clock: Clock }) {
   const { clock } = deps;
   const faults = new Map<string, FaultRecord>();
+  // Engine transitions a docker_unavailable fault makes, for the runtime's onEngine listeners.
+  const engineListeners = new Set<(state: 'up' | 'down') => void>();
+  let engineWasDown = false;
+  function engineChanged(): void {
+    const down = [...faults.values()].some((f) => f.spec.type === 'docker_unavailable');
+    if (down === engineWasDown) return;
+    engineWasDown = down;
+    for (const l of [...engineListeners]) l(down ? 'down' : 'up');
+  }
 
-  function json(f: FaultRecord) {
+  function json(f: FaultRecord): FaultJson {
     return { id: f.id, ...f.spec, created_at: isoDate(f.createdAt), applied: f.applied, remaining: f.remaining, expires_at: isoDate(f.expiresAt) };
   }
 
@@ -77,6 +89,7 @@ export function createFaults(deps: { clock: Clock }) {
     if (!f) return false;
     clock.clearTimeout(f.timer);
     faults.delete(id);
+    if (f.spec.type === 'docker_unavailable') engineChanged();
     return true;
   }
 
@@ -104,7 +117,14 @@ export function createFaults(deps: { clock: Clock }) {
         f.timer.unref();
       }
       faults.set(f.id, f);
+      if (spec.type === 'docker_unavailable') engineChanged();
       return f;
+    },
+
+    /** 'down' when a docker_unavailable fault begins, 'up' when the last one ends. */
+    onEngineChange(listener: (state: 'up' | 'down') => void): () => void {
+      engineListeners.add(listener);
+      return () => void engineListeners.delete(listener);
     },
 
     /** A fault done at once (crash, oom): returned to the caller, never listed. */

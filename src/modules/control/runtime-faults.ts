@@ -3,13 +3,13 @@
 // - docker_unavailable: every engine call fails as if the socket refused connections (the areas'
 //   usual handling applies: container endpoints answer 503, the health probe says unavailable);
 // - log_delay: container output reaches the logs pipeline (history, streams, drains) late.
-import { LABELS, type ContainerRuntime, type LogLine } from '../../runtime/runtime.ts';
+import { EngineUnavailableError, LABELS, type ContainerRuntime, type LogLine } from '../../runtime/runtime.ts';
 import type { Faults } from './faults.ts';
 import { AsyncQueue } from '../../runtime/async-queue.ts';
 
-/** An error `isEngineUnreachable` recognises: the same path as a stopped engine. */
+/** The runtime's own typed error for an unreachable engine: the same path as a stopped engine. */
 export function engineDownError(): Error {
-  return Object.assign(new Error('connect ECONNREFUSED (Docker engine made unavailable by a docker_unavailable fault)'), { code: 'ECONNREFUSED', syscall: 'connect' });
+  return new EngineUnavailableError(Object.assign(new Error('connect ECONNREFUSED (docker_unavailable fault)'), { code: 'ECONNREFUSED', syscall: 'connect' }));
 }
 
 // Methods that never reach the engine, or must keep working to tear down.
@@ -21,11 +21,23 @@ export function withFaults(runtime: ContainerRuntime, faults: Faults): Container
     const source = await runtime.logs(engineId, opts);
     return delayed(source, faults, async () => (await runtime.inspect(engineId).catch(() => null))?.labels ?? {});
   };
+  // Listeners hear the real engine's transitions and those of docker_unavailable faults.
+  const onEngine: ContainerRuntime['onEngine'] = (listener) => {
+    const offReal = runtime.onEngine(listener);
+    const offFault = faults.onEngineChange(listener);
+    return () => {
+      offReal();
+      offFault();
+    };
+  };
+  const available: ContainerRuntime['available'] = () => (faults.engineDown() ? Promise.resolve(false) : runtime.available());
   const cache = new Map<PropertyKey, unknown>();
   // A proxy, so runtimes written as classes (tests' fakes) and extra members pass through unchanged.
   return new Proxy(runtime, {
     get(target, key, receiver) {
       if (key === 'logs') return logs;
+      if (key === 'onEngine') return onEngine;
+      if (key === 'available') return available;
       const value = Reflect.get(target, key, receiver) as unknown;
       if (typeof value !== 'function') return value;
       let fn = cache.get(key);

@@ -114,6 +114,7 @@ export function createSampler(deps: SamplerDeps) {
     return rows;
   }
 
+  // The bound is wall-clock time (an engine call that hangs), not platform time.
   function boundedRound(at?: number): Promise<SampleRow[]> {
     const limit = Math.max(30_000, deps.intervalMs * 2);
     let timer: NodeJS.Timeout | undefined;
