@@ -12,6 +12,8 @@ export interface StartEmulatorOptions {
   port?: number;
   /** Router port; 0 (default) picks a free one. */
   routerPort?: number;
+  /** SSH port of the git endpoint (git push); 0 (default) picks a free one. */
+  sshPort?: number;
   /** Keep state in memory (default true); false writes to `dataDir`. */
   inMemory?: boolean;
   dataDir?: string;
@@ -37,6 +39,8 @@ export interface StartedEmulator {
   /** The router: an app answers at http://<app>.localhost:<routerPort>. */
   routerUrl: string;
   routerPort: number;
+  /** The git endpoint: ssh://git@127.0.0.1:<port> (push to <gitUrl>/<app>.git). */
+  gitUrl: string;
   /** Region name (SCALINGO_REGION). */
   region: string;
   /** An API token of the first configured user. */

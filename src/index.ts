@@ -18,6 +18,8 @@ export interface StartEmulatorOptions {
   port?: number;
   /** Router port; 0 (default) picks a free one. */
   routerPort?: number;
+  /** SSH port of the git endpoint (git push); 0 (default) picks a free one. */
+  sshPort?: number;
   /** Keep state in memory (default true); false writes to `dataDir`. */
   inMemory?: boolean;
   dataDir?: string;
@@ -43,6 +45,8 @@ export interface StartedEmulator {
   /** The router: an app answers at http://<app>.localhost:<routerPort>. */
   routerUrl: string;
   routerPort: number;
+  /** The git endpoint: ssh://git@127.0.0.1:<port> (push to <gitUrl>/<app>.git). */
+  gitUrl: string;
   /** Region name (SCALINGO_REGION). */
   region: string;
   /** An API token of the first configured user. */
@@ -116,6 +120,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       ...options.config,
       port: options.port ?? 0,
       routerPort: options.routerPort ?? 0,
+      sshPort: options.sshPort ?? 0,
       inMemory: options.inMemory ?? (options.dataDir ? false : true),
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       logLevel: options.logLevel ?? 'silent',
@@ -145,6 +150,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     dbUrl: api,
     routerUrl: emu.urls.router,
     routerPort: emu.urls.routerPort,
+    gitUrl: emu.urls.git ?? '',
     region: config.region.name,
     token: users[0].token,
     users,

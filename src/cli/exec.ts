@@ -21,6 +21,7 @@ argument is run by the shell (exec -- 'npm test && npm run lint'); several are r
 Options:
   --port <n>          API port                            [default 0: any free port]
   --router-port <n>   router port                         [default 0: any free port]
+  --ssh-port <n>      git endpoint (SSH) port             [default 0: any free port]
   --data-dir <dir>    keep state in this directory        [default: in memory]
   --config <file>     configuration file                  [default emulator.config.json when present]
   --log-level <lvl>   emulator logs, on stderr            [default warn]`;
@@ -38,7 +39,7 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
   try {
     ({ values } = parseArgs({
       args: sep >= 0 ? argv.slice(0, sep) : argv,
-      options: { port: { type: 'string' }, 'router-port': { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { port: { type: 'string' }, 'router-port': { type: 'string' }, 'ssh-port': { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (err) {
     io.stderr.write(`${(err as Error).message}\n\n${EXEC_USAGE}\n`);
@@ -63,10 +64,11 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
       env: io.env,
       // Below the config file: a run of tests wants free ports, no state left behind, and the
       // containers it made gone at the end.
-      defaults: { port: 0, routerPort: 0, inMemory: true, logLevel: 'warn', docker: { stopContainersOnExit: true } },
+      defaults: { port: 0, routerPort: 0, sshPort: 0, inMemory: true, logLevel: 'warn', docker: { stopContainersOnExit: true } },
       overrides: {
         port: num('port', values.port),
         routerPort: num('router-port', values['router-port']),
+        sshPort: num('ssh-port', values['ssh-port']),
         ...(values['data-dir'] ? { dataDir: values['data-dir'], inMemory: false } : {}),
         logLevel: values['log-level'] as never,
       },
@@ -104,6 +106,7 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
     EMULATOR_API_URL: emu.urls.api,
     EMULATOR_API_TOKEN: emu.startupToken,
     EMULATOR_ROUTER_URL: emu.urls.router,
+    EMULATOR_GIT_URL: emu.urls.git ?? '',
     EMULATOR_ADMIN_TOKEN: emu.adminToken,
   };
   progress.note(`  Running: ${command.join(' ')}`);
