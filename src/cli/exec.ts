@@ -15,7 +15,7 @@ export const EXEC_USAGE = `Usage: scalingo-emulator exec [options] -- <commandâ€
 
 Starts an emulator, runs the command with SCALINGO_API_URL, SCALINGO_AUTH_URL, SCALINGO_DB_URL,
 SCALINGO_REGION, SCALINGO_API_TOKEN (and EMULATOR_API_URL, EMULATOR_API_TOKEN, EMULATOR_ADMIN_TOKEN,
-EMULATOR_ROUTER_URL) set, stops the emulator and exits with the command's exit code. A single
+EMULATOR_ROUTER_URL, EMULATOR_GIT_URL) set, stops the emulator and exits with the command's exit code. A single
 argument is run by the shell (exec -- 'npm test && npm run lint'); several are run as they are.
 
 Options:
