@@ -53,17 +53,17 @@ describe('stats and alerts from real containers', () => {
     const s = await eventually(async () => {
       const all = await stats();
       const by = Object.fromEntries(all.map((x) => [x.id, x]));
-      return by['web-1']?.cpu_usage >= 50 && by['worker-1']?.memory_usage >= 40e6 ? by : undefined;
+      return by['web-1']?.cpu_usage >= 25 && by['worker-1']?.memory_usage >= 40e6 ? by : undefined;
     }, { ...WAIT, what: 'burning web-1 and a 50 MB worker-1' });
     expect(Object.keys(s).sort()).toEqual(['clock-1', 'web-1', 'web-2', 'worker-1']);
     expect(Number.isInteger(s['web-1'].cpu_usage)).toBe(true);
-    expect(s['web-2'].cpu_usage).toBeLessThan(20);
+    expect(s['web-2'].cpu_usage).toBeLessThan(10);
     expect(s['web-1'].memory_limit).toBe(256 * MiB);
     expect(s['worker-1'].highest_memory_usage).toBeGreaterThanOrEqual(s['worker-1'].memory_usage);
     expect(s['worker-1'].swap_limit).toBeGreaterThan(0);
     // Docker's own view agrees.
     expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', c['web-1'].engineId)).toBe(String(256 * MiB));
-    await eventually(() => parseFloat(docker('stats', '--no-stream', '--format', '{{.CPUPerc}}', c['web-1'].engineId)) > 50, { ...WAIT, what: 'docker stats: web-1 burning' });
+    await eventually(() => parseFloat(docker('stats', '--no-stream', '--format', '{{.CPUPerc}}', c['web-1'].engineId)) > 25, { ...WAIT, what: 'docker stats: web-1 burning' });
     expect(docker('stats', '--no-stream', '--format', '{{.MemUsage}}', c['worker-1'].engineId)).toMatch(/^\d+(\.\d+)?MiB/);
   });
 
@@ -72,7 +72,7 @@ describe('stats and alerts from real containers', () => {
       const pts = (await h.call('GET', `/v1/apps/${APP}/stats/cpu/web/1?since=1`)).body as { time: string; value: number }[];
       return pts.length >= 3 ? pts : undefined;
     }, { ...WAIT, what: 'three samples of web-1' });
-    expect(one.filter((p) => p.value > 50).length).toBeGreaterThanOrEqual(2);
+    expect(one.filter((p) => p.value > 25).length).toBeGreaterThanOrEqual(2);
     const [all, w1, w2] = await Promise.all(['web', 'web/1', 'web/2'].map(async (p) => (await h.call('GET', `/v1/apps/${APP}/stats/cpu/${p}?since=1`)).body as { time: string; value: number }[]));
     const m1 = new Map(w1.map((p) => [p.time, p.value]));
     const m2 = new Map(w2.map((p) => [p.time, p.value]));
@@ -89,16 +89,16 @@ describe('stats and alerts from real containers', () => {
       const res = await h.call('POST', `/v1/apps/${APP}/alerts`, { body: { alert: { notifiers: [hook.id], ...alert } } });
       expect(res.status).toBe(201);
     };
-    // web mean ≈ (1 + 0) / 2: beyond 0.3 while web-1 burns.
-    await create({ container_type: 'web', metric: 'cpu', limit: 0.3, duration_before_trigger: 1_500_000_000, remind_every: '1s' });
+    // web mean ≈ (burn + 0) / 2: beyond 0.1 while web-1 burns, even when the shared machine gives the burner only part of a core.
+    await create({ container_type: 'web', metric: 'cpu', limit: 0.1, duration_before_trigger: 1_500_000_000, remind_every: '1s' });
     await create({ container_type: 'clock', metric: 'cpu', limit: 0.05, send_when_below: true });
     await create({ container_type: 'worker', metric: 'memory', limit: 0.001, disabled: true });
 
     const fromHook = (metric: string, activated: boolean) => rx.bodies.filter((b) => b.type === 'alert' && b.type_data.metric === metric && b.type_data.sender_name && b.type_data.activated === activated);
     await eventually(() => fromHook('cpu', true).some((b) => b.type_data.sender_name === 'web'), { ...WAIT, what: 'web cpu alert at the webhook' });
     const fired = (await alertEvents()).filter((e) => e.type_data.sender_name === 'web');
-    expect(fired.at(-1)).toMatchObject({ user: { username: 'scalingo-platform' }, type_data: { metric: 'cpu', activated: true, limit: 0.3 } });
-    expect(fired.at(-1).type_data.value).toBeGreaterThanOrEqual(0.3);
+    expect(fired.at(-1)).toMatchObject({ user: { username: 'scalingo-platform' }, type_data: { metric: 'cpu', activated: true, limit: 0.1 } });
+    expect(fired.at(-1).type_data.value).toBeGreaterThanOrEqual(0.1);
     // Reminders repeat while it stays beyond.
     await eventually(() => fromHook('cpu', true).filter((b) => b.type_data.sender_name === 'web').length >= 3, { ...WAIT, what: 'two reminders' });
     // The idle clock container is below 5 %.
@@ -106,7 +106,7 @@ describe('stats and alerts from real containers', () => {
 
     docker('exec', c['web-1'].engineId, 'sh', '-c', 'kill $(cat /tmp/pid)');
     const resolved = await eventually(() => fromHook('cpu', false).find((b) => b.type_data.sender_name === 'web'), { ...WAIT, what: 'resolution' });
-    expect(resolved.type_data.value).toBeLessThan(0.3);
+    expect(resolved.type_data.value).toBeLessThan(0.1);
     expect((await alertEvents()).some((e) => e.type_data.sender_name === 'web' && e.type_data.activated === false)).toBe(true);
     // Many rounds later the disabled memory alert has never fired.
     expect((await alertEvents()).filter((e) => e.type_data.metric === 'memory')).toEqual([]);

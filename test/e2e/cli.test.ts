@@ -3,12 +3,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 // The emulator as a user starts it: one process, one command.
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
+// Node itself runs the sources (tsx as a loader), so a signal reaches the emulator directly: the tsx
+// command relays signals and kills a child that is slow to acknowledge one, as it is on a loaded machine.
+const NODE_TSX = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href];
 
-function startProcess(args: string[], cwd: string, entry: string[] = [TSX, join(ROOT, 'src/main.ts')]) {
+function startProcess(args: string[], cwd: string, entry: string[] = [...NODE_TSX, join(ROOT, 'src/main.ts')]) {
   const child = spawn(entry[0], [...entry.slice(1), ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));

@@ -12,7 +12,7 @@ import { ManualClock } from '../../src/shared/clock.ts';
 
 // Public by design (docs/fidelity.md): the exchange (its own basic scheme), the catalogues the npm
 // client fetches without credentials, the emulator's own pages.
-const PUBLIC = new Set(['GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search', 'GET /_emulator/health', 'GET /_emulator/billing']);
+const PUBLIC = new Set(['GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search', 'GET /_emulator/health', 'GET /_emulator/billing', 'GET /v1/addon_providers', 'GET /v1/addon_providers/:id/plans']);
 // Routes whose credential is a signed URL (no Authorization header is read): refused without it.
 // (the platform's presigned-URL answer for sources and archives is 403, as S3's).
 const SIGNED_URL_STATUS: Record<string, number> = { 'GET /apps/:app/logs': 401, 'GET /apps/:app/logs_archives/:id': 403, 'GET /sources/:id': 403, 'PUT /sources/:id': 403 };
@@ -98,7 +98,7 @@ describe('authentication on every route', () => {
   it('the documented public routes answer without credentials, and the valid credentials still work', async () => {
     for (const key of PUBLIC) {
       const [method, path] = key.split(' ');
-      expect((await ask(method, path, null)).status, key).toBe(200);
+      expect((await ask(method, path.replace(':id', 'scalingo-postgresql'), null)).status, key).toBe(200);
     }
     expect((await ask('GET', '/v1/apps/matrix-app', `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}`)).status).toBe(200);
     expect((await ask('GET', '/v1/apps/matrix-app', `Bearer ${await h.bearer()}`)).status).toBe(200);

@@ -29,7 +29,7 @@ export interface EmulatorProcess {
 export async function spawnEmulator(dataDir: string, config: Record<string, unknown> = {}): Promise<EmulatorProcess> {
   const configFile = join(dataDir, 'emulator.config.json');
   writeFileSync(configFile, JSON.stringify({ users: TEST_USERS, logLevel: 'warn', ...config }));
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'start', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--router-port', '0'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'start', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--router-port', '0', '--ssh-port', '0'], {
     cwd: ROOT,
     env: { ...process.env, EMULATOR_CONFIG: '', NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
