@@ -53,6 +53,7 @@ import { domainsRoutes } from './modules/domains/domains.routes.ts';
 import { createMonitoring, type Monitoring } from './modules/stats/monitoring.ts';
 import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 import { createFaults } from './modules/control/faults.ts';
 import { withFaults } from './modules/control/runtime-faults.ts';
 import { createControl, type Control } from './modules/control/control.ts';
@@ -268,6 +269,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),
       controlRoutes({ control, adminToken: () => adminToken }),
+      dashboardRoutes({ auth, apps, usernames: () => config.users.map((u) => u.username), adminToken: () => adminToken, alertActive: (id) => monitoring.engine.isActive(id), bearerTtlSeconds: config.auth.bearerTtlSeconds }),
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
       keysRoutes({ keys }),
       eventsRoutes({ events, apps, pagination: config.pagination }),
