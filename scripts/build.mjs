@@ -1,12 +1,19 @@
-// Bundles src/main.ts into dist/main.mjs with esbuild so `npm start` loads one file instead of
-// transforming ~100 TypeScript modules at every start. Rebuilds only when a source is newer.
+// Builds what the package ships, as plain JavaScript (no tsx, no build on the user's side):
+//   dist/main.mjs        the `scalingo-emulator` command (bin)
+//   dist/index.mjs       the programmatic API (`import { startEmulator } from 'scalingo-emulator'`)
+//   dist/chunk-*.mjs     code both share (esbuild code splitting)
+//   dist/migrations/     the SQL migrations, read from disk next to the code
+//   dist/dashboard/      the dashboard's browser bundle and page (served at /_emulator/)
+// `npm start` runs it before starting (it rebuilds only when a source is newer); `npm pack` runs it
+// through `prepack` with --force. Type declarations are index.d.ts at the package root (kept in sync by a test).
 import { build } from 'esbuild';
-import { cpSync, existsSync, readdirSync, statSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, mkdirSync, rmSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist/main.mjs');
+const dist = join(root, 'dist');
+const outputs = ['main.mjs', 'index.mjs', 'dashboard/app.js'].map((p) => join(dist, p));
 
 function newest(dir) {
   let t = 0;
@@ -18,26 +25,64 @@ function newest(dir) {
 }
 
 const force = process.argv.includes('--force');
-const stale = force || !existsSync(out) || newest(join(root, 'src')) > statSync(out).mtimeMs || statSync(join(root, 'package-lock.json')).mtimeMs > statSync(out).mtimeMs;
+const builtAt = Math.min(...outputs.map((p) => (existsSync(p) ? statSync(p).mtimeMs : 0)));
+const stale = force || builtAt === 0 || newest(join(root, 'src')) > builtAt || statSync(join(root, 'package-lock.json')).mtimeMs > builtAt;
 if (stale) {
-  await build({
-    entryPoints: [join(root, 'src/main.ts')],
-    outfile: out,
+  const result = await build({
+    entryPoints: { main: join(root, 'src/main.ts'), index: join(root, 'src/index.ts') },
+    outdir: dist,
+    write: false,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunk-[hash]',
+    splitting: true,
     bundle: true,
     platform: 'node',
     target: 'node20',
     format: 'esm',
     sourcemap: 'linked',
+    sourcesContent: false,
     // Smaller code compiles faster at every start; the source map keeps stack traces readable.
     minify: true,
     keepNames: true,
     logLevel: 'warning',
-    // Native addons and optional native helpers stay as packages.
-    external: ['better-sqlite3', 'ssh2', 'cpu-features'],
+    // Native addons and optional native helpers stay as packages (the package's only dependencies).
+    external: ['better-sqlite3', 'ssh2', 'cpu-features', 'esbuild'],
     // CommonJS dependencies inside an ESM bundle need require().
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
-  // The migrations are read from disk next to the code (src/db/ when run from sources, dist/ here).
-  mkdirSync(join(root, 'dist'), { recursive: true });
-  cpSync(join(root, 'src/db/migrations'), join(root, 'dist/migrations'), { recursive: true });
+  const files = new Map(result.outputFiles.map((f) => [f.path, f.contents]));
+  // The dashboard: one browser script, no framework, nothing fetched from a CDN.
+  const { bundleDashboard } = await import('./build-dashboard.mjs');
+  for (const [name, text] of Object.entries(await bundleDashboard())) files.set(join(dist, 'dashboard', name), Buffer.from(text));
+  // The migrations are read from disk next to the code.
+  for (const name of readdirSync(join(root, 'src/db/migrations'))) files.set(join(dist, 'migrations', name), readFileSync(join(root, 'src/db/migrations', name)));
+  publish(files);
+}
+
+/**
+ * Writes the build into dist/ without ever leaving a file half-written or missing: a process
+ * running from dist/ meanwhile (a test, `npm start`) keeps loading its chunks. Unchanged files are
+ * left alone, changed ones replaced by rename, files of older builds removed last.
+ */
+function publish(files) {
+  for (const [path, contents] of files) {
+    mkdirSync(dirname(path), { recursive: true });
+    if (existsSync(path) && Buffer.compare(readFileSync(path), contents) === 0) {
+      utimesSync(path, new Date(), new Date()); // fresh for the staleness check
+      continue;
+    }
+    const tmp = `${path}.${process.pid}.tmp`;
+    // The command (dist/main.mjs, with its #! line) is executable.
+    writeFileSync(tmp, contents, { mode: contents[0] === 0x23 && contents[1] === 0x21 ? 0o755 : 0o644 });
+    renameSync(tmp, path);
+  }
+  const keep = new Set(files.keys());
+  const sweep = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) sweep(p);
+      else if (!keep.has(p)) rmSync(p, { force: true });
+    }
+  };
+  sweep(dist);
 }

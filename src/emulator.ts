@@ -57,6 +57,7 @@ import { createAddonServers, type AddonServers } from './modules/addons/addon-se
 import { createAddonServersStore } from './modules/addons/addon-servers.store.ts';
 import { createAddonsStore } from './modules/addons/addons.store.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 import { createFaults } from './modules/control/faults.ts';
 import { withFaults } from './modules/control/runtime-faults.ts';
 import { createControl, type Control } from './modules/control/control.ts';
@@ -297,6 +298,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),
       controlRoutes({ control, adminToken: () => adminToken }),
+      dashboardRoutes({ auth, apps, usernames: () => config.users.map((u) => u.username), adminToken: () => adminToken, alertActive: (id) => monitoring.engine.isActive(id), bearerTtlSeconds: config.auth.bearerTtlSeconds }),
       authRoutes({ auth, urls: getUrls, regionName: config.region.name, regionDisplayName: config.region.displayName }),
       keysRoutes({ keys }),
       eventsRoutes({ events, apps, pagination: config.pagination }),

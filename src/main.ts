@@ -1,11 +1,15 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
 import { createEmulator, VERSION } from './emulator.ts';
 import { missingRecipeImages } from './runtime/recipe-images.ts';
+import { createProgress } from './cli/progress.ts';
+import { createLogger, type Logger } from './shared/logger.ts';
+import { ensureBaseImageWithProgress, followDeployments } from './cli/follow.ts';
 
 const USAGE = `Usage: scalingo-emulator [start] [options]
        scalingo-emulator run <app> [--api URL] [--token TOKEN] -- <command…>   (run --help for more)
+       scalingo-emulator exec [options] -- <command…>   start, run the command against it, stop (exec --help)
 
 Options:
   --port <n>          API, auth and logs port (0 = any free port)       [default 5100]
@@ -27,6 +31,8 @@ Precedence: defaults < config file < EMULATOR_* environment variables < flags.`;
 async function main(argv: string[]): Promise<number> {
   // A client command: a one-off container with this terminal attached (src/cli/run.ts).
   if (argv[0] === 'run') return (await import('./cli/run.ts')).runCli(argv.slice(1));
+  // An emulator for the length of one command (tests in CI): src/cli/exec.ts.
+  if (argv[0] === 'exec') return (await import('./cli/exec.ts')).execCli(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -71,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
 
   const t0 = performance.now();
   let emulator;
+  let logger!: Logger;
   try {
     const config = loadConfig({
       file: values.config,
@@ -88,7 +95,8 @@ async function main(argv: string[]): Promise<number> {
         exportOnExit: values['export-on-exit'],
       },
     });
-    emulator = createEmulator(config);
+    logger = createLogger(config.logLevel);
+    emulator = createEmulator(config, { logger });
     await emulator.start();
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -116,15 +124,20 @@ async function main(argv: string[]): Promise<number> {
       `  User                ${user.username} <${user.email}>`,
       `  API token           ${emulator.startupToken}`,
       `  Admin token         ${emulator.adminToken}  (control plane ${urls.api}/_emulator/…)`,
+      `  Dashboard           ${urls.api}/_emulator/?token=${emulator.adminToken}`,
       ...(config.clock === 'manual' ? [`  Clock               manual (POST /_emulator/clock/advance {"ms": N})`] : []),
       '',
       `  Try: curl -s -u ":${emulator.startupToken}" -X POST ${urls.api}/v1/tokens/exchange`,
     ].join('\n'),
   );
-  // Reconciliation with Docker, log collection and bound directories go on after the API answers.
+  // Reconciliation with Docker, log collection and bound directories go on after the API answers;
+  // the first base-image build and deployments show progress on a terminal (src/cli/follow.ts).
+  const progress = createProgress({ stream: process.stdout, logger });
+  followDeployments(emulator, progress);
   emulator.ready().then(
-    () => {
+    async () => {
       console.log(`  Containers reconciled and watched (${Math.round(performance.now() - t0)} ms)`);
+      await ensureBaseImageWithProgress(emulator, progress);
       // Debian-based stacks and addon servers (issue #15) are built on first use: say which are missing.
       missingRecipeImages(emulator.runtime).then(
         (missing) => missing.length && console.log(`  Not built yet: ${missing.join(', ')} — built on first use (minutes each), or ahead with \`npm run images\``),

@@ -38,6 +38,8 @@ export interface LoadOptions {
   overrides?: ConfigInput | Json;
   /** Skip reading emulator.config.json from cwd (tests). */
   ignoreDefaultFile?: boolean;
+  /** Defaults of a command, below the file (e.g. `exec`: port 0, in memory). */
+  defaults?: ConfigInput | Json;
 }
 
 export function loadConfig(opts: LoadOptions = {}): EmulatorConfig {
@@ -82,7 +84,7 @@ export function loadConfig(opts: LoadOptions = {}): EmulatorConfig {
 
   if (problems.length) throw new ConfigError(problems);
 
-  const merged = deepMerge(deepMerge(fromFile, fromEnv), (opts.overrides ?? {}) as Json);
+  const merged = deepMerge(deepMerge(deepMerge((opts.defaults ?? {}) as Json, fromFile), fromEnv), (opts.overrides ?? {}) as Json);
   const result = configSchema.safeParse(merged);
   if (!result.success) throw new ConfigError(result.error.issues.map((i) => describeIssue(i, source)));
   return result.data;

@@ -2,10 +2,8 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: undefined,
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+/** `fd` 2 sends the lines to stderr (`exec`: stdout belongs to the command it runs). */
+export function createLogger(level: string, fd: 1 | 2 = 1): Logger {
+  const options = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
+  return fd === 1 ? pino(options) : pino(options, pino.destination({ fd: 2, sync: true }));
 }

@@ -10,6 +10,7 @@ import type { AuthStore, TokenRow, UserRecord } from './auth.store.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 
 export const STARTUP_TOKEN_NAME = 'emulator-startup';
+export const DASHBOARD_TOKEN_NAME = 'emulator-dashboard';
 // A hash that no password matches, until the background hashing of syncUsers replaces it.
 const PENDING_HASH = 'pending';
 const ISSUER = 'scalingo-emulator';
@@ -194,9 +195,19 @@ export function createAuthService(deps: AuthServiceDeps) {
       return { row: { ...row, token_hash: sha256(value), issued_at: now }, secret: value };
     },
 
-    /** API token → signed JWT bearer valid for bearerTtlSeconds. */
-    async exchange(apiToken: string): Promise<string> {
-      const row = tokenFromSecret(apiToken);
+    /**
+     * A bearer for a user without a password or an API token: the dashboard's session, vouched for
+     * by the admin token. It rests on one token row per user (`emulator-dashboard`), so deleting
+     * that token (DELETE /v1/tokens/:id) ends every dashboard session of the user.
+     */
+    async sessionBearer(userId: string): Promise<string> {
+      const row = store.tokensOfUser(userId).find((t) => t.name === DASHBOARD_TOKEN_NAME) ?? this.createToken(userId, DASHBOARD_TOKEN_NAME).row;
+      return this.exchange(row);
+    },
+
+    /** API token (or its row) → signed JWT bearer valid for bearerTtlSeconds. */
+    async exchange(apiToken: string | TokenRow): Promise<string> {
+      const row = typeof apiToken === 'string' ? tokenFromSecret(apiToken) : apiToken;
       touch(row.id);
       const now = Math.floor(clock.now() / 1000);
       return new SignJWT({ tid: row.id })

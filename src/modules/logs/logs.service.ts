@@ -73,10 +73,13 @@ export function createLogsService(deps: LogsServiceDeps) {
       return { app, logs_url: `${deps.apiUrl()}/apps/${encodeURIComponent(app.name)}/logs?${deps.signer.query(LOGS, subjectOf(app.id, user.id))}` };
     },
 
-    /** A signed logs URL for system events (crash `logs_url`); `filter` narrows it to one container. */
+    /**
+     * A signed logs URL for system events (crash `logs_url`), given to the app's owner like every logs URL
+     * (access is checked at use); `filter` narrows it to one container.
+     */
     signedUrl(app: AppRow, filter?: string): string {
       const q = filter ? `&filter=${encodeURIComponent(filter)}` : '';
-      return `${deps.apiUrl()}/apps/${encodeURIComponent(app.name)}/logs?${deps.signer.query(LOGS, app.id)}${q}`;
+      return `${deps.apiUrl()}/apps/${encodeURIComponent(app.name)}/logs?${deps.signer.query(LOGS, subjectOf(app.id, app.owner_id))}${q}`;
     },
 
     /** #22 entry: checks the token (401 when invalid or expired) and the parameters (400). */

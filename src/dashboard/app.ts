@@ -1,0 +1,81 @@
+// The dashboard's entry: credentials first (src/dashboard/api.ts), then a hash router between
+// the apps list (#/) and an app's page (#/apps/<name>).
+import { adminToken, setAdminToken, forgetAdminToken, openSession, sessionUsers, sessionUser, ApiFailure } from './api.ts';
+import { h, fill, leavePage } from './dom.ts';
+import { showApps } from './apps-view.ts';
+import { showApp } from './app-view.ts';
+
+const main = document.getElementById('main')!;
+const crumbs = document.getElementById('crumbs')!;
+const picker = document.getElementById('user-picker') as HTMLSelectElement;
+
+function askForToken(problem?: string): void {
+  leavePage();
+  const input = h('input', { type: 'password', id: 'admin-token', placeholder: 'admin token', autocomplete: 'off' });
+  fill(
+    main,
+    h(
+      'div',
+      { class: 'card login' },
+      h('h1', {}, 'Sign in to the emulator'),
+      h('p', {}, 'Open the dashboard link printed when the emulator starts (it carries the admin token), or paste the admin token here.'),
+      problem ? h('p', { class: 'message error' }, problem) : null,
+      input,
+      h(
+        'button',
+        {
+          onclick: () => {
+            setAdminToken(input.value);
+            void start();
+          },
+        },
+        'Open the dashboard',
+      ),
+    ),
+  );
+}
+
+function showUsers(): void {
+  const me = sessionUser();
+  fill(picker, ...sessionUsers().map((u) => h('option', { value: u.username, selected: u.username === me?.username }, `${u.username} <${u.email}>`)));
+}
+
+picker.addEventListener('change', () => {
+  void openSession(picker.value).then(route, fail);
+});
+
+function route(): void {
+  leavePage();
+  const m = /^#\/apps\/([^/]+)/.exec(location.hash);
+  if (m) {
+    const name = decodeURIComponent(m[1]);
+    fill(crumbs, h('a', { href: '#/' }, 'Apps'), ' / ', name);
+    showApp(main, name);
+  } else {
+    fill(crumbs, 'Apps');
+    showApps(main);
+  }
+}
+
+function fail(err: unknown): void {
+  if (err instanceof ApiFailure && (err.status === 401 || err.status === 403)) {
+    forgetAdminToken();
+    askForToken(`The admin token was refused (${err.message}).`);
+  } else {
+    fill(main, h('p', { class: 'message error' }, `The emulator does not answer: ${(err as Error).message}`));
+  }
+}
+
+async function start(): Promise<void> {
+  if (!adminToken()) return askForToken();
+  try {
+    await openSession();
+  } catch (err) {
+    return fail(err);
+  }
+  showUsers();
+  route();
+}
+
+window.addEventListener('hashchange', route);
+void start();

@@ -1,0 +1,71 @@
+// Tiny DOM helpers: elements are built with text nodes only (no innerHTML), so nothing an app
+// prints — log lines, build output, names — can become markup.
+type Child = Node | string | number | null | undefined | false;
+type Attrs = Record<string, string | number | boolean | EventListener | undefined>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    if (typeof v === 'function') el.addEventListener(k.replace(/^on/, ''), v);
+    else if (k === 'class') el.className = String(v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el: Node, children: Child[]): void {
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.appendChild(typeof c === 'object' ? c : document.createTextNode(String(c)));
+}
+
+/** Replaces the element's children. */
+export function fill(el: Element, ...children: Child[]): void {
+  el.replaceChildren();
+  append(el, children);
+}
+
+export function badge(text: string): HTMLSpanElement {
+  return h('span', { class: `badge ${text}`, 'data-status': text }, text);
+}
+
+export function ago(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const s = Math.round((Date.now() - Date.parse(iso)) / 1000);
+  if (s < 60) return `${Math.max(0, s)} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return new Date(iso).toLocaleString();
+}
+
+/** Timers of the page on screen, cleared when another page is shown. */
+const timers = new Set<number>();
+const cleanups = new Set<() => void>();
+
+export function every(ms: number, fn: () => Promise<void> | void): void {
+  let busy = false;
+  const run = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      await fn();
+    } catch (err) {
+      console.warn(err);
+    } finally {
+      busy = false;
+    }
+  };
+  void run();
+  timers.add(window.setInterval(run, ms));
+}
+
+export function onLeave(fn: () => void): void {
+  cleanups.add(fn);
+}
+
+export function leavePage(): void {
+  for (const t of timers) clearInterval(t);
+  timers.clear();
+  for (const f of cleanups) f();
+  cleanups.clear();
+}
