@@ -12,7 +12,12 @@ import { ManualClock } from '../../src/shared/clock.ts';
 
 // Public by design (docs/fidelity.md): the exchange (its own basic scheme), the catalogues the npm
 // client fetches without credentials, the emulator's own pages.
-const PUBLIC = new Set(['GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search', 'GET /_emulator/health', 'GET /_emulator/billing', 'GET /v1/addon_providers', 'GET /v1/addon_providers/:id/plans']);
+const PUBLIC = new Set(['GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search', 'GET /_emulator/health', 'GET /_emulator/billing', 'GET /v1/addon_providers', 'GET /v1/addon_providers/:id/plans',
+  // The dashboard's page, script and stylesheet: no data in them, loopback only; the page trades the admin token
+  // for a bearer at an admin route (README "Dashboard").
+  'GET /_emulator/', 'GET /_emulator/app.js', 'GET /_emulator/style.css']);
+// Public redirects: /_emulator → /_emulator/ (the dashboard's page).
+const PUBLIC_REDIRECTS = new Set(['GET /_emulator']);
 // Routes whose credential is a signed URL (no Authorization header is read): refused without it.
 // (the platform's presigned-URL answer for sources and archives is 403, as S3's).
 const SIGNED_URL_STATUS: Record<string, number> = { 'GET /apps/:app/logs': 401, 'GET /apps/:app/logs_archives/:id': 403, 'GET /sources/:id': 403, 'PUT /sources/:id': 403 };
@@ -81,7 +86,7 @@ describe('authentication on every route', () => {
     const cases: [string, string | null][] = [['no credentials', null], ['empty Authorization', ''], ['Basic with a wrong token', `Basic ${Buffer.from(':tk-us-forged').toString('base64')}`], ...Object.entries(bearers).map(([k, v]) => [k, `Bearer ${v}`] as [string, string])];
     for (const r of routes) {
       const key = `${r.method} ${r.path}`;
-      if (PUBLIC.has(key)) continue;
+      if (PUBLIC.has(key) || PUBLIC_REDIRECTS.has(key)) continue;
       for (const [name, auth] of cases) {
         const res = await ask(r.method, concrete(r.path), auth);
         checked++;
