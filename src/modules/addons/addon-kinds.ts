@@ -26,6 +26,10 @@ export interface KindSpec {
   variables: string[];
   /** A dump of the database on stdout (backups), and the file name it is served as. */
   backup: { cmd: string[]; file: string };
+  /** Shell lines writing the backup's dump into the directory "$OUT" (the database API's backups archive it). */
+  archive: string;
+  /** Prints the server's users, one a line: `name|password encryption` (the encryption may be empty). */
+  users: string[];
   /** An interactive client reading the app's database (README, tests). */
   console: string[];
 }
@@ -64,6 +68,8 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "
     url: (c, host, port) => `postgres://${c.username}:${c.password}@${host}:${port}/${c.database}`,
     variables: ['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL'],
     backup: { cmd: ['sh', '-c', `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner | gzip`], file: 'dump.sql.gz' },
+    archive: `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner > "$OUT/$ADDON_DATABASE.sql"`,
+    users: ['sh', '-c', `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`],
     console: ['psql', '-U', 'postgres'],
   },
   mysql: {
@@ -89,6 +95,8 @@ exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-po
     url: (c, host, port) => `mysql://${c.username}:${c.password}@${host}:${port}/${c.database}`,
     variables: ['SCALINGO_MYSQL_URL'],
     backup: { cmd: ['sh', '-c', 'mariadb-dump --single-transaction "$ADDON_DATABASE" | gzip'], file: 'dump.sql.gz' },
+    archive: 'mariadb-dump --single-transaction "$ADDON_DATABASE" > "$OUT/$ADDON_DATABASE.sql"',
+    users: ['sh', '-c', `mariadb -N -B -e "SELECT DISTINCT CONCAT(User, '|') FROM mysql.user WHERE User <> '' ORDER BY 1"`],
     console: ['mariadb'],
   },
   redis: {
@@ -104,6 +112,9 @@ exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --requ
     variables: ['SCALINGO_REDIS_URL', 'REDIS_URL'],
     // An RDB snapshot taken now (SAVE), then copied out.
     backup: { cmd: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cat /data/dump.rdb | gzip'], file: 'dump.rdb.gz' },
+    archive: 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cp /data/dump.rdb "$OUT/dump.rdb"',
+    // Redis 6+ ACL users (the server runs with `requirepass` only: the `default` user).
+    users: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning ACL USERS | sed "s/$/|/"'],
     console: ['redis-cli'],
   },
 };

@@ -228,6 +228,38 @@ export function createAddonServers(deps: AddonServersDeps) {
       return { stream: stdout, file: `${row.database}-${spec.backup.file}`, exitCode };
     },
 
+    /** The running server of an addon: its row, container and the port published on 127.0.0.1 (null when not running). */
+    async running(addonId: string): Promise<{ row: AddonServerRow; engineId: string; hostPort: number | null } | null> {
+      const row = store.byAddon(addonId);
+      const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
+      return row && c && c.state === 'running' ? { row, engineId: c.engineId, hostPort: c.hostPort } : null;
+    },
+
+    /** A backup archive made now: the kind's dump in a temporary directory of the container, tar.gz on stdout. */
+    async archive(addonId: string): Promise<{ stdout: NodeJS.ReadableStream; exitCode: Promise<number> } | null> {
+      const r = await service.running(addonId);
+      if (!r) return null;
+      const spec = ADDON_KINDS[r.row.kind as AddonKind];
+      const script = `set -e\nOUT=$(mktemp -d)\ntrap 'rm -rf "$OUT"' EXIT\n${spec.archive}\ntar czf - -C "$OUT" .\n`;
+      return runtime.execStream(r.engineId, ['sh', '-c', script], { env: env(r.row) });
+    },
+
+    /** The server's users as its own catalogue lists them (pg_authid, mysql.user, ACL USERS). */
+    async users(addonId: string): Promise<{ name: string; passwordEncryption: string }[] | null> {
+      const r = await service.running(addonId);
+      if (!r) return null;
+      const spec = ADDON_KINDS[r.row.kind as AddonKind];
+      const out = await runtime.exec(r.engineId, spec.users, { env: env(r.row), maxBytes: 1024 * 1024 });
+      if (out.exitCode !== 0) throw new Error(`listing the users failed: ${out.stderr.trim().slice(0, 300)}`);
+      return out.stdout.split('\n').filter((l) => l.trim()).map((l) => {
+        const [name = '', enc = ''] = l.trim().split('|');
+        return { name, passwordEncryption: enc };
+      });
+    },
+
+    /** The server reachable as `alias` (its host name on the app's network), if any. */
+    byAlias: (alias: string) => store.all().find((r) => r.alias === alias),
+
     async idle(): Promise<void> {
       await Promise.allSettled([...pending.values()]);
     },

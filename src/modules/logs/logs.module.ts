@@ -29,6 +29,9 @@ import { addonsRoutes } from '../addons/addons.routes.ts';
 import { databaseApiRoutes } from '../addons/database-api.routes.ts';
 import type { AddonServers } from '../addons/addon-servers.ts';
 import { addonServersRoutes } from '../addons/addon-servers.routes.ts';
+import { createAddonBackups } from '../addons/addon-backups.ts';
+import { createAddonBackupsStore } from '../addons/addon-backups.store.ts';
+import { databaseFeaturesRoutes } from '../addons/database-features.routes.ts';
 import { createDrainsStore } from '../drains/drains.store.ts';
 import { createDrainDispatcher } from '../drains/drains.dispatcher.ts';
 import { createDrainsService } from '../drains/drains.service.ts';
@@ -104,6 +107,13 @@ export function createLogsModule(deps: LogsModuleDeps) {
   routes.route('/', logsRoutes({ logs: service, view: deps.view }));
   routes.route('/', drainsRoutes({ drains }));
   routes.route('/', addonsRoutes({ addons }));
+  // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
+  const addonBackups = deps.addonServers
+    ? createAddonBackups({ store: createAddonBackupsStore(db), servers: deps.addonServers, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addons.key'), clock }), clock, logger, dir: join(deps.stateDir, 'addon-backups'), apiUrl: deps.apiUrl })
+    : undefined;
+  if (deps.addonServers && addonBackups) {
+    routes.route('/', databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs.key'), clock }), apiUrl: deps.apiUrl }));
+  }
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
   routes.route('/', databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
   if (deps.addonServers) routes.route('/', addonServersRoutes({ addons, servers: deps.addonServers }));
@@ -160,6 +170,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
       await collector.stop();
       await pipeline.idle();
       dispatcher.stop();
+      await addonBackups?.idle();
     },
   };
 }
