@@ -55,6 +55,7 @@ import { createLogsModule, type LogsModule } from './modules/logs/logs.module.ts
 import { buildCacheDir } from './modules/caches/build-cache.ts';
 import { createAddonServers, type AddonServers } from './modules/addons/addon-servers.ts';
 import { createAddonServersStore } from './modules/addons/addon-servers.store.ts';
+import { createTunnelTargets } from './modules/addons/addon-tunnels.ts';
 import { createAddonsStore } from './modules/addons/addons.store.ts';
 import { createOneOffModule } from './modules/one-off/one-off.module.ts';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
@@ -284,7 +285,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   });
   let sourcesSweep: NodeJS.Timeout | undefined;
   // git push: SSH endpoint, a bare repository per app, deployment of what is pushed.
-  const git = createGitModule({ config, dataDir, stateDir, apps, keys, deployments, deploymentsStore, appendLog: (id, container, text) => void logs.append(id, container, text), urls: getUrls, logger });
+  // db-tunnel reaches only addon servers of apps the key's user may access (issue #15).
+  const tunnels = addonServers && createTunnelTargets({ servers: addonServers, canAccess: (u, appId) => { try { return !!apps.visibleApp(u, appId); } catch { return false; } } });
+  const git = createGitModule({ config, dataDir, stateDir, apps, keys, deployments, deploymentsStore, appendLog: (id, container, text) => void logs.append(id, container, text), urls: getUrls, logger, tunnels });
 
   const app = createHttpApp({
     logger,

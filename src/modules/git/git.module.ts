@@ -11,6 +11,7 @@ import type { KeysService } from '../keys/keys.service.ts';
 import { createHookServer } from './hook-server.ts';
 import { createPushDeployer, type PushContext } from './push-deploy.ts';
 import { createRepos } from './repos.ts';
+import type { TunnelTargets } from '../addons/addon-tunnels.ts';
 import { createSshEndpoint } from './ssh-server.ts';
 
 export interface GitModuleDeps {
@@ -26,6 +27,8 @@ export interface GitModuleDeps {
   appendLog: (appId: string, container: string, text: string) => void;
   urls: () => Urls;
   logger: Logger;
+  /** db-tunnel targets (real addon servers), when they run. */
+  tunnels?: TunnelTargets;
 }
 
 export function createGitModule(deps: GitModuleDeps) {
@@ -43,6 +46,7 @@ export function createGitModule(deps: GitModuleDeps) {
     hooks,
     limits: config.git,
     logger,
+    tunnels: deps.tunnels,
   });
   // The repository goes with its app (a rename keeps it: it is named by the app's id).
   deps.apps.addHooks({

@@ -1,4 +1,4 @@
-import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { connect, createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
@@ -13,6 +13,7 @@ import { parseGitCommand, runGitService } from './git-command.ts';
 import type { HookServer } from './hook-server.ts';
 import type { PushContext } from './push-deploy.ts';
 import type { Repos } from './repos.ts';
+import type { TunnelTargets } from '../addons/addon-tunnels.ts';
 
 // sshd's MaxAuthTries is 6; a little more room for agents holding several keys.
 const MAX_AUTH_ATTEMPTS = 10;
@@ -29,13 +30,21 @@ export interface SshEndpointDeps {
   hooks: HookServer<PushContext>;
   limits: { maxConnections: number; maxSessionsPerKey: number; authTimeoutMs: number; sessionTimeoutMs: number };
   logger: Logger;
+  /** `db-tunnel`: direct-tcpip forwards to real addon servers (issue #15); none without it. */
+  tunnels?: TunnelTargets;
 }
+
+/** db-tunnel bounds: forwards open at once (per key, in all) and how long one may stay silent. */
+const MAX_TUNNELS_PER_KEY = 16;
+const MAX_TUNNELS = 64;
+const TUNNEL_IDLE_MS = 30 * 60_000;
 
 /**
  * The git endpoint: an SSH server (ssh2) on 127.0.0.1 that authenticates the `git` user by the
  * public keys registered with /v1/keys, and runs only `git-receive-pack` / `git-upload-pack` on the
  * repository of an app the key's user may deploy (owner or collaborator). No password, no shell,
- * no pty, no forwarding; connections, sessions per key and their duration are bounded.
+ * no pty; the only forwarding is db-tunnel's direct-tcpip to the user's own addon servers (addon-tunnels.ts);
+ * connections, sessions and tunnels per key and their duration are bounded.
  */
 export function createSshEndpoint(deps: SshEndpointDeps) {
   const { limits, logger } = deps;
@@ -46,6 +55,8 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
   const authenticated = new WeakSet<Socket>();
   const stops = new Set<() => void>();
   const activePerKey = new Map<string, number>();
+  const tunnelsPerKey = new Map<string, number>();
+  const openTunnels = new Set<{ close(): void }>();
   let net: NetServer | undefined;
   let ssh: Promise<SshServer> | undefined;
 
@@ -135,8 +146,60 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
         });
         // pty, x11, subsystems (sftp), agent forwarding: no listener, so ssh2 refuses them.
       });
-      // No 'tcpip' or 'request' listener: port forwarding requests are refused.
+      // direct-tcpip (db-tunnel) to the user's addon servers only; no 'request' listener, so remote
+      // forwarding (tcpip-forward) is refused.
+      client.on('tcpip', (accept, reject, info) => void forward(accept, reject, info, auth));
     });
+  }
+
+  /** One db-tunnel connection: checked, counted, piped to 127.0.0.1:<published port>, bounded in idle time. */
+  async function forward(
+    accept: () => ServerChannel,
+    reject: () => void,
+    info: { destIP: string; destPort: number },
+    auth: { key: KeyRow; user: UserRow },
+  ): Promise<void> {
+    const mine = tunnelsPerKey.get(auth.key.id) ?? 0;
+    if (!deps.tunnels || mine >= MAX_TUNNELS_PER_KEY || openTunnels.size >= MAX_TUNNELS) return reject();
+    tunnelsPerKey.set(auth.key.id, mine + 1);
+    let released = false;
+    const handle = { close: () => upstream?.destroy() };
+    const release = () => {
+      if (released) return;
+      released = true;
+      openTunnels.delete(handle);
+      const n = (tunnelsPerKey.get(auth.key.id) ?? 1) - 1;
+      if (n > 0) tunnelsPerKey.set(auth.key.id, n);
+      else tunnelsPerKey.delete(auth.key.id);
+    };
+    let upstream: Socket | undefined;
+    openTunnels.add(handle);
+    let target;
+    try {
+      target = await deps.tunnels.resolve(auth.user, info.destIP, info.destPort);
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'ssh: tunnel target not resolved');
+      target = { refused: 'error' };
+    }
+    if ('refused' in target) {
+      logger.info({ user: auth.user.username, host: info.destIP, port: info.destPort, why: target.refused }, 'ssh: tunnel refused');
+      release();
+      return reject();
+    }
+    const sock = connect({ host: '127.0.0.1', port: target.port });
+    upstream = sock;
+    sock.setTimeout(TUNNEL_IDLE_MS, () => sock.destroy());
+    sock.once('close', release);
+    sock.on('error', (err) => logger.debug({ err: err.message }, 'ssh: tunnel upstream error'));
+    let channel: ServerChannel | undefined;
+    sock.once('connect', () => {
+      channel = accept();
+      channel.on('error', (err: Error) => logger.debug({ err: err.message }, 'ssh: tunnel channel error'));
+      channel.pipe(sock).pipe(channel);
+      channel.once('close', () => sock.destroy());
+    });
+    // Not connected at all: the client gets a refused channel; connected then gone: the channel ends.
+    sock.once('close', () => (channel ? channel.close() : reject()));
   }
 
   async function execute(channel: ServerChannel, command: string, auth: { key: KeyRow; user: UserRow }, gitProtocol: string | undefined): Promise<void> {
@@ -231,6 +294,7 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     },
     async close(): Promise<void> {
       for (const stop of stops) stop();
+      for (const t of openTunnels) t.close();
       for (const s of sockets) s.destroy();
       await new Promise<void>((ok) => (net?.listening ? net.close(() => ok()) : ok()));
     },
