@@ -4,7 +4,7 @@
 # Also installs the tools the tests and the product use besides Docker when missing: socat (the
 # reliability suite's proxy socket), git (git_source deployments; the git push endpoint runs git's own
 # receive-pack/upload-pack/archive), openssh-client (the git push tests push with the real ssh) and
-# chromium (the dashboard test drives it headless).
+# chromium (the dashboard test drives it headless), postgresql-client (psql through a db-tunnel).
 # Idempotent: does nothing when an engine already answers and the tools are there.
 set -euo pipefail
 
@@ -15,12 +15,13 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 # Tools the tests use besides Docker: socat (the reliability suite's proxy socket in front of the
 # engine), git (git_source deployments, the git push endpoint), openssh-client (git push tests),
-# chromium (the dashboard test drives it headless).
+# chromium (the dashboard test drives it headless), postgresql-client (psql through a db-tunnel).
 # Installed even when an engine already answers.
 tools=()
 command -v socat >/dev/null 2>&1 || tools+=(socat)
 command -v git >/dev/null 2>&1 || tools+=(git)
 { command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1; } || tools+=(openssh-client)
+command -v psql >/dev/null 2>&1 || tools+=(postgresql-client)
 { command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ]; } || tools+=(chromium fonts-dejavu-core)
 if [ ${#tools[@]} -gt 0 ]; then
   log "installing ${tools[*]}"
