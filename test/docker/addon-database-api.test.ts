@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WebSocket } from 'ws';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, eventually, removeByLabel } from '../support/docker-cli.ts';
@@ -125,6 +126,18 @@ describe('database API of a real PostgreSQL addon (real Docker)', () => {
       return t.includes('ready to accept connections') ? t : null;
     }, { timeoutMs: 30_000, what: 'addon log lines' });
     expect(text).toMatch(/^\d{4}-\d\d-\d\d \S+ \+0000 UTC \[addon\] /m);
+    // Followed (`logs --addon -f`): a WebSocket on the same URL gets the server's new lines as log events.
+    const wsUrl = new URL(url);
+    wsUrl.protocol = 'ws:';
+    wsUrl.searchParams.set('stream', 'true');
+    const ws = new WebSocket(wsUrl.toString());
+    const events: string[] = [];
+    ws.on('message', (m) => events.push(String(m)));
+    ws.on('error', () => undefined);
+    await new Promise((ok, no) => (ws.once('open', ok), ws.once('error', no)));
+    psqlIn(pg.container, 'postgres', 'SELECT pg_catalog.pg_reload_conf()'); // PostgreSQL logs the reload
+    await eventually(() => events.some((e) => JSON.parse(e).event === 'log' && /SIGHUP|reloading/.test(JSON.parse(e).log)), { timeoutMs: 30_000, what: 'a followed addon line' });
+    ws.close();
     u.searchParams.set('token', 'x.y');
     expect((await fetch(u)).status).toBe(401);
   }, LONG);

@@ -29,6 +29,14 @@ export interface DatabaseFeaturesDeps {
   apiUrl: () => string;
 }
 
+/** The addon a signed addon-logs URL opens (401 when invalid, expired or the addon runs no server). */
+export function checkAddonLogsUrl(signer: UrlSigner, servers: AddonServers, id: string, q: { token?: string; timestamp?: string }): string {
+  const check = signer.check(LOGS, q.token, q.timestamp, LOGS_URL_TTL_MS);
+  if (!check.ok) throw ApiError.unauthorized(check.reason === 'expired' ? 'this logs URL has expired: ask the database API for a new one' : 'invalid logs token');
+  if (check.subject !== id || !servers.server(id)) throw ApiError.unauthorized('invalid logs token');
+  return id;
+}
+
 export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
   const { servers, backups } = deps;
   const r = new Hono<AppEnv>();
@@ -82,11 +90,8 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
   });
 
   r.get('/_emulator/addon-logs/:id', (c) => {
-    const id = c.req.param('id');
-    const check = deps.signer.check(LOGS, c.req.query('token'), c.req.query('timestamp'), LOGS_URL_TTL_MS);
-    if (!check.ok) throw ApiError.unauthorized(check.reason === 'expired' ? 'this logs URL has expired: ask the database API for a new one' : 'invalid logs token');
-    if (check.subject !== id || !servers.server(id)) throw ApiError.unauthorized('invalid logs token');
-    if (c.req.query('stream') === 'true') throw ApiError.badRequest('following the logs of an addon is not served by the Scalingo emulator: read the recent lines (without -f)');
+    const id = checkAddonLogsUrl(deps.signer, servers, c.req.param('id'), c.req.query());
+    if (c.req.query('stream') === 'true') throw ApiError.badRequest('follow the logs of an addon with a WebSocket (Upgrade: websocket), as `scalingo logs --addon -f` does');
     const raw = c.req.query('n');
     const n = raw && /^\d{1,9}$/.test(raw) ? Math.min(MAX_LINES, Number(raw)) : 100;
     const lines = servers.logs.recent(id, n);

@@ -32,6 +32,7 @@ import { addonServersRoutes } from '../addons/addon-servers.routes.ts';
 import { createAddonBackups } from '../addons/addon-backups.ts';
 import { createAddonBackupsStore } from '../addons/addon-backups.store.ts';
 import { databaseFeaturesRoutes } from '../addons/database-features.routes.ts';
+import { registerAddonLogsWebSocket } from '../addons/addon-logs.ws.ts';
 import { createDrainsStore } from '../drains/drains.store.ts';
 import { createDrainDispatcher } from '../drains/drains.dispatcher.ts';
 import { createDrainsService } from '../drains/drains.service.ts';
@@ -112,7 +113,9 @@ export function createLogsModule(deps: LogsModuleDeps) {
     ? createAddonBackups({ store: createAddonBackupsStore(db), servers: deps.addonServers, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addons.key'), clock }), clock, logger, dir: join(deps.stateDir, 'addon-backups'), apiUrl: deps.apiUrl })
     : undefined;
   if (deps.addonServers && addonBackups) {
-    routes.route('/', databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs.key'), clock }), apiUrl: deps.apiUrl }));
+    const addonLogsSigner = createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs.key'), clock });
+    routes.route('/', databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
+    registerAddonLogsWebSocket(deps.upgrades, { signer: addonLogsSigner, servers: deps.addonServers });
   }
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
   routes.route('/', databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
