@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { ssh, sshOptions, start, type Running } from '../support/git-cli.ts';
 const APP = 'db-api-app';
 const LONG = 900_000;
 const psqlIn = (container: string, db: string, sql: string) => docker('exec', '-u', 'postgres', container, 'psql', '-d', db, '-tAc', sql);
+const spawnIn = (container: string, cmd: string[]) => spawnSync('docker', ['exec', container, ...cmd], { encoding: 'utf8' });
 const freePort = () =>
   new Promise<number>((ok) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
@@ -114,6 +115,26 @@ describe('database API of a real PostgreSQL addon (real Docker)', () => {
     psqlIn(pg.container, 'postgres', "CREATE ROLE reporting LOGIN PASSWORD 'x'");
     const again = (await (await api(`/databases/${pg.id}/users`, pg.token)).json())['database-users'] as { name: string; protected: boolean }[];
     expect(again.find((u) => u.name === 'reporting')).toMatchObject({ protected: false });
+  }, LONG);
+
+  it('creates (read-only) and deletes a user in the server; protected users and bad names are refused', async () => {
+    const post = (body: unknown, token = pg.token) => fetch(`${h.emu.urls.api}/api/databases/${pg.id}/users`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const password = 'a-long-enough-password-1234';
+    const created = await post({ database_user: { database_id: pg.id, name: 'analyst', read_only: true, password, password_confirmation: password } });
+    expect(created.status).toBe(201);
+    expect((await created.json()).database_user).toMatchObject({ name: 'analyst', read_only: true, protected: false });
+    // The server itself knows the user: it logs in with its password, reads, and may not write.
+    const asAnalyst = (sql: string) => spawnIn(pg.container, ['env', `PGPASSWORD=${password}`, 'psql', '-h', '127.0.0.1', '-U', 'analyst', '-d', pg.url.pathname.slice(1), '-tAc', sql]);
+    expect(asAnalyst('SELECT name FROM widgets').stdout.trim()).toBe('sprocket-42');
+    expect(asAnalyst("INSERT INTO widgets VALUES ('nope')").stderr).toMatch(/permission denied/);
+    expect((await post({ database_user: { name: 'analyst', password, password_confirmation: password } })).status).toBe(422);
+    expect((await post({ database_user: { name: "x'; DROP TABLE widgets; --", password, password_confirmation: password } })).status).toBe(422);
+    expect((await post({ database_user: { name: 'another', password, password_confirmation: 'different-password-123456' } })).status).toBe(422);
+    const del = (name: string) => fetch(`${h.emu.urls.api}/api/databases/${pg.id}/users/${name}`, { method: 'DELETE', headers: { authorization: `Bearer ${pg.token}` } });
+    expect((await del(pg.url.username)).status).toBe(400);
+    expect((await del('nobody_here')).status).toBe(404);
+    expect((await del('analyst')).status).toBe(204);
+    expect(psqlIn(pg.container, 'postgres', "SELECT count(*) FROM pg_roles WHERE rolname = 'analyst'")).toBe('0');
   }, LONG);
 
   it('gives a logs URL that returns the server\'s own lines', async () => {

@@ -30,6 +30,13 @@ export interface KindSpec {
   archive: string;
   /** Prints the server's users, one a line: `name|password encryption` (the encryption may be empty). */
   users: string[];
+  /**
+   * Shell scripts creating / dropping a user named $NEW_USER (password $NEW_PASSWORD, read-only when $READ_ONLY=1);
+   * absent when the kind has no user management. Values come from the environment, never spliced into SQL
+   * text by the emulator (psql quotes its variables; the route allows only safe characters for MariaDB).
+   */
+  createUser?: string;
+  deleteUser?: string;
   /** An interactive client reading the app's database (README, tests). */
   console: string[];
 }
@@ -70,6 +77,18 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "
     backup: { cmd: ['sh', '-c', `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner | gzip`], file: 'dump.sql.gz' },
     archive: `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner > "$OUT/$ADDON_DATABASE.sql"`,
     users: ['sh', '-c', `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`],
+    createUser: String.raw`set -e
+if [ "$READ_ONLY" = 1 ]; then G='GRANT pg_read_all_data TO :"u";'; else G='GRANT pg_read_all_data, pg_write_all_data TO :"u"; GRANT CREATE ON SCHEMA public TO :"u";'; fi
+${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d "$ADDON_DATABASE" -v u="$NEW_USER" -v pw="$NEW_PASSWORD" -v db="$ADDON_DATABASE" <<EOF
+CREATE ROLE :"u" LOGIN PASSWORD :'pw';
+GRANT CONNECT ON DATABASE :"db" TO :"u";
+$G
+EOF`,
+    deleteUser: String.raw`set -e
+${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d "$ADDON_DATABASE" -v u="$NEW_USER" <<'EOF'
+DROP OWNED BY :"u";
+DROP ROLE :"u";
+EOF`,
     console: ['psql', '-U', 'postgres'],
   },
   mysql: {
@@ -97,6 +116,10 @@ exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-po
     backup: { cmd: ['sh', '-c', 'mariadb-dump --single-transaction "$ADDON_DATABASE" | gzip'], file: 'dump.sql.gz' },
     archive: 'mariadb-dump --single-transaction "$ADDON_DATABASE" > "$OUT/$ADDON_DATABASE.sql"',
     users: ['sh', '-c', `mariadb -N -B -e "SELECT DISTINCT CONCAT(User, '|') FROM mysql.user WHERE User <> '' ORDER BY 1"`],
+    createUser: String.raw`set -e
+if [ "$READ_ONLY" = 1 ]; then P=SELECT; else P=ALL; fi
+mariadb -e "CREATE USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; GRANT $P ON \`$ADDON_DATABASE\`.* TO '$NEW_USER'@'%'; FLUSH PRIVILEGES;"`,
+    deleteUser: String.raw`mariadb -e "DROP USER '$NEW_USER'@'%'; FLUSH PRIVILEGES;"`,
     console: ['mariadb'],
   },
   redis: {

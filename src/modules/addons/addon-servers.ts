@@ -257,6 +257,17 @@ export function createAddonServers(deps: AddonServersDeps) {
       });
     },
 
+    /** Runs the kind's createUser / deleteUser script; false when the kind has none. Throws with the server's message. */
+    async manageUser(addonId: string, action: 'createUser' | 'deleteUser', user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
+      const r = await service.running(addonId);
+      if (!r) throw new Error('the database server is not running');
+      const script = ADDON_KINDS[r.row.kind as AddonKind][action];
+      if (!script) return false;
+      const out = await runtime.exec(r.engineId, ['sh', '-c', script], { env: { ...env(r.row), NEW_USER: user.name, NEW_PASSWORD: user.password ?? '', READ_ONLY: user.readOnly ? '1' : '0' }, maxBytes: 64 * 1024 });
+      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').pop()?.slice(0, 300) || `exit code ${out.exitCode}`);
+      return true;
+    },
+
     /** The server reachable as `alias` (its host name on the app's network), if any. */
     byAlias: (alias: string) => store.all().find((r) => r.alias === alias),
 

@@ -4,6 +4,10 @@
 // stand-in addon every handler passes on (`next()`), which answers the stand-in's clear 400.
 // The signed download and logs URLs are served here too, outside /v1 (their query is the credential).
 import { Hono, type Context, type Next } from 'hono';
+import { z } from 'zod';
+import { limitBody } from '../../http/middleware/json-only.ts';
+import { jsonBody } from '../../http/validate.ts';
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { AppEnv } from '../../http/env.ts';
@@ -20,6 +24,19 @@ const LOGS_URL_TTL_MS = 10 * 60_000;
 const MAX_LINES = 1000;
 /** Users the platform manages itself: the CLI shows them as protected (not deletable). */
 const SYSTEM_USERS = new Set(['postgres', 'root', 'mysql', 'mariadb.sys', 'default']);
+
+// The CLI's own rules (cli db/users/utils.go: 6–32 characters, password 24–64); the character sets are
+// narrower so that no value needs quoting in the servers' SQL.
+const createUserSchema = z.object({
+  database_user: z
+    .object({
+      name: z.string().regex(/^[a-z][a-z0-9_]{5,31}$/, 'must be 6 to 32 lowercase letters, digits or _, starting with a letter'),
+      read_only: z.boolean().optional(),
+      password: z.string().regex(/^[A-Za-z0-9_.~+=!@#%^*,:-]{24,64}$/, 'must be 24 to 64 letters, digits or _.~+=!@#%^*,:-').optional().or(z.literal('')),
+      password_confirmation: z.string().max(64).optional(),
+    })
+    .refine((u) => !u.password || u.password === u.password_confirmation, { message: "doesn't match the password", path: ['password_confirmation'] }),
+});
 
 export interface DatabaseFeaturesDeps {
   addons: AddonsService;
@@ -76,6 +93,36 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
             ...(u.passwordEncryption ? { dbms_attributes: { password_encryption: u.passwordEncryption } } : {}),
           })),
         });
+      }),
+    );
+
+    // DatabaseCreateUser / DatabaseDeleteUser (PostgreSQL, MySQL; Redis has no user management in the CLI).
+    r.post(
+      `${base}/databases/:id/users`,
+      limitBody(16 * 1024),
+      real(async (c, addon) => {
+        const { database_user: u } = await jsonBody(c, createUserSchema, 'database_user');
+        if ((await servers.users(addon.id))?.some((x) => x.name === u.name)) throw ApiError.invalid('name', `user "${u.name}" already exists`);
+        const password = u.password || randomBytes(24).toString('base64url');
+        const done = await servers.manageUser(addon.id, 'createUser', { name: u.name, password, readOnly: u.read_only }).catch((err: Error) => {
+          throw ApiError.badRequest(`the server refused to create the user: ${err.message}`);
+        });
+        if (!done) throw ApiError.badRequest('this database has no user management');
+        return c.json({ database_user: { name: u.name, read_only: !!u.read_only, protected: false, password } }, 201);
+      }),
+    );
+    r.delete(
+      `${base}/databases/:id/users/:name`,
+      real(async (c, addon) => {
+        const name = c.req.param('name')!;
+        const users = await servers.users(addon.id);
+        if (!users?.some((x) => x.name === name)) throw ApiError.notFound('user');
+        if (name === servers.server(addon.id)!.username || SYSTEM_USERS.has(name)) throw ApiError.badRequest(`user "${name}" is protected: it cannot be deleted`);
+        const done = await servers.manageUser(addon.id, 'deleteUser', { name }).catch((err: Error) => {
+          throw ApiError.badRequest(`the server refused to delete the user: ${err.message}`);
+        });
+        if (!done) throw ApiError.badRequest('this database has no user management');
+        return c.body(null, 204);
       }),
     );
 
