@@ -15,7 +15,9 @@ const MAX_BUFFERED = 8 * 1024 * 1024;
 /** A follower is closed after this long (the CLI reconnects by running the command again). */
 const MAX_FOLLOW_MS = 6 * 60 * 60_000;
 
-export function registerAddonLogsWebSocket(table: UpgradeTable, deps: { signer: UrlSigner; servers: AddonServers }): void {
+/** Registers the handler; returns what closes every follower (the emulator's stop must not wait on them). */
+export function registerAddonLogsWebSocket(table: UpgradeTable, deps: { signer: UrlSigner; servers: AddonServers }): { closeAll(): void } {
+  const open = new Set<WebSocket>();
   table.register('/_emulator/addon-logs/', async (req, socket, head, url) => {
     const m = PATH.exec(url.pathname);
     if (!m) return false;
@@ -28,11 +30,19 @@ export function registerAddonLogsWebSocket(table: UpgradeTable, deps: { signer: 
     };
     const unsubscribe = deps.servers.logs.subscribe(id, (l) => send(logEvent(`${formattedLine(l)}\n`, new Date(l.time_ms).toISOString())));
     const timer = setTimeout(() => ws.close(1001, 'time limit of a follower reached'), MAX_FOLLOW_MS);
+    open.add(ws);
     const end = () => {
+      open.delete(ws);
       clearTimeout(timer);
       unsubscribe();
     };
     ws.on('close', end);
     ws.on('error', end);
   });
+  return {
+    closeAll() {
+      for (const ws of open) ws.terminate();
+      open.clear();
+    },
+  };
 }

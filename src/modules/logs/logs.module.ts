@@ -112,10 +112,11 @@ export function createLogsModule(deps: LogsModuleDeps) {
   const addonBackups = deps.addonServers
     ? createAddonBackups({ store: createAddonBackupsStore(db), servers: deps.addonServers, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addons.key'), clock }), clock, logger, dir: join(deps.stateDir, 'addon-backups'), apiUrl: deps.apiUrl })
     : undefined;
+  let addonFollowers: { closeAll(): void } | undefined;
   if (deps.addonServers && addonBackups) {
     const addonLogsSigner = createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs.key'), clock });
     routes.route('/', databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
-    registerAddonLogsWebSocket(deps.upgrades, { signer: addonLogsSigner, servers: deps.addonServers });
+    addonFollowers = registerAddonLogsWebSocket(deps.upgrades, { signer: addonLogsSigner, servers: deps.addonServers });
   }
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
   routes.route('/', databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
@@ -170,6 +171,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
       clock.clearInterval(timer);
       timer = null;
       hub.closeAll();
+      addonFollowers?.closeAll();
       await collector.stop();
       await pipeline.idle();
       dispatcher.stop();
