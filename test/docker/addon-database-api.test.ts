@@ -127,6 +127,9 @@ describe('database API of a real PostgreSQL addon (real Docker)', () => {
     const asAnalyst = (sql: string) => spawnIn(pg.container, ['env', `PGPASSWORD=${password}`, 'psql', '-h', '127.0.0.1', '-U', 'analyst', '-d', pg.url.pathname.slice(1), '-tAc', sql]);
     expect(asAnalyst('SELECT name FROM widgets').stdout.trim()).toBe('sprocket-42');
     expect(asAnalyst("INSERT INTO widgets VALUES ('nope')").stderr).toMatch(/permission denied/);
+    const listed = (await (await fetch(`${h.emu.urls.api}/api/databases/${pg.id}/users`, { headers: { authorization: `Bearer ${pg.token}` } })).json())['database-users'];
+    expect(listed.find((u: { name: string }) => u.name === 'analyst')).toMatchObject({ read_only: true, protected: false });
+    expect(listed.find((u: { name: string }) => u.name === pg.url.username)).toMatchObject({ read_only: false });
     expect((await post({ database_user: { name: 'analyst', password, password_confirmation: password } })).status).toBe(422);
     expect((await post({ database_user: { name: "x'; DROP TABLE widgets; --", password, password_confirmation: password } })).status).toBe(422);
     expect((await post({ database_user: { name: 'another', password, password_confirmation: 'different-password-123456' } })).status).toBe(422);

@@ -28,7 +28,7 @@ export interface KindSpec {
   backup: { cmd: string[]; file: string };
   /** Shell lines writing the backup's dump into the directory "$OUT" (the database API's backups archive it). */
   archive: string;
-  /** Prints the server's users, one a line: `name|password encryption` (the encryption may be empty). */
+  /** Prints the server's users, one a line: `name|password encryption|ro` (encryption and `ro` may be empty). */
   users: string[];
   /**
    * Shell scripts creating / dropping a user named $NEW_USER (password $NEW_PASSWORD, read-only when $READ_ONLY=1);
@@ -76,7 +76,7 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "
     variables: ['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL'],
     backup: { cmd: ['sh', '-c', `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner | gzip`], file: 'dump.sql.gz' },
     archive: `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner > "$OUT/$ADDON_DATABASE.sql"`,
-    users: ['sh', '-c', `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`],
+    users: ['sh', '-c', `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END, CASE WHEN pg_has_role(oid, 'pg_read_all_data', 'MEMBER') AND NOT pg_has_role(oid, 'pg_write_all_data', 'MEMBER') THEN 'ro' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`],
     createUser: String.raw`set -e
 if [ "$READ_ONLY" = 1 ]; then G='GRANT pg_read_all_data TO :"u";'; else G='GRANT pg_read_all_data, pg_write_all_data TO :"u"; GRANT CREATE ON SCHEMA public TO :"u";'; fi
 ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d "$ADDON_DATABASE" -v u="$NEW_USER" -v pw="$NEW_PASSWORD" -v db="$ADDON_DATABASE" <<EOF

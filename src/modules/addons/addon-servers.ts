@@ -245,15 +245,15 @@ export function createAddonServers(deps: AddonServersDeps) {
     },
 
     /** The server's users as its own catalogue lists them (pg_authid, mysql.user, ACL USERS). */
-    async users(addonId: string): Promise<{ name: string; passwordEncryption: string }[] | null> {
+    async users(addonId: string): Promise<{ name: string; passwordEncryption: string; readOnly: boolean }[] | null> {
       const r = await service.running(addonId);
       if (!r) return null;
       const spec = ADDON_KINDS[r.row.kind as AddonKind];
       const out = await runtime.exec(r.engineId, spec.users, { env: env(r.row), maxBytes: 1024 * 1024 });
       if (out.exitCode !== 0) throw new Error(`listing the users failed: ${out.stderr.trim().slice(0, 300)}`);
       return out.stdout.split('\n').filter((l) => l.trim()).map((l) => {
-        const [name = '', enc = ''] = l.trim().split('|');
-        return { name, passwordEncryption: enc };
+        const [name = '', enc = '', ro = ''] = l.trim().split('|');
+        return { name, passwordEncryption: enc, readOnly: ro === 'ro' };
       });
     },
 

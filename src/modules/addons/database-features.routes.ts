@@ -88,7 +88,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         return c.json({
           'database-users': users.map((u) => ({
             name: u.name,
-            read_only: false,
+            read_only: u.readOnly,
             protected: u.name === own || SYSTEM_USERS.has(u.name),
             ...(u.passwordEncryption ? { dbms_attributes: { password_encryption: u.passwordEncryption } } : {}),
           })),
