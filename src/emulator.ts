@@ -285,8 +285,9 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   });
   let sourcesSweep: NodeJS.Timeout | undefined;
   // git push: SSH endpoint, a bare repository per app, deployment of what is pushed.
-  // db-tunnel reaches only addon servers of apps the key's user may access (issue #15).
-  const tunnels = addonServers && createTunnelTargets({ servers: addonServers, canAccess: (u, appId) => { try { return !!apps.visibleApp(u, appId); } catch { return false; } } });
+  // db-tunnel reaches only addon servers of apps the key's user may access as owner or full collaborator
+  // (a limited collaborator may not reach an addon's database, as for the addon token) (issue #15).
+  const tunnels = addonServers && createTunnelTargets({ servers: addonServers, canAccess: (u, appId) => { try { return !!apps.writableApp(u, appId); } catch { return false; } } });
   const git = createGitModule({ config, dataDir, stateDir, apps, keys, deployments, deploymentsStore, appendLog: (id, container, text) => void logs.append(id, container, text), urls: getUrls, logger, tunnels });
 
   const app = createHttpApp({

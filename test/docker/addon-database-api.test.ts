@@ -209,5 +209,13 @@ describe('database API of a real PostgreSQL addon (real Docker)', () => {
     await refused(dev.privateKey, `127.0.0.1:${sshPort}`); // the emulator itself
     await refused(dev.privateKey, `localhost:${docker('port', pg.container, '5432').split(':')[1]}`); // the published port, by address
     await refused(other.privateKey, target); // a user without access to the app
+    // A limited collaborator may not reach the database either; a full collaborator may.
+    const collab = (await h.call('POST', `/v1/apps/${APP}/collaborators`, { body: { collaborator: { email: 'other@example.test', is_limited: true } } })).body.collaborator;
+    expect(collab.status).toBe('accepted');
+    await refused(other.privateKey, target);
+    expect((await h.call('PATCH', `/v1/apps/${APP}/collaborators/${collab.id}`, { body: { collaborator: { is_limited: false } } })).status).toBe(200);
+    const asCollaborator = await ssh(sshPort, other.privateKey, ['-W', target]);
+    expect(asCollaborator.out).not.toMatch(/stdio forwarding failed|open failed/i);
+    expect(asCollaborator.code, asCollaborator.out).toBe(0);
   }, LONG);
 });

@@ -2,7 +2,8 @@
 // `git` and asks for a direct-tcpip channel to the host:port of the addon's URL variable
 // (cli db/tunnel.go: sshClient.Dial("tcp", dbURL.Host)); that host is the server's alias on the app's
 // Docker network. Only the alias and port of a real addon server of an app the key's user may
-// access are allowed, and the connection goes to the port Docker publishes on 127.0.0.1 — never to
+// access (owner or full collaborator: a limited one may not reach the database) are allowed, and
+// the connection goes to the port Docker publishes on 127.0.0.1 — never to
 // a container or bridge address. Everything else is refused.
 import type { UserRow } from '../../http/env.ts';
 import type { AddonServers } from './addon-servers.ts';

@@ -193,7 +193,11 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     sock.on('error', (err) => logger.debug({ err: err.message }, 'ssh: tunnel upstream error'));
     let channel: ServerChannel | undefined;
     sock.once('connect', () => {
-      channel = accept();
+      try {
+        channel = accept();
+      } catch {
+        return void sock.destroy(); // the SSH connection went away meanwhile
+      }
       channel.on('error', (err: Error) => logger.debug({ err: err.message }, 'ssh: tunnel channel error'));
       channel.pipe(sock).pipe(channel);
       channel.once('close', () => sock.destroy());
