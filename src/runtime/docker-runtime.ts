@@ -1,9 +1,9 @@
 import type Docker from 'dockerode';
-import { PassThrough, type Duplex, type Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
 import { EngineUnavailableError, LABELS, isEngineUnreachable } from './runtime.ts';
 import { createEngineState } from './engine-state.ts';
-import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
+import { dockerResources } from './docker-resources.ts';
 import { AsyncQueue } from './async-queue.ts';
 import { demuxBuffer, frameDemuxer, lineSplitter, parseTimestampedLine, statsFromDocker } from './engine-parse.ts';
 
@@ -11,8 +11,7 @@ export interface DockerRuntimeOptions {
   socketPath?: string;
 }
 
-type DockerErr = Error & { statusCode?: number; json?: { message?: string } };
-const isStatus = (err: unknown, ...codes: number[]) => codes.includes((err as DockerErr)?.statusCode ?? -1);
+import { isStatus, type DockerErr } from './docker-resources.ts';
 
 /** The one implementation of ContainerRuntime, over dockerode. */
 export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerRuntime {
@@ -137,125 +136,8 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     available: () => health.available(),
     onEngine: (listener) => health.onChange(listener),
 
-    async ensureBaseImage(tag) {
-      const docker = await engine();
-      await ensureBusyboxImage(docker, tag);
-    },
-
-    async buildImage({ contextDir, dockerfile, tag, labels, onLine }) {
-      const docker = await engine();
-      const tar = await packDirectory(contextDir, dockerfile ? { Dockerfile: dockerfile } : {});
-      const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels, forcerm: true });
-      await followBuild(docker, stream, onLine);
-    },
-
-    async imageExists(tag) {
-      const docker = await engine();
-      try {
-        await docker.getImage(tag).inspect();
-        return true;
-      } catch {
-        return false;
-      }
-    },
-
-    async removeImage(tag) {
-      const docker = await engine();
-      try {
-        await docker.getImage(tag).remove({ force: true });
-      } catch (err) {
-        if (!isStatus(err, 404, 409)) throw err;
-      }
-    },
-
-    async imageCommand(tag) {
-      const docker = await engine();
-      const img = await docker.getImage(tag).inspect();
-      return [...(img.Config.Entrypoint ?? []), ...(img.Config.Cmd ?? [])].join(' ');
-    },
-
-    async imageLabels(tag) {
-      const docker = await engine();
-      try {
-        return (await docker.getImage(tag).inspect()).Config.Labels ?? {};
-      } catch (err) {
-        if (isStatus(err, 404)) return null;
-        throw err;
-      }
-    },
-
-    async importImage({ tarPath, tag, changes }) {
-      const docker = await engine();
-      const [repo, version] = splitTag(tag);
-      const stream = (await docker.importImage(tarPath, { repo, tag: version, changes } as never)) as unknown as NodeJS.ReadableStream;
-      await followBuild(docker, stream);
-    },
-
-    async commit(engineId, { tag, changes }) {
-      const docker = await engine();
-      const [repo, version] = splitTag(tag);
-      await docker.getContainer(engineId).commit({ repo, tag: version, changes } as never);
-    },
-
-    async ensureNetwork(name, labels) {
-      const docker = await engine();
-      try {
-        await docker.getNetwork(name).inspect();
-        return;
-      } catch (err) {
-        if (!isStatus(err, 404)) throw err;
-      }
-      try {
-        await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, [LABELS.managed]: '1' } });
-      } catch (err) {
-        if (!isStatus(err, 409)) throw err;
-      }
-    },
-
-    async removeNetwork(name) {
-      const docker = await engine();
-      try {
-        await docker.getNetwork(name).remove();
-      } catch (err) {
-        if (!isStatus(err, 404)) throw err;
-      }
-    },
-
-    async removeVolume(name) {
-      const docker = await engine();
-      try {
-        await docker.getVolume(name).remove({ force: true });
-      } catch (err) {
-        if (!isStatus(err, 404)) throw err;
-      }
-    },
-
-    async updateMemory(engineId, memoryBytes) {
-      const docker = await engine();
-      await docker.getContainer(engineId).update({ Memory: memoryBytes, MemorySwap: memoryBytes });
-    },
-
-    async exec(engineId, cmd, o = {}) {
-      const { stdout, stderr, exitCode } = await startExec(await engine(), engineId, cmd, o);
-      const max = o.maxBytes ?? 1024 * 1024;
-      const collect = (s: Readable) =>
-        new Promise<string>((resolve) => {
-          let buf = '';
-          s.on('data', (c: Buffer) => {
-            if (buf.length < max) buf += c.toString('utf8').slice(0, max - buf.length);
-          });
-          s.on('end', () => resolve(buf));
-          s.on('error', () => resolve(buf));
-        });
-      const [out, err] = await Promise.all([collect(stdout), collect(stderr)]);
-      return { exitCode: await exitCode, stdout: out, stderr: err };
-    },
-
-    async execStream(engineId, cmd, o = {}) {
-      const { stdout, stderr, exitCode } = await startExec(await engine(), engineId, cmd, o);
-      stderr.resume();
-      return { stdout, exitCode };
-    },
+    // Images, networks, volumes, exec: docker-resources.ts.
+    ...dockerResources(engine),
 
     async run(spec: ContainerSpec, o = {}) {
       const docker = await engine();
@@ -454,32 +336,6 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     };
   }
   return runtime;
-}
-
-/** `repo:tag` → [repo, tag]; a port in the repository part (`host:5000/x`) is not a tag. */
-function splitTag(tag: string): [string, string] {
-  const i = tag.lastIndexOf(':');
-  return i > tag.lastIndexOf('/') ? [tag.slice(0, i), tag.slice(i + 1)] : [tag, 'latest'];
-}
-
-/** Starts an exec; stdout and stderr are demultiplexed into two streams that end with it. */
-async function startExec(docker: Docker, engineId: string, cmd: string[], o: { user?: string; env?: Record<string, string> }) {
-  const exec = await docker.getContainer(engineId).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, User: o.user, Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined });
-  const raw = (await exec.start({ hijack: true, stdin: false })) as unknown as Readable;
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  docker.modem.demuxStream(raw, stdout, stderr);
-  const ended = new Promise<void>((resolve) => {
-    raw.on('end', resolve);
-    raw.on('close', resolve);
-    raw.on('error', () => resolve());
-  });
-  void ended.then(() => {
-    stdout.end();
-    stderr.end();
-  });
-  const exitCode = ended.then(async () => (await exec.inspect()).ExitCode ?? -1);
-  return { stdout, stderr, exitCode };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

@@ -1,5 +1,5 @@
 // The only view of the container engine the rest of the emulator has. docker-runtime.ts is its
-// one implementation over dockerode (the ONLY file that imports dockerode, with images.ts);
+// one implementation over dockerode (with docker-resources.ts and images.ts, the only files that import dockerode);
 // unit tests may pass another.
 import type { Duplex, Readable } from 'node:stream';
 
