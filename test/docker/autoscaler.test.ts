@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
 
 // The autoscaler against real containers, on the memory metric (CPU readings would depend on what else
@@ -42,8 +42,7 @@ describe('autoscaler (real Docker)', () => {
     if (h) {
       hold(false);
       await h.stop();
-      removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-      removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+      removeInstance(h.emu.instanceId);
     }
     rmSync(dir, { recursive: true, force: true });
   });

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, copyFixture, routerGet, waitForOperation, waitForStatus } from '../support/apps.ts';
 
 // #10–#13, #19 observed in Docker: ps, formation, scale, restart, operations, variables.
@@ -19,8 +19,7 @@ describe('containers (real Docker)', () => {
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -154,8 +153,7 @@ describe('containers (real Docker)', () => {
       expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', running(t, 'trial-scaled')[0].id)).toBe(String(256 * MB));
     } finally {
       await t.stop();
-      removeByLabel(`${LABELS.instance}=${t.emu.instanceId}`);
-      removeImagesByLabel(`${LABELS.instance}=${t.emu.instanceId}`);
+      removeInstance(t.emu.instanceId);
       rmSync(trialDir, { recursive: true, force: true });
     }
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
 import { waitForStatus } from '../support/apps.ts';
 
 // Platform time of real containers on the manual clock: an operation whose containers never listen
@@ -29,8 +29,7 @@ describe('manual clock with real containers', () => {
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     rmSync(dir, { recursive: true, force: true });
   });
 

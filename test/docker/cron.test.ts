@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, copyFixture, waitForDeployment, waitForStatus } from '../support/apps.ts';
 import { logsUrl, readLogs } from '../support/logs.ts';
 
@@ -22,8 +22,7 @@ describe('cron tasks (real Docker)', () => {
   afterAll(async () => {
     if (h) {
       await h.stop();
-      removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-      removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+      removeInstance(h.emu.instanceId);
     }
     rmSync(dir, { recursive: true, force: true });
   });

@@ -3,7 +3,7 @@ import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, archiveOf, copyFixture, gitRepoOf, routerGet, waitForDeployment, waitForStatus } from '../support/apps.ts';
 
 // Code reaches apps three ways — a watched directory, git_source, an archive — and runs in real containers.
@@ -21,8 +21,7 @@ describe('deploying code (real Docker)', () => {
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     rmSync(watched, { recursive: true, force: true });
   });
 

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
 import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
 
 // A deployed app's real web container answers on its custom domains through the router (Host header, as a
@@ -30,8 +30,7 @@ describe('custom domains (real Docker)', () => {
   afterAll(async () => {
     if (h) {
       await h.stop();
-      removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-      removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+      removeInstance(h.emu.instanceId);
     }
     rmSync(dir, { recursive: true, force: true });
   });

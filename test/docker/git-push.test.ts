@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, copyFixture, routerGet } from '../support/apps.ts';
 import { keyPair, type KeyPair } from '../support/ssh-keys.ts';
 import { commitAll, git, gitStart, head, initRepo, ssh } from '../support/git-cli.ts';
@@ -39,8 +39,7 @@ describe('git push (real git, ssh and Docker)', () => {
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     for (const d of [...dirs, dev.dir, other.dir, stranger.dir]) rmSync(d, { recursive: true, force: true });
   });
 

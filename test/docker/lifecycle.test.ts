@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startEmulator } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, archiveOf, copyFixture, waitForDeployment, waitForOperation, waitForStatus } from '../support/apps.ts';
 
 describe('app lifecycle (real Docker)', () => {
@@ -38,8 +38,7 @@ describe('app lifecycle (real Docker)', () => {
       expect(['running', 'crashed']).toContain((await h.call('GET', '/v1/apps/crashy-app')).body.app.status);
     } finally {
       await h.stop();
-      removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-      removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+      removeInstance(h.emu.instanceId);
       rmSync(dir, { recursive: true, force: true });
     }
   }, 150_000);
@@ -78,8 +77,7 @@ describe('app lifecycle (real Docker)', () => {
         await second.stop();
       }
     } finally {
-      removeByLabel(`${LABELS.instance}=${instance}`);
-      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+      removeInstance(instance);
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(dir, { recursive: true, force: true });
     }
@@ -108,8 +106,7 @@ describe('app lifecycle (real Docker)', () => {
       expect((await h.call('GET', '/v1/apps/doomed-app')).status).toBe(404);
     } finally {
       await h.stop();
-      removeByLabel(`${LABELS.instance}=${instance}`);
-      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+      removeInstance(instance);
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
@@ -137,8 +134,7 @@ describe('app lifecycle (real Docker)', () => {
       expect((await h.call('POST', '/v1/apps/deploying-app/scale', { body: { containers: [{ name: 'web', amount: 1 }] } })).status).toBe(404);
     } finally {
       await h.stop();
-      removeByLabel(`${LABELS.instance}=${instance}`);
-      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+      removeInstance(instance);
     }
   }, 90_000);
 
@@ -168,8 +164,7 @@ describe('app lifecycle (real Docker)', () => {
       expect(await crashes()).toBe(1);
     } finally {
       await h.stop();
-      removeByLabel(`${LABELS.instance}=${instance}`);
-      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+      removeInstance(instance);
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, waitForStatus } from '../support/apps.ts';
 import { logsUrl, readLogs, messageOf } from '../support/logs.ts';
 
@@ -46,8 +46,7 @@ describe('logs across an emulator restart (real Docker)', () => {
     } finally {
       await first?.stop();
       await second?.stop();
-      removeByLabel(`${LABELS.instance}=${instance}`);
-      removeImagesByLabel(`${LABELS.instance}=${instance}`);
+      removeInstance(instance);
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(dir, { recursive: true, force: true });
     }

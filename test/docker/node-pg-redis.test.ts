@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { startEmulator, TOKENS, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, archiveOf, routerGet, waitForDeployment } from '../support/apps.ts';
 
 // Issue #15 end to end, observed in Docker and in the databases themselves: a Node app built by the
@@ -35,11 +35,7 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
   afterAll(async () => {
     await h.call('DELETE', `/v1/apps/${APP}?current_name=${APP}`).catch(() => undefined);
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${instance}`);
-    removeByLabel(`${LABELS.owner}=${instance}`);
-    removeImagesByLabel(`${LABELS.instance}=${instance}`);
-    for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`).split('\n').filter(Boolean)) docker('volume', 'rm', '-f', v);
-    for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`).split('\n').filter(Boolean)) docker('network', 'rm', n);
+    removeInstance(instance);
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(archive, { force: true });
   }, LONG);

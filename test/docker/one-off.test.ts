@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { startEmulator, TOKENS, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
 import { logsUrl, readLogs } from '../support/logs.ts';
 import { connectTerminal, runAttached, upload, wsTerminal } from '../support/terminal.ts';
@@ -27,8 +27,7 @@ describe('one-off containers (real Docker)', () => {
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -267,8 +266,7 @@ describe('one-off containers with short timeouts (real Docker)', () => {
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     rmSync(dir, { recursive: true, force: true });
   });
   const inDocker = (containerId: string) => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.containerId}=${containerId}`], true);

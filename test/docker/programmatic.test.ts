@@ -2,7 +2,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
 import { startEmulator, type StartedEmulator } from '../../src/index.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { copyFixture, FAST, routerGet } from '../support/apps.ts';
 
 // The programmatic API with real containers: what it starts, `stop()` removes (in memory nothing
@@ -13,8 +13,7 @@ const dirs: string[] = [];
 afterAll(async () => {
   for (const e of started) {
     await e.stop();
-    removeByLabel(`${LABELS.instance}=${e.emulator.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${e.emulator.instanceId}`);
+    removeInstance(e.emulator.instanceId);
   }
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, archiveOf, copyFixture, routerGet, waitForDeployment } from '../support/apps.ts';
 
 // Issue #15 for the other languages and MySQL: Python and Ruby apps (standard library only) built by
@@ -43,11 +43,7 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
   afterAll(async () => {
     for (const app of ['py-web', 'rb-web', 'my-app', 'py-deps']) await h.call('DELETE', `/v1/apps/${app}?current_name=${app}`).catch(() => undefined);
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${instance}`);
-    removeByLabel(`${LABELS.owner}=${instance}`);
-    removeImagesByLabel(`${LABELS.instance}=${instance}`);
-    for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`).split('\n').filter(Boolean)) docker('volume', 'rm', '-f', v);
-    for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`).split('\n').filter(Boolean)) docker('network', 'rm', n);
+    removeInstance(instance);
     for (const f of files) rmSync(f, { recursive: true, force: true });
   }, LONG);
 

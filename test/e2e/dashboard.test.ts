@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
+import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
 import { copyFixture, FAST, waitForDeployment } from '../support/apps.ts';
 
 // The dashboard in a real headless Chromium (Debian's package, installed by scripts/docker-up.sh),
@@ -36,8 +36,7 @@ afterAll(async () => {
   await browser?.close();
   await h?.stop();
   if (h) {
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeByLabel, removeImagesByLabel, dockerPs, eventually } from '../support/docker-cli.ts';
+import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, archiveOf, waitForDeployment } from '../support/apps.ts';
 
 // `scalingo deploy ./app.tar.gz` as the CLI does it (Scalingo/cli deployments/deploy.go):
@@ -32,8 +32,7 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     rmSync(dirname(archive), { recursive: true, force: true });
   });
 

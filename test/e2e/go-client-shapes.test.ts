@@ -2,8 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
 import { decodeJwt } from 'jose';
 import { startEmulator, type Harness } from '../harness.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance } from '../support/docker-cli.ts';
 import { FAST, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
 
 // The Go CLI cannot run on this machine (no Go toolchain); these are the exact requests
@@ -21,8 +20,7 @@ describe('what the official Go client sends and decodes', () => {
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { clientFromToken, type Client } from 'scalingo';
 import { startEmulator, TOKENS, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { dockerPs, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance, dockerPs } from '../support/docker-cli.ts';
 import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
 
 // The official npm client, unchanged, pointed at the emulator by its two base URLs.
@@ -17,8 +17,7 @@ describe('official npm client `scalingo`', () => {
   });
   afterAll(async () => {
     await h.stop();
-    removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
-    removeImagesByLabel(`${LABELS.instance}=${h.emu.instanceId}`);
+    removeInstance(h.emu.instanceId);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, waitForStatus } from '../support/apps.ts';
 import { logsUrl, readLogs, messageOf } from '../support/logs.ts';
 
@@ -129,8 +129,7 @@ describe('Docker outage through a proxy socket', () => {
       await h?.stop();
       killProxy(proxy);
       if (instance) {
-        removeByLabel(`${LABELS.instance}=${instance}`);
-        removeImagesByLabel(`${LABELS.instance}=${instance}`);
+        removeInstance(instance);
       }
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnEmulator, poll, type EmulatorProcess } from './emulator-process.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance, docker } from '../support/docker-cli.ts';
 import { FAST, archiveOf } from '../support/apps.ts';
 
 // Kill points within each round (ms after the requests start): fixed, so runs are comparable.
@@ -125,8 +125,7 @@ describe('kill -9 during concurrent writes (emulator as a separate process)', ()
       console.log(`[reliability] kill -9: ${figures.join('; ')}`);
       await emu?.stop();
       if (instance) {
-        removeByLabel(`${LABELS.instance}=${instance}`);
-        removeImagesByLabel(`${LABELS.instance}=${instance}`);
+        removeInstance(instance);
       }
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(dirname(archive), { recursive: true, force: true });

@@ -3,9 +3,8 @@ import { rmSync } from 'node:fs';
 import { WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
 import { TOKENS } from '../harness.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
 import { copyFixture } from '../support/apps.ts';
-import { eventually, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
+import { removeInstance, eventually } from '../support/docker-cli.ts';
 import { startEmulatorProcess, type EmulatorProcess } from './support/emulator-process.ts';
 import { BAD_FRAMES, closedBy, frame, rawRequest, rawUpgrade } from './support/raw-ws.ts';
 import { wsTerminal } from '../support/terminal.ts';
@@ -51,8 +50,7 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
   afterAll(async () => {
     await p?.stop();
     if (p) {
-      removeByLabel(`${LABELS.instance}=${p.instanceId}`);
-      removeImagesByLabel(`${LABELS.instance}=${p.instanceId}`);
+      removeInstance(p.instanceId);
     }
     upstream.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { LABELS } from '../../src/runtime/runtime.ts';
 
 // Tests observe Docker through its own CLI, independently of the emulator's code.
 export function docker(...args: string[]): string {
@@ -34,4 +35,16 @@ export async function eventually<T>(fn: () => T | Promise<T>, opts: { timeoutMs?
 export function removeImagesByLabel(label: string): void {
   const ids = docker('images', '-q', '--filter', `label=${label}`);
   if (ids) docker('rmi', '-f', ...[...new Set(ids.split('\n'))]);
+}
+
+/**
+ * Removes everything one emulator instance made in Docker: its containers (apps, one-offs, addon
+ * servers), its images, and the volumes and networks named after it.
+ */
+export function removeInstance(instance: string): void {
+  removeByLabel(`${LABELS.instance}=${instance}`);
+  removeByLabel(`${LABELS.owner}=${instance}`);
+  removeImagesByLabel(`${LABELS.instance}=${instance}`);
+  for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`).split('\n').filter(Boolean)) docker('volume', 'rm', '-f', v);
+  for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`).split('\n').filter(Boolean)) docker('network', 'rm', n);
 }

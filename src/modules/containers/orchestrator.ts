@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
 import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -10,6 +9,7 @@ import type { VariablesStore } from '../variables/variables.store.ts';
 import type { DeploymentsStore } from '../deployments/deployments.store.ts';
 import type { ContainerRow, ContainersStore } from './containers.store.ts';
 import { containerEnv, WEB_PORT } from './container-env.ts';
+import { answersHttp } from './readiness.ts';
 
 /** What runs: a successful deployment's image and process types. */
 export interface Release {
@@ -386,19 +386,3 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 export type Orchestrator = ReturnType<typeof createOrchestrator>;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * Docker's userland proxy accepts TCP on a published port before the app listens, so readiness is
- * an HTTP answer (any status) from the app through that port.
- */
-function answersHttp(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/', method: 'GET', agent: false, timeout: 1000, headers: { 'user-agent': 'scalingo-emulator-boot-check' } }, (res) => {
-      res.resume();
-      resolve(true);
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-    req.end();
-  });
-}

@@ -1,0 +1,17 @@
+import { request } from 'node:http';
+
+/**
+ * Docker's userland proxy accepts TCP on a published port before the app listens, so readiness is
+ * an HTTP answer (any status) from the app through that port.
+ */
+export function answersHttp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', method: 'GET', agent: false, timeout: 1000, headers: { 'user-agent': 'scalingo-emulator-boot-check' } }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
