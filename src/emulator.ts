@@ -228,7 +228,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   apps.addHooks({ beforeDelete: (a) => orchestrator.removeApp(a), afterDelete: (a) => orchestrator.forgetRemoved(a.id) });
   // Then its addon servers, their volumes and the app's network (its containers are gone by now).
   // A reset or restore removes apps without the deletion path: afterDelete finds what is left by label.
-  if (addonServers) apps.addHooks({ beforeDelete: (a) => addonServers.removeApp(a.id), afterDelete: (a) => void addonServers.removeLeftovers(a.id).catch((err: Error) => logger.warn({ err: err.message }, 'addon servers of a removed app not removed')) });
+  if (addonServers) apps.addHooks({ afterCreate: (a) => addonServers.appCreated(a.id), beforeDelete: (a) => addonServers.removeApp(a.id), afterDelete: (a) => void addonServers.removeLeftovers(a.id).catch((err: Error) => logger.warn({ err: err.message }, 'addon servers of a removed app not removed')) });
   // …and whatever build directory its deployments left.
   apps.addHooks({ afterDelete: () => void deployments.sweepBuilds() });
   // An app created with a git_source (local path or file://) deploys from it at once.

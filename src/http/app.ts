@@ -43,7 +43,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   // 5. rate limiting per token, which needs the principal.
   app.use('*', requestId(deps.logger));
   if (deps.faults) app.use('*', faultMiddleware(deps.faults));
-  app.use('*', accessLog());
+  app.use('*', accessLog(deps.logger));
   app.use('/v1/*', authenticate(deps.auth));
   app.use('/v1/*', jsonOnly());
   app.use('/v1/*', limitBody(deps.bodyLimitBytes));

@@ -3,6 +3,7 @@ import type { Duplex, Readable } from 'node:stream';
 import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
 import { EngineUnavailableError, LABELS, isEngineUnreachable } from './runtime.ts';
 import { createEngineState } from './engine-state.ts';
+import { localEngineSocket, versionOverSocket } from './engine-probe.ts';
 import { dockerResources } from './docker-resources.ts';
 import { AsyncQueue } from './async-queue.ts';
 import { demuxBuffer, frameDemuxer, lineSplitter, parseTimestampedLine, statsFromDocker } from './engine-parse.ts';
@@ -22,6 +23,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   const listeners = new Set<(e: RuntimeEvent) => void>();
   let eventStream: (Readable & { destroy(): void }) | null = null;
   let closed = false;
+  const localSocket = localEngineSocket(opts.socketPath);
   const health = createEngineState({ ping: async () => void (await withTimeout((await engine()).ping(), 2000)) });
   // Back up: the events subscription resumes at once (from the last event seen).
   health.onChange((s) => {
@@ -122,9 +124,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
 
   const runtime: ContainerRuntime = {
     async probe(): Promise<EngineStatus> {
-      const docker = await engine();
       try {
-        const v = await withTimeout(docker.version(), 2000);
+        // A local socket is asked directly (no dockerode on the health path); other endpoints through dockerode.
+        const v = localSocket ? await versionOverSocket(localSocket, 2000) : await withTimeout((await engine()).version(), 2000);
         health.noteOk();
         return { ok: true, version: v.Version, apiVersion: v.ApiVersion };
       } catch (err) {

@@ -1,9 +1,14 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
+import type { Logger } from '../../shared/logger.ts';
 
-/** One line per request, at debug level: method, path (no query: it may carry signed tokens), status, duration. */
-export function accessLog(): MiddlewareHandler<AppEnv> {
+/**
+ * One line per request, at debug level: method, path (no query: it may carry signed tokens), status, duration.
+ * The level is checked on the emulator's logger first: below debug, no request pays for a child logger.
+ */
+export function accessLog(logger?: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (logger && !logger.isLevelEnabled('debug')) return next();
     const start = performance.now();
     await next();
     const log = c.get('log')();

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { setHeaderEarly } from './request-id.ts';
 
 /**
  * Per-token fixed one-minute windows (the platform: 60 requests per minute, then 429 in plain
@@ -21,8 +22,8 @@ export function rateLimit(opts: { perMinute: number; clock: Clock }): Middleware
         if (windows.size > 10_000) for (const [k, v] of windows) if (now - v.start >= 60_000) windows.delete(k);
       }
       w.count++;
-      c.header('X-RateLimit-Limit', String(opts.perMinute));
-      c.header('X-RateLimit-Remaining', String(Math.max(0, opts.perMinute - w.count)));
+      setHeaderEarly(c, 'X-RateLimit-Limit', String(opts.perMinute));
+      setHeaderEarly(c, 'X-RateLimit-Remaining', String(Math.max(0, opts.perMinute - w.count)));
       if (w.count > opts.perMinute) throw ApiError.tooManyRequests(Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)));
     }
     await next();

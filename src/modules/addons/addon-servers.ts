@@ -42,7 +42,13 @@ export function createAddonServers(deps: AddonServersDeps) {
   // One creation per network at once: two addons provisioned together would make two networks of one
   // name (Docker's duplicate check is not atomic), which no container can then join.
   const networks = new Map<string, Promise<void>>();
+  // Apps this process created that never had a network (hence no addon container, volume or
+  // network in Docker: each is made after ensureNetwork). Deleting one of them asks nothing of the
+  // engine — three engine calls a deletion otherwise. Apps from before the start or from a restore
+  // are not in it, so they get the full sweep.
+  const unnetworked = new Set<string>();
   const ensureNetwork = (appId: string): Promise<void> => {
+    unnetworked.delete(appId);
     const name = networkName(appId);
     let p = networks.get(name);
     if (!p) {
@@ -117,6 +123,8 @@ export function createAddonServers(deps: AddonServersDeps) {
     /** The app's network, when it has addon servers (its containers join it). */
     networkOf: (appId: string): string | undefined => (store.forApp(appId).length ? networkName(appId) : undefined),
     server: (addonId: string) => store.byAddon(addonId),
+    /** An app was just created by this process: it has nothing in Docker until its first addon server. */
+    appCreated: (appId: string) => void unnetworked.add(appId),
     logs,
 
     /**
@@ -185,6 +193,7 @@ export function createAddonServers(deps: AddonServersDeps) {
 
     /** Everything of an app's addons, and its network, gone (app deletion, after its containers). */
     async removeApp(appId: string): Promise<void> {
+      if (unnetworked.has(appId) && !store.forApp(appId).length) return;
       for (const row of store.forApp(appId)) await service.removeServer(row);
       await runtime.removeNetwork(networkName(appId)).catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
     },
@@ -194,6 +203,7 @@ export function createAddonServers(deps: AddonServersDeps) {
      * control-plane reset or restore removes apps without the deletion path): servers, volumes, network.
      */
     async removeLeftovers(appId: string): Promise<void> {
+      if (unnetworked.delete(appId)) return;
       for (const c of await runtime.list({ [LABELS.owner]: deps.instanceId, [LABELS.appId]: appId })) {
         const addonId = c.labels[LABELS.addonId];
         if (!addonId) continue;

@@ -13,7 +13,8 @@ export function buildCacheDir(stateDir: string, appId: string): string {
 /** Removes the app's build cache; resolves false when there was none. */
 export async function dropBuildCache(stateDir: string, appId: string): Promise<boolean> {
   const dir = buildCacheDir(stateDir, appId);
-  const had = existsSync(dir);
+  // Most apps never built with a cache: one stat, not a recursive removal, on every app deletion.
+  if (!existsSync(dir)) return false;
   await rm(dir, { recursive: true, force: true });
-  return had;
+  return true;
 }

@@ -63,6 +63,8 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
   const running = new Map<string, Promise<void>>(); // app id → deployment in progress
   const queued = new Map<string, { source: Source; pusher: UserRow | null }>(); // coalesced redeploys (watcher)
   const building = new Set<string>(); // deployment ids whose builds/<id>/ is in use
+  // A build started since the last sweep (true at first: a killed process may have left some).
+  let builtSinceSweep = true;
 
   /** Removes a build directory; again a little later, in case a cut extraction still had a write in flight. */
   async function removeBuildDir(dir: string): Promise<void> {
@@ -97,6 +99,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
     deps.apps.setStatus(app.id, 'booting');
     const workDir = join(deps.workDir, d.id);
     building.add(d.id);
+    builtSinceSweep = true;
     let final: DeploymentRow;
     try {
       setStatus('building');
@@ -215,6 +218,9 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
      * an app deletion (its deployments' directories).
      */
     async sweepBuilds(): Promise<number> {
+      // Deleting apps that never built (most deletions) reads no directory.
+      if (!builtSinceSweep) return 0;
+      builtSinceSweep = building.size > 0;
       const names = await readdir(deps.workDir).catch(() => [] as string[]);
       const stale = names.filter((n) => !building.has(n));
       await Promise.all(stale.map((n) => rm(join(deps.workDir, n), { recursive: true, force: true }).catch(() => undefined)));

@@ -64,7 +64,11 @@ export function createRepos(deps: { root: string; maxPushBytes: number }) {
         return null;
       }
     },
-    remove: (appId: string) => rm(join(deps.root, `${appId}.git`), { recursive: true, force: true }),
+    // A stat first: most deleted apps were never pushed to, and a recursive removal costs more.
+    remove: async (appId: string) => {
+      const dir = join(deps.root, `${appId}.git`);
+      if (existsSync(dir)) await rm(dir, { recursive: true, force: true });
+    },
   };
 }
 
