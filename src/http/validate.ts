@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { ApiError, type FieldErrors } from './errors.ts';
 
@@ -59,9 +60,14 @@ function jsonDepthBeyond(text: string, max: number): boolean {
 async function bodyText(c: Context): Promise<string> {
   const incoming = (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming;
   if (!incoming || incoming.readableEnded || incoming.readableDidRead || c.req.header('transfer-encoding')) return c.req.text();
-  const chunks: Buffer[] = [];
-  for await (const chunk of incoming) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  // Decoded chunk by chunk into JS strings: a large body never becomes one native buffer of its
+  // size plus a native copy as text (Buffer.concat, then toString): native memory freed that way
+  // stays in the process (malloc keeps it), where the JS heap gives its pages back.
+  const decoder = new StringDecoder('utf8');
+  const parts: string[] = [];
+  for await (const chunk of incoming) parts.push(decoder.write(chunk as Buffer));
+  parts.push(decoder.end());
+  return parts.length === 2 ? parts[0] + parts[1] : parts.join('');
 }
 
 /**
