@@ -6,17 +6,7 @@ import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 // Route groups still written as plain Hono (being converted to declarations): path prefixes.
 // Empty when every route is declared; then this list goes.
 const NOT_YET_DECLARED: string[] = [
-  '/_emulator/',
-  '/_emulator/app.js',
-  '/_emulator/billing',
-  '/_emulator/clock',
-  '/_emulator/dashboard',
   '/_emulator/databases',
-  '/_emulator/faults',
-  '/_emulator/health',
-  '/_emulator/reset',
-  '/_emulator/snapshots',
-  '/_emulator/style.css',
   '/api/databases',
   '/apps/:app',
   '/attach/:token',
