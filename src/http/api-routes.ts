@@ -1,5 +1,5 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from './env.ts';
 import { jsonBody } from './validate.ts';
@@ -24,7 +24,9 @@ export type RouteAuth =
   /** A signed, expiring URL checked by the route itself (logs, archives, attach). */
   | 'signed'
   /** The control plane's admin token from a loopback peer. */
-  | 'admin';
+  | 'admin'
+  /** An addon's token as a bearer (the database API, checked by its routes). */
+  | 'addon';
 
 /** A response: a JSON schema, `null` for an empty body, or another content type. */
 export type ResponseSpec = z.ZodType | null | { description?: string; contentType: string; schema?: z.ZodType };
@@ -80,6 +82,13 @@ export class ApiRoutes extends OpenAPIHono<AppEnv> {
     super();
   }
 
+  /** Mounts another area's group at the root, its declarations (and document entries) included. */
+  include(child: ApiRoutes | Hono<AppEnv>): this {
+    this.route('/', child);
+    if (child instanceof ApiRoutes) this.declared.push(...child.declared);
+    return this;
+  }
+
   add<P extends string, B extends z.ZodType | undefined = undefined>(def: RouteDef<P, B>, handler: RouteHandler<P, B>): this {
     const auth = def.auth ?? (def.path.startsWith('/v1/') ? 'user' : 'public');
     const declared: DeclaredRoute = { def: def as RouteDef, auth, area: this.area };
@@ -132,6 +141,7 @@ const SECURITY: Record<RouteAuth, RouteConfig['security']> = {
   password: [{ basicToken: [] }, { bearer: [] }, { basicPassword: [] }],
   signed: [],
   admin: [{ admin: [] }],
+  addon: [{ addonToken: [] }],
 };
 
 function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: string): RouteConfig {
