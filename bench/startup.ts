@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,9 @@ import type { BenchContext, Result, Section } from './lib/types.ts';
 import { spawnEmulator, spawnHello, type Child } from './lib/processes.ts';
 import { bestMedian, median, min, ms, sleep } from './lib/stats.ts';
 
-const MAX_COLD_START_MS = 400; // issue 2
+// Issue 16: `npm start` (the bundle) to a healthy answer ≤ 1.2× the bare Hono server's start, both
+// measured here in the same rounds (issue 2 had ≤ 400 ms).
+const MAX_RATIO = 1.2;
 const RUNS_PER_ROUND = 5;
 
 interface Mode {
@@ -39,6 +41,30 @@ async function timeToHealthy(child: Child, path: string): Promise<{ ms: number; 
 }
 
 /**
+ * The floor of any Node server: node:http answering "ok", started by plain `node -e` (no tsx, no
+ * module graph). Not the target's baseline (that is the bare Hono server, as the issue measured it):
+ * it shows what is left to Node itself.
+ */
+function spawnPlainNode(): Promise<Child> {
+  const script = "require('http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('listening http://127.0.0.1:' + this.address().port); }); process.on('SIGTERM', () => process.exit(0));";
+  const spawnedAt = performance.now();
+  const proc = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  return new Promise((ok, fail) => {
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const api = /listening (http:\/\/\S+)/.exec(out)?.[1];
+      if (!api) return;
+      ok({
+        kind: 'hello', api, token: null, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out,
+        stop: () => new Promise<void>((done) => (proc.exitCode !== null ? done() : (proc.once('exit', () => done()), proc.kill('SIGTERM')))),
+      });
+    });
+    proc.once('exit', (code) => fail(new Error(`plain node server exited (${code}) before it listened`)));
+  });
+}
+
+/**
  * Cold start to healthy: spawn with --port 0, read the printed API URL, poll GET /_emulator/health
  * until the first 200. The bare Hono server, started the same way, is the floor (Node + tsx).
  */
@@ -52,22 +78,17 @@ export const section: Section = {
     let n = 0;
     const existing = join(root, 'existing');
     const modes: Mode[] = [
-      { key: 'hello', label: 'bare Hono hello world (Node + tsx floor)', path: '/', start: (c) => spawnHello(c.repoDir) },
+      { key: 'hello', label: 'bare Hono hello world (`node --import tsx`, the baseline)', path: '/', start: (c) => spawnHello(c.repoDir) },
+      { key: 'plain', label: 'plain node:http server (`node -e`, no module graph)', path: '/', start: () => spawnPlainNode() },
       { key: 'bundle', label: 'npm start (bundle) --in-memory', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir, bundled: true }) },
-      { key: 'memory', label: 'emulator --in-memory (sources through tsx)', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir }) },
       {
         key: 'fresh',
-        label: 'emulator --data-dir, new empty dir',
+        label: 'npm start (bundle) --data-dir, new empty dir',
         path: '/_emulator/health',
-        start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: join(root, `fresh-${n++}`), profileDir: c.profileDir }),
+        start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: join(root, `fresh-${n++}`), profileDir: c.profileDir, bundled: true }),
       },
-      { key: 'existing', label: 'emulator --data-dir, existing dir', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: existing, profileDir: c.profileDir }) },
-      {
-        key: 'nocache',
-        label: 'emulator --in-memory, tsx cache off (TSX_DISABLE_CACHE=1)',
-        path: '/_emulator/health',
-        start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir, env: { TSX_DISABLE_CACHE: '1' } }),
-      },
+      { key: 'existing', label: 'npm start (bundle) --data-dir, existing dir', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: existing, profileDir: c.profileDir, bundled: true }) },
+      { key: 'memory', label: 'sources through tsx (`npm run dev`) --in-memory', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir }) },
     ];
     const perRound = ctx.quick ? 2 : RUNS_PER_ROUND;
     try {
@@ -89,9 +110,9 @@ export const section: Section = {
             try {
               const r = await timeToHealthy(child, m.path);
               times.get(m.key)![round - 1].push(r.ms);
-              if (m.key !== 'hello') statuses.add(r.status);
+              if (m.path !== '/') statuses.add(r.status);
               const self = /ready in (\d+) ms/.exec(child.output())?.[1];
-              if (m.key === 'memory' && self) selfReported.push(Number(self));
+              if (m.key === 'bundle' && self) selfReported.push(Number(self));
             } finally {
               await child.stop();
             }
@@ -102,13 +123,16 @@ export const section: Section = {
       const roundMedians = (k: string) => times.get(k)!.map(median);
       const all = (k: string) => times.get(k)!.flat();
       const memMedian = median(roundMedians('bundle'));
+      const helloMedian = median(roundMedians('hello'));
+      const ratio = memMedian / helloMedian;
+      const bestRatio = Math.min(...roundMedians('bundle')) / Math.min(...roundMedians('hello'));
       return {
         title: 'Cold start to healthy',
         method:
           `Each start: spawn \`node dist/main.mjs start --port 0 --router-port 0 … --log-level silent\` (the bundle \`npm start\` runs, built beforehand by scripts/build.mjs) or the same through \`node --import tsx src/main.ts\`, read the API URL from its banner, ` +
           `poll GET /_emulator/health every 2 ms until the first 200; the time runs from spawn() to that 200. ` +
           `${perRound} starts per mode per round, modes interleaved, ${ctx.rounds} rounds, after one uncounted start of each mode. ` +
-          `The tsx transform cache is warm except in the cache-off row. Health answered status: ${[...statuses].join(', ')} (Docker probed for real).`,
+          `The tsx transform cache is warm. Health answered status: ${[...statuses].join(', ')} (Docker probed for real: GET /version on the engine's socket).`,
         tables: [
           {
             caption: `median of ${perRound} starts per round: best / median of ${ctx.rounds} rounds; fastest single start.`,
@@ -116,8 +140,18 @@ export const section: Section = {
             rows: modes.map((m) => [m.label, bestMedian(roundMedians(m.key), ms, false), ms(min(all(m.key)))]),
           },
         ],
-        targets: [{ what: 'cold start to healthy, `npm start` --in-memory', target: `≤ ${MAX_COLD_START_MS} ms`, measured: `${ms(memMedian)} (median)`, met: memMedian <= MAX_COLD_START_MS }],
-        notes: selfReported.length ? [`The emulator's own "ready in N ms" (config load → listening, module loading excluded): median ${ms(median(selfReported))}.`] : [],
+        targets: [
+          {
+            what: 'cold start to healthy, `npm start` --in-memory ÷ bare Hono server',
+            target: `≤ ${MAX_RATIO.toFixed(2)}×`,
+            measured: `${ratio.toFixed(2)}× (median ÷ median: ${ms(memMedian)} ÷ ${ms(helloMedian)}); best ÷ best ${bestRatio.toFixed(2)}×`,
+            met: ratio <= MAX_RATIO,
+          },
+        ],
+        notes: [
+          `Against the plain node:http floor: ${(memMedian / median(roundMedians('plain'))).toFixed(2)}× (median ÷ median).`,
+          ...(selfReported.length ? [`The emulator's own "ready in N ms" (config load → listening, module loading excluded), bundle: median ${ms(median(selfReported))}.`] : []),
+        ],
       };
     } finally {
       rmSync(root, { recursive: true, force: true });
