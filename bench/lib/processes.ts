@@ -8,7 +8,7 @@ import { join } from 'node:path';
  */
 
 export interface Child {
-  kind: 'emulator' | 'hello';
+  kind: 'emulator' | 'hello' | 'node';
   api: string;
   /** The emulator's printed API token (emulator only). */
   token: string | null;
@@ -68,6 +68,18 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
 export function spawnHello(repoDir: string, opts: { jsonFile?: string; env?: Record<string, string> } = {}): Promise<Child> {
   const args = ['--import', 'tsx', join(repoDir, 'bench/lib/hello-server.ts'), ...(opts.jsonFile ? ['--json-file', opts.jsonFile] : [])];
   return start('hello', args, repoDir, cleanEnv(opts.env), (out) => {
+    const api = HELLO_LINE.exec(out)?.[1];
+    return api ? { api, token: null } : null;
+  });
+}
+
+/**
+ * A baseline server in a child process, with plain `node` (a .mjs bundled by bench/lib/bundle.ts, or a
+ * plain JavaScript file) or through tsx like the sources; its banner says `listening <url>`.
+ */
+export function spawnScript(kind: 'hello' | 'node', file: string, opts: { tsx: boolean; cwd: string }): Promise<Child> {
+  const args = opts.tsx ? ['--import', 'tsx', file] : [file];
+  return start(kind, args, opts.cwd, cleanEnv(), (out) => {
     const api = HELLO_LINE.exec(out)?.[1];
     return api ? { api, token: null } : null;
   });
