@@ -7,7 +7,7 @@ import { spawnEmulator, spawnScript, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
 import { bundleBaseline, ensureEmulatorBundle } from './lib/bundle.ts';
 import { mib, processMemory, settledMemory, type Memory } from './lib/proc-memory.ts';
-import { archiveOf, deleteApp, docker, postDeployment, removeInstanceContainers, untilRunning } from './lib/app-deploy.ts';
+import { archiveOf, deleteApp, docker, postDeployment, removeInstanceContainers, instanceIdOf, untilRunning } from './lib/app-deploy.ts';
 import { FUZZ_SEED, fuzzOverHttp, fuzzRoutes } from './lib/fuzz.ts';
 import { bestMedian, int, median, pct, sleep } from './lib/stats.ts';
 
@@ -31,20 +31,6 @@ interface IdleTarget {
   start(): Promise<Child>;
   /** Asked once before the settle period, so the reading is of a server that has answered. */
   path: string;
-}
-
-/** The instance id the emulator labels its containers with (meta table of its data dir). */
-function instanceIdOf(dataDir: string): string | null {
-  try {
-    const db = new Database(join(dataDir, 'emulator.sqlite'), { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare("SELECT value FROM meta WHERE key = 'instance_id'").pluck().get() as string | undefined) ?? null;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return null;
-  }
 }
 
 async function answer(url: string): Promise<void> {

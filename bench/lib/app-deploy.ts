@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { get as httpGet } from 'node:http';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { c as tarCreate } from 'tar';
 import type { ApiClient } from './emulator-client.ts';
 import type { Child } from './processes.ts';
@@ -115,4 +117,18 @@ export async function removeInstanceContainers(instanceId: string | null): Promi
     removed += ids.length;
   }
   return removed;
+}
+
+/** The instance id an emulator labels its containers with (meta table of its data dir), or null. */
+export function instanceIdOf(dataDir: string): string | null {
+  try {
+    const db = new Database(join(dataDir, 'emulator.sqlite'), { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare("SELECT value FROM meta WHERE key = 'instance_id'").pluck().get() as string | undefined) ?? null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
 }
