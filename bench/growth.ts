@@ -123,8 +123,8 @@ export const section: Section = {
     const dataDir = join(tmp, 'data');
     mkdirSync(dataDir);
     // Quick: smaller sizes (a smoke run of the method, not the figures).
-    const stages = ctx.quick ? [10, 1000, 3000] : [10, 1000, 10_000];
-    const events = ctx.quick ? 100_000 : 1_000_000;
+    const stages = ctx.quick ? [10, 300, 2000] : [10, 1000, 10_000];
+    const events = ctx.quick ? 50_000 : 1_000_000;
     const rounds = ctx.quick ? 1 : ctx.rounds;
     const load = ctx.quick ? { max: 100, min: 3, budgetMs: 1000, warmup: 30, warmupMs: 500 } : { max: 300, min: 10, budgetMs: 4000, warmup: 100, warmupMs: 2000 };
     let emu: Child | undefined;

@@ -18,6 +18,8 @@ export interface Child {
   proc: ChildProcess;
   /** Everything printed on stdout so far. */
   output(): string;
+  /** Everything printed on stderr so far (where Node's --inspect prints its URL). */
+  errors(): string;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,8 @@ export interface EmulatorSpawn {
   env?: Record<string, string>;
   /** Start the esbuild bundle `npm start` runs instead of the sources through tsx. */
   bundled?: boolean;
+  /** Options for node itself, before the entry (e.g. --inspect=127.0.0.1:0). */
+  nodeArgs?: string[];
 }
 
 // The emulator's start banner (src/main.ts).
@@ -57,7 +61,7 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
   const prof = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
   // bundled: what `npm start` runs (dist/main.mjs, built by scripts/build.mjs); otherwise the sources through tsx.
   const entry = o.bundled ? [join(o.emulatorDir, 'dist/main.mjs')] : ['--import', 'tsx', join(o.emulatorDir, 'src/main.ts')];
-  const args = [...prof, ...entry, 'start', '--port', '0', '--router-port', '0', '--ssh-port', '0', ...store, '--log-level', 'silent'];
+  const args = [...(o.nodeArgs ?? []), ...prof, ...entry, 'start', '--port', '0', '--router-port', '0', '--ssh-port', '0', ...store, '--log-level', 'silent'];
   return start('emulator', args, o.emulatorDir, cleanEnv(o.env), (out) => {
     const api = API_LINE.exec(out)?.[1];
     const token = TOKEN_LINE.exec(out)?.[1];
@@ -111,7 +115,7 @@ function start(
       if (!found) return;
       done = true;
       clearTimeout(timer);
-      ok({ kind, ...found, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out, stop: () => stopChild(proc) });
+      ok({ kind, ...found, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out, errors: () => err, stop: () => stopChild(proc) });
     });
     proc.stderr!.on('data', (chunk: Buffer) => {
       err += chunk.toString();
