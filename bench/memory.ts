@@ -9,7 +9,7 @@ import { bundleBaseline, ensureEmulatorBundle } from './lib/bundle.ts';
 import { mib, processMemory, settledMemory, type Memory } from './lib/proc-memory.ts';
 import { archiveOf, deleteApp, docker, postDeployment, removeInstanceContainers, instanceIdOf, untilRunning } from './lib/app-deploy.ts';
 import { FUZZ_SEED, fuzzOverHttp, fuzzRoutes } from './lib/fuzz.ts';
-import { collectGarbage } from './lib/inspector.ts';
+import { collectGarbage, memoryUsage } from './lib/inspector.ts';
 import { bestMedian, int, median, pct, sleep } from './lib/stats.ts';
 
 const IDLE_MAX_MIB = 80;
@@ -142,6 +142,14 @@ export const section: Section = {
               [`after settling (${(fuzz.after.afterMs / 1000).toFixed(0)} s)`, mib(fuzz.after.rssMiB), mib(fuzz.after.hwmMiB)],
               ['growth over idle (settled)', pct(fuzzGrowth), '—'],
               ['after a forced full GC (inspector HeapProfiler.collectGarbage): what the requests left reachable', `${mib(fuzz.collected.rssMiB)} (${pct(fuzz.collected.rssMiB / fuzz.idle.rssMiB - 1)} over idle)`, mib(fuzz.collected.hwmMiB)],
+              ...(['idleUsage', 'afterUsage'] as const).map((w) => {
+                const u = fuzz[w];
+                return [
+                  `process.memoryUsage() after a full GC, ${w === 'idleUsage' ? 'idle' : 'after the fuzzing'}: JS heap used / total, external (of which ArrayBuffers)`,
+                  `${mib(u.heapUsed)} / ${mib(u.heapTotal)}, ${mib(u.external)} (${mib(u.arrayBuffers)})`,
+                  `RSS ${mib(u.rss)}`,
+                ];
+              }),
             ],
           },
         ],
@@ -251,17 +259,21 @@ async function fuzzRun(ctx: BenchContext, dataDir: string, count: number, settle
     const variable = (await body('POST', '/v1/apps/fuzz-target/variables', 201, { variable: { name: 'FUZZ', value: '1' } })).variable;
     const params = { app: ['fuzz-target', app.id], id: [variable.id], metric: ['cpu', 'memory', 'router'], container: ['web'], index: ['1'], container_id: ['web-1', 'one-off-1'] };
     const idle = await settledMemory(emu.proc.pid, settle);
+    // Where idle RSS goes, after a full GC (read once the idle RSS reading is taken, so it does not move it).
+    await collectGarbage(emu.errors);
+    const idleUsage = await memoryUsage(emu.errors);
     const f = await fuzzOverHttp({ repoDir: ctx.repoDir, api: emu.api, apiToken: emu.token!, routes, bodyLimit, params, count, concurrency: 8 });
     const right = processMemory(emu.proc.pid);
     // Longer than the idle settle: what the requests allocated has to be collected first.
     const after = await settledMemory(emu.proc.pid, { minMs: settle.minMs * 3, maxMs: settle.maxMs * 2, toleranceMiB: 0.25 });
     await collectGarbage(emu.errors);
     const collected = await settledMemory(emu.proc.pid, { minMs: 1000, maxMs: settle.maxMs, toleranceMiB: 0.25 });
+    const afterUsage = await memoryUsage(emu.errors);
     const health = await fetch(`${emu.api}/_emulator/health`);
     await health.arrayBuffer();
     if (health.status !== 200) throw new Error(`health ${health.status} after the fuzzing`);
     ctx.log(`memory: fuzz ${count} requests in ${Math.round(f.ms)} ms, statuses ${JSON.stringify(f.statuses)}; RSS ${mib(idle.rssMiB)} → ${mib(right.rssMiB)} → ${mib(after.rssMiB)}, ${mib(collected.rssMiB)} after a forced GC`);
-    return { idle, right, after, collected, count, ms: f.ms, statuses: f.statuses };
+    return { idle, right, after, collected, idleUsage, afterUsage, count, ms: f.ms, statuses: f.statuses };
   } finally {
     await client?.close();
     await emu?.stop();

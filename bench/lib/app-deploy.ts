@@ -30,14 +30,14 @@ export async function archiveOf(dir: string, file: string): Promise<string> {
 
 /**
  * POST /v1/apps/:app/deployments {source_url: archive}; a 409 (the previous deployment of the app
- * still finishing) is retried. Returns performance.now() of the accepted POST's start.
+ * still finishing) is retried. Returns performance.now() of the accepted POST's start and the deployment's id.
  */
-export async function postDeployment(client: ApiClient, app: string, archive: string, timeoutMs = 60_000): Promise<number> {
+export async function postDeployment(client: ApiClient, app: string, archive: string, timeoutMs = 60_000): Promise<{ t0: number; id: string }> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const t0 = performance.now();
     const res = await client.call('POST', `/v1/apps/${app}/deployments`, { deployment: { source_url: archive } });
-    if (res.status === 201) return t0;
+    if (res.status === 201) return { t0, id: (JSON.parse(res.text) as { deployment: { id: string } }).deployment.id };
     if (res.status !== 409 || performance.now() > deadline) throw new Error(`POST /v1/apps/${app}/deployments: ${res.status} ${res.text.slice(0, 300)}`);
     await sleep(50);
   }
