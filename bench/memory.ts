@@ -118,7 +118,7 @@ export const section: Section = {
           `Loaded: the bundle with a data dir and \`logs.historyMaxLines\` raised to ${int(totalLines + 100_000)} (the default keeps 10,000 lines an app in SQLite and rotates the rest ` +
           `into gzip archives), an app deployed by archive whose Procfile web, printer and logger processes each print $PRINT_LINES lines of ~90 bytes (busybox seq | sed) before ` +
           `serving or sleeping; web 1 + printer 10 + logger ${CONTAINERS - 11} (10 a type is the platform's limit) = ${CONTAINERS} running containers, ${int(totalLines)} lines in all, every one through Docker's log ` +
-          `stream, the emulator's collector and its SQLite store (counted in log_lines, read-only, from the driver). Fuzz: ${int(fuzzCount)} hostile requests from the ` +
+          `stream, the emulator's collector and its SQLite store (counted in log_lines, read-only, from the driver); that emulator runs with --inspect=127.0.0.1:0 to read process.memoryUsage() and force a GC after the settled reading. Fuzz: ${int(fuzzCount)} hostile requests from the ` +
           `reliability suite's generator (test/reliability/support/hostile.ts, seed ${FUZZ_SEED}, every route, 8 keep-alive connections over HTTP) to the bundle with a data dir ` +
           `and the suite's target objects, started with --inspect=127.0.0.1:0 so a full GC can be forced at the end (after the settled reading the target uses); its idle reading is taken in the same process just before.`,
         tables: [
@@ -128,9 +128,12 @@ export const section: Section = {
             headers: ['reading', 'RSS', 'VmHWM'],
             rows: [
               ['before the deployment (after start)', mib(loaded.before.rssMiB), mib(loaded.before.hwmMiB)],
-              [`${CONTAINERS} containers running, lines stored, settled`, mib(loaded.settled.rssMiB), mib(loaded.settled.hwmMiB)],
+              [`${CONTAINERS} containers running, lines stored, settled`, `${mib(loaded.settled.rssMiB)} (anonymous ${mib(loaded.settled.anonMiB)}, file ${mib(loaded.settled.fileMiB)})`, mib(loaded.settled.hwmMiB)],
               ['peak sampled while the lines came in (every 250 ms)', mib(loaded.peakMiB), '—'],
               [`time for the ${int(loaded.stored)} lines to be stored (from the scale to ${CONTAINERS} containers)`, `${(loaded.fillMs / 1000).toFixed(1)} s (${int(loaded.stored / (loaded.fillMs / 1000))} lines/s)`, '—'],
+              ['process.memoryUsage() at the settled reading: JS heap used / total, external (of which ArrayBuffers)', `${mib(loaded.usage.heapUsed)} / ${mib(loaded.usage.heapTotal)}, ${mib(loaded.usage.external)} (${mib(loaded.usage.arrayBuffers)})`, '—'],
+              ['after a forced full GC (inspector), settled', mib(loaded.collected.rssMiB), mib(loaded.collected.hwmMiB)],
+              ['process.memoryUsage() after that GC', `${mib(loaded.collectedUsage.heapUsed)} / ${mib(loaded.collectedUsage.heapTotal)}, ${mib(loaded.collectedUsage.external)} (${mib(loaded.collectedUsage.arrayBuffers)})`, '—'],
             ],
           },
           {
@@ -190,7 +193,8 @@ async function loadedRun(ctx: BenchContext, tmp: string, dataDir: string, totalL
   let id: string | null = null;
   let appId: string | undefined;
   try {
-    emu = await spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir, bundled: true, env: { EMULATOR_CONFIG: configFile } });
+    // The inspector (loopback, port 0) only to read process.memoryUsage() and force a GC after the settled reading.
+    emu = await spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir, bundled: true, env: { EMULATOR_CONFIG: configFile }, nodeArgs: ['--inspect=127.0.0.1:0'] });
     id = instanceId();
     client = new ApiClient(emu.api, 4);
     await client.exchange(emu.token!);
@@ -230,8 +234,12 @@ async function loadedRun(ctx: BenchContext, tmp: string, dataDir: string, totalL
     stored = countLines.get() as number;
     if (stored < want) notes.push(`Only ${int(stored)} of ${int(want)} lines were stored before the deadline: the reading is of that state.`);
     const settled = await settledMemory(emu.proc.pid, settle);
-    ctx.log(`memory: loaded: ${int(stored)} lines in ${(fillMs / 1000).toFixed(1)} s; RSS ${mib(settled.rssMiB)}, HWM ${mib(settled.hwmMiB)}, peak sampled ${mib(peak)}`);
-    return { before, settled, peakMiB: peak, stored, fillMs, notes };
+    const usage = await memoryUsage(emu.errors);
+    await collectGarbage(emu.errors);
+    const collected = await settledMemory(emu.proc.pid, { minMs: 1000, maxMs: settle.maxMs, toleranceMiB: 0.25 });
+    const collectedUsage = await memoryUsage(emu.errors);
+    ctx.log(`memory: loaded: ${int(stored)} lines in ${(fillMs / 1000).toFixed(1)} s; RSS ${mib(settled.rssMiB)} (anon ${mib(settled.anonMiB)}), HWM ${mib(settled.hwmMiB)}, peak sampled ${mib(peak)}; heap ${mib(usage.heapUsed)}/${mib(usage.heapTotal)}, after GC RSS ${mib(collected.rssMiB)} heap ${mib(collectedUsage.heapUsed)}`);
+    return { before, settled, usage, collected, collectedUsage, peakMiB: peak, stored, fillMs, notes };
   } finally {
     db?.close();
     await deleteApp(client, APP, appId);

@@ -8,6 +8,9 @@ import { sleep } from './stats.ts';
 export interface Memory {
   rssMiB: number;
   hwmMiB: number;
+  /** RSS split: anonymous memory (JS heap, malloc) and file pages (code, mapped files). */
+  anonMiB: number;
+  fileMiB: number;
 }
 
 export function processMemory(pid: number | undefined): Memory {
@@ -18,7 +21,7 @@ export function processMemory(pid: number | undefined): Memory {
     if (v === undefined) throw new Error(`/proc/${pid}/status has no ${field}`);
     return Number(v) / 1024;
   };
-  return { rssMiB: kB('VmRSS'), hwmMiB: kB('VmHWM') };
+  return { rssMiB: kB('VmRSS'), hwmMiB: kB('VmHWM'), anonMiB: kB('RssAnon'), fileMiB: kB('RssFile') };
 }
 
 /**
