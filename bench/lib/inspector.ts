@@ -10,10 +10,11 @@ const INSPECT_LINE = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/\S+)/;
  */
 async function inspectorCall(stderr: () => string, method: string, params: Record<string, unknown> = {}, timeoutMs = 10_000): Promise<unknown> {
   const deadline = performance.now() + timeoutMs;
-  let url: string | undefined;
-  while (!(url = INSPECT_LINE.exec(stderr())?.[1])) {
+  let url = INSPECT_LINE.exec(stderr())?.[1];
+  while (!url) {
     if (performance.now() > deadline) throw new Error(`no inspector URL on the child's stderr: ${stderr().slice(0, 300)}`);
     await sleep(50);
+    url = INSPECT_LINE.exec(stderr())?.[1];
   }
   const ws = new WebSocket(url);
   try {
