@@ -117,9 +117,9 @@ How it measures:
   server bundled and started the way \`npm start\` starts the emulator. Growth figures say how each stage was seeded
   (through the API, or with the emulator's own stores when the API would take tens of minutes).
 - Sections: \`npm run bench -- --list\`; run a subset with \`npm run bench -- api pairs\` (or \`npm run bench -- memory\`).
-- \`npm run bench -- --quick\`: a smoke run of every section (shorter durations, smaller sizes, one round; the whole
-  run takes under 5 minutes) that prints its report without writing it; add \`--write\` to append it anyway, marked as
-  a quick run. The figures of record come from full runs.
+- \`npm run bench -- --quick\`: a smoke run of every section (shorter durations, smaller sizes, one round) that
+  prints its report without writing it; add \`--write\` to append it anyway, marked as a quick run. The figures of
+  record come from full runs. The driver prints how long each section and the whole run took.
 `;
 
 export function appendReport(file: string, markdown: string): void {
