@@ -105,13 +105,13 @@ export class FakeRuntime implements ContainerRuntime {
       const st = expand(raw, c.spec?.env ?? {});
       const exit = /^exit\s+(\d+)$/.exec(st);
       if (exit) return this.exited(c, Number(exit[1]));
-      const sleep = /^sleep\s+(\d+(?:\.\d+)?)$/.exec(st);
-      if (sleep) await new Promise((r) => setTimeout(r, Math.min(Number(sleep[1]) * 1000, SCRIPT_SLEEP_CAP_MS)).unref());
+      const sleep = /^(?:exec\s+)?sleep\s+(\d+(?:\.\d+)?)$/.exec(st);
+      if (sleep && Number(sleep[1]) * 1000 > SCRIPT_SLEEP_CAP_MS) return; // "forever": until stopped
+      if (sleep) await new Promise((r) => setTimeout(r, Number(sleep[1]) * 1000).unref());
       if (/^(exec\s+)?httpd\b/.test(st)) {
         c.listening = true;
         return; // serves until stopped
       }
-      if (sleep && Number(sleep[1]) * 1000 > SCRIPT_SLEEP_CAP_MS) return; // "forever": until stopped
       const echo = echoOf(st);
       if (echo) this.writeLine(c, echo.text, echo.stream);
     }
@@ -301,6 +301,6 @@ function expand(st: string, env: Record<string, string>): string {
 
 function echoOf(st: string): { text: string; stream: 'stdout' | 'stderr' } | null {
   const m = /^echo(?:\s+(.*?))?(\s*>&2)?$/.exec(st);
-  if (!m) return null;
+  if (!m || /\s>>?\s*[^&\s]/.test(st)) return null; // written to a file, not to the output
   return { text: (m[1] ?? '').replace(/^(['"])(.*)\1$/, '$2'), stream: m[2] ? 'stderr' : 'stdout' };
 }
