@@ -27,6 +27,7 @@ export interface DockerRuntimeOptions {
 export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerRuntime {
   const endpoint = resolveEngineEndpoint(opts, opts.env);
   const publishHost = opts.publishHost || '127.0.0.1';
+  const where = { label: endpoint.label, tls: endpoint.kind === 'tcp' && endpoint.tls !== null };
   // dockerode (and ssh2 under it) take ~60 ms to load: loaded on first use, off the start path.
   let client: Promise<Docker> | null = null;
   const engine = (): Promise<Docker> => (client ??= import('dockerode').then(({ default: Dockerode }) => new Dockerode(dockerodeOptions(endpoint))));
@@ -148,8 +149,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         health.noteOk();
         return { ok: true, version: v.Version, apiVersion: v.ApiVersion };
       } catch (err) {
-        health.noteError(err);
-        return { ok: false, error: describeDockerError(err, endpoint.label) };
+        const typed = translateDockerError(err, 'probe', [], where);
+        health.noteError(typed);
+        return { ok: false, error: typed instanceof EngineUnavailableError ? typed.message : describeDockerError(err, where) };
       }
     },
 
@@ -353,7 +355,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         health.noteOk();
         return r;
       } catch (err) {
-        const typed = translateDockerError(err, name, a, endpoint.label);
+        const typed = translateDockerError(err, name, a, where);
         if (typed instanceof EngineUnavailableError) health.noteError(typed);
         throw typed;
       }
