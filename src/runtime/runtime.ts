@@ -1,7 +1,9 @@
 // The only view of the container engine the rest of the emulator has. docker-runtime.ts is its
 // one implementation over dockerode (with docker-resources.ts and images.ts, the only files that import dockerode);
-// unit tests may pass another.
+// tests pass an in-memory one (test/support/fake-runtime.ts). Both pass the same contract suite
+// (test/contract/runtime-contract.ts); docs/architecture.md "Runtime" describes the whole.
 import type { Duplex, Readable } from 'node:stream';
+import { EngineUnavailableError } from './errors.ts';
 
 export type EngineStatus = { ok: true; version: string; apiVersion: string } | { ok: false; error: string };
 
@@ -32,7 +34,7 @@ export interface ContainerSpec {
   labels: Record<string, string>;
   /** Memory limit in bytes (the container size). */
   memoryBytes: number;
-  /** Container port published on 127.0.0.1 at a free host port (web containers). */
+  /** Container port published on publishHost (127.0.0.1 unless configured) at a free host port (web containers). */
   publishPort?: number;
   /** Interactive one-off: TTY + open stdin. */
   tty?: boolean;
@@ -57,7 +59,7 @@ export interface ContainerInfo {
   /** Engine state: created, running, restarting, exited, dead, paused, removing. */
   state: string;
   exitCode: number | null;
-  /** Host port on 127.0.0.1 the publishPort is reachable at, when published and running. */
+  /** Host port on publishHost the publishPort is reachable at, when published and running. */
   hostPort: number | null;
   startedAt: number | null;
   finishedAt: number | null;
@@ -100,7 +102,6 @@ export type EngineState = 'up' | 'down';
 
 // Typed errors of every runtime (errors.ts): callers test instanceof, never engine codes.
 export { ConflictError, EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError, isEngineUnavailable } from './errors.ts';
-import { EngineUnavailableError } from './errors.ts';
 
 /**
  * Errors: a runtime throws the typed errors of errors.ts — EngineUnavailableError when the engine
