@@ -1,5 +1,5 @@
 import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from './env.ts';
 import { jsonBody } from './validate.ts';
@@ -26,8 +26,8 @@ export type RouteAuth =
   /** The control plane's admin token from a loopback peer. */
   | 'admin';
 
-/** A response: a JSON schema, `null` for an empty body, or another content type. */
-export type ResponseSpec = z.ZodType | null | { description?: string; contentType: string; schema?: z.ZodType };
+/** A response: a JSON schema, `null` for an empty body, or other content type(s) (e.g. text or SSE on one route). */
+export type ResponseSpec = z.ZodType | null | { description?: string; contentType: string | string[]; schema?: z.ZodType };
 export type Responses = Record<number, ResponseSpec>;
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -103,6 +103,13 @@ export class ApiRoutes extends OpenAPIHono<AppEnv> {
     );
     return this;
   }
+
+  /** Mounts another group at `/` (an area that assembles several), keeping its declarations visible to the HTTP app. */
+  include(group: ApiRoutes | Hono<AppEnv>): this {
+    this.route('/', group);
+    if (group instanceof ApiRoutes) this.declared.push(...group.declared);
+    return this;
+  }
 }
 
 /** Sets `c.var.app` from the path's `:app` through the loader the HTTP app installed (404 if not visible). */
@@ -140,7 +147,7 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
   for (const [status, spec] of Object.entries(def.responses)) {
     if (spec === null) responses[status] = { description: 'No body' };
     else if (spec instanceof z.ZodType) responses[status] = { description: describeStatus(Number(status)), content: { 'application/json': { schema: spec } } };
-    else responses[status] = { description: spec.description ?? describeStatus(Number(status)), content: { [spec.contentType]: { schema: spec.schema ?? z.string() } } };
+    else responses[status] = { description: spec.description ?? describeStatus(Number(status)), content: Object.fromEntries([spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }])) };
   }
   return {
     method,

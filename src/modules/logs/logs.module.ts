@@ -1,13 +1,12 @@
 // Wiring of the logs area (issue #5): collection → pipeline → history (SQLite) → hub (WebSocket,
 // SSE) and drains (files, syslog); archives; addons for addon drains. emulator.ts builds it with
 // one call, mounts `routes`, and calls start/stop.
-import { Hono } from 'hono';
 import { join } from 'node:path';
 import type { Db } from '../../db/database.ts';
 import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { EmulatorConfig } from '../../config/schema.ts';
-import type { AppEnv } from '../../http/env.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { UpgradeTable } from '../../http/ws.ts';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppsService } from '../apps/apps.service.ts';
@@ -104,9 +103,8 @@ export function createLogsModule(deps: LogsModuleDeps) {
   pipeline.addSink(dispatcher.sink);
   registerLogsWebSocket(deps.upgrades, service);
 
-  const routes = new Hono<AppEnv>();
-  routes.route('/', logsRoutes({ logs: service, view: deps.view }));
-  routes.route('/', drainsRoutes({ drains }));
+  // Declared groups are included (their declarations reach the HTTP app); plain Hono groups are mounted.
+  const routes = new ApiRoutes('logs').include(logsRoutes({ logs: service, view: deps.view })).include(drainsRoutes({ drains }));
   routes.route('/', addonsRoutes({ addons }));
   // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
   const addonBackups = deps.addonServers
