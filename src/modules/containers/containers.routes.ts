@@ -65,7 +65,7 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
     },
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/operations/:id', summary: 'Get an operation (scale, restart, start-one-off)', responses: { 200: operationEnvelope } }, (c) =>
+  r.add({ method: 'get', path: '/v1/apps/:app/operations/:id', summary: '#19 Get an operation (scale, restart, start-one-off)', responses: { 200: operationEnvelope } }, (c) =>
     c.json({ operation: operationJson(deps.operations.get(c.get('app').id, c.req.param('id'))) }),
   );
 
