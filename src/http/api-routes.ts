@@ -24,7 +24,9 @@ export type RouteAuth =
   /** A signed, expiring URL checked by the route itself (logs, archives, attach). */
   | 'signed'
   /** The control plane's admin token from a loopback peer. */
-  | 'admin';
+  | 'admin'
+  /** An addon's token as a bearer (the database API, checked by its routes). */
+  | 'addon';
 
 /** A response: a JSON schema, `null` for an empty body, or other content type(s) (e.g. text or SSE on one route). */
 export type ResponseSpec = z.ZodType | null | { description?: string; contentType: string | string[]; schema?: z.ZodType };
@@ -80,6 +82,13 @@ export class ApiRoutes extends OpenAPIHono<AppEnv> {
     super();
   }
 
+  /** Mounts another area's group at the root, its declarations (and document entries) included. */
+  include(child: ApiRoutes | Hono<AppEnv>): this {
+    this.route('/', child);
+    if (child instanceof ApiRoutes) this.declared.push(...child.declared);
+    return this;
+  }
+
   add<P extends string, B extends z.ZodType | undefined = undefined>(def: RouteDef<P, B>, handler: RouteHandler<P, B>): this {
     const auth = def.auth ?? (def.path.startsWith('/v1/') ? 'user' : 'public');
     const declared: DeclaredRoute = { def: def as RouteDef, auth, area: this.area };
@@ -101,13 +110,6 @@ export class ApiRoutes extends OpenAPIHono<AppEnv> {
         return handler(c as unknown as Context<AppEnv, P>, body);
       },
     );
-    return this;
-  }
-
-  /** Mounts another group at `/` (an area that assembles several), keeping its declarations visible to the HTTP app. */
-  include(group: ApiRoutes | Hono<AppEnv>): this {
-    this.route('/', group);
-    if (group instanceof ApiRoutes) this.declared.push(...group.declared);
     return this;
   }
 }
@@ -139,6 +141,7 @@ const SECURITY: Record<RouteAuth, RouteConfig['security']> = {
   password: [{ basicToken: [] }, { bearer: [] }, { basicPassword: [] }],
   signed: [],
   admin: [{ admin: [] }],
+  addon: [{ addonToken: [] }],
 };
 
 function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: string): RouteConfig {

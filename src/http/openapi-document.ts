@@ -13,6 +13,7 @@ export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string):
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A bearer from POST /v1/tokens/exchange (one hour).' });
   registry.registerComponent('securitySchemes', 'basicPassword', { type: 'http', scheme: 'basic', description: 'A username and password (token routes only).' });
   registry.registerComponent('securitySchemes', 'admin', { type: 'http', scheme: 'bearer', description: 'The control plane admin token, from a loopback peer.' });
+  registry.registerComponent('securitySchemes', 'addonToken', { type: 'http', scheme: 'bearer', description: 'An addon token from POST /v1/apps/{app}/addons/{id}/token (database API).' });
   registry.register('Error', ERROR_BODY);
   let document: unknown;
   const routes = new ApiRoutes('emulator');
