@@ -8,7 +8,7 @@ import type { RouteAuth } from '../api-routes.ts';
  * on their declaration (api-routes.ts) when they are public or also take a username and password.
  */
 // Until every area declares its routes (api-routes.ts), the public routes of undeclared groups.
-const LEGACY_PUBLIC = new Set(['GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search']);
+const LEGACY_PUBLIC = new Set<string>();
 const LEGACY_PUBLIC_PATTERN = /^GET \/v1\/addon_providers(\/[A-Za-z0-9_.-]{1,100}\/plans)?$/;
 
 export function authenticate(auth: AuthService, authOf: (method: string, path: string) => RouteAuth | undefined): MiddlewareHandler<AppEnv> {
