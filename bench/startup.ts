@@ -56,7 +56,7 @@ function spawnPlainNode(): Promise<Child> {
       const api = /listening (http:\/\/\S+)/.exec(out)?.[1];
       if (!api) return;
       ok({
-        kind: 'hello', api, token: null, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out,
+        kind: 'hello', api, token: null, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out, errors: () => '',
         stop: () => new Promise<void>((done) => (proc.exitCode !== null ? done() : (proc.once('exit', () => done()), proc.kill('SIGTERM')))),
       });
     });

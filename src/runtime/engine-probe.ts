@@ -1,25 +1,18 @@
 import { request } from 'node:http';
 
-/**
- * GET /version on the engine's Unix socket with node:http alone: the request dockerode makes for
- * `docker.version()`, without loading dockerode (and the modules under it), so the health probe
- * answers as soon as the API listens. Only for a local socket — the default, `socketPath`, or
- * DOCKER_HOST=unix://…; any other endpoint (tcp, ssh, TLS settings) returns null and is probed
- * through dockerode, which knows those.
- */
-export function localEngineSocket(socketPath: string | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
-  if (socketPath) return socketPath;
-  const host = env.DOCKER_HOST;
-  if (!host) return process.platform === 'win32' ? null : '/var/run/docker.sock';
-  return host.startsWith('unix://') ? host.slice('unix://'.length) : null;
-}
-
 export interface EngineVersion {
   Version: string;
   ApiVersion: string;
 }
 
-/** Rejects like dockerode does: the socket's own error (ENOENT, ECONNREFUSED…), or `{statusCode, json}` for an error answer. */
+/**
+ * GET /version on the engine's Unix socket with node:http alone: the request dockerode makes for
+ * `docker.version()`, without loading dockerode (and the modules under it), so the health probe
+ * answers as soon as the API listens. Socket endpoints only (engine-endpoint.ts resolves which);
+ * a TCP engine, with or without TLS, is probed through dockerode.
+ *
+ * Rejects like dockerode does: the socket's own error (ENOENT, ECONNREFUSED…), or `{statusCode, json}` for an error answer.
+ */
 export function versionOverSocket(socketPath: string, timeoutMs: number): Promise<EngineVersion> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath, path: '/version', method: 'GET', headers: { accept: 'application/json' } }, (res) => {
