@@ -76,9 +76,14 @@ export function createLogsModule(deps: LogsModuleDeps) {
     // A flood rotates between maintenance ticks once a whole history's worth of lines came in: the
     // history stays under twice its bound, and each archive holds many lines (small, frequent archives
     // cost a rotation pass each and would push older archives out within one burst).
-    onStored: (n) => {
+    // Rotation then runs in the background, a slice a tick (archives.ts), so live streams keep flowing.
+    onStored: (n, lines) => {
+      archiver.noteStored(lines);
       storedSinceRotation += n;
-      if (storedSinceRotation >= cfg.historyMaxLines && !rotating) setImmediate(() => maintain(false));
+      if (storedSinceRotation >= cfg.historyMaxLines && !rotating && !archiver.busy()) {
+        storedSinceRotation = 0;
+        setImmediate(() => void archiver.rotateInBackground().catch((err) => logger.error({ err }, 'logs: rotation failed')));
+      }
     },
   });
   const hub = createLogsHub({ logger, clock, pingMs: config.intervals.logsPingMs, maxLines: cfg.subscriberMaxLines });
@@ -137,6 +142,19 @@ export function createLogsModule(deps: LogsModuleDeps) {
     }
   }
 
+  /** The maintenance timer's pass: deleted apps' leftovers by index lookups, rotation in the background. */
+  function maintainInBackground(): void {
+    if (rotating || !db.open) return;
+    storedSinceRotation = 0;
+    try {
+      archiver.sweep();
+      dispatcher.prune(drainsStore.exists);
+    } catch (err) {
+      logger.error({ err }, 'logs: maintenance failed');
+    }
+    archiver.rotateInBackground({ age: true }).catch((err) => logger.error({ err }, 'logs: maintenance failed'));
+  }
+
   let timer: ClockTimer | null = null;
 
   return {
@@ -156,7 +174,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
     async start(): Promise<void> {
       drains.start();
       // On the emulator's clock: rotation by age follows a manual clock as it is advanced.
-      timer = clock.setInterval(() => maintain(true), cfg.maintenanceMs);
+      timer = clock.setInterval(maintainInBackground, cfg.maintenanceMs);
       timer.unref();
       // With the engine down, collection starts by itself once it answers (the runtime's 'up').
       try {
@@ -174,6 +192,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
       addonFollowers?.closeAll();
       await collector.stop();
       await pipeline.idle();
+      await archiver.stop();
       dispatcher.stop();
       await addonBackups?.idle();
     },

@@ -44,8 +44,8 @@ export interface PipelineDeps {
   batchMaxLines: number;
   /** Router lines are kept only for apps with router_logs on. */
   routerLogsOn: (appId: string) => boolean;
-  /** Called after each batch with the number of lines stored (rotation watches it). */
-  onStored?: (count: number) => void;
+  /** Called after each batch with the number of lines stored and the lines (rotation watches them). */
+  onStored?: (count: number, lines: StoredLine[]) => void;
 }
 
 type Queued = NewLine & { engineId?: string };
@@ -122,7 +122,7 @@ export function createLogsPipeline(deps: PipelineDeps) {
         logger.error({ err }, 'logs: a sink failed');
       }
     }
-    deps.onStored?.(batch.length);
+    deps.onStored?.(batch.length, stored);
     next();
   }
 
