@@ -42,8 +42,9 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
     return join(deps.dir, `${id}.log`);
   }
 
-  function messages(a: Active, lines: StoredLine[], appName: string): string[] {
+  function messages(a: Active, lines: StoredLine[], name: () => string): string[] {
     if (a.row.transport === 'file') return lines.map(formattedLine);
+    const appName = name();
     const token: Record<string, string> = a.row.token ? { token: a.row.token } : {};
     return lines.map((l) =>
       formatRfc5424({
@@ -73,7 +74,9 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
       forEachAppRun(lines, (appId, run) => {
         const drains = byApp.get(appId);
         if (!drains?.size) return;
-        const name = deps.appName(appId);
+        // Looked up only for syslog messages (a file line has no app name), once per batch.
+        let appName: string | undefined;
+        const name = () => (appName ??= deps.appName(appId));
         for (const a of drains.values()) a.target.enqueue(messages(a, run, name));
       });
     },
@@ -87,7 +90,7 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
       const drains = byAddon.get(addonId);
       if (!drains?.size || !lines.length) return;
       const name = deps.appName(lines[0].app_id);
-      for (const a of drains.values()) a.target.enqueue(messages(a, lines, name));
+      for (const a of drains.values()) a.target.enqueue(messages(a, lines, () => name));
     },
     add(row: DrainRow): void {
       const map = row.addon_id ? byAddon : byApp;
