@@ -43,6 +43,19 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     return value;
   }
 
+  /** Every item waiting now, without waiting: a consumer that got one item takes the rest of a burst at once. */
+  takeWaiting(): T[] {
+    if (!this.pending()) return [];
+    const out = this.head ? this.items.slice(this.head) : this.items;
+    this.items = [];
+    this.head = 0;
+    if (this.paused) {
+      this.paused = false;
+      this.opts.onPressure?.(false);
+    }
+    return out;
+  }
+
   end(): void {
     this.ended = true;
     if (this.waiting) {

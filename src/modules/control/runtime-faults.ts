@@ -63,13 +63,19 @@ export function withFaults(runtime: ContainerRuntime, faults: Faults): Container
  * lines pass straight through; from then on a reader takes them as they come (bounded: it pauses
  * when 1000 wait, so the collector's back-pressure still reaches Docker) and stamps their arrival.
  */
-function delayed(source: AsyncIterable<LogLine> & { close(): void }, faults: Faults, labelsOf: () => Promise<Record<string, string>>): AsyncIterable<LogLine> & { close(): void } {
+function delayed(
+  source: AsyncIterable<LogLine> & { close(): void; takeWaiting?(): LogLine[] },
+  faults: Faults,
+  labelsOf: () => Promise<Record<string, string>>,
+): AsyncIterable<LogLine> & { close(): void; takeWaiting(): LogLine[] } {
+  let slow: AsyncIterator<LogLine> | null = null;
   return {
     close: () => source.close(),
+    // Lines waiting pass straight on, but only while no delay fault exists (they would skip the delay).
+    takeWaiting: () => (slow || faults.hasLogDelay() ? [] : (source.takeWaiting?.() ?? [])),
     // Without a delay fault a line costs one `then` here, not an async generator's round trips.
     [Symbol.asyncIterator]() {
       const it = source[Symbol.asyncIterator]();
-      let slow: AsyncIterator<LogLine> | null = null;
       return {
         next: () =>
           slow
