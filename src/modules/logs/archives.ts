@@ -204,10 +204,11 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
 
     /**
      * Lines of deleted apps (apps the counters know: every app with lines) and their archives go.
-     * For the maintenance timer: index lookups, not the full-table NOT IN of rotate({ sweep }).
+     * For the maintenance timer: index lookups, not the full-table NOT IN of rotate({ sweep }). Safe
+     * beside a background rotation: its deletions then find nothing, and an archive it makes for a
+     * deleted app is an orphan the next sweep removes.
      */
     sweep(): void {
-      settle();
       if (!counts) resync();
       for (const appId of [...counts!.keys()]) {
         if (store.appExists(appId)) continue;

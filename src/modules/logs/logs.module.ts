@@ -144,7 +144,8 @@ export function createLogsModule(deps: LogsModuleDeps) {
 
   /** The maintenance timer's pass: deleted apps' leftovers by index lookups, rotation in the background. */
   function maintainInBackground(): void {
-    if (rotating || !db.open) return;
+    // A flood's rotation under way: this tick's work waits for the next one.
+    if (rotating || !db.open || archiver.busy()) return;
     storedSinceRotation = 0;
     try {
       archiver.sweep();
