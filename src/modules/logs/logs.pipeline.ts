@@ -165,10 +165,10 @@ export function createLogsPipeline(deps: PipelineDeps) {
         const c = live.get(engineId);
         if (!c) live.set(engineId, { lastTs: line.ts, lastTexts: [line.text] });
         else if (line.ts > c.lastTs) {
-          // In place: cursorOf() hands out copies.
+          // In place when it holds one text (the usual case): cursorOf() hands out copies.
           c.lastTs = line.ts;
-          c.lastTexts.length = 0;
-          c.lastTexts.push(line.text);
+          if (c.lastTexts.length === 1) c.lastTexts[0] = line.text;
+          else c.lastTexts = [line.text];
         } else if (line.ts === c.lastTs) c.lastTexts.push(line.text);
         // The caller's fresh object carries its stream's id (no copy a line).
         (line as Queued).engineId = engineId;
