@@ -22,6 +22,7 @@ import { createUrlSigner } from './logs-url.ts';
 import { loadSecretKey } from '../../shared/secrets.ts';
 import { createLogsService } from './logs.service.ts';
 import { logsRoutes } from './logs.routes.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import { registerLogsWebSocket } from './logs.ws.ts';
 import { createAddonsStore } from '../addons/addons.store.ts';
 import { createAddonsService } from '../addons/addons.service.ts';
@@ -109,10 +110,10 @@ export function createLogsModule(deps: LogsModuleDeps) {
   pipeline.addSink(dispatcher.sink);
   registerLogsWebSocket(deps.upgrades, service);
 
-  const routes = new Hono<AppEnv>();
-  routes.route('/', logsRoutes({ logs: service, view: deps.view }));
-  routes.route('/', drainsRoutes({ drains }));
-  routes.route('/', addonsRoutes({ addons }));
+  const routes = new ApiRoutes('logs');
+  routes.include(logsRoutes({ logs: service, view: deps.view }));
+  routes.include(drainsRoutes({ drains }));
+  routes.include(addonsRoutes({ addons }));
   // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
   const addonBackups = deps.addonServers
     ? createAddonBackups({ store: createAddonBackupsStore(db), servers: deps.addonServers, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addons.key'), clock }), clock, logger, dir: join(deps.stateDir, 'addon-backups'), apiUrl: deps.apiUrl })
@@ -120,12 +121,12 @@ export function createLogsModule(deps: LogsModuleDeps) {
   let addonFollowers: { closeAll(): void } | undefined;
   if (deps.addonServers && addonBackups) {
     const addonLogsSigner = createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs.key'), clock });
-    routes.route('/', databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
+    routes.include(databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
     addonFollowers = registerAddonLogsWebSocket(deps.upgrades, { signer: addonLogsSigner, servers: deps.addonServers });
   }
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
-  routes.route('/', databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
-  if (deps.addonServers) routes.route('/', addonServersRoutes({ addons, servers: deps.addonServers }));
+  routes.include(databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
+  if (deps.addonServers) routes.include(addonServersRoutes({ addons, servers: deps.addonServers }));
 
   /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
   function maintain(sweep = true): void {
