@@ -91,6 +91,15 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
    */
   async function archiveOldestInSlices(appId: string, count: number, me: { cancelled: boolean }): Promise<ArchiveRow | null> {
     const gz = createGzip(GZIP);
+    try {
+      return await archiveSlices(appId, count, me, gz);
+    } finally {
+      // Cancelled, failed or done: the compressor's native handle goes now, not at garbage collection.
+      gz.destroy();
+    }
+  }
+
+  async function archiveSlices(appId: string, count: number, me: { cancelled: boolean }, gz: ReturnType<typeof createGzip>): Promise<ArchiveRow | null> {
     const chunks: Buffer[] = [];
     gz.on('data', (c: Buffer) => chunks.push(c));
     const gzipped = new Promise<void>((ok, fail) => gz.once('end', ok).once('error', fail));
@@ -115,10 +124,7 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
       taken += rows.length;
       gz.write(text);
       await tick();
-      if (stale()) {
-        gz.destroy();
-        return null;
-      }
+      if (stale()) return null;
     }
     gz.end();
     if (!taken) return null;
