@@ -43,6 +43,10 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
   /** Lines already in a committed archive but not yet deleted from the history (background deletes). */
   let pendingDelete: { appId: string; upTo: number } | null = null;
 
+  const uncount = (appId: string, lines: number, bytes: number) => {
+    const c = counts?.get(appId);
+    if (c) [c.lines, c.bytes] = [Math.max(0, c.lines - lines), Math.max(0, c.bytes - bytes)];
+  };
   const resync = () => (counts = new Map(store.stats().map((st) => [st.app_id, { lines: st.lines, bytes: st.bytes }])));
 
   /** How many of an app's oldest lines are past a bound (age apart). */
@@ -67,7 +71,11 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     const lines = store.oldest(appId, count);
     if (!lines.length) return null;
     let text = '';
-    for (const [, ts, container, line] of lines) text += `${formatLine({ ts, container, text: line })}\n`;
+    let bytes = 0;
+    for (const [, ts, container, line] of lines) {
+      text += `${formatLine({ ts, container, text: line })}\n`;
+      bytes += line.length;
+    }
     const gz = gzipSync(text, GZIP);
     const row = archiveRow(appId, gz, lines.length, lines[0][4], lines[lines.length - 1][4]);
     writeFileSync(join(deps.dir, row.file), gz);
@@ -77,6 +85,7 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
         store.deleteUpTo(appId, lines[lines.length - 1][0]);
         return s;
       })();
+      uncount(appId, lines.length, bytes);
       return { ...row, seq };
     } catch (err) {
       rmSync(join(deps.dir, row.file), { force: true });
@@ -148,8 +157,7 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
       await rm(path, { force: true });
       throw err;
     }
-    const c = counts?.get(appId);
-    if (c) [c.lines, c.bytes] = [Math.max(0, c.lines - taken), Math.max(0, c.bytes - bytes)];
+    uncount(appId, taken, bytes);
     pendingDelete = { appId, upTo: cuts[cuts.length - 1] };
     for (const cut of cuts.slice(1)) {
       await tick();
@@ -240,6 +248,20 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
         if (excess > 0) todo.push([appId, excess]);
       }
       if (!todo.length) return Promise.resolve([]);
+      // A slice's worth or less (the age bound's trickle, small bounds): archived at once, holding the loop no longer than a slice.
+      if (todo.reduce((sum, [, excess]) => sum + excess, 0) <= SLICE) {
+        const made: ArchiveRow[] = [];
+        for (const [appId, excess] of todo) {
+          try {
+            const a = archiveOldest(appId, excess);
+            if (a) made.push(a);
+          } catch (err) {
+            deps.logger.error({ err, app: appId }, 'logs: rotation into an archive failed');
+          }
+          retain(appId);
+        }
+        return Promise.resolve(made);
+      }
       const me = { cancelled: false, done: Promise.resolve([] as ArchiveRow[]) };
       job = me;
       me.done = (async () => {
