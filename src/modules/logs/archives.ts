@@ -47,7 +47,9 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     const c = counts?.get(appId);
     if (c) [c.lines, c.bytes] = [Math.max(0, c.lines - lines), Math.max(0, c.bytes - bytes)];
   };
-  const resync = () => (counts = new Map(store.stats().map((st) => [st.app_id, { lines: st.lines, bytes: st.bytes }])));
+  const resync = () => {
+    counts = new Map(store.stats().map((st) => [st.app_id, { lines: st.lines, bytes: st.bytes }]));
+  };
 
   /** How many of an app's oldest lines are past a bound (age apart). */
   function excessOf(lines: number, bytes: number): number {
@@ -194,15 +196,19 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     noteStored(lines: StoredLine[]): void {
       if (!counts) return; // the first use scans the table, these lines included
       let appId = '';
-      let c: { lines: number; bytes: number } | undefined;
+      let c = { lines: 0, bytes: 0 };
       for (const l of lines) {
         if (l.app_id !== appId) {
           appId = l.app_id;
-          c = counts.get(appId);
-          if (!c) counts.set(appId, (c = { lines: 0, bytes: 0 }));
+          const known = counts.get(appId);
+          if (known) c = known;
+          else {
+            c = { lines: 0, bytes: 0 };
+            counts.set(appId, c);
+          }
         }
-        c!.lines++;
-        c!.bytes += l.text.length;
+        c.lines++;
+        c.bytes += l.text.length;
       }
     },
 

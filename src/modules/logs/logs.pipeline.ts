@@ -92,17 +92,24 @@ export function createLogsPipeline(deps: PipelineDeps) {
         // Newest timestamp per container stream (no allocation a line), then the texts stored at it.
         const newest = new Map<string, { appId: string; ts: string }>();
         let engineId: string | undefined;
-        let c: { appId: string; ts: string } | undefined;
+        let c = { appId: '', ts: '' };
         for (let i = 0; i < batch.length; i++) {
           const l = batch[i];
           stored[i] = { seq: seqs[i], app_id: l.appId, ts: l.ts, time_ms: l.timeMs, container: l.container, stream: l.stream, text: l.text };
           if (!l.engineId) continue;
           if (l.engineId !== engineId) {
             engineId = l.engineId;
-            c = newest.get(engineId);
-            if (!c) newest.set(engineId, (c = { appId: l.appId, ts: l.ts }));
+            const known = newest.get(engineId);
+            if (known) c = known;
+            else {
+              c = { appId: l.appId, ts: l.ts };
+              newest.set(engineId, c);
+            }
           }
-          if (l.ts > c!.ts) [c!.ts, c!.appId] = [l.ts, l.appId];
+          if (l.ts > c.ts) {
+            c.ts = l.ts;
+            c.appId = l.appId;
+          }
         }
         for (const [engineId, c] of newest) {
           const prev = persistedCursor(engineId);
