@@ -41,6 +41,7 @@ import { createDeploymentsService, type DeploymentsService } from './modules/dep
 import { deploymentsRoutes } from './modules/deployments/deployments.routes.ts';
 import { createVariablesStore } from './modules/variables/variables.store.ts';
 import { variablesRoutes } from './modules/variables/variables.routes.ts';
+import { createVariablesService } from './modules/variables/variables.service.ts';
 import { bindDirectories } from './modules/deployments/watcher.ts';
 import { registerDeploymentsStream } from './modules/deployments/deployments.stream.ts';
 import { createUpgradeTable, type UpgradeTable } from './http/ws.ts';
@@ -315,7 +316,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       sourcesRoutes({ sources }),
       cachesRoutes({ apps, events, stateDir }),
       stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack }),
-      variablesRoutes({ db, store: variablesStore, apps, events }),
+      variablesRoutes({ variables: createVariablesService({ db, store: variablesStore, apps, events }) }),
       logs.routes,
       oneOff.routes,
       ...monitoring.routes,
