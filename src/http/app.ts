@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { AppEnv, UserRow } from './env.ts';
+import type { AppEnv } from './env.ts';
+import type { UserRow } from '../modules/auth/principal.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
 import { paginate } from '../../shared/pagination.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { CollaboratorsStore } from '../collaborators/collaborators.store.ts';
 import type { AppRow, AppSettings, AppsStore } from './apps.store.ts';

@@ -1,6 +1,6 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { ApiError } from '../../http/errors.ts';
-import type { Principal, UserRow } from '../../http/env.ts';
+import type { Principal, UserRow } from './principal.ts';
 import type { Db } from '../../db/database.ts';
 import { tx } from '../../db/database.ts';
 import type { Clock } from '../../shared/clock.ts';

@@ -7,7 +7,7 @@ import type { Logger } from '../../shared/logger.ts';
 import { objectId } from '../../shared/ids.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';

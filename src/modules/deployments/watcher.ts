@@ -2,7 +2,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import { mkdirSync, statSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { DeploymentsService } from './deployments.service.ts';
 

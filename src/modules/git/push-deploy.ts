@@ -1,4 +1,4 @@
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { appUrl, type Urls } from '../../shared/urls.ts';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
 import type { AuthContext, Connection, ServerChannel, Server as SshServer } from 'ssh2';
 import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { KeysService } from '../keys/keys.service.ts';
 import type { KeyRow } from '../keys/keys.store.ts';

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { NotifierRow } from './notifiers.store.ts';
 import { basicAuthFromUrl, redactUrl } from '../../shared/redact.ts';
 
