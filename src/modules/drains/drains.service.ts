@@ -11,7 +11,8 @@ import type { AddonsService } from '../addons/addons.service.ts';
 import type { AddonRow } from '../addons/addons.store.ts';
 import type { DrainsStore, DrainRow } from './drains.store.ts';
 import type { DrainDispatcher } from './drains.dispatcher.ts';
-import { normaliseDrain, type DrainInput } from './drains.schemas.ts';
+import type { DrainInput } from './drains.schemas.ts';
+import { normaliseDrain } from './drain-types.ts';
 
 export interface DrainsServiceDeps {
   db: Db;
