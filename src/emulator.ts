@@ -81,6 +81,7 @@ import { keysRoutes } from './modules/keys/keys.routes.ts';
 import { createGitModule, type GitModule } from './modules/git/git.module.ts';
 import { createAutoscalersModule } from './modules/autoscalers/autoscalers.module.ts';
 import { createCronModule } from './modules/cron/cron.module.ts';
+import { defined } from './shared/defined.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -161,7 +162,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
 
   const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
   auth.syncUsers(config.users);
-  const firstUser = auth.userByLogin(config.users[0].username)!;
+  const firstUser = defined(auth.userByLogin(config.users[0].username), 'the first configured user');
   const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
 
   const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
@@ -332,8 +333,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     ((appId) =>
       containersStore
         .liveContainers(appId)
-        .filter((c) => c.type === 'web' && c.state === 'running' && c.host_port)
-        .map((c) => ({ containerName: `web-${c.type_index}`, port: c.host_port! })));
+        .flatMap((c) => (c.type === 'web' && c.state === 'running' && c.host_port ? [{ containerName: `web-${c.type_index}`, port: c.host_port }] : [])));
   const routerEvents = createRouterEvents(logger);
   routerEvents.onRequest(monitoring.recordRouterRequest);
   routerEvents.onAccessLog((appId, line) => void logs.append(appId, 'router', line));

@@ -107,7 +107,7 @@ export function showApp(main: HTMLElement, name: string): void {
         const stick = logs.scrollTop + logs.clientHeight >= logs.scrollHeight - 4;
         logs.append(e.log.endsWith('\n') ? e.log : `${e.log}\n`);
         // Bounded: the oldest lines go past 2,000.
-        while (logs.childNodes.length > 2000) logs.firstChild!.remove();
+        while (logs.childNodes.length > 2000 && logs.firstChild) logs.firstChild.remove();
         if (stick) logs.scrollTop = logs.scrollHeight;
       };
       socket.onclose = () => {

@@ -68,7 +68,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
     if (err instanceof ApiError) return errorResponse(c, err);
     if (err instanceof HTTPException) {
       const status = err.status;
-      return errorResponse(c, new ApiError(status as never, { error: err.message || 'request refused' }));
+      return errorResponse(c, new ApiError(status, { error: err.message || 'request refused' }));
     }
     // Docker down: the endpoints that need it answer 503 with a plain explanation.
     if (isEngineUnreachable(err)) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));

@@ -12,6 +12,7 @@ export interface DockerRuntimeOptions {
 }
 
 import { isStatus, type DockerErr } from './docker-resources.ts';
+import { defined } from '../shared/defined.ts';
 
 /** The one implementation of ContainerRuntime, over dockerode. */
 export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerRuntime {
@@ -75,7 +76,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     // Resumed: from the newest event seen, or from when the first subscription began (events of an outage are replayed).
     const from = lastEventNs || subscribedAtNs;
     const since = from ? (from / 1e9).toFixed(9) : undefined;
-    docker.getEvents({ since, filters: JSON.stringify({ type: ['container'], label: [`${LABELS.managed}=1`] }) as never } as never, (err, stream) => {
+    // `since` is "<seconds>.<nanoseconds>", a string for nanosecond precision (the engine's API);
+    // @types/dockerode only knows a number of seconds. docker-modem serialises the filters object.
+    const query: Omit<Docker.GetEventsOptions, 'since'> & { since?: string } = { since, filters: { type: ['container'], label: [`${LABELS.managed}=1`] } };
+    docker.getEvents(query as Docker.GetEventsOptions, (err, stream) => {
       if (err || !stream) {
         health.noteError(err);
         // While the engine is down its return restarts the subscription; otherwise retry.
@@ -170,7 +174,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         },
       });
       if (o.start !== false) await container.start();
-      return (await inspect(container.id))!;
+      return defined(await inspect(container.id), `container ${container.id}`);
     },
 
     async start(engineId) {
@@ -180,7 +184,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       } catch (err) {
         if (!isStatus(err, 304)) throw err;
       }
-      return (await inspect(engineId))!;
+      return defined(await inspect(engineId), `container ${engineId}`);
     },
 
     async stop(engineId, graceSeconds) {
@@ -211,7 +215,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     async list(labels) {
       const docker = await engine();
       const filters = { label: [`${LABELS.managed}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
-      const found = await docker.listContainers({ all: true, filters: JSON.stringify(filters) as never });
+      const found = await docker.listContainers({ all: true, filters: JSON.stringify(filters) });
       const infos = await Promise.all(found.map((c) => inspect(c.Id)));
       return infos.filter((i): i is ContainerInfo => i !== null);
     },
@@ -307,7 +311,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
 
     async putArchive(engineId, dir, tar) {
       const docker = await engine();
-      await docker.getContainer(engineId).putArchive(tar as never, { path: dir });
+      await docker.getContainer(engineId).putArchive(tar, { path: dir });
     },
 
     async close() {

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
-import { pageParams } from '../../http/validate.ts';
+import { pageParams, pathParam } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 
@@ -16,7 +16,7 @@ const notProvided = (what: string) => ApiError.badRequest(`the Scalingo emulator
 
 export function accountRoutes(deps: { apps: AppsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {
   const r = new Hono<AppEnv>();
-  const appOf = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, c.req.param('app')!);
+  const appOf = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, pathParam(c, 'app'));
   const emptyPage = (c: Context<AppEnv>) => {
     const { page, perPage } = pageParams(c, deps.pagination);
     return paginate(0, page, perPage).meta;

@@ -11,6 +11,7 @@ import type { AddonsService } from './addons.service.ts';
 import type { AddonRow } from './addons.store.ts';
 import type { AddonServers } from './addon-servers.ts';
 import { findPlan, findProvider } from './addons.catalog.ts';
+import { pathParam } from '../../http/validate.ts';
 
 /** What each path of the database API is about, for the message (first match wins). */
 const FEATURES: [RegExp, string][] = [
@@ -31,7 +32,7 @@ export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId
   /** The addon the bearer token is for; 401 without a valid one, 404 for another addon. */
   function addonOf(c: Context<AppEnv>, id: string | undefined): AddonRow {
     const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
-    const addon = m ? addons.addonOfToken(m[1]!) : undefined;
+    const addon = m ? addons.addonOfToken(m[1]) : undefined;
     if (!addon) throw ApiError.unauthorized('a valid addon token is required: POST /v1/apps/:app/addons/:id/token gives one');
     if (id !== undefined && id !== addon.id) throw ApiError.notFound('database');
     return addon;
@@ -52,7 +53,7 @@ export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId
 
   // go-scalingo Database (databases.go): enough for `addons-info` to print the database's lines.
   const showDatabase = (c: Context<AppEnv>) => {
-    const addon = addonOf(c, c.req.param('id')!);
+    const addon = addonOf(c, c.req.param('id'));
     const provider = findProvider(addon.provider_id);
     return c.json({
       database: {
@@ -86,7 +87,7 @@ export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId
   for (const base of ['/api', '/_emulator/databases/api']) {
     r.get(`${base}/databases/:id`, showDatabase);
     r.all(`${base}/databases/:id/*`, (c) => {
-      const id = c.req.param('id')!;
+      const id = pathParam(c, 'id');
       const addon = addonOf(c, id);
       const rest = c.req.path.slice(c.req.path.indexOf(`/databases/${id}`) + `/databases/${id}`.length);
       const feature = FEATURES.find(([re]) => re.test(rest))?.[1] ?? 'database server features';

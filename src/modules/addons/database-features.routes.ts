@@ -6,7 +6,7 @@
 import { Hono, type Context, type Next } from 'hono';
 import { z } from 'zod';
 import { limitBody } from '../../http/middleware/json-only.ts';
-import { jsonBody } from '../../http/validate.ts';
+import { jsonBody, pathParam } from '../../http/validate.ts';
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -61,7 +61,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
   /** The real addon the token is for (401 without a valid token, 404 for another addon); null for a stand-in. */
   function realAddon(c: Context<AppEnv>, id: string | undefined): AddonRow | null {
     const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
-    const addon = m ? deps.addons.addonOfToken(m[1]!) : undefined;
+    const addon = m ? deps.addons.addonOfToken(m[1]) : undefined;
     if (!addon) throw ApiError.unauthorized('a valid addon token is required: POST /v1/apps/:app/addons/:id/token gives one');
     if (id !== undefined && id !== addon.id) throw ApiError.notFound('database');
     return servers.server(addon.id) ? addon : null;
@@ -75,16 +75,16 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
   for (const base of ['/api', '/_emulator/databases/api']) {
     r.get(`${base}/databases/:id/backups`, real((c, addon) => c.json({ database_backups: backups.list(addon) })));
     r.post(`${base}/databases/:id/backups`, real((c, addon) => c.json({ database_backup: backups.json(backups.create(addon)) }, 201)));
-    r.get(`${base}/databases/:id/backups/:backup/archive`, real((c, addon) => c.json({ download_url: backups.downloadUrl(addon, c.req.param('backup')!) })));
+    r.get(`${base}/databases/:id/backups/:backup/archive`, real((c, addon) => c.json({ download_url: backups.downloadUrl(addon, pathParam(c, 'backup')) })));
     // BackupShow: go-scalingo asks /backups/:id at the API's root, not under the database.
-    r.get(`${base}/backups/:backup`, real((c, addon) => c.json({ database_backup: backups.json(backups.show(addon, c.req.param('backup')!)) })));
+    r.get(`${base}/backups/:backup`, real((c, addon) => c.json({ database_backup: backups.json(backups.show(addon, pathParam(c, 'backup'))) })));
 
     r.get(
       `${base}/databases/:id/users`,
       real(async (c, addon) => {
         const users = await servers.users(addon.id);
         if (!users) throw ApiError.unavailable('the database server is not running: retry once the addon is running');
-        const own = servers.server(addon.id)!.username;
+        const own = servers.server(addon.id)?.username;
         return c.json({
           'database-users': users.map((u) => ({
             name: u.name,
@@ -114,10 +114,10 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
     r.delete(
       `${base}/databases/:id/users/:name`,
       real(async (c, addon) => {
-        const name = c.req.param('name')!;
+        const name = pathParam(c, 'name');
         const users = await servers.users(addon.id);
         if (!users?.some((x) => x.name === name)) throw ApiError.notFound('user');
-        if (name === servers.server(addon.id)!.username || SYSTEM_USERS.has(name)) throw ApiError.badRequest(`user "${name}" is protected: it cannot be deleted`);
+        if (name === servers.server(addon.id)?.username || SYSTEM_USERS.has(name)) throw ApiError.badRequest(`user "${name}" is protected: it cannot be deleted`);
         const done = await servers.manageUser(addon.id, 'deleteUser', { name }).catch((err: Error) => {
           throw ApiError.badRequest(`the server refused to delete the user: ${err.message}`);
         });

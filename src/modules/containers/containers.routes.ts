@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../http/env.ts';
-import { jsonBody, readJson, parseWith } from '../../http/validate.ts';
+import { jsonBody, readJson, parseWith, pathParam } from '../../http/validate.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { ContainerSize } from '../../config/schema.ts';
 import type { Urls } from '../../shared/urls.ts';
@@ -27,7 +27,7 @@ const restartSchema = z.object({ scope: z.union([z.array(z.string().min(1)), z.s
 export function containersRoutes(deps: { containers: ContainersService; operations: OperationsService; apps: AppsService; sizes: ContainerSize[]; urls: () => Urls }) {
   const { containers, apps } = deps;
   const r = new Hono<AppEnv>();
-  const appOf = (c: Context<AppEnv>) => apps.visibleApp(c.get('principal').user, c.req.param('app')!);
+  const appOf = (c: Context<AppEnv>) => apps.visibleApp(c.get('principal').user, pathParam(c, 'app'));
   const operationUrl = (appName: string, id: string) => `${deps.urls().api}/v1/apps/${appName}/operations/${id}`;
 
   // Public on the platform (the catalogue of sizes).

@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
-import { jsonBody, pageParams } from '../../http/validate.ts';
+import { jsonBody, pageParams, pathParam } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
 import type { Urls } from '../../shared/urls.ts';
 import type { AppsService } from '../apps/apps.service.ts';
@@ -27,7 +27,7 @@ export function deploymentsRoutes(deps: {
   localSource?: (url: string) => string | null;
 }) {
   const r = new Hono<AppEnv>();
-  const appOf = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, c.req.param('app')!);
+  const appOf = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, pathParam(c, 'app'));
 
   r.post('/v1/apps/:app/deployments', async (c) => {
     const app = deps.apps.writableApp(c.get('principal').user, c.req.param('app'), 'deploy new code');

@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
-import { jsonBody, parseWith, readJson } from '../../http/validate.ts';
+import { jsonBody, parseWith, readJson, pathParam } from '../../http/validate.ts';
 import type { Urls } from '../../shared/urls.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import { appJson, type AppViewContext } from '../apps/apps.view.ts';
@@ -33,8 +33,8 @@ export interface OneOffRoutesDeps {
 export function oneOffRoutes(deps: OneOffRoutesDeps) {
   const { oneOff, apps } = deps;
   const r = new Hono<AppEnv>();
-  const appOf = (c: Context<AppEnv>) => apps.visibleApp(c.get('principal').user, c.req.param('app')!);
-  const session = (c: Context<AppEnv>, use: AttachUse) => oneOff.byToken(c.req.param('token')!, use);
+  const appOf = (c: Context<AppEnv>) => apps.visibleApp(c.get('principal').user, pathParam(c, 'app'));
+  const session = (c: Context<AppEnv>, use: AttachUse) => oneOff.byToken(pathParam(c, 'token'), use);
 
   r.post('/v1/apps/:app/run', async (c) => {
     const app = apps.writableApp(c.get('principal').user, c.req.param('app'), 'run one-off containers');
@@ -55,7 +55,7 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
   });
 
   r.post('/v1/apps/:app/containers/:container_id/stop', (c) => {
-    oneOff.stop(c.get('principal').user, appOf(c), c.req.param('container_id')!);
+    oneOff.stop(c.get('principal').user, appOf(c), pathParam(c, 'container_id'));
     return c.body(null, 202);
   });
 

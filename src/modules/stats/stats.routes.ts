@@ -3,6 +3,7 @@ import type { AppEnv } from '../../http/env.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { StatsService } from './stats.service.ts';
 import type { Recommended } from './recommended.ts';
+import { pathParam } from '../../http/validate.ts';
 
 /**
  * #23–#25. Only the `/v1/apps/:app/...` form is served: the reference's unprefixed path text names no
@@ -10,7 +11,7 @@ import type { Recommended } from './recommended.ts';
  */
 export function statsRoutes(deps: { apps: AppsService; stats: StatsService; recommended: Recommended }) {
   const r = new Hono<AppEnv>();
-  const app = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, c.req.param('app')!);
+  const app = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, pathParam(c, 'app'));
 
   // #24 real-time figures read from the engine now; a stopped app has none.
   r.get('/v1/apps/:app/stats', async (c) => c.json(await deps.stats.realtime(app(c))));
@@ -23,7 +24,7 @@ export function statsRoutes(deps: { apps: AppsService; stats: StatsService; reco
   // #23 the one bare-array endpoint.
   const series = (c: Context<AppEnv>) =>
     c.json(
-      deps.stats.series(app(c), c.req.param('metric')!, {
+      deps.stats.series(app(c), pathParam(c, 'metric'), {
         type: c.req.param('container'),
         index: c.req.param('index'),
         since: c.req.query('since'),
