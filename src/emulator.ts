@@ -453,7 +453,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         ...[apiServer].map(
           (s) =>
             new Promise<void>((ok) => {
-              if (!s || !s.listening) return ok();
+              if (!s?.listening) return ok();
               s.close(() => ok());
               s.closeIdleConnections();
             }),

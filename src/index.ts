@@ -122,7 +122,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       port: options.port ?? 0,
       routerPort: options.routerPort ?? 0,
       sshPort: options.sshPort ?? 0,
-      inMemory: options.inMemory ?? (options.dataDir ? false : true),
+      inMemory: options.inMemory ?? !options.dataDir,
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       logLevel: options.logLevel ?? 'silent',
     } as ConfigInput,

@@ -1,6 +1,6 @@
 // One app: its containers (live) with scale and restart controls, live logs, metrics charts,
 // events, alerts (firing or not) and deployments with their build output.
-import { api, control, logsSocketUrl, ApiFailure } from './api.ts';
+import { api, control, logsSocketUrl, type ApiFailure } from './api.ts';
 import { h, fill, badge, ago, every, onLeave } from './dom.ts';
 import { drawChart, percent, bytes, perMinute, type Point } from './charts.ts';
 

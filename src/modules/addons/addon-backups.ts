@@ -136,7 +136,7 @@ export function createAddonBackups(deps: AddonBackupsDeps) {
       if (check.subject !== id) throw ApiError.unauthorized('invalid download token');
       const b = store.byId(id);
       const path = fileOf(id);
-      if (!b || b.status !== 'done' || !existsSync(path)) throw ApiError.notFound('backup');
+      if (b?.status !== 'done' || !existsSync(path)) throw ApiError.notFound('backup');
       return { path, size: statSync(path).size, name: `${b.name}.tar.gz` };
     },
 

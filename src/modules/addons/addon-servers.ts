@@ -91,7 +91,7 @@ export function createAddonServers(deps: AddonServersDeps) {
       const r = await runtime.exec(engineId, spec.ready, { env: env(row) }).catch(() => ({ exitCode: -1 }));
       if (r.exitCode === 0) break;
       const info = await runtime.inspect(engineId);
-      if (!info || info.state !== 'running') throw new Error(`the ${row.kind} server stopped (exit code ${info?.exitCode ?? '?'})`);
+      if (info?.state !== 'running') throw new Error(`the ${row.kind} server stopped (exit code ${info?.exitCode ?? '?'})`);
       if (deps.clock.now() > deadline) throw new Error(`the ${row.kind} server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((ok) => setTimeout(ok, 300));
     }

@@ -60,7 +60,7 @@ function reread(apps: Pick<AppsStore, 'find'>, app: AppRow): AppRow {
 }
 
 export function createContainersService(deps: ContainersServiceDeps) {
-  const { store, orchestrator, clock } = deps;
+  const { store, orchestrator } = deps;
 
   function sizeJson(name: string) {
     return orchestrator.sizeOf(name);

@@ -88,7 +88,7 @@ export function createDelivery(deps: DeliveryDeps) {
       const u = deps.userById(id);
       if (u) to.add(u.email);
     }
-    const line = JSON.stringify({ time: isoDate(deps.clock.now()), notifier_id: n.id, to: [...to], subject: subjectOf(event), event }) + '\n';
+    const line = `${JSON.stringify({ time: isoDate(deps.clock.now()), notifier_id: n.id, to: [...to], subject: subjectOf(event), event })}\n`;
     // Writes are chained so lines never interleave.
     outbox = outbox
       .then(() => mkdir(dirname(deps.outboxFile), { recursive: true }))
