@@ -300,6 +300,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimit: config.rateLimit,
     appAccess: apps.visibleApp,
+    validateResponses: config.validateResponses,
+    version: VERSION,
     routes: [
       healthRoutes({ db, runtime, startedAt, version: VERSION }),
       emulatorRoutes(),

@@ -1,5 +1,7 @@
 import type { Logger } from '../shared/logger.ts';
-import type { Principal } from '../modules/auth/principal.ts';
+import type { Principal, UserRow } from '../modules/auth/principal.ts';
+import type { AppRow } from '../modules/apps/apps.store.ts';
+import type { DeclaredRoute } from './api-routes.ts';
 
 /** Hono context variables set by the middleware chain. */
 export interface AppEnv {
@@ -8,5 +10,11 @@ export interface AppEnv {
     /** The request's child logger, made on first use (most requests never log). */
     log: () => Logger;
     principal: Principal;
+    /** The declared route that answered (set before its handler runs; read by the conformance check). */
+    route: DeclaredRoute;
+    /** Loads an app as a user may see it (404 otherwise): installed by the HTTP app for route declarations. */
+    appLoader: (user: UserRow, appKey: string) => AppRow;
+    /** The `:app` of the path, loaded before the handler of a declared route runs. */
+    app: AppRow;
   };
 }

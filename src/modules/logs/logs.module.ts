@@ -1,13 +1,11 @@
 // Wiring of the logs area (issue #5): collection → pipeline → history (SQLite) → hub (WebSocket,
 // SSE) and drains (files, syslog); archives; addons for addon drains. emulator.ts builds it with
 // one call, mounts `routes`, and calls start/stop.
-import { Hono } from 'hono';
 import { join } from 'node:path';
 import type { Db } from '../../db/database.ts';
 import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { EmulatorConfig } from '../../config/schema.ts';
-import type { AppEnv } from '../../http/env.ts';
 import type { UpgradeTable } from '../../http/ws.ts';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppsService } from '../apps/apps.service.ts';
@@ -22,6 +20,7 @@ import { createUrlSigner } from './logs-url.ts';
 import { loadSecretKey } from '../../shared/secrets.ts';
 import { createLogsService } from './logs.service.ts';
 import { logsRoutes } from './logs.routes.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import { registerLogsWebSocket } from './logs.ws.ts';
 import { createAddonsStore } from '../addons/addons.store.ts';
 import { createAddonsService } from '../addons/addons.service.ts';
@@ -104,10 +103,10 @@ export function createLogsModule(deps: LogsModuleDeps) {
   pipeline.addSink(dispatcher.sink);
   registerLogsWebSocket(deps.upgrades, service);
 
-  const routes = new Hono<AppEnv>();
-  routes.route('/', logsRoutes({ logs: service, view: deps.view }));
-  routes.route('/', drainsRoutes({ drains }));
-  routes.route('/', addonsRoutes({ addons }));
+  const routes = new ApiRoutes('logs');
+  routes.include(logsRoutes({ logs: service, view: deps.view }));
+  routes.include(drainsRoutes({ drains }));
+  routes.include(addonsRoutes({ addons }));
   // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
   const addonBackups = deps.addonServers
     ? createAddonBackups({ store: createAddonBackupsStore(db), servers: deps.addonServers, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addons.key'), clock }), clock, logger, dir: join(deps.stateDir, 'addon-backups'), apiUrl: deps.apiUrl })
@@ -115,12 +114,12 @@ export function createLogsModule(deps: LogsModuleDeps) {
   let addonFollowers: { closeAll(): void } | undefined;
   if (deps.addonServers && addonBackups) {
     const addonLogsSigner = createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs.key'), clock });
-    routes.route('/', databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
+    routes.include(databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
     addonFollowers = registerAddonLogsWebSocket(deps.upgrades, { signer: addonLogsSigner, servers: deps.addonServers });
   }
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
-  routes.route('/', databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
-  if (deps.addonServers) routes.route('/', addonServersRoutes({ addons, servers: deps.addonServers }));
+  routes.include(databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
+  if (deps.addonServers) routes.include(addonServersRoutes({ addons, servers: deps.addonServers }));
 
   /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
   function maintain(sweep = true): void {
