@@ -153,7 +153,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const instanceId = metaValue(db, 'instance_id', () => randomBytes(4).toString('hex'));
   // Workload faults (docker_unavailable, log_delay) act on the runtime every area sees.
   const faults = createFaults({ clock });
-  const runtime = withFaults(opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined }), faults);
+  const runtime = withFaults(opts.runtime ?? createDockerRuntime({ host: config.docker.host, socketPath: config.docker.socketPath || undefined, tls: config.docker.tls, publishHost: config.docker.publishHost }), faults);
 
   // Known once the ports are bound (port 0 picks a free one).
   const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -329,13 +329,13 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     ],
   });
 
-  // The router reaches an app's running web containers at the ports Docker publishes on 127.0.0.1.
+  // The router reaches an app's running web containers at the ports the runtime publishes (on its publishHost).
   const upstreams: UpstreamSource =
     opts.upstreams ??
     ((appId) =>
       containersStore
         .liveContainers(appId)
-        .flatMap((c) => (c.type === 'web' && c.state === 'running' && c.host_port ? [{ containerName: `web-${c.type_index}`, port: c.host_port }] : [])));
+        .flatMap((c) => (c.type === 'web' && c.state === 'running' && c.host_port ? [{ containerName: `web-${c.type_index}`, host: runtime.publishHost, port: c.host_port }] : [])));
   const routerEvents = createRouterEvents(logger);
   routerEvents.onRequest(monitoring.recordRouterRequest);
   routerEvents.onAccessLog((appId, line) => void logs.append(appId, 'router', line));
