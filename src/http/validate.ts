@@ -124,10 +124,3 @@ function intParam(raw: string | undefined, name: string, fallback: number): numb
   if (n > MAX_PAGE) throw ApiError.invalid(name, `must be a whole number from 1 to ${MAX_PAGE}`);
   return n;
 }
-
-/** A path parameter the route's pattern declares (`/v1/apps/:app`): Hono types it as possibly absent. */
-export function pathParam(c: Context, name: string): string {
-  const v = c.req.param(name);
-  if (v === undefined) throw new Error(`route without a :${name} parameter`);
-  return v;
-}
