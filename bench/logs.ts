@@ -88,7 +88,7 @@ class Receipt {
       producerRate: this.count / ((this.lastWrite - this.firstWrite) / 1000),
       p50: percentile(lat, 50),
       p99: percentile(lat, 99),
-      max: lat.length ? lat.reduce((a, b) => (b > a ? b : a), -Infinity) : Number.NaN,
+      max: lat.length ? lat.reduce((a, b) => Math.max(b, a), -Infinity) : Number.NaN,
     };
   }
 }
@@ -202,7 +202,7 @@ export const section: Section = {
       const fixture = join(ctx.repoDir, 'fixtures/apps/busybox-web');
       copyFileSync(join(fixture, 'index.html'), join(appDir, 'index.html'));
       const web = readFileSync(join(fixture, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith('web:'))!;
-      writeFileSync(join(appDir, 'Procfile'), [web, ...scenarios.map((sc) => `${sc.type}: ${sc.command}`)].join('\n') + '\n');
+      writeFileSync(join(appDir, 'Procfile'), `${[web, ...scenarios.map((sc) => `${sc.type}: ${sc.command}`)].join('\n')}\n`);
       const archive = join(tmp, 'app.tar.gz');
       await tarCreate({ gzip: true, file: archive, cwd: tmp }, ['printer-app']);
 

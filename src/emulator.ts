@@ -41,6 +41,7 @@ import { createDeploymentsService, type DeploymentsService } from './modules/dep
 import { deploymentsRoutes } from './modules/deployments/deployments.routes.ts';
 import { createVariablesStore } from './modules/variables/variables.store.ts';
 import { variablesRoutes } from './modules/variables/variables.routes.ts';
+import { createVariablesService } from './modules/variables/variables.service.ts';
 import { bindDirectories } from './modules/deployments/watcher.ts';
 import { registerDeploymentsStream } from './modules/deployments/deployments.stream.ts';
 import { createUpgradeTable, type UpgradeTable } from './http/ws.ts';
@@ -80,6 +81,7 @@ import { keysRoutes } from './modules/keys/keys.routes.ts';
 import { createGitModule, type GitModule } from './modules/git/git.module.ts';
 import { createAutoscalersModule } from './modules/autoscalers/autoscalers.module.ts';
 import { createCronModule } from './modules/cron/cron.module.ts';
+import { defined } from './shared/defined.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -160,7 +162,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
 
   const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
   auth.syncUsers(config.users);
-  const firstUser = auth.userByLogin(config.users[0].username)!;
+  const firstUser = defined(auth.userByLogin(config.users[0].username), 'the first configured user');
   const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
 
   const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
@@ -317,7 +319,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
       sourcesRoutes({ sources }),
       cachesRoutes({ apps, events, stateDir }),
       stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack }),
-      variablesRoutes({ db, store: variablesStore, apps, events }),
+      variablesRoutes({ variables: createVariablesService({ db, store: variablesStore, apps, events }) }),
       logs.routes,
       oneOff.routes,
       ...monitoring.routes,
@@ -333,8 +335,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     ((appId) =>
       containersStore
         .liveContainers(appId)
-        .filter((c) => c.type === 'web' && c.state === 'running' && c.host_port)
-        .map((c) => ({ containerName: `web-${c.type_index}`, host: runtime.publishHost, port: c.host_port! })));
+        .flatMap((c) => (c.type === 'web' && c.state === 'running' && c.host_port ? [{ containerName: `web-${c.type_index}`, host: runtime.publishHost, port: c.host_port }] : [])));
   const routerEvents = createRouterEvents(logger);
   routerEvents.onRequest(monitoring.recordRouterRequest);
   routerEvents.onAccessLog((appId, line) => void logs.append(appId, 'router', line));
@@ -454,7 +455,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
         ...[apiServer].map(
           (s) =>
             new Promise<void>((ok) => {
-              if (!s || !s.listening) return ok();
+              if (!s?.listening) return ok();
               s.close(() => ok());
               s.closeIdleConnections();
             }),

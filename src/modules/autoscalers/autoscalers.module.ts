@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { EmulatorConfig } from '../../config/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -14,6 +14,7 @@ import { createAutoscalersStore } from './autoscalers.store.ts';
 import { AUTOSCALER_USER_ID, createAutoscalersService } from './autoscalers.service.ts';
 import { autoscalersRoutes } from './autoscalers.routes.ts';
 import { createAutoscalerEngine } from './autoscaler-engine.ts';
+import { defined } from '../../shared/defined.ts';
 
 export interface AutoscalersModuleDeps {
   db: Db;
@@ -51,7 +52,7 @@ export function createAutoscalersModule(deps: AutoscalersModuleDeps) {
     traffic: deps.monitoring.traffic,
     formation: deps.formation,
     findApp: deps.apps.find,
-    scale: (a, type, amount) => void deps.containers.scale(deps.userById(AUTOSCALER_USER_ID)!, a, [{ name: type, amount }]),
+    scale: (a, type, amount) => void deps.containers.scale(defined(deps.userById(AUTOSCALER_USER_ID), 'the autoscaler user'), a, [{ name: type, amount }]),
     logger: deps.logger,
     upCooldownMs: deps.config.autoscalers.scaleUpCooldownMs,
     downCooldownMs: deps.config.autoscalers.scaleDownCooldownMs,

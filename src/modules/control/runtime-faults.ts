@@ -87,7 +87,7 @@ function delayed(
                 return slow.next();
               }),
         // Like a generator's return: the source is left to close(), as before.
-        return: () => (slow ? slow.return!(undefined) : Promise.resolve({ value: undefined, done: true as const })),
+        return: () => (slow?.return ? slow.return(undefined) : Promise.resolve({ value: undefined, done: true as const })),
       };
     },
   };

@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.ts';
 import type { EmulatorConfig } from '../../config/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { OneOffService } from '../one-off/one-off.service.ts';
@@ -13,6 +13,7 @@ import { PLATFORM_USER_ID } from '../alerts/alert-engine.ts';
 import { createCronStore } from './cron.store.ts';
 import { createCronService } from './cron.service.ts';
 import { cronRoutes } from './cron.routes.ts';
+import { defined } from '../../shared/defined.ts';
 
 export interface CronModuleDeps {
   db: Db;
@@ -36,7 +37,7 @@ export function createCronModule(deps: CronModuleDeps) {
     rules: { maxJobs: c.maxJobs, minIntervalMs: c.minIntervalMinutes * 60_000, secondsField: c.secondsField, sizes: deps.config.containerSizes.map((s) => s.name) },
     maxRunMs: c.maxRunMinutes * 60_000,
     syncMs: c.syncMs,
-    runUser: () => deps.userById(PLATFORM_USER_ID)!,
+    runUser: () => defined(deps.userById(PLATFORM_USER_ID), 'the platform user'),
     runOneOff: (user, app, input) => deps.oneOff().run(user, app, input),
     stopOneOff: (user, app, id) => deps.oneOff().stop(user, app, id),
   });

@@ -47,8 +47,14 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     const c = counts?.get(appId);
     if (c) [c.lines, c.bytes] = [Math.max(0, c.lines - lines), Math.max(0, c.bytes - bytes)];
   };
+  /** The per-app counts, read from the store on first use (and after a reset). */
+  const currentCounts = () => {
+    counts ??= new Map(store.stats().map((st) => [st.app_id, { lines: st.lines, bytes: st.bytes }]));
+    return counts;
+  };
   const resync = () => {
-    counts = new Map(store.stats().map((st) => [st.app_id, { lines: st.lines, bytes: st.bytes }]));
+    counts = null;
+    return currentCounts();
   };
 
   /** How many of an app's oldest lines are past a bound (age apart). */
@@ -229,11 +235,11 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
      * deleted app is an orphan the next sweep removes.
      */
     sweep(): void {
-      if (!counts) resync();
-      for (const appId of [...counts!.keys()]) {
+      const known = currentCounts();
+      for (const appId of [...known.keys()]) {
         if (store.appExists(appId)) continue;
         store.deleteAppLines(appId);
-        counts!.delete(appId);
+        known.delete(appId);
       }
       for (const a of store.orphanArchives()) removeArchive(a);
     },
@@ -245,10 +251,9 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     rotateInBackground(opts: { age?: boolean } = {}): Promise<ArchiveRow[]> {
       if (job) return job.done;
       if (!deps.db.open) return Promise.resolve([]);
-      if (!counts) resync();
       const cutoff = deps.clock.now() - limits.historyMaxAgeMs;
       const todo: [string, number][] = [];
-      for (const [appId, c] of counts!) {
+      for (const [appId, c] of currentCounts()) {
         let excess = c.lines > 0 ? excessOf(c.lines, c.bytes) : 0;
         if (opts.age && c.lines > 0 && (store.firstTime(appId) ?? Infinity) < cutoff) excess = Math.max(excess, store.countOlderThan(appId, cutoff));
         if (excess > 0) todo.push([appId, excess]);

@@ -1,13 +1,11 @@
 // Wiring of the logs area (issue #5): collection → pipeline → history (SQLite) → hub (WebSocket,
 // SSE) and drains (files, syslog); archives; addons for addon drains. emulator.ts builds it with
 // one call, mounts `routes`, and calls start/stop.
-import { Hono } from 'hono';
 import { join } from 'node:path';
 import type { Db } from '../../db/database.ts';
 import type { Clock, ClockTimer } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { EmulatorConfig } from '../../config/schema.ts';
-import type { AppEnv } from '../../http/env.ts';
 import type { UpgradeTable } from '../../http/ws.ts';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppsService } from '../apps/apps.service.ts';
