@@ -12,3 +12,9 @@ export const bulkVariablesSchema = z.object({ variables: z.array(z.object({ name
 export const bulkDeleteSchema = z.object({ variable_ids: z.array(z.string()).min(1) });
 
 export type VariableInput = { name: string; value: string };
+
+// ---- Answers ----
+
+export const variableResource = z.object({ id: z.string(), name: z.string(), value: z.string() }).meta({ id: 'Variable' });
+export const variableEnvelope = z.object({ variable: variableResource });
+export const variableList = z.object({ variables: z.array(variableResource) });
