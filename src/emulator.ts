@@ -150,7 +150,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     c.areas.addonServers, // reconciled first: the apps' containers connect to them
     c.areas.deployments,
     c.areas.containers, // reconciled with Docker; stops reacting to the engine before the work drains
-    { name: 'upgrades', stop: () => state.upgrades.closeAll() },
+    state.upgradesArea,
     git.area,
     servers.area, // API and router ports; closed once the streams and terminals below ended
     logs.area, // collection, drains, addons; streams end before the servers close

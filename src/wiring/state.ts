@@ -57,8 +57,12 @@ export function createState(config: EmulatorConfig, opts: StateOptions) {
       }
     },
   };
+  /** WebSockets still open once the servers closed (attach, deployments stream…). */
+  const upgrades: Area = { name: 'upgrades', stop: () => shared.upgrades.closeAll() };
   return {
     ...shared,
+    upgrades: shared.upgrades,
+    upgradesArea: upgrades,
     adminToken,
     faults,
     startedAt: Date.now(),
