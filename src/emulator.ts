@@ -172,7 +172,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     apps.areas.apps,
   ];
 
-  const app = createHttpApp({ logger, clock, faults: state.faults, auth, bodyLimitBytes: config.bodyLimitBytes, rateLimit: config.rateLimit, appAccess: apps.apps.visibleApp, routes: routesOf(areas) });
+  const app = createHttpApp({ logger, clock, faults: state.faults, auth, bodyLimitBytes: config.bodyLimitBytes, rateLimit: config.rateLimit, appAccess: apps.apps.visibleApp, validateResponses: config.validateResponses, version: VERSION, routes: routesOf(areas) });
 
   let readiness: Promise<void> | undefined;
   return {

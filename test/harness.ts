@@ -20,7 +20,7 @@ export function testConfig(overrides: ConfigInput = {}) {
     ignoreDefaultFile: true,
     env: {},
     // Addons are stand-ins unless a test asks for real servers (they need the Debian-built images).
-    overrides: { port: 0, routerPort: 0, sshPort: 0, inMemory: true, logLevel: 'silent', users: TEST_USERS, addons: { servers: false }, ...overrides } as ConfigInput,
+    overrides: { port: 0, routerPort: 0, sshPort: 0, inMemory: true, logLevel: 'silent', validateResponses: true, users: TEST_USERS, addons: { servers: false }, ...overrides } as ConfigInput,
   });
 }
 

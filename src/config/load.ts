@@ -26,6 +26,7 @@ const ENV_KEYS: Record<string, { path: string[]; kind: 'string' | 'int' | 'bool'
   EMULATOR_RATE_LIMIT: { path: ['rateLimit', 'enabled'], kind: 'bool' },
   EMULATOR_ADMIN_TOKEN: { path: ['adminToken'], kind: 'string' },
   EMULATOR_CLOCK: { path: ['clock'], kind: 'string' },
+  EMULATOR_VALIDATE_RESPONSES: { path: ['validateResponses'], kind: 'bool' },
 };
 
 export interface LoadOptions {

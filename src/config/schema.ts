@@ -79,6 +79,8 @@ export const configSchema = z
     /** Where a snapshot of the state is written when the emulator stops (--export-on-exit). */
     exportOnExit: z.string().optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Check every API answer against its declared schema; a mismatch becomes a 500 (the test suite's conformance check). */
+    validateResponses: z.boolean().default(false),
     region: z
       .object({
         name: z.string().default('local'),

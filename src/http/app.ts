@@ -1,4 +1,6 @@
 import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { TrieRouter } from 'hono/router/trie-router';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv, UserRow } from './env.ts';
 import { ApiError, errorResponse } from './errors.ts';
@@ -10,6 +12,10 @@ import { accessLog } from './middleware/access-log.ts';
 import { jsonOnly, limitBody } from './middleware/json-only.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
+import { responseConformance } from './middleware/conformance.ts';
+import { ApiRoutes, type DeclaredRoute, type RouteAuth } from './api-routes.ts';
+import { serveOpenApiDocument } from './openapi-document.ts';
+import type { AppRow } from '../modules/apps/apps.store.ts';
 import { faultMiddleware, type Faults } from '../modules/control/faults.ts';
 import { isEngineUnreachable, ENGINE_UNREACHABLE_MESSAGE } from '../runtime/runtime.ts';
 
@@ -25,13 +31,19 @@ export interface HttpAppDeps {
    * Checks that the user may see the app of a `/v1/apps/:app/…` route (throws the 404): run before
    * the route reads its body, so another user's app is a 404 whatever is sent, never a 422 first.
    */
-  appAccess?: (user: UserRow, appKey: string) => unknown;
+  appAccess?: (user: UserRow, appKey: string) => AppRow;
   /** Route groups of every area, mounted in order (more specific paths first). */
-  routes: Hono<AppEnv>[];
+  routes: (ApiRoutes | Hono<AppEnv>)[];
+  /** Check every answer against its declared schema (a mismatch becomes a 500): the test suite turns it on. */
+  validateResponses?: boolean;
+  /** The emulator's version, written in the OpenAPI document. */
+  version?: string;
 }
 
-export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  const declared = deps.routes.flatMap((r) => (r instanceof ApiRoutes ? r.declared : []));
+  const authOf = routeAuthTable(declared);
 
   // Order matters:
   // 1. request id + child logger, so every later line (and a 500) carries the id;
@@ -44,7 +56,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   app.use('*', requestId(deps.logger));
   if (deps.faults) app.use('*', faultMiddleware(deps.faults));
   app.use('*', accessLog());
-  app.use('/v1/*', authenticate(deps.auth));
+  if (deps.validateResponses) app.use('*', responseConformance(deps.logger));
+  app.use('/v1/*', authenticate(deps.auth, authOf));
   app.use('/v1/*', jsonOnly());
   app.use('/v1/*', limitBody(deps.bodyLimitBytes));
   if (deps.rateLimit.enabled) app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.clock }));
@@ -52,13 +65,21 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   if (appAccess) {
     app.use('/v1/apps/:app/*', async (c, next) => {
       const p = c.get('principal');
+      // The loader declared routes use for their `:app` (api-routes.ts).
+      c.set('appLoader', appAccess);
       // Hono's `/*` also matches `/v1/apps/<x>` itself (e.g. /v1/apps/collaboration): sub-paths only.
-      if (p && /^\/v1\/apps\/[^/]+\/./.test(c.req.path)) appAccess(p.user, c.req.param('app'));
+      // Undeclared sub-paths of another user's app are a 404 of the app too, as before.
+      if (p && /^\/v1\/apps\/[^/]+\/./.test(c.req.path)) c.set('app', appAccess(p.user, c.req.param('app')));
+      await next();
+    });
+    app.use('/v1/apps/:app', async (c, next) => {
+      c.set('appLoader', appAccess);
       await next();
     });
   }
 
   for (const r of deps.routes) app.route('/', r);
+  serveOpenApiDocument(app, deps.version ?? '0.0.0');
 
   app.notFound((c) => c.json({ resource: 'route', error: `no route matches ${c.req.method} ${c.req.path}` }, 404));
 
@@ -77,4 +98,17 @@ export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/** Which routes are public or take a password, from their declarations (method + path → auth). */
+function routeAuthTable(declared: DeclaredRoute[]): (method: string, path: string) => RouteAuth | undefined {
+  const router = new TrieRouter<RouteAuth>();
+  for (const { def, auth } of declared) {
+    if (auth === 'user') continue;
+    for (const m of Array.isArray(def.method) ? def.method : [def.method]) router.add(m.toUpperCase(), def.path, auth);
+  }
+  return (method, path) => {
+    const [handlers] = router.match(method, path);
+    return handlers[0]?.[0];
+  };
 }

@@ -1,4 +1,6 @@
 import type { Logger } from '../shared/logger.ts';
+import type { AppRow } from '../modules/apps/apps.store.ts';
+import type { DeclaredRoute } from './api-routes.ts';
 
 export interface Principal {
   user: UserRow;
@@ -22,5 +24,11 @@ export interface AppEnv {
     /** The request's child logger, made on first use (most requests never log). */
     log: () => Logger;
     principal: Principal;
+    /** The declared route that answered (set before its handler runs; read by the conformance check). */
+    route: DeclaredRoute;
+    /** Loads an app as a user may see it (404 otherwise): installed by the HTTP app for route declarations. */
+    appLoader: (user: UserRow, appKey: string) => AppRow;
+    /** The `:app` of the path, loaded before the handler of a declared route runs. */
+    app: AppRow;
   };
 }

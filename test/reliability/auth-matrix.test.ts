@@ -12,7 +12,7 @@ import { ManualClock } from '../../src/shared/clock.ts';
 
 // Public by design (docs/fidelity.md): the exchange (its own basic scheme), the catalogues the npm
 // client fetches without credentials, the emulator's own pages.
-const PUBLIC = new Set(['GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search', 'GET /_emulator/health', 'GET /_emulator/billing', 'GET /v1/addon_providers', 'GET /v1/addon_providers/:id/plans',
+const PUBLIC = new Set(['GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search', 'GET /_emulator/health', 'GET /_emulator/billing', 'GET /_emulator/openapi.json', 'GET /v1/addon_providers', 'GET /v1/addon_providers/:id/plans',
   // The dashboard's page, script and stylesheet: no data in them, loopback only; the page trades the admin token
   // for a bearer at an admin route (README "Dashboard").
   'GET /_emulator/', 'GET /_emulator/app.js', 'GET /_emulator/style.css']);

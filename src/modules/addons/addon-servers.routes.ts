@@ -1,6 +1,8 @@
-import { Hono, type Context } from 'hono';
 import { stream } from 'hono/streaming';
+import { z } from 'zod';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
+import type { Context } from 'hono';
 import { ApiError } from '../../http/errors.ts';
 import { formattedLine } from '../logs/log-line.ts';
 import type { AddonsService } from './addons.service.ts';
@@ -14,21 +16,24 @@ import type { AddonServers } from './addon-servers.ts';
 const MAX_LINES = 1000;
 
 export function addonServersRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
-  const r = new Hono<AppEnv>();
-  const serverOf = (c: Context<AppEnv>) => {
-    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.req.param('app') as string, c.req.param('id') as string);
+  const r = new ApiRoutes('addons');
+  const serverOf = (c: Context<AppEnv, '/v1/apps/:app/addons/:id/server/logs' | '/v1/apps/:app/addons/:id/server/dump'>) => {
+    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.req.param('app'), c.req.param('id'));
     if (!deps.servers.server(addon.id)) throw ApiError.badRequest('this addon is a stand-in: no database server runs, so it has no logs nor backups');
     return addon;
   };
 
-  r.get('/v1/apps/:app/addons/:id/server/logs', (c) => {
-    const addon = serverOf(c);
-    const n = Math.min(MAX_LINES, Math.max(1, Number(c.req.query('n') ?? 100) || 100));
-    const lines = deps.servers.logs.recent(addon.id, n).map((l) => `${formattedLine(l)}\n`);
-    return c.text(lines.join(''));
-  });
+  r.add(
+    { method: 'get', path: '/v1/apps/:app/addons/:id/server/logs', summary: "The addon server's recent output (emulator)", query: z.object({ n: z.string().optional() }), responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' } } },
+    (c) => {
+      const addon = serverOf(c);
+      const n = Math.min(MAX_LINES, Math.max(1, Number(c.req.query('n') ?? 100) || 100));
+      const lines = deps.servers.logs.recent(addon.id, n).map((l) => `${formattedLine(l)}\n`);
+      return c.text(lines.join(''));
+    },
+  );
 
-  r.get('/v1/apps/:app/addons/:id/server/dump', async (c) => {
+  r.add({ method: 'get', path: '/v1/apps/:app/addons/:id/server/dump', summary: "A dump of the addon's database made now (emulator)", responses: { 200: { contentType: 'application/gzip', description: 'pg_dump, mariadb-dump or an RDB snapshot, gzipped' } } }, async (c) => {
     const addon = serverOf(c);
     const dump = await deps.servers.dump(addon.id);
     if (!dump) throw ApiError.unavailable('the database server is not running: retry once the addon is running');

@@ -1,49 +1,52 @@
-import { Hono, type Context } from 'hono';
-import { z } from 'zod';
+import type { Context } from 'hono';
 import type { AppEnv } from '../../http/env.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import { ApiError } from '../../http/errors.ts';
-import { jsonBody } from '../../http/validate.ts';
 import type { AddonsService } from './addons.service.ts';
 import { ADDON_PROVIDERS, findProvider, providerListJson } from './addons.catalog.ts';
+import { addonChange, addonEnvelope, addonList, addonPlanList, addonProviderList, addonToken, provisionSchema, upgradeSchema } from './addons.schemas.ts';
 
-const provisionSchema = z.object({
-  addon: z.object({ addon_provider_id: z.string().min(1, 'missing field'), plan_id: z.string().min(1, 'missing field'), options: z.record(z.string(), z.unknown()).nullish() }),
-});
-const upgradeSchema = z.object({ addon: z.object({ plan_id: z.string().min(1, 'missing field') }) });
-
-/** Stand-in addons (research §3.3): list, show, provision, change plan, remove; and the catalogue. */
+/** Addons (research §3.3): list, show, provision, change plan, remove; and the catalogue. */
 export function addonsRoutes(deps: { addons: AddonsService }) {
   const { addons } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('addons');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.get('/v1/addon_providers', (c) => c.json({ addon_providers: ADDON_PROVIDERS.map(providerListJson) }));
-  r.get('/v1/addon_providers/:id/plans', (c) => {
+  // Public: go-scalingo sends NoAuth when its client is not authenticated.
+  r.add({ method: 'get', path: '/v1/addon_providers', summary: 'List the addon catalogue, with categories and plans', auth: 'public', responses: { 200: addonProviderList } }, (c) =>
+    c.json({ addon_providers: ADDON_PROVIDERS.map(providerListJson) }),
+  );
+  r.add({ method: 'get', path: '/v1/addon_providers/:id/plans', summary: 'List the plans of an addon provider', auth: 'public', responses: { 200: addonPlanList } }, (c) => {
     const p = findProvider(c.req.param('id'));
     if (!p) throw ApiError.notFound('addon_provider');
     return c.json({ plans: p.plans });
   });
 
-  r.get('/v1/apps/:app/addons', (c) => c.json({ addons: addons.list(user(c), c.req.param('app')) }));
-  r.get('/v1/apps/:app/addons/:id', (c) => c.json({ addon: addons.toJson(addons.visibleAddon(user(c), c.req.param('app'), c.req.param('id')).addon) }));
+  r.add({ method: 'get', path: '/v1/apps/:app/addons', summary: 'List the addons of an app', responses: { 200: addonList } }, (c) => c.json({ addons: addons.list(user(c), c.req.param('app')) }));
+  r.add({ method: 'get', path: '/v1/apps/:app/addons/:id', summary: 'Get an addon', responses: { 200: addonEnvelope } }, (c) =>
+    c.json({ addon: addons.toJson(addons.visibleAddon(user(c), c.req.param('app'), c.req.param('id')).addon) }),
+  );
 
-  r.post('/v1/apps/:app/addons', async (c) => {
-    const { addon } = await jsonBody(c, provisionSchema, 'addon');
-    const json = addons.provision(user(c), c.req.param('app'), addon);
-    const variables = addons.variablesOf(json.id);
-    const message = variables.length ? `The ${json.addon_provider.name} server is starting; ${variables.join(', ')} are set on the app, whose containers restart once it answers.` : 'The addon is a stand-in: no database server runs in the emulator.';
-    return c.json({ addon: json, message, variables }, 201);
-  });
+  r.add(
+    { method: 'post', path: '/v1/apps/:app/addons', summary: 'Provision an addon', description: 'A real database server starts when the addon kind has one (issue 15); its variables are set on the app.', body: provisionSchema, bodyRoot: 'addon', responses: { 201: addonChange } },
+    (c, { addon }) => {
+      const json = addons.provision(user(c), c.req.param('app'), addon);
+      const variables = addons.variablesOf(json.id);
+      const message = variables.length ? `The ${json.addon_provider.name} server is starting; ${variables.join(', ')} are set on the app, whose containers restart once it answers.` : 'The addon is a stand-in: no database server runs in the emulator.';
+      return c.json({ addon: json, message, variables }, 201);
+    },
+  );
 
-  r.patch('/v1/apps/:app/addons/:id', async (c) => {
-    const { addon } = await jsonBody(c, upgradeSchema, 'addon');
-    return c.json({ addon: addons.changePlan(user(c), c.req.param('app'), c.req.param('id'), addon.plan_id), message: 'Plan changed', variables: [] });
-  });
+  r.add({ method: 'patch', path: '/v1/apps/:app/addons/:id', summary: 'Change the plan of an addon', body: upgradeSchema, bodyRoot: 'addon', responses: { 200: addonChange } }, (c, { addon }) =>
+    c.json({ addon: addons.changePlan(user(c), c.req.param('app'), c.req.param('id'), addon.plan_id), message: 'Plan changed', variables: [] }),
+  );
 
   // The bearer of the database API (SCALINGO_DB_URL): go-scalingo AddonTokenRes {"addon":{"token"}}.
-  r.post('/v1/apps/:app/addons/:id/token', (c) => c.json({ addon: { token: addons.token(user(c), c.req.param('app'), c.req.param('id')) } }));
+  r.add({ method: 'post', path: '/v1/apps/:app/addons/:id/token', summary: 'Get a token of the database API for an addon', responses: { 200: addonToken } }, (c) =>
+    c.json({ addon: { token: addons.token(user(c), c.req.param('app'), c.req.param('id')) } }),
+  );
 
-  r.delete('/v1/apps/:app/addons/:id', (c) => {
+  r.add({ method: 'delete', path: '/v1/apps/:app/addons/:id', summary: 'Remove an addon', responses: { 204: null } }, (c) => {
     addons.remove(user(c), c.req.param('app'), c.req.param('id'));
     return c.body(null, 204);
   });

@@ -1,7 +1,9 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppEnv } from '../../http/env.ts';
-import { jsonBody, pageParams, parseWith, readJson } from '../../http/validate.ts';
-import { createAppSchema, createChildAppSchema, renameSchema, settingsSchema, transferSchema } from './apps.schemas.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
+import { pageParams, parseWith, readJson } from '../../http/validate.ts';
+import { appEnvelope, appList, childAppList, createAppSchema, createChildAppSchema, renameSchema, settingsSchema, transferSchema, updateAppSchema } from './apps.schemas.ts';
 import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
 import type { AppRow } from './apps.store.ts';
@@ -16,69 +18,87 @@ export interface AppsRoutesDeps {
   projects?: { check(user: UserRow, id: string | null | undefined): void; assign(app: AppRow, id: string | null | undefined): AppRow; move(user: UserRow, appKey: string, id: string): AppRow };
 }
 
+const currentName = z.object({ current_name: z.string().optional() });
+const pageQuery = z.object({ page: z.string().optional(), per_page: z.string().optional() });
+
 export function appsRoutes(deps: AppsRoutesDeps) {
   const { apps, view } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('apps');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  // #1 create (X-Dry-Run: true validates and creates nothing)
-  r.post('/v1/apps', async (c) => {
-    const { app } = await jsonBody(c, createAppSchema, 'app');
-    const dryRun = /^true$/i.test(c.req.header('x-dry-run') ?? '');
-    deps.projects?.check(user(c), app.project_id);
-    const created = apps.create(user(c), app, { dryRun });
-    const row = dryRun || !deps.projects ? created : deps.projects.assign(created, app.project_id);
-    return c.json({ app: appJson(row, view, { status: true }) }, 201);
-  });
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/apps',
+      summary: '#1 Create an app',
+      description: 'Header `X-Dry-Run: true` validates and creates nothing.',
+      body: createAppSchema,
+      bodyRoot: 'app',
+      responses: { 201: appEnvelope },
+    },
+    (c, { app }) => {
+      const dryRun = /^true$/i.test(c.req.header('x-dry-run') ?? '');
+      deps.projects?.check(user(c), app.project_id);
+      const created = apps.create(user(c), app, { dryRun });
+      const row = dryRun || !deps.projects ? created : deps.projects.assign(created, app.project_id);
+      return c.json({ app: appJson(row, view, { status: true }) }, 201);
+    },
+  );
 
-  // #2 list: owned and collaborated
-  r.get('/v1/apps', (c) => c.json({ apps: apps.list(user(c)).map((a) => appJson(a, view)) }));
+  r.add({ method: 'get', path: '/v1/apps', summary: '#2 List apps (owned and collaborated)', responses: { 200: appList } }, (c) =>
+    c.json({ apps: apps.list(user(c)).map((a) => appJson(a, view)) }),
+  );
 
-  // #3 show, with status
-  r.get('/v1/apps/:app', (c) => c.json({ app: appJson(apps.visibleApp(user(c), c.req.param('app')), view, { status: true }) }));
+  r.add({ method: 'get', path: '/v1/apps/:app', summary: '#3 Get an app, with its status', responses: { 200: appEnvelope } }, (c) =>
+    c.json({ app: appJson(c.get('app'), view, { status: true }) }),
+  );
 
-  // #4 delete, confirmed by current_name
-  r.delete('/v1/apps/:app', async (c) => {
+  r.add({ method: 'delete', path: '/v1/apps/:app', summary: '#4 Delete an app, confirmed by current_name', query: currentName, responses: { 204: null } }, async (c) => {
     await apps.delete(user(c), c.req.param('app'), c.req.query('current_name'));
     return c.body(null, 204);
   });
 
-  // #5 rename
-  r.post('/v1/apps/:app/rename', async (c) => {
-    const body = await jsonBody(c, renameSchema);
+  r.add({ method: 'post', path: '/v1/apps/:app/rename', summary: '#5 Rename an app', body: renameSchema, responses: { 200: appEnvelope } }, (c, body) => {
     const row = apps.rename(user(c), c.req.param('app'), body.current_name, body.new_name);
     return c.json({ app: appJson(row, view, { status: true }) });
   });
 
   // #6 transfer (body app.owner) and #7 settings share PATCH /v1/apps/:app.
   // The official Go client sends settings as PUT with an unwrapped body ({"force_https": true}).
-  const update = async (c: Context<AppEnv, '/v1/apps/:app'>) => {
-    const raw = (await readJson(c)) as Record<string, unknown>;
-    const wrapped = raw && typeof raw === 'object' && !Array.isArray(raw) && 'app' in raw ? raw : { app: raw };
-    const appKey = c.req.param('app');
-    if (wrapped.app && typeof wrapped.app === 'object' && 'owner' in (wrapped.app as object)) {
-      const { app } = parseWith(transferSchema, wrapped, 'app');
-      return c.json({ app: appJson(apps.transfer(user(c), appKey, c.req.query('current_name'), app.owner), view, { status: true }) });
-    }
-    if (deps.projects && wrapped.app && typeof wrapped.app === 'object' && 'project_id' in (wrapped.app as object)) {
-      const { project_id } = parseWith(setProjectSchema, wrapped.app);
-      return c.json({ app: appJson(deps.projects.move(user(c), appKey, project_id), view, { status: true }) });
-    }
-    const { app } = parseWith(settingsSchema, wrapped, 'app');
-    return c.json({ app: appJson(apps.updateSettings(user(c), appKey, app), view, { status: true }) });
-  };
-  r.patch('/v1/apps/:app', update);
-  r.put('/v1/apps/:app', update);
+  r.add(
+    {
+      method: ['patch', 'put'],
+      path: '/v1/apps/:app',
+      summary: '#6 Transfer an app (app.owner), #7 change its settings, or move it to a project (project_id)',
+      description: 'The body may be wrapped in `app` or not (the Go client sends settings unwrapped with PUT).',
+      body: updateAppSchema,
+      rawBody: true,
+      query: currentName,
+      responses: { 200: appEnvelope },
+    },
+    async (c) => {
+      const raw = (await readJson(c)) as Record<string, unknown>;
+      const wrapped = raw && typeof raw === 'object' && !Array.isArray(raw) && 'app' in raw ? raw : { app: raw };
+      const appKey = c.req.param('app');
+      if (wrapped.app && typeof wrapped.app === 'object' && 'owner' in (wrapped.app as object)) {
+        const { app } = parseWith(transferSchema, wrapped, 'app');
+        return c.json({ app: appJson(apps.transfer(user(c), appKey, c.req.query('current_name'), app.owner), view, { status: true }) });
+      }
+      if (deps.projects && wrapped.app && typeof wrapped.app === 'object' && 'project_id' in (wrapped.app as object)) {
+        const { project_id } = parseWith(setProjectSchema, wrapped.app);
+        return c.json({ app: appJson(deps.projects.move(user(c), appKey, project_id), view, { status: true }) });
+      }
+      const { app } = parseWith(settingsSchema, wrapped, 'app');
+      return c.json({ app: appJson(apps.updateSettings(user(c), appKey, app), view, { status: true }) });
+    },
+  );
 
-  // #8 create child app
-  r.post('/v1/apps/:app/child_apps', async (c) => {
-    const { app } = await jsonBody(c, createChildAppSchema, 'app');
+  r.add({ method: 'post', path: '/v1/apps/:app/child_apps', summary: '#8 Create a child app', body: createChildAppSchema, bodyRoot: 'app', responses: { 201: appEnvelope } }, (c, { app }) => {
     const row = apps.createChild(user(c), c.req.param('app'), app.name);
     return c.json({ app: appJson(row, view, { childCreation: true }) }, 201);
   });
 
-  // #9 list child apps, paginated
-  r.get('/v1/apps/:app/child_apps', (c) => {
+  r.add({ method: 'get', path: '/v1/apps/:app/child_apps', summary: '#9 List child apps', query: pageQuery, responses: { 200: childAppList } }, (c) => {
     const { page, perPage } = pageParams(c, deps.pagination);
     const res = apps.listChildren(user(c), c.req.param('app'), page, perPage);
     return c.json({ child_apps: res.apps.map((a) => appJson(a, view)), meta: res.meta });

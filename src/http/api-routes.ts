@@ -1,0 +1,178 @@
+import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from './env.ts';
+import { jsonBody } from './validate.ts';
+
+/**
+ * Every HTTP route of the emulator is declared once, here-shaped: method, path, who may call it, its
+ * body schema and its answers. The same declaration
+ * - mounts the handler (with the body parsed and validated by the platform's rules: 400/422 shapes),
+ * - documents it in the OpenAPI 3.1 document served at /_emulator/openapi.json,
+ * - tells the authentication middleware which routes are public,
+ * - loads the `:app` of the path (visible to the caller, else 404) before the handler runs,
+ * - and, with `validateResponses` on (the test suite), checks each answer against its declared schema.
+ */
+
+/** Who may call a route. `user` (the default on /v1): an API token or a bearer. */
+export type RouteAuth =
+  /** No credentials (e.g. the event catalogues the npm client fetches without a token). */
+  | 'public'
+  | 'user'
+  /** A user's API token/bearer, or their username and password (the auth service's token routes). */
+  | 'password'
+  /** A signed, expiring URL checked by the route itself (logs, archives, attach). */
+  | 'signed'
+  /** The control plane's admin token from a loopback peer. */
+  | 'admin'
+  /** An addon's token as a bearer (the database API, checked by its routes). */
+  | 'addon';
+
+/** A response: a JSON schema, `null` for an empty body, or another content type. */
+export type ResponseSpec = z.ZodType | null | { description?: string; contentType: string; schema?: z.ZodType };
+export type Responses = Record<number, ResponseSpec>;
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteDef<P extends string = string, B extends z.ZodType | undefined = z.ZodType | undefined> {
+  method: Method | Method[];
+  /** Hono syntax (`/v1/apps/:app/containers/:id`); the document writes `{app}`. */
+  path: P;
+  /** One line, with the spec's endpoint number when it has one: `#3 Get an app`. */
+  summary: string;
+  description?: string;
+  /** Default: `user` under /v1, `public` elsewhere (control routes say `admin`). */
+  auth?: RouteAuth;
+  /**
+   * Load the path's `:app` as the caller may see it into `c.var.app` before anything else runs
+   * (another user's app is a 404 before its body is read). Default: true when the path has `:app`.
+   */
+  app?: boolean;
+  /** JSON body, parsed and validated before the handler (400 malformed, 422 `{errors}`). */
+  body?: B;
+  /** The body's root key (`app`): a missing root is `{errors: {app: ["missing field"]}}`. */
+  bodyRoot?: string;
+  /** The handler reads the body itself (raw uploads, several accepted shapes); `body` only documents it. */
+  rawBody?: boolean;
+  /** Documented query parameters (the handler reads them). */
+  query?: z.ZodObject;
+  /** Route middleware, run after the app is loaded (e.g. a tighter body limit). */
+  middleware?: MiddlewareHandler<AppEnv>[];
+  responses: Responses;
+}
+
+type BodyOf<B> = B extends z.ZodType ? z.infer<B> : undefined;
+export type RouteHandler<P extends string, B> = (c: Context<AppEnv, P>, body: BodyOf<B>) => Response | Promise<Response>;
+
+/** A declared route as the rest of the program sees it (auth middleware, conformance check, document). */
+export interface DeclaredRoute {
+  def: RouteDef;
+  auth: RouteAuth;
+  area: string;
+}
+
+/**
+ * The route group of one area: `new ApiRoutes('apps').add({...}, handler)`. It is an OpenAPIHono, so
+ * mounting it with `app.route('/', group)` also merges its routes into the root's document.
+ */
+export class ApiRoutes extends OpenAPIHono<AppEnv> {
+  readonly declared: DeclaredRoute[] = [];
+
+  constructor(readonly area: string) {
+    super();
+  }
+
+  /** Mounts another area's group at the root, its declarations (and document entries) included. */
+  include(child: ApiRoutes | Hono<AppEnv>): this {
+    this.route('/', child);
+    if (child instanceof ApiRoutes) this.declared.push(...child.declared);
+    return this;
+  }
+
+  add<P extends string, B extends z.ZodType | undefined = undefined>(def: RouteDef<P, B>, handler: RouteHandler<P, B>): this {
+    const auth = def.auth ?? (def.path.startsWith('/v1/') ? 'user' : 'public');
+    const declared: DeclaredRoute = { def: def as RouteDef, auth, area: this.area };
+    this.declared.push(declared);
+    const methods = Array.isArray(def.method) ? def.method : [def.method];
+    for (const method of methods) this.openAPIRegistry.registerPath(routeConfig(def, method, auth, this.area));
+
+    const pre: MiddlewareHandler<AppEnv>[] = [];
+    if (def.app ?? /\/:app(\/|$)/.test(def.path)) pre.push(loadApp);
+    const parse = def.body && !def.rawBody ? def.body : undefined;
+    this.on(
+      methods.map((m) => m.toUpperCase()),
+      [def.path],
+      ...pre,
+      ...(def.middleware ?? []),
+      async (c) => {
+        c.set('route', declared);
+        const body = (parse ? await jsonBody(c, parse, def.bodyRoot) : undefined) as BodyOf<B>;
+        return handler(c as unknown as Context<AppEnv, P>, body);
+      },
+    );
+    return this;
+  }
+}
+
+/** Sets `c.var.app` from the path's `:app` through the loader the HTTP app installed (404 if not visible). */
+const loadApp: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const principal = c.get('principal');
+  const loader = c.get('appLoader');
+  const key = c.req.param('app');
+  // The HTTP app's guard of /v1/apps/:app/* sub-paths may have loaded it already.
+  if (principal && loader && key !== undefined && !c.get('app')) c.set('app', loader(principal.user, key));
+  await next();
+};
+
+/** `/v1/apps/:app/x/:id` → `/v1/apps/{app}/x/{id}`; a trailing `*` becomes `{path}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
+}
+
+function pathParams(path: string): string[] {
+  const names = [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+  if (/\/\*$/.test(path)) names.push('path');
+  return names;
+}
+
+const SECURITY: Record<RouteAuth, RouteConfig['security']> = {
+  public: [],
+  user: [{ basicToken: [] }, { bearer: [] }],
+  password: [{ basicToken: [] }, { bearer: [] }, { basicPassword: [] }],
+  signed: [],
+  admin: [{ admin: [] }],
+  addon: [{ addonToken: [] }],
+};
+
+function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: string): RouteConfig {
+  const params = pathParams(def.path);
+  const responses: RouteConfig['responses'] = {};
+  for (const [status, spec] of Object.entries(def.responses)) {
+    if (spec === null) responses[status] = { description: 'No body' };
+    else if (spec instanceof z.ZodType) responses[status] = { description: describeStatus(Number(status)), content: { 'application/json': { schema: spec } } };
+    else responses[status] = { description: spec.description ?? describeStatus(Number(status)), content: { [spec.contentType]: { schema: spec.schema ?? z.string() } } };
+  }
+  return {
+    method,
+    path: openApiPath(def.path),
+    summary: def.summary,
+    ...(def.description ? { description: def.description } : {}),
+    tags: [area],
+    security: SECURITY[auth],
+    ...(auth === 'signed' ? { 'x-signed-url': true } : {}),
+    request: {
+      ...(params.length ? { params: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) } : {}),
+      ...(def.query ? { query: def.query } : {}),
+      ...(def.body ? { body: { content: { 'application/json': { schema: def.body } }, required: false } } : {}),
+    },
+    responses,
+  } as RouteConfig;
+}
+
+function describeStatus(status: number): string {
+  if (status === 201) return 'Created';
+  if (status === 202) return 'Accepted';
+  if (status === 204) return 'No content';
+  if (status >= 300 && status < 400) return 'Redirect';
+  return 'OK';
+}

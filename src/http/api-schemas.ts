@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * Schemas shared by the route declarations of several areas: the error bodies, pagination meta,
+ * and small helpers. Area resources live in their area's `*.schemas.ts`.
+ */
+
+/** 400/401/403/413/415/50x `{error}`, 402 `{error, url}`, 404 `{resource, error}`, 422 `{errors: {field: [msg]}}`. */
+export const ERROR_BODY = z
+  .union([
+    z.object({ resource: z.string(), error: z.string() }),
+    z.object({ errors: z.record(z.string(), z.array(z.string())) }),
+    z.object({ error: z.string(), url: z.string().optional() }),
+  ])
+  .meta({ id: 'Error' });
+
+/** ISO 8601 date-times as the platform writes them (`isoDate`). */
+export const isoDateTime = z.string().meta({ format: 'date-time' });
+
+/** `meta.pagination` of paginated lists. */
+export const paginationMeta = z
+  .object({
+    pagination: z.object({
+      prev_page: z.number().nullable(),
+      current_page: z.number(),
+      next_page: z.number().nullable(),
+      total_pages: z.number(),
+      total_count: z.number(),
+    }),
+  })
+  .meta({ id: 'PaginationMeta' });
+
+/** Free-form JSON object (for bodies whose keys are data, e.g. stats series or addon configs). */
+export const anyObject = z.record(z.string(), z.unknown());

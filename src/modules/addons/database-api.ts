@@ -1,0 +1,54 @@
+// The database API's shared rules (SCALINGO_DB_URL, prefix /api): which addon a bearer token opens, and
+// the clear 400 for a feature an addon cannot give (a stand-in runs no server; a real server's
+// feature the API does not serve yet). Used by database-api.routes.ts and database-features.routes.ts.
+import type { Context } from 'hono';
+import { ApiError } from '../../http/errors.ts';
+import type { AddonsService } from './addons.service.ts';
+import type { AddonRow } from './addons.store.ts';
+import type { AddonServers } from './addon-servers.ts';
+import { findProvider } from './addons.catalog.ts';
+
+/** SCALINGO_DB_URL=<api> gives /api/…; without it the clients use the region's database_api (/_emulator/databases). */
+export const DATABASE_API_BASES = ['/api', '/_emulator/databases/api'] as const;
+
+/** What each path of the database API is about, for the message (first match wins). */
+const FEATURES: [RegExp, string][] = [
+  [/^\/logs_archives/, 'log archives'],
+  [/^\/logs/, 'logs'],
+  [/^\/backups|^\/periodic_backups|^\/pitr|^\/recovery/, 'backups'],
+  [/^\/users/, 'database users'],
+  [/^\/maintenance/, 'maintenance windows'],
+  [/^\/features/, 'database features (force TLS, Internet access)'],
+  [/^\/firewall_rules/, 'firewall rules'],
+  [/^\/action|^\/databases|^\/collections|^\/tables/, 'database actions'],
+];
+
+/** The feature a path under /databases/:id is about. */
+export function featureOf(path: string, id: string): string {
+  const at = path.indexOf(`/databases/${id}`);
+  const rest = at < 0 ? path : path.slice(at + `/databases/${id}`.length);
+  return FEATURES.find(([re]) => re.test(rest))?.[1] ?? 'database server features';
+}
+
+/** The addon the bearer token is for; 401 without a valid one, 404 for another addon. */
+export function tokenAddon(addons: AddonsService, c: Context, id: string | undefined): AddonRow {
+  const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
+  const addon = m?.[1] ? addons.addonOfToken(m[1]) : undefined;
+  if (!addon) throw ApiError.unauthorized('a valid addon token is required: POST /v1/apps/:app/addons/:id/token gives one');
+  if (id !== undefined && id !== addon.id) throw ApiError.notFound('database');
+  return addon;
+}
+
+/** The 400 `{error}` for a feature the addon lacks (go-scalingo prints it as "400 Bad Request → …"). */
+export function lacks(servers: AddonServers | undefined, addon: AddonRow, feature: string): ApiError {
+  const provider = findProvider(addon.provider_id)?.name ?? addon.provider_id;
+  // A real server runs (issue #15), but this API does not serve its features yet: say where they are.
+  if (servers?.server(addon.id)) {
+    return ApiError.badRequest(
+      `The ${provider} addon ${addon.resource_id} runs a real server in the Scalingo emulator, but its database API does not serve ${feature} yet. The server's output: GET /v1/apps/:app/addons/${addon.id}/server/logs; a dump made now: GET /v1/apps/:app/addons/${addon.id}/server/dump; the port published on 127.0.0.1: docker port.`,
+    );
+  }
+  return ApiError.badRequest(
+    `The ${provider} addon ${addon.resource_id} is a stand-in of the Scalingo emulator: no database server runs, so ${feature} are not available. Stand-in addons provide the addon resource, its plan, its log drains and its token.`,
+  );
+}

@@ -1,0 +1,91 @@
+import { describe, it, expect } from 'vitest';
+import { z } from 'zod';
+import { createHttpApp, type HttpAppDeps } from '../../src/http/app.ts';
+import { ApiRoutes } from '../../src/http/api-routes.ts';
+import { ApiError } from '../../src/http/errors.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import { systemClock } from '../../src/shared/clock.ts';
+import type { AuthService } from '../../src/modules/auth/auth.service.ts';
+
+// The route declarations (api-routes.ts) and the conformance check, on a small app of their own.
+const user = { id: 'us-1', username: 'u', email: 'u@example.test', fullname: 'U', payment_method: 1, created_at: 0 };
+const auth = {
+  authenticate: async (header: string | undefined) => {
+    if (header !== 'Bearer ok') throw ApiError.unauthorized();
+    return { user, tokenId: null };
+  },
+} as unknown as AuthService;
+const apps = new Map([['mine', { id: 'ap-1', name: 'mine' }]]);
+
+function makeApp() {
+  const r = new ApiRoutes('test');
+  r.add({ method: 'get', path: '/v1/good', summary: 'good', responses: { 200: z.object({ n: z.number() }) } }, (c) => c.json({ n: 1 }));
+  r.add({ method: 'get', path: '/v1/wrong-shape', summary: 'wrong', responses: { 200: z.object({ n: z.number() }) } }, (c) => c.json({ n: 'one' }));
+  r.add({ method: 'get', path: '/v1/wrong-status', summary: 'status', responses: { 200: z.object({}) } }, (c) => c.json({}, 201));
+  r.add({ method: 'get', path: '/v1/open', summary: 'public', auth: 'public', responses: { 200: z.object({ open: z.boolean() }) } }, (c) => c.json({ open: true }));
+  r.add(
+    { method: 'post', path: '/v1/apps/:app/things', summary: 'body', body: z.object({ thing: z.object({ size: z.number() }) }), bodyRoot: 'thing', responses: { 201: z.object({ app: z.string(), size: z.number() }) } },
+    (c, body) => c.json({ app: c.get('app').name, size: body.thing.size }, 201),
+  );
+  return createHttpApp({
+    logger: createLogger('silent'),
+    clock: systemClock,
+    auth,
+    bodyLimitBytes: 1024,
+    rateLimit: { enabled: false, perMinute: 0 },
+    appAccess: ((_u: unknown, key: string) => {
+      const app = apps.get(key);
+      if (!app) throw ApiError.notFound('app');
+      return app;
+    }) as unknown as HttpAppDeps['appAccess'],
+    validateResponses: true,
+    routes: [r],
+  });
+}
+
+const call = (path: string, init: RequestInit & { auth?: string | null } = {}) =>
+  makeApp().request(path, { ...init, headers: { ...(init.auth === null ? {} : { authorization: init.auth ?? 'Bearer ok' }), 'content-type': 'application/json', ...(typeof init.body === 'string' ? { 'content-length': String(init.body.length) } : {}) } });
+
+describe('declared routes', () => {
+  it('answers that match their schema pass unchanged', async () => {
+    const res = await call('/v1/good');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ n: 1 });
+  });
+
+  it('an answer off its schema becomes a 500 naming the route and the field', async () => {
+    const res = await call('/v1/wrong-shape');
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { error: string }).error).toMatch(/GET \/v1\/wrong-shape .*n: /);
+  });
+
+  it('an undeclared status becomes a 500', async () => {
+    const res = await call('/v1/wrong-status');
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { error: string }).error).toMatch(/status 201 is not declared/);
+  });
+
+  it('a route marked public answers without credentials; the others are 401 first', async () => {
+    expect((await call('/v1/open', { auth: null })).status).toBe(200);
+    expect((await call('/v1/good', { auth: null })).status).toBe(401);
+  });
+
+  it('loads :app before the body is read: unknown app 404 whatever the body, else the body is validated', async () => {
+    const missing = await call('/v1/apps/theirs/things', { method: 'POST', body: '{not json' });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ resource: 'app', error: 'not found' });
+    const invalid = await call('/v1/apps/mine/things', { method: 'POST', body: '{"thing": {"size": "big"}}' });
+    expect(invalid.status).toBe(422);
+    expect(await invalid.json()).toEqual({ errors: { size: ['must be a number'] } });
+    const ok = await call('/v1/apps/mine/things', { method: 'POST', body: '{"thing": {"size": 3}}' });
+    expect(ok.status).toBe(201);
+    expect(await ok.json()).toEqual({ app: 'mine', size: 3 });
+  });
+
+  it('documents every declared route in the OpenAPI 3.1 document', async () => {
+    const doc = (await (await call('/_emulator/openapi.json', { auth: null })).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(['/_emulator/openapi.json', '/v1/apps/{app}/things', '/v1/good', '/v1/open', '/v1/wrong-shape', '/v1/wrong-status']);
+    expect(doc.paths['/v1/open'].get).toMatchObject({ security: [] });
+  });
+});
