@@ -16,7 +16,9 @@ section with the figures and the machine's description to BENCHMARKS.md.
 Options:
   --list               list the sections and exit
   --rounds <n>         repeat each measurement n times, report best / median   [default 3]
-  --quick              short durations, one round, nothing written (smoke run)
+  --quick              smoke run: short durations, smaller sizes, one round (the whole run < 5 min);
+                       nothing written unless --write is given too
+  --write              append a --quick run's report too (its heading says it was a quick run)
   --no-write           print the report instead of appending it to BENCHMARKS.md
   --emulator-dir <d>   start src/main.ts from another tree (e.g. a patched copy, to measure a change)
   --no-snapshot        start the emulator from the work tree itself; by default src/ is copied aside
@@ -52,6 +54,7 @@ async function main(): Promise<number> {
       list: { type: 'boolean' },
       rounds: { type: 'string' },
       quick: { type: 'boolean' },
+      write: { type: 'boolean' },
       'no-write': { type: 'boolean' },
       'emulator-dir': { type: 'string' },
       'no-snapshot': { type: 'boolean' },
@@ -82,7 +85,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const profileDir = values.profile ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : null;
-  const write = !values['no-write'] && !quick && !profileDir;
+  const write = !values['no-write'] && (!quick || Boolean(values.write)) && !profileDir;
   const sourceDir = resolve(values['emulator-dir'] ?? REPO_DIR);
   const code = codeVersion(sourceDir);
   const snapshot = sourceDir === REPO_DIR && !values['no-snapshot'] ? snapshotTree(REPO_DIR) : null;
@@ -91,6 +94,7 @@ async function main(): Promise<number> {
   const ctx: BenchContext = { rounds, quick, emulatorDir, repoDir: REPO_DIR, profileDir, log: (l) => console.error(l) };
   const machine = machineInfo();
   const startedAt = new Date();
+  const runStart = performance.now();
   console.error(`bench: ${chosen.map((s) => s.name).join(', ')}; ${machine.cores} cores, Node ${machine.node}, load ${machine.loadStart.map((x) => x.toFixed(2)).join(' ')}`);
 
   const results: { name: string; result?: Result; error?: string }[] = [];
@@ -117,7 +121,7 @@ async function main(): Promise<number> {
     rounds,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     results,
-    notes: [],
+    notes: quick ? ['Quick run (`--quick`): shorter durations, smaller sizes and one round; a smoke run of the methods, not the figures of record.'] : [],
   });
   if (write) {
     appendReport(join(REPO_DIR, 'BENCHMARKS.md'), markdown);
@@ -131,6 +135,7 @@ async function main(): Promise<number> {
     console.error(`bench: raw profiles (open in Chrome DevTools) in ${profileDir}`);
   }
 
+  console.error(`bench: whole run took ${((performance.now() - runStart) / 1000).toFixed(0)} s`);
   snapshot?.remove();
   const failed = results.some((r) => r.error);
   const missed = results.some((r) => r.result?.targets.some((t) => !t.met));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
  */
 
 export interface Child {
-  kind: 'emulator' | 'hello';
+  kind: 'emulator' | 'hello' | 'node';
   api: string;
   /** The emulator's printed API token (emulator only). */
   token: string | null;
@@ -18,6 +18,8 @@ export interface Child {
   proc: ChildProcess;
   /** Everything printed on stdout so far. */
   output(): string;
+  /** Everything printed on stderr so far (where Node's --inspect prints its URL). */
+  errors(): string;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,8 @@ export interface EmulatorSpawn {
   env?: Record<string, string>;
   /** Start the esbuild bundle `npm start` runs instead of the sources through tsx. */
   bundled?: boolean;
+  /** Options for node itself, before the entry (e.g. --inspect=127.0.0.1:0). */
+  nodeArgs?: string[];
 }
 
 // The emulator's start banner (src/main.ts).
@@ -57,7 +61,7 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
   const prof = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
   // bundled: what `npm start` runs (dist/main.mjs, built by scripts/build.mjs); otherwise the sources through tsx.
   const entry = o.bundled ? [join(o.emulatorDir, 'dist/main.mjs')] : ['--import', 'tsx', join(o.emulatorDir, 'src/main.ts')];
-  const args = [...prof, ...entry, 'start', '--port', '0', '--router-port', '0', '--ssh-port', '0', ...store, '--log-level', 'silent'];
+  const args = [...(o.nodeArgs ?? []), ...prof, ...entry, 'start', '--port', '0', '--router-port', '0', '--ssh-port', '0', ...store, '--log-level', 'silent'];
   return start('emulator', args, o.emulatorDir, cleanEnv(o.env), (out) => {
     const api = API_LINE.exec(out)?.[1];
     const token = TOKEN_LINE.exec(out)?.[1];
@@ -68,6 +72,18 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
 export function spawnHello(repoDir: string, opts: { jsonFile?: string; env?: Record<string, string> } = {}): Promise<Child> {
   const args = ['--import', 'tsx', join(repoDir, 'bench/lib/hello-server.ts'), ...(opts.jsonFile ? ['--json-file', opts.jsonFile] : [])];
   return start('hello', args, repoDir, cleanEnv(opts.env), (out) => {
+    const api = HELLO_LINE.exec(out)?.[1];
+    return api ? { api, token: null } : null;
+  });
+}
+
+/**
+ * A baseline server in a child process, with plain `node` (a .mjs bundled by bench/lib/bundle.ts, or a
+ * plain JavaScript file) or through tsx like the sources; its banner says `listening <url>`.
+ */
+export function spawnScript(kind: 'hello' | 'node', file: string, opts: { tsx: boolean; cwd: string }): Promise<Child> {
+  const args = opts.tsx ? ['--import', 'tsx', file] : [file];
+  return start(kind, args, opts.cwd, cleanEnv(), (out) => {
     const api = HELLO_LINE.exec(out)?.[1];
     return api ? { api, token: null } : null;
   });
@@ -99,7 +115,7 @@ function start(
       if (!found) return;
       done = true;
       clearTimeout(timer);
-      ok({ kind, ...found, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out, stop: () => stopChild(proc) });
+      ok({ kind, ...found, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out, errors: () => err, stop: () => stopChild(proc) });
     });
     proc.stderr!.on('data', (chunk: Buffer) => {
       err += chunk.toString();

@@ -111,7 +111,15 @@ How it measures:
 - Each measurement is repeated (\`--rounds\`, default 3) with the targets interleaved, and reported as
   best / median, because other developers may be running test suites on the same machine meanwhile; the load
   average at start and end of the run is recorded for that reason.
-- Sections: \`npm run bench -- --list\`; run a subset with \`npm run bench -- api pairs\`.
+- Docker-backed figures (scale, logs, deploy, git-push) are compared with the raw \`docker\` CLI doing the same work in
+  the same run (\`docker run\`, \`docker logs -f\`, \`docker build\` + \`docker run\`), on the same images; memory figures
+  (VmRSS and VmHWM from /proc/<pid>/status, read once RSS stops moving) with a bare node:http server and a bare Hono
+  server bundled and started the way \`npm start\` starts the emulator. Growth figures say how each stage was seeded
+  (through the API, or with the emulator's own stores when the API would take tens of minutes).
+- Sections: \`npm run bench -- --list\`; run a subset with \`npm run bench -- api pairs\` (or \`npm run bench -- memory\`).
+- \`npm run bench -- --quick\`: a smoke run of every section (shorter durations, smaller sizes, one round) that
+  prints its report without writing it; add \`--write\` to append it anyway, marked as a quick run. The figures of
+  record come from full runs. The driver prints how long each section and the whole run took.
 `;
 
 export function appendReport(file: string, markdown: string): void {

@@ -1,9 +1,12 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
+import { ERROR_BODY } from '../../http/api-schemas.ts';
 import { pageParams } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
 import type { AppsService } from '../apps/apps.service.ts';
+import { databaseList, invoiceList, pageQuery, privateNetworkDomainNames, reviewAppList, scmIntegrationList, scmRepoLinkList } from './account.schemas.ts';
 
 /**
  * What the official clients read about an account that the emulator has no such thing for: SCM
@@ -13,69 +16,69 @@ import type { AppsService } from '../apps/apps.service.ts';
  * 400 that says the emulator does not provide them (docs/fidelity.md).
  */
 const notProvided = (what: string) => ApiError.badRequest(`the Scalingo emulator does not provide ${what}`);
+// Routes that always refuse: their only answer is an error.
+const refused = (status: number) => ({ [status]: ERROR_BODY });
 
-export function accountRoutes(deps: { apps: AppsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {
-  const r = new Hono<AppEnv>();
-  const appOf = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, c.req.param('app')!);
+// `apps`: the `:app` of the app routes is loaded by the route declarations (api-routes.ts).
+export function accountRoutes(deps: { apps?: AppsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {
+  const r = new ApiRoutes('account');
   const emptyPage = (c: Context<AppEnv>) => {
     const { page, perPage } = pageParams(c, deps.pagination);
     return paginate(0, page, perPage).meta;
   };
 
   // SCM integrations (on the auth service for go-scalingo; one port here).
-  r.get('/v1/scm_integrations', (c) => c.json({ scm_integrations: [] }));
-  r.get('/v1/scm_integrations/:id', () => {
+  r.add({ method: 'get', path: '/v1/scm_integrations', summary: 'List SCM integrations (none)', responses: { 200: scmIntegrationList } }, (c) => c.json({ scm_integrations: [] }));
+  r.add({ method: ['get', 'delete'], path: '/v1/scm_integrations/:id', summary: 'An SCM integration (always 404: none exists)', responses: refused(404) }, () => {
     throw ApiError.notFound('scm_integration');
   });
-  r.post('/v1/scm_integrations', () => {
+  r.add({ method: 'post', path: '/v1/scm_integrations', summary: 'Create an SCM integration (refused: not provided)', responses: refused(400) }, () => {
     throw notProvided('SCM integrations (GitHub, GitLab…): deploy with `scalingo deploy <archive>`, a bound directory or git_source');
   });
-  r.delete('/v1/scm_integrations/:id', () => {
+  r.add({ method: 'post', path: '/v1/scm_integrations/:id/import_keys', summary: "Import an SCM integration's keys (always 404)", responses: refused(404) }, () => {
     throw ApiError.notFound('scm_integration');
   });
-  r.post('/v1/scm_integrations/:id/import_keys', () => {
-    throw ApiError.notFound('scm_integration');
-  });
-  r.get('/v1/scm_repo_links', (c) => c.json({ scm_repo_links: [], meta: { pagination: emptyPage(c) } }));
+  r.add({ method: 'get', path: '/v1/scm_repo_links', summary: 'List SCM repo links (none)', query: pageQuery, responses: { 200: scmRepoLinkList } }, (c) =>
+    c.json({ scm_repo_links: [], meta: { pagination: emptyPage(c) } }),
+  );
 
   // An app's repo link: none, so 404 (the CLI prints "Your app '…' has no integration link.").
-  r.get('/v1/apps/:app/scm_repo_link/review_apps', (c) => {
-    appOf(c);
-    return c.json({ review_apps: [] });
-  });
-  r.post('/v1/apps/:app/scm_repo_link', (c) => {
-    appOf(c);
+  r.add({ method: 'get', path: '/v1/apps/:app/scm_repo_link/review_apps', summary: "List an app's review apps (none)", responses: { 200: reviewAppList } }, (c) => c.json({ review_apps: [] }));
+  r.add({ method: 'post', path: '/v1/apps/:app/scm_repo_link', summary: 'Link an app to an SCM repository (refused: not provided)', responses: refused(400) }, () => {
     throw notProvided('SCM repository links: there is no SCM integration to link with');
   });
-  r.on(['GET', 'PATCH', 'DELETE'], '/v1/apps/:app/scm_repo_link', (c) => {
-    appOf(c);
+  r.add({ method: ['get', 'patch', 'delete'], path: '/v1/apps/:app/scm_repo_link', summary: "An app's SCM repo link (always 404: none exists)", responses: refused(404) }, () => {
     throw ApiError.notFound('scm_repo_link');
   });
-  r.all('/v1/apps/:app/scm_repo_link/*', (c) => {
-    appOf(c);
-    throw ApiError.notFound('scm_repo_link');
-  });
+  r.add(
+    { method: ['get', 'post', 'put', 'patch', 'delete'], path: '/v1/apps/:app/scm_repo_link/*', summary: "Actions on an app's SCM repo link (always 404: none exists)", responses: refused(404) },
+    () => {
+      throw ApiError.notFound('scm_repo_link');
+    },
+  );
 
   // Private networks: no app is in one. go-scalingo checks page ≥ 1 and 1 ≤ per_page ≤ 50 itself.
-  r.get('/v1/apps/:app/private_network_domain_names', (c) => {
-    appOf(c);
-    const page = c.req.query('page') ?? '1';
-    const perPage = c.req.query('per_page') ?? '20';
-    if (!/^\d{1,9}$/.test(page) || Number(page) < 1) throw ApiError.invalid('page', 'must be greater than zero');
-    if (!/^\d{1,9}$/.test(perPage) || Number(perPage) < 1 || Number(perPage) > 50) throw ApiError.invalid('per_page', 'must be between 1 and 50');
-    const meta = paginate(0, Number(page), Number(perPage)).meta;
-    return c.json({ domain_names: { data: [], meta: { ...meta, per_page: Number(perPage), prev_page: meta.prev_page ?? 0, next_page: meta.next_page ?? 0 } } });
-  });
+  r.add(
+    { method: 'get', path: '/v1/apps/:app/private_network_domain_names', summary: "An app's private network domain names (none)", query: pageQuery, responses: { 200: privateNetworkDomainNames } },
+    (c) => {
+      const page = c.req.query('page') ?? '1';
+      const perPage = c.req.query('per_page') ?? '20';
+      if (!/^\d{1,9}$/.test(page) || Number(page) < 1) throw ApiError.invalid('page', 'must be greater than zero');
+      if (!/^\d{1,9}$/.test(perPage) || Number(perPage) < 1 || Number(perPage) > 50) throw ApiError.invalid('per_page', 'must be between 1 and 50');
+      const meta = paginate(0, Number(page), Number(perPage)).meta;
+      return c.json({ domain_names: { data: [], meta: { ...meta, per_page: Number(perPage), prev_page: meta.prev_page ?? 0, next_page: meta.next_page ?? 0 } } });
+    },
+  );
 
   // Billing: nothing is billed locally.
-  r.get('/v1/account/invoices', (c) => c.json({ invoices: [], meta: { pagination: emptyPage(c) } }));
-  r.get('/v1/account/invoices/:id', () => {
+  r.add({ method: 'get', path: '/v1/account/invoices', summary: 'List invoices (none)', query: pageQuery, responses: { 200: invoiceList } }, (c) => c.json({ invoices: [], meta: { pagination: emptyPage(c) } }));
+  r.add({ method: 'get', path: '/v1/account/invoices/:id', summary: 'An invoice (always 404)', responses: refused(404) }, () => {
     throw ApiError.notFound('invoice');
   });
 
   // Next-generation databases (dedicated database apps).
-  r.get('/v1/databases', (c) => c.json({ databases: [] }));
-  r.post('/v1/databases', () => {
+  r.add({ method: 'get', path: '/v1/databases', summary: 'List dedicated databases (none)', responses: { 200: databaseList } }, (c) => c.json({ databases: [] }));
+  r.add({ method: 'post', path: '/v1/databases', summary: 'Create a dedicated database (refused: not provided)', responses: refused(400) }, () => {
     throw notProvided('dedicated databases: stand-in addons (POST /v1/apps/:app/addons) exist, without a database server');
   });
 

@@ -1,16 +1,12 @@
-import { Hono } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import { readJson, parseWith } from '../../http/validate.ts';
 import { isoDate } from '../../shared/clock.ts';
 import type { AuthService } from './auth.service.ts';
 import { publicUser } from './auth.service.ts';
 import type { TokenRow } from './auth.store.ts';
 import type { Urls } from '../../shared/urls.ts';
-
-// The npm client posts {name}; the platform documents {token: {name}}. Both are accepted.
-const createTokenSchema = z.object({ name: z.string().trim().min(1, "can't be blank").max(255) });
+import { bearerAnswer, createTokenBody, createTokenSchema, regionList, tokenEnvelope, tokenList, userEnvelope } from './auth.schemas.ts';
 
 function tokenJson(t: TokenRow, secretValue?: string) {
   return {
@@ -25,40 +21,65 @@ function tokenJson(t: TokenRow, secretValue?: string) {
 
 export function authRoutes(deps: { auth: AuthService; urls: () => Urls; regionName: string; regionDisplayName: string }) {
   const { auth } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('auth');
 
-  r.post('/v1/tokens/exchange', async (c) => {
-    const header = c.req.header('authorization');
-    if (!header || !/^basic\s/i.test(header)) throw ApiError.unauthorized('token exchange needs HTTP basic authentication: empty username, API token as password');
-    const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
-    const apiToken = decoded.slice(decoded.indexOf(':') + 1);
-    if (!apiToken) throw ApiError.unauthorized('no API token given as password');
-    return c.json({ token: await auth.exchange(apiToken) });
-  });
+  // The API token is the credential: the route reads it from the basic header itself.
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/tokens/exchange',
+      summary: 'Exchange an API token for a bearer (one hour)',
+      description: 'HTTP basic authentication: empty username, the API token as password.',
+      auth: 'public',
+      responses: { 200: bearerAnswer },
+    },
+    async (c) => {
+      const header = c.req.header('authorization');
+      if (!header || !/^basic\s/i.test(header)) throw ApiError.unauthorized('token exchange needs HTTP basic authentication: empty username, API token as password');
+      const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
+      const apiToken = decoded.slice(decoded.indexOf(':') + 1);
+      if (!apiToken) throw ApiError.unauthorized('no API token given as password');
+      return c.json({ token: await auth.exchange(apiToken) });
+    },
+  );
 
-  r.post('/v1/tokens', async (c) => {
-    const body = (await readJson(c)) as Record<string, unknown>;
-    const input = body && typeof body === 'object' && typeof body.token === 'object' && body.token !== null ? body.token : body;
-    const { name } = parseWith(createTokenSchema, input);
-    const { row, secret } = auth.createToken(c.get('principal').user.id, name);
-    return c.json({ token: tokenJson(row, secret) }, 201);
-  });
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/tokens',
+      summary: 'Create an API token',
+      description: 'The body is `{token: {name}}` (platform) or `{name}` (npm client).',
+      auth: 'password',
+      body: createTokenBody,
+      rawBody: true,
+      responses: { 201: tokenEnvelope },
+    },
+    async (c) => {
+      const body = (await readJson(c)) as Record<string, unknown>;
+      const input = body && typeof body === 'object' && typeof body.token === 'object' && body.token !== null ? body.token : body;
+      const { name } = parseWith(createTokenSchema, input);
+      const { row, secret } = auth.createToken(c.get('principal').user.id, name);
+      return c.json({ token: tokenJson(row, secret) }, 201);
+    },
+  );
 
-  r.get('/v1/tokens', (c) => c.json({ tokens: auth.listTokens(c.get('principal').user.id).map((t) => tokenJson(t)) }));
+  r.add({ method: 'get', path: '/v1/tokens', summary: 'List API tokens', auth: 'password', responses: { 200: tokenList } }, (c) =>
+    c.json({ tokens: auth.listTokens(c.get('principal').user.id).map((t) => tokenJson(t)) }),
+  );
 
-  r.patch('/v1/tokens/:id/renew', (c) => {
+  r.add({ method: 'patch', path: '/v1/tokens/:id/renew', summary: 'Renew an API token (new secret)', auth: 'password', responses: { 200: tokenEnvelope } }, (c) => {
     const { row, secret } = auth.renewToken(c.get('principal').user.id, c.req.param('id'));
     return c.json({ token: tokenJson(row, secret) });
   });
 
-  r.delete('/v1/tokens/:id', (c) => {
+  r.add({ method: 'delete', path: '/v1/tokens/:id', summary: 'Delete an API token', auth: 'password', responses: { 204: null } }, (c) => {
     auth.deleteToken(c.get('principal').user.id, c.req.param('id'));
     return c.body(null, 204);
   });
 
-  r.get('/v1/users/self', (c) => c.json({ user: publicUser(c.get('principal').user) }));
+  r.add({ method: 'get', path: '/v1/users/self', summary: 'The user of the credentials', responses: { 200: userEnvelope } }, (c) => c.json({ user: publicUser(c.get('principal').user) }));
 
-  r.get('/v1/regions', (c) => {
+  r.add({ method: 'get', path: '/v1/regions', summary: 'Regions (the emulator is one)', responses: { 200: regionList } }, (c) => {
     const u = deps.urls();
     return c.json({
       regions: [

@@ -1,5 +1,4 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { dropBuildCache } from './build-cache.ts';
@@ -8,16 +7,16 @@ import { dropBuildCache } from './build-cache.ts';
  * `DELETE /v1/apps/:app/caches/deployment` (go-scalingo DeploymentsCacheReset, expects 204): the next
  * build starts from nothing. The cache also goes with a stack change and with the app.
  */
-export function cachesRoutes(deps: { apps: AppsService; events: EventsService; stateDir: string }) {
-  const r = new Hono<AppEnv>();
+// `apps`: the `:app` is loaded by the route declaration (api-routes.ts).
+export function cachesRoutes(deps: { apps?: AppsService; events: EventsService; stateDir: string }) {
+  const r = new ApiRoutes('caches');
 
   deps.events.onRecord((e) => {
     if (e.app_id && (e.type === 'stack_changed' || e.type === 'delete_app')) void dropBuildCache(deps.stateDir, e.app_id).catch(() => undefined);
   });
 
-  r.delete('/v1/apps/:app/caches/deployment', async (c) => {
-    const app = deps.apps.visibleApp(c.get('principal').user, c.req.param('app'));
-    await dropBuildCache(deps.stateDir, app.id);
+  r.add({ method: 'delete', path: '/v1/apps/:app/caches/deployment', summary: "Reset an app's build cache", responses: { 204: null } }, async (c) => {
+    await dropBuildCache(deps.stateDir, c.get('app').id);
     return c.body(null, 204);
   });
 

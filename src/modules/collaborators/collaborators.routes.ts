@@ -1,42 +1,40 @@
-import { Hono } from 'hono';
-import { z } from 'zod';
+import type { Context } from 'hono';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
-import { jsonBody } from '../../http/validate.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { CollaboratorsService } from './collaborators.service.ts';
 import { appJson, type AppViewContext } from '../apps/apps.view.ts';
-
-const inviteSchema = z.object({
-  collaborator: z.object({ email: z.string().email('is not a valid e-mail address'), is_limited: z.boolean().nullish() }),
-});
-// go-scalingo's CollaboratorUpdateParams: {"collaborator":{"is_limited":bool}}.
-const updateSchema = z.object({ collaborator: z.object({ is_limited: z.boolean({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a boolean') }) }) });
+import { appResource } from '../apps/apps.schemas.ts';
+import { acceptQuery, collaboratorEnvelope, collaboratorList, inviteSchema, updateCollaboratorSchema } from './collaborators.schemas.ts';
 
 export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService; view: AppViewContext }) {
   const { collaborators } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('collaborators');
+  const user = (c: Context<AppEnv>) => c.get('principal').user;
 
   // Accepting is a GET that answers the bare application object (no `app` root), as the platform does.
-  r.get('/v1/apps/collaboration', (c) => {
+  r.add({ method: 'get', path: '/v1/apps/collaboration', summary: 'Accept a collaboration invitation (answers the bare app)', query: acceptQuery, responses: { 200: appResource } }, (c) => {
     const token = c.req.query('token');
     if (!token) throw ApiError.invalid('token', 'missing field');
-    return c.json(appJson(collaborators.accept(c.get('principal').user, token), deps.view));
+    return c.json(appJson(collaborators.accept(user(c), token), deps.view));
   });
 
-  r.get('/v1/apps/:app/collaborators', (c) => c.json({ collaborators: collaborators.list(c.get('principal').user, c.req.param('app')) }));
+  r.add({ method: 'get', path: '/v1/apps/:app/collaborators', summary: "List an app's collaborators", responses: { 200: collaboratorList } }, (c) =>
+    c.json({ collaborators: collaborators.list(user(c), c.req.param('app')) }),
+  );
 
-  r.post('/v1/apps/:app/collaborators', async (c) => {
-    const { collaborator } = await jsonBody(c, inviteSchema, 'collaborator');
-    return c.json({ collaborator: collaborators.invite(c.get('principal').user, c.req.param('app'), collaborator.email, collaborator.is_limited ?? false) }, 201);
-  });
+  r.add(
+    { method: 'post', path: '/v1/apps/:app/collaborators', summary: 'Invite a collaborator by e-mail', body: inviteSchema, bodyRoot: 'collaborator', responses: { 201: collaboratorEnvelope } },
+    (c, { collaborator }) => c.json({ collaborator: collaborators.invite(user(c), c.req.param('app'), collaborator.email, collaborator.is_limited ?? false) }, 201),
+  );
 
-  r.patch('/v1/apps/:app/collaborators/:id', async (c) => {
-    const { collaborator } = await jsonBody(c, updateSchema, 'collaborator');
-    return c.json({ collaborator: collaborators.setLimited(c.get('principal').user, c.req.param('app'), c.req.param('id'), collaborator.is_limited) });
-  });
+  r.add(
+    { method: 'patch', path: '/v1/apps/:app/collaborators/:id', summary: 'Make a collaborator limited or not', body: updateCollaboratorSchema, bodyRoot: 'collaborator', responses: { 200: collaboratorEnvelope } },
+    (c, { collaborator }) => c.json({ collaborator: collaborators.setLimited(user(c), c.req.param('app'), c.req.param('id'), collaborator.is_limited) }),
+  );
 
-  r.delete('/v1/apps/:app/collaborators/:id', (c) => {
-    collaborators.remove(c.get('principal').user, c.req.param('app'), c.req.param('id'));
+  r.add({ method: 'delete', path: '/v1/apps/:app/collaborators/:id', summary: 'Remove a collaborator', responses: { 204: null } }, (c) => {
+    collaborators.remove(user(c), c.req.param('app'), c.req.param('id'));
     return c.body(null, 204);
   });
   return r;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../http/api-schemas.ts';
 
 // Bodies of the control plane (/_emulator/*). Every field is bounded: a fault is data, never code
 // (path patterns are globs compiled to a linear-time matcher, see fault-pattern.ts).
@@ -81,3 +82,40 @@ export function withImpliedType(value: unknown): unknown {
 export type FaultInput = z.input<typeof faultSchema>;
 export type FaultSpec = z.infer<typeof faultSchema>;
 export type ApiFaultSpec = z.infer<typeof apiFaultSchema>;
+
+/** POST /_emulator/faults (documentation: the control object parses it, `type` implied by the fields). */
+export const addFaultBody = z.object({ fault: z.union([apiFaultSchema, crashFaultSchema, oomFaultSchema, dockerUnavailableSchema, logDelaySchema]) });
+
+// ---- Answers ----
+
+/** `{id, created_at, size}` of a kept snapshot (snapshots.ts `snapshotJson`). */
+export const snapshotResource = z.object({ id: z.string(), created_at: isoDateTime, size: z.number().int() }).meta({ id: 'EmulatorSnapshot' });
+export const snapshotEnvelope = z.object({ snapshot: snapshotResource });
+export const snapshotList = z.object({ snapshots: z.array(snapshotResource) });
+
+// faults.ts `json`: the fault as parsed, with its bookkeeping.
+const faultState = { id: z.string(), created_at: isoDateTime, applied: z.number().int(), remaining: z.number().int().nullable(), expires_at: isoDateTime.nullable() };
+export const faultResource = z
+  .discriminatedUnion('type', [
+    z.object({
+      type: z.literal('api'),
+      method: z.string(),
+      path: z.string(),
+      latency_ms: z.number().int().optional(),
+      status: z.number().int().optional(),
+      drop: z.boolean().optional(),
+      probability: z.number().optional(),
+      seed: z.number().int().optional(),
+      count: z.number().int().optional(),
+      ...faultState,
+    }),
+    z.object({ type: z.literal('crash'), app: z.string(), container: z.string(), ...faultState }),
+    z.object({ type: z.literal('oom'), app: z.string(), container: z.string(), ...faultState }),
+    z.object({ type: z.literal('docker_unavailable'), seconds: z.number(), ...faultState }),
+    z.object({ type: z.literal('log_delay'), log_delay_ms: z.number().int(), app: z.string().optional(), ...faultState }),
+  ])
+  .meta({ id: 'EmulatorFault' });
+export const faultEnvelope = z.object({ fault: faultResource });
+export const faultList = z.object({ faults: z.array(faultResource) });
+
+export const clockAnswer = z.object({ clock: z.object({ mode: z.enum(['manual', 'system']), now: isoDateTime }) });

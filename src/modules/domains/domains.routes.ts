@@ -1,32 +1,41 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../../http/env.ts';
-import { jsonBody } from '../../http/validate.ts';
-import { addDomainSchema, updateDomainSchema } from './domains.schemas.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
+import { addDomainSchema, domainEnvelope, domainList, updateDomainSchema } from './domains.schemas.ts';
 import type { DomainsService } from './domains.service.ts';
 
 /** /v1/apps/:app/domains — go-scalingo's SubresourceList/Add/Get/Update/Delete. */
 export function domainsRoutes(deps: { domains: DomainsService }) {
   const { domains } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('domains');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.get('/v1/apps/:app/domains', (c) => c.json({ domains: domains.list(user(c), c.req.param('app')) }));
-  r.get('/v1/apps/:app/domains/:id', (c) => c.json({ domain: domains.show(user(c), c.req.param('app'), c.req.param('id')) }));
+  r.add({ method: 'get', path: '/v1/apps/:app/domains', summary: "List an app's custom domains", responses: { 200: domainList } }, (c) =>
+    c.json({ domains: domains.list(user(c), c.req.param('app')) }),
+  );
+  r.add({ method: 'get', path: '/v1/apps/:app/domains/:id', summary: 'Get a custom domain', responses: { 200: domainEnvelope } }, (c) =>
+    c.json({ domain: domains.show(user(c), c.req.param('app'), c.req.param('id')) }),
+  );
 
-  r.post('/v1/apps/:app/domains', async (c) => {
-    const { domain } = await jsonBody(c, addDomainSchema, 'domain');
-    return c.json({ domain: domains.add(user(c), c.req.param('app'), domain) }, 201);
-  });
+  r.add(
+    { method: 'post', path: '/v1/apps/:app/domains', summary: 'Add a custom domain (optionally with its certificate)', body: addDomainSchema, bodyRoot: 'domain', responses: { 201: domainEnvelope } },
+    (c, { domain }) => c.json({ domain: domains.add(user(c), c.req.param('app'), domain) }, 201),
+  );
 
   // go-scalingo's SubresourceUpdate is a PATCH; PUT is accepted as the platform's reference allows it.
-  const update = async (c: Context<AppEnv, '/v1/apps/:app/domains/:id'>) => {
-    const { domain } = await jsonBody(c, updateDomainSchema, 'domain');
-    return c.json({ domain: domains.update(user(c), c.req.param('app'), c.req.param('id'), domain) });
-  };
-  r.patch('/v1/apps/:app/domains/:id', update);
-  r.put('/v1/apps/:app/domains/:id', update);
+  r.add(
+    {
+      method: ['patch', 'put'],
+      path: '/v1/apps/:app/domains/:id',
+      summary: 'Update a custom domain (canonical, certificate, Let’s Encrypt)',
+      body: updateDomainSchema,
+      bodyRoot: 'domain',
+      responses: { 200: domainEnvelope },
+    },
+    (c, { domain }) => c.json({ domain: domains.update(user(c), c.req.param('app'), c.req.param('id'), domain) }),
+  );
 
-  r.delete('/v1/apps/:app/domains/:id', (c) => {
+  r.add({ method: 'delete', path: '/v1/apps/:app/domains/:id', summary: 'Remove a custom domain', responses: { 204: null } }, (c) => {
     domains.remove(user(c), c.req.param('app'), c.req.param('id'));
     return c.body(null, 204);
   });

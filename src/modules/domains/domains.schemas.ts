@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../http/api-schemas.ts';
 
 // PEM text is a few KB; 64 KB leaves room for long chains and bounds the parsing work.
 const pem = z.string({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a string') }).max(65_536, 'is too long (64 KB at most)');
@@ -40,3 +41,31 @@ export function hostnameProblem(name: string): string | null {
   if (!labels.every((l) => LABEL.test(l))) return 'is not a valid hostname: use letters, digits, hyphens and dots only';
   return null;
 }
+
+// ---- Answers ----
+
+/** The Domain resource (domains.service.ts `toJson`); `tlscert`/`tlskey` only when a certificate is set. */
+export const domainResource = z
+  .object({
+    id: z.string(),
+    app_id: z.string(),
+    name: z.string(),
+    tlscert: z.string().optional(),
+    tlskey: z.string().optional(),
+    ssl: z.boolean(),
+    validity: isoDateTime.nullable(),
+    canonical: z.boolean(),
+    letsencrypt_enabled: z.boolean(),
+    letsencrypt: z.boolean(),
+    letsencrypt_status: z.string(),
+    ssl_status: z.string(),
+    acme_dns_fqdn: z.string(),
+    acme_dns_value: z.string(),
+    acme_dns_error: z.object({ dns_provider: z.string(), variables: z.array(z.string()) }),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+  })
+  .meta({ id: 'Domain' });
+
+export const domainEnvelope = z.object({ domain: domainResource });
+export const domainList = z.object({ domains: z.array(domainResource) });

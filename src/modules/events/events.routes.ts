@@ -1,24 +1,25 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import { pageParams } from '../../http/validate.ts';
 import type { EventsService } from './events.service.ts';
 import { EVENT_CATEGORIES, eventTypesJson } from './event-types.ts';
 import type { AppsService } from '../apps/apps.service.ts';
+import { eventCategoryList, eventList, eventTypeList, pageQuery } from './events.schemas.ts';
 
-export function eventsRoutes(deps: { events: EventsService; apps: AppsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {
-  const r = new Hono<AppEnv>();
+// `apps`: the app of /v1/apps/:app/events is loaded by the route declaration (api-routes.ts).
+export function eventsRoutes(deps: { events: EventsService; apps?: AppsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {
+  const r = new ApiRoutes('events');
   // #37 — public on the platform: the official npm client fetches it without credentials.
-  r.get('/v1/event_categories', (c) => c.json({ event_categories: EVENT_CATEGORIES }));
-  r.get('/v1/event_types', (c) => c.json({ event_types: eventTypesJson() }));
+  r.add({ method: 'get', path: '/v1/event_categories', summary: '#37 List event categories', auth: 'public', responses: { 200: eventCategoryList } }, (c) =>
+    c.json({ event_categories: EVENT_CATEGORIES }),
+  );
+  r.add({ method: 'get', path: '/v1/event_types', summary: 'List event types', auth: 'public', responses: { 200: eventTypeList } }, (c) => c.json({ event_types: eventTypesJson() }));
 
-  // #38
-  r.get('/v1/apps/:app/events', (c) => {
-    const app = deps.apps.visibleApp(c.get('principal').user, c.req.param('app'));
+  r.add({ method: 'get', path: '/v1/apps/:app/events', summary: "#38 List an app's events (paginated)", query: pageQuery, responses: { 200: eventList } }, (c) => {
     const { page, perPage } = pageParams(c, deps.pagination);
-    return c.json(deps.events.listForApp(app.id, page, perPage));
+    return c.json(deps.events.listForApp(c.get('app').id, page, perPage));
   });
 
-  r.get('/v1/events', (c) => {
+  r.add({ method: 'get', path: '/v1/events', summary: "List the user's events (paginated)", query: pageQuery, responses: { 200: eventList } }, (c) => {
     const { page, perPage } = pageParams(c, deps.pagination);
     return c.json(deps.events.listForUser(c.get('principal').user.id, page, perPage));
   });

@@ -15,11 +15,22 @@ export interface EventRow {
 export function createEventsStore(db: Db) {
   const s = {
     insert: db.prepare('INSERT INTO events (id, type, app_id, app_name, user_id, created_at, type_data) VALUES (@id, @type, @app_id, @app_name, @user_id, @created_at, @type_data)'),
-    countApp: db.prepare<[string], number>('SELECT COUNT(*) FROM events WHERE app_id = ?').pluck(),
+    // Counts come from event_counts (migration 016, kept by triggers): no scan of the events.
+    countApp: db.prepare<[string], number>("SELECT n FROM event_counts WHERE kind = 1 AND a = ? AND b = ''").pluck(),
     pageApp: db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE app_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
     // The user's timeline: what they did, and what happened on apps they own or collaborate on.
-    countUser: db.prepare<{ user: string }, number>(`SELECT COUNT(*) FROM events WHERE user_id = @user OR app_id IN (${VISIBLE_APPS})`).pluck(),
-    pageUser: db.prepare<{ user: string; limit: number; offset: number }, EventRow>(`SELECT * FROM events WHERE user_id = @user OR app_id IN (${VISIBLE_APPS}) ORDER BY seq DESC LIMIT @limit OFFSET @offset`),
+    // What the user did, plus every event of their visible apps, minus what both count (their own events on those apps).
+    countUser: db.prepare<{ user: string }, number>(
+      `SELECT COALESCE((SELECT n FROM event_counts WHERE kind = 2 AND a = @user AND b = ''), 0)
+            + COALESCE((SELECT SUM(c.n - COALESCE(o.n, 0)) FROM (${VISIBLE_APPS}) v
+                          JOIN event_counts c ON c.kind = 1 AND c.a = v.id AND c.b = ''
+                          LEFT JOIN event_counts o ON o.kind = 3 AND o.a = @user AND o.b = v.id), 0)`,
+    ).pluck(),
+    // Newest first by walking the table backwards (NOT INDEXED): the page stops after `limit` matches, instead of
+    // collecting and sorting every matching event as the OR of two indexes made SQLite do.
+    pageUser: db.prepare<{ user: string; limit: number; offset: number }, EventRow>(
+      `SELECT * FROM events NOT INDEXED WHERE user_id = @user OR app_id IN (${VISIBLE_APPS}) ORDER BY seq DESC LIMIT @limit OFFSET @offset`,
+    ),
   };
   return {
     insert: (e: Omit<EventRow, 'seq'>) => void s.insert.run(e),

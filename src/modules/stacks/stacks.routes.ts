@@ -1,5 +1,5 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
+import { stackList } from './stacks.schemas.ts';
 
 // Stacks are the emulator's configured local images (config `stacks`: id → image). The platform
 // gives each an `st-…` id and a `scalingo-NN` name; here the config key is both, and it is what an
@@ -8,8 +8,8 @@ const LISTED_SINCE = '2020-01-01T00:00:00.000Z';
 
 /** `GET /v1/features/stacks` in go-scalingo's Stack shape; `scalingo stacks` and `stacks-set` read it. */
 export function stacksRoutes(deps: { stacks: Record<string, string>; defaultStack: string }) {
-  const r = new Hono<AppEnv>();
-  r.get('/v1/features/stacks', (c) =>
+  const r = new ApiRoutes('stacks');
+  r.add({ method: 'get', path: '/v1/features/stacks', summary: 'List stacks (the configured local images)', responses: { 200: stackList } }, (c) =>
     c.json({
       stacks: Object.entries(deps.stacks).map(([id, image]) => ({
         id,

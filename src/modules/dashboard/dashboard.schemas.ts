@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/** POST /_emulator/dashboard/session: the user to act as (default: the first configured one). */
+export const sessionSchema = z.object({ user: z.string().min(1).max(255).optional() }).strict();
+
+/** GET /_emulator/dashboard/apps/:app/alert-states?ids=a,b */
+export const alertStatesQuery = z.object({ ids: z.string().optional() });
+
+// ---- Answers ----
+
+const who = z.object({ username: z.string(), email: z.string() });
+
+export const sessionAnswer = z.object({
+  session: z.object({ bearer: z.string(), expires_in: z.number().int(), user: who }),
+  users: z.array(who),
+});
+
+export const alertStatesAnswer = z.object({ alert_states: z.record(z.string(), z.boolean()) });
