@@ -4,7 +4,8 @@
 # Also installs the tools the tests and the product use besides Docker when missing: socat (the
 # reliability suite's proxy socket), git (git_source deployments; the git push endpoint runs git's own
 # receive-pack/upload-pack/archive), openssh-client (the git push tests push with the real ssh) and
-# chromium (the dashboard test drives it headless), postgresql-client (psql through a db-tunnel).
+# chromium (the dashboard test drives it headless), postgresql-client (psql through a db-tunnel),
+# openssl (the remote-engine test makes its TLS certificates).
 # Idempotent: does nothing when an engine already answers and the tools are there.
 set -euo pipefail
 
@@ -22,6 +23,7 @@ command -v socat >/dev/null 2>&1 || tools+=(socat)
 command -v git >/dev/null 2>&1 || tools+=(git)
 { command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1; } || tools+=(openssh-client)
 command -v psql >/dev/null 2>&1 || tools+=(postgresql-client)
+command -v openssl >/dev/null 2>&1 || tools+=(openssl)
 { command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ]; } || tools+=(chromium fonts-dejavu-core)
 if [ ${#tools[@]} -gt 0 ]; then
   log "installing ${tools[*]}"

@@ -129,8 +129,8 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const tunnels = addonServers && createTunnelTargets({ servers: addonServers, canAccess: (u, appId) => { try { return !!apps.apps.writableApp(u, appId); } catch { return false; } } });
   const git = createGitModule({ config, dataDir: state.dataDir, stateDir, apps: apps.apps, keys, deployments, deploymentsStore: c.deploymentsStore, appendLog: (id, container, text) => void logs.append(id, container, text), urls: state.urls, logger, tunnels, setUrls: state.setUrls });
 
-  // The router reaches an app's running web containers at the ports Docker publishes on 127.0.0.1.
-  const upstreams: UpstreamSource = opts.upstreams ?? ((appId) => containersStore.liveContainers(appId).filter((x) => x.type === 'web' && x.state === 'running' && x.host_port).map((x) => ({ containerName: `web-${x.type_index}`, port: x.host_port! })));
+  // The router reaches an app's running web containers at the ports the runtime publishes (on its publishHost).
+  const upstreams: UpstreamSource = opts.upstreams ?? ((appId) => containersStore.liveContainers(appId).filter((x) => x.type === 'web' && x.state === 'running' && x.host_port).map((x) => ({ containerName: `web-${x.type_index}`, host: runtime.publishHost, port: x.host_port! })));
   const routerEvents = createRouterEvents(logger);
   routerEvents.onRequest(monitoring.recordRouterRequest);
   routerEvents.onAccessLog((appId, line) => void logs.append(appId, 'router', line));

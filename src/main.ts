@@ -24,6 +24,9 @@ Options:
   --clock <mode>      system|manual (manual: POST /_emulator/clock/advance moves time) [default system]
   --import <file>     start from a snapshot file (GET /_emulator/snapshots/:id)
   --export-on-exit <file>  write a snapshot file when the emulator stops
+  --docker-host <url>       the engine: unix:///path or tcp://host:2376    [default DOCKER_HOST, else the local socket]
+  --docker-cert-path <dir>  ca.pem, cert.pem, key.pem for a tcp:// engine  [default DOCKER_CERT_PATH]
+  --docker-publish-host <ip>  where published container ports are reached [default 127.0.0.1]
   -h, --help          this help
 
 Precedence: defaults < config file < EMULATOR_* environment variables < flags.`;
@@ -51,6 +54,9 @@ async function main(argv: string[]): Promise<number> {
         clock: { type: 'string' },
         import: { type: 'string' },
         'export-on-exit': { type: 'string' },
+        'docker-host': { type: 'string' },
+        'docker-cert-path': { type: 'string' },
+        'docker-publish-host': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -93,6 +99,11 @@ async function main(argv: string[]): Promise<number> {
         clock: values.clock as never,
         importFile: values.import,
         exportOnExit: values['export-on-exit'],
+        docker: {
+          host: values['docker-host'],
+          publishHost: values['docker-publish-host'],
+          ...(values['docker-cert-path'] ? { tls: { certPath: values['docker-cert-path'] } } : {}),
+        },
       },
     });
     logger = createLogger(config.logLevel);

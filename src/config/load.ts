@@ -26,6 +26,10 @@ const ENV_KEYS: Record<string, { path: string[]; kind: 'string' | 'int' | 'bool'
   EMULATOR_RATE_LIMIT: { path: ['rateLimit', 'enabled'], kind: 'bool' },
   EMULATOR_ADMIN_TOKEN: { path: ['adminToken'], kind: 'string' },
   EMULATOR_CLOCK: { path: ['clock'], kind: 'string' },
+  EMULATOR_DOCKER_HOST: { path: ['docker', 'host'], kind: 'string' },
+  EMULATOR_DOCKER_SOCKET: { path: ['docker', 'socketPath'], kind: 'string' },
+  EMULATOR_DOCKER_CERT_PATH: { path: ['docker', 'tls', 'certPath'], kind: 'string' },
+  EMULATOR_DOCKER_PUBLISH_HOST: { path: ['docker', 'publishHost'], kind: 'string' },
   EMULATOR_VALIDATE_RESPONSES: { path: ['validateResponses'], kind: 'bool' },
 };
 

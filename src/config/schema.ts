@@ -153,10 +153,33 @@ export const configSchema = z
         }),
       )
       .default([]),
+    /**
+     * The container engine (docs/architecture.md "Runtime"). Which one: docker.host, else docker.socketPath,
+     * else Docker's own DOCKER_HOST / DOCKER_TLS_VERIFY / DOCKER_CERT_PATH, else /var/run/docker.sock.
+     */
     docker: z
       .object({
-        /** Docker socket; empty = dockerode's default (DOCKER_HOST or /var/run/docker.sock). */
+        /** Docker socket; empty = DOCKER_HOST, else /var/run/docker.sock. */
         socketPath: z.string().default(''),
+        /** DOCKER_HOST-style address: `unix:///var/run/docker.sock` or `tcp://host:2376` (TLS; plain TCP only on loopback). */
+        host: z
+          .string()
+          .regex(/^(unix:\/\/\/.*|unix:\/\/|tcp:\/\/[^\s/]+\/?)$/, 'expected unix:///path/to/docker.sock or tcp://host:port')
+          .optional(),
+        /** TLS for a tcp:// engine (dockerd --tlsverify): the CA that signed the engine's certificate and the client's pair. */
+        tls: z
+          .object({
+            /** A directory with ca.pem, cert.pem and key.pem (DOCKER_CERT_PATH layout); single files below override it. */
+            certPath: z.string().min(1).optional(),
+            ca: z.string().min(1).optional(),
+            cert: z.string().min(1).optional(),
+            key: z.string().min(1).optional(),
+          })
+          .strict()
+          .refine((t) => t.certPath || (t.ca && t.cert && t.key), 'give certPath, or all of ca, cert and key')
+          .optional(),
+        /** IP address the containers' ports are published on, and where the router, readiness and db-tunnels reach them. */
+        publishHost: z.union([z.ipv4(), z.ipv6()], { error: 'expected an IP address (the engine machine\'s, e.g. 127.0.0.1)' }).default('127.0.0.1'),
         /** Stop the app containers when the emulator stops (otherwise they keep running and are reconciled at next start). */
         stopContainersOnExit: z.boolean().default(false),
       })

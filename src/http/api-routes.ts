@@ -28,8 +28,8 @@ export type RouteAuth =
   /** An addon's token as a bearer (the database API, checked by its routes). */
   | 'addon';
 
-/** A response: a JSON schema, `null` for an empty body, or another content type. */
-export type ResponseSpec = z.ZodType | null | { description?: string; contentType: string; schema?: z.ZodType };
+/** A response: a JSON schema, `null` for an empty body, or other content type(s) (e.g. text or SSE on one route). */
+export type ResponseSpec = z.ZodType | null | { description?: string; contentType: string | string[]; schema?: z.ZodType };
 export type Responses = Record<number, ResponseSpec>;
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -150,7 +150,7 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
   for (const [status, spec] of Object.entries(def.responses)) {
     if (spec === null) responses[status] = { description: 'No body' };
     else if (spec instanceof z.ZodType) responses[status] = { description: describeStatus(Number(status)), content: { 'application/json': { schema: spec } } };
-    else responses[status] = { description: spec.description ?? describeStatus(Number(status)), content: { [spec.contentType]: { schema: spec.schema ?? z.string() } } };
+    else responses[status] = { description: spec.description ?? describeStatus(Number(status)), content: Object.fromEntries([spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }])) };
   }
   return {
     method,

@@ -17,7 +17,7 @@ import { ApiRoutes, type DeclaredRoute, type RouteAuth } from './api-routes.ts';
 import { serveOpenApiDocument } from './openapi-document.ts';
 import type { AppRow } from '../modules/apps/apps.store.ts';
 import { faultMiddleware, type Faults } from '../modules/control/faults.ts';
-import { isEngineUnreachable, ENGINE_UNREACHABLE_MESSAGE } from '../runtime/runtime.ts';
+import { EngineUnavailableError, ENGINE_UNREACHABLE_MESSAGE } from '../runtime/runtime.ts';
 
 export interface HttpAppDeps {
   logger: Logger;
@@ -91,7 +91,7 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
       return errorResponse(c, new ApiError(status as never, { error: err.message || 'request refused' }));
     }
     // Docker down: the endpoints that need it answer 503 with a plain explanation.
-    if (isEngineUnreachable(err)) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
+    if (err instanceof EngineUnavailableError) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
     const log = c.get('log')?.() ?? deps.logger;
     log.error({ err, method: c.req.method, path: c.req.path }, 'unexpected error');
     return errorResponse(c, ApiError.internal(`internal error, request id ${c.get('requestId') ?? 'unknown'}`));

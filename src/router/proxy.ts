@@ -157,7 +157,7 @@ export function createRouter(deps: RouterDeps): Router {
       let sent = false;
       let responded = false;
       const upReq = request({
-        host: LOOPBACK,
+        host: up.host ?? LOOPBACK,
         port: up.port,
         method: req.method,
         path: req.url,

@@ -3,6 +3,8 @@
 /** A running web container as the router reaches it: its name (`web-1`) and its host port on 127.0.0.1. */
 export interface Upstream {
   containerName: string;
+  /** Where the port is published (the runtime's publishHost); 127.0.0.1 when absent. */
+  host?: string;
   port: number;
 }
 

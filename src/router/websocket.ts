@@ -31,7 +31,7 @@ export function proxyUpgrade(ctx: UpgradeContext, i = 0): void {
   const up = ctx.candidates[i];
   let settled = false;
   const upReq = request({
-    host: LOOPBACK,
+    host: up.host ?? LOOPBACK,
     port: up.port,
     method: req.method,
     path: req.url,

@@ -6,8 +6,7 @@ import type { ContainerRuntime } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
 
-export type DockerErr = Error & { statusCode?: number; json?: { message?: string } };
-export const isStatus = (err: unknown, ...codes: number[]) => codes.includes((err as DockerErr)?.statusCode ?? -1);
+import { isStatus } from './docker-errors.ts';
 
 type Resources = Pick<
   ContainerRuntime,

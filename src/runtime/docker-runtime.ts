@@ -1,24 +1,36 @@
 import type Docker from 'dockerode';
 import type { Duplex, Readable } from 'node:stream';
 import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
-import { EngineUnavailableError, LABELS, isEngineUnreachable } from './runtime.ts';
+import { LABELS } from './runtime.ts';
+import { EngineUnavailableError, NoSuchContainerError } from './errors.ts';
+import { describeDockerError, isStatus, translateDockerError } from './docker-errors.ts';
+import { dockerodeOptions, resolveEngineEndpoint, type EngineTlsFiles } from './engine-endpoint.ts';
+import { answersHttp } from './readiness.ts';
 import { createEngineState } from './engine-state.ts';
 import { dockerResources } from './docker-resources.ts';
 import { AsyncQueue } from './async-queue.ts';
 import { demuxBuffer, frameDemuxer, lineSplitter, parseTimestampedLine, statsFromDocker } from './engine-parse.ts';
 
 export interface DockerRuntimeOptions {
+  /** The engine: `unix:///path` or `tcp://host:port` (docker.host); else socketPath; else DOCKER_HOST… (engine-endpoint.ts). */
+  host?: string;
   socketPath?: string;
+  /** Certificates for a TCP engine (docker.tls). */
+  tls?: EngineTlsFiles;
+  /** Address the ports are published on and reached at (docker.publishHost); default 127.0.0.1. */
+  publishHost?: string;
+  /** Environment read when no option names the engine (DOCKER_HOST…); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
-import { isStatus, type DockerErr } from './docker-resources.ts';
-
-/** The one implementation of ContainerRuntime, over dockerode. */
+/** The one implementation of ContainerRuntime, over dockerode. Throws at once when the endpoint is misconfigured. */
 export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerRuntime {
+  const endpoint = resolveEngineEndpoint(opts, opts.env);
+  const publishHost = opts.publishHost || '127.0.0.1';
+  const where = { label: endpoint.label, tls: endpoint.kind === 'tcp' && endpoint.tls !== null };
   // dockerode (and ssh2 under it) take ~60 ms to load: loaded on first use, off the start path.
   let client: Promise<Docker> | null = null;
-  const engine = (): Promise<Docker> =>
-    (client ??= import('dockerode').then(({ default: Dockerode }) => (opts.socketPath ? new Dockerode({ socketPath: opts.socketPath }) : new Dockerode())));
+  const engine = (): Promise<Docker> => (client ??= import('dockerode').then(({ default: Dockerode }) => new Dockerode(dockerodeOptions(endpoint))));
   const listeners = new Set<(e: RuntimeEvent) => void>();
   let eventStream: (Readable & { destroy(): void }) | null = null;
   let closed = false;
@@ -37,7 +49,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     const ports = d.NetworkSettings?.Ports ?? {};
     let hostPort: number | null = null;
     for (const bindings of Object.values(ports)) {
-      const b = (bindings ?? []).find((x) => x.HostIp === '127.0.0.1' || x.HostIp === '0.0.0.0' || x.HostIp === '');
+      const b = (bindings ?? []).find((x) => x.HostIp === publishHost || x.HostIp === '0.0.0.0' || x.HostIp === '');
       if (b?.HostPort) hostPort = Number(b.HostPort);
     }
     const ts = (s: string | undefined) => (s && !s.startsWith('0001-') ? Date.parse(s) : null);
@@ -63,6 +75,13 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       if (isStatus(err, 404)) return null;
       throw err;
     }
+  }
+
+  /** Inspect of a container that must exist (just created or started): a typed error otherwise. */
+  async function mustInspect(engineId: string): Promise<ContainerInfo> {
+    const info = await inspect(engineId);
+    if (!info) throw new NoSuchContainerError(engineId);
+    return info;
   }
 
   let starting = false;
@@ -121,6 +140,8 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   }
 
   const runtime: ContainerRuntime = {
+    publishHost,
+
     async probe(): Promise<EngineStatus> {
       const docker = await engine();
       try {
@@ -128,8 +149,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         health.noteOk();
         return { ok: true, version: v.Version, apiVersion: v.ApiVersion };
       } catch (err) {
-        health.noteError(err);
-        return { ok: false, error: describeDockerError(err) };
+        const typed = translateDockerError(err, 'probe', [], where);
+        health.noteError(typed);
+        return { ok: false, error: typed instanceof EngineUnavailableError ? typed.message : describeDockerError(err, where) };
       }
     },
 
@@ -164,13 +186,13 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
           Memory: spec.memoryBytes,
           // Swap as the platform sizes it is not emulated: memory+swap = memory (no swap).
           MemorySwap: spec.memoryBytes,
-          // Only ever published on loopback: the router and tests reach containers there.
-          PortBindings: portKey ? { [portKey]: [{ HostIp: '127.0.0.1', HostPort: '' }] } : undefined,
+          // Only ever published on publishHost (loopback unless configured): the router and tests reach containers there.
+          PortBindings: portKey ? { [portKey]: [{ HostIp: publishHost, HostPort: '' }] } : undefined,
           Init: true,
         },
       });
       if (o.start !== false) await container.start();
-      return (await inspect(container.id))!;
+      return mustInspect(container.id);
     },
 
     async start(engineId) {
@@ -180,7 +202,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       } catch (err) {
         if (!isStatus(err, 304)) throw err;
       }
-      return (await inspect(engineId))!;
+      return mustInspect(engineId);
     },
 
     async stop(engineId, graceSeconds) {
@@ -207,6 +229,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
 
     inspect,
+
+    async ready({ hostPort }) {
+      return hostPort !== null && answersHttp(publishHost, hostPort);
+    },
 
     async list(labels) {
       const docker = await engine();
@@ -319,7 +345,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     },
   };
 
-  // Every engine call reports to the engine state, and an unreachable engine is a typed error.
+  // Every engine call reports to the engine state, and its failures become typed errors (docker-errors.ts).
   const GUARDED = ['ensureBaseImage', 'buildImage', 'removeImage', 'imageCommand', 'run', 'start', 'stop', 'kill', 'remove', 'inspect', 'list', 'wait', 'logs', 'stats', 'attach', 'resize', 'putArchive', 'imageLabels', 'importImage', 'commit', 'ensureNetwork', 'removeNetwork', 'removeVolume', 'updateMemory', 'exec', 'execStream'] as const;
   for (const name of GUARDED) {
     const fn = runtime[name] as (...a: unknown[]) => Promise<unknown>;
@@ -329,9 +355,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         health.noteOk();
         return r;
       } catch (err) {
-        if (!isEngineUnreachable(err)) throw err;
-        health.noteError(err);
-        throw new EngineUnavailableError(err);
+        const typed = translateDockerError(err, name, a, where);
+        if (typed instanceof EngineUnavailableError) health.noteError(typed);
+        throw typed;
       }
     };
   }
@@ -345,10 +371,4 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-export function describeDockerError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException & DockerErr;
-  if (e?.code === 'ENOENT' || e?.code === 'ECONNREFUSED' || e?.code === 'EACCES') {
-    return `the Docker engine cannot be reached (${e.code}): is dockerd running? (scripts/docker-up.sh starts one)`;
-  }
-  return e?.json?.message ?? e?.message ?? String(err);
-}
+export { describeDockerError } from './docker-errors.ts';

@@ -1,7 +1,9 @@
 // The only view of the container engine the rest of the emulator has. docker-runtime.ts is its
 // one implementation over dockerode (with docker-resources.ts and images.ts, the only files that import dockerode);
-// unit tests may pass another.
+// tests pass an in-memory one (test/support/fake-runtime.ts). Both pass the same contract suite
+// (test/contract/runtime-contract.ts); docs/architecture.md "Runtime" describes the whole.
 import type { Duplex, Readable } from 'node:stream';
+import { EngineUnavailableError } from './errors.ts';
 
 export type EngineStatus = { ok: true; version: string; apiVersion: string } | { ok: false; error: string };
 
@@ -32,7 +34,7 @@ export interface ContainerSpec {
   labels: Record<string, string>;
   /** Memory limit in bytes (the container size). */
   memoryBytes: number;
-  /** Container port published on 127.0.0.1 at a free host port (web containers). */
+  /** Container port published on publishHost (127.0.0.1 unless configured) at a free host port (web containers). */
   publishPort?: number;
   /** Interactive one-off: TTY + open stdin. */
   tty?: boolean;
@@ -57,7 +59,7 @@ export interface ContainerInfo {
   /** Engine state: created, running, restarting, exited, dead, paused, removing. */
   state: string;
   exitCode: number | null;
-  /** Host port on 127.0.0.1 the publishPort is reachable at, when published and running. */
+  /** Host port on publishHost the publishPort is reachable at, when published and running. */
   hostPort: number | null;
   startedAt: number | null;
   finishedAt: number | null;
@@ -98,17 +100,21 @@ export interface StatsSample {
 /** Whether the engine answers, as the runtime last saw it. */
 export type EngineState = 'up' | 'down';
 
-/** The engine cannot be reached (socket missing, refused, cut): the runtime throws this, typed. */
-export class EngineUnavailableError extends Error {
-  readonly code: string;
-  constructor(cause: unknown) {
-    super(`the Docker engine cannot be reached (${(cause as NodeJS.ErrnoException)?.code ?? 'unreachable'})`, { cause });
-    this.name = 'EngineUnavailableError';
-    this.code = (cause as NodeJS.ErrnoException)?.code ?? 'ENGINE_UNAVAILABLE';
-  }
-}
+// Typed errors of every runtime (errors.ts): callers test instanceof, never engine codes.
+export { ConflictError, EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError, isEngineUnavailable } from './errors.ts';
 
+/**
+ * Errors: a runtime throws the typed errors of errors.ts — EngineUnavailableError when the engine
+ * cannot be reached, NoSuchContainerError / NoSuchImageError for what the engine does not have,
+ * ConflictError when the state of a container refuses the call. Calls documented as tolerant
+ * (stop and remove of a missing container, inspect/stats answering null) do not throw those.
+ */
 export interface ContainerRuntime {
+  /**
+   * Where the ports it publishes are reached from this process (the router, readiness, db-tunnels):
+   * 127.0.0.1 for a local engine, the engine's host for a remote one.
+   */
+  readonly publishHost: string;
   /** Asks the engine whether it answers (ping + version), within a short timeout. */
   probe(): Promise<EngineStatus>;
   /**
@@ -155,6 +161,12 @@ export interface ContainerRuntime {
   inspect(engineId: string): Promise<ContainerInfo | null>;
   /** Every emulator-managed container matching all these labels (running or not). */
   list(labels: Record<string, string>): Promise<ContainerInfo[]>;
+  /**
+   * Readiness of a web container, checked once (the caller polls within its own deadline): whether
+   * its process answers on the published port. Docker answers TCP on a published port before the
+   * app listens, so its runtime asks for an HTTP answer (any status) at publishHost:hostPort.
+   */
+  ready(c: { engineId: string; hostPort: number | null }): Promise<boolean>;
   /** Waits for a container to exit; resolves its exit code. */
   wait(engineId: string): Promise<number>;
   /** Changes the memory limit of a container in place (addon plan changes). */
@@ -180,11 +192,28 @@ export interface ContainerRuntime {
   close(): Promise<void>;
 }
 
-/** True when an error means the engine itself cannot be reached (not a refusal by the engine). */
+/**
+ * True when an error means the engine itself cannot be reached (not a refusal by the engine): the
+ * runtime's own translation of socket errors (errno codes, TLS handshake refusals). Outside
+ * src/runtime, test `instanceof EngineUnavailableError` (isEngineUnavailable) instead.
+ */
 export function isEngineUnreachable(err: unknown): boolean {
   if (err instanceof EngineUnavailableError) return true;
   const e = err as NodeJS.ErrnoException | undefined;
-  return !!e && ['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'EPIPE'].includes(e.code ?? '') && (e as { syscall?: string }).syscall !== undefined;
+  if (!e) return false;
+  if (isTlsRefusal(e)) return true;
+  return SOCKET_CODES.includes(e.code ?? '') && e.syscall !== undefined;
+}
+
+const SOCKET_CODES = ['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPROTO'];
+// Node's TLS failures: the server's certificate not trusted (openssl verify codes) or an alert sent by
+// a server that refused our certificate (ERR_SSL_…ALERT…).
+const TLS_CODES = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_SIGNATURE_FAILURE', 'ERR_TLS_CERT_ALTNAME_INVALID'];
+
+/** A TLS handshake with the engine failed: one side refused the other's certificate. */
+export function isTlsRefusal(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
+  return TLS_CODES.includes(code) || code.startsWith('ERR_SSL_');
 }
 
 export const ENGINE_UNREACHABLE_MESSAGE = 'The Docker engine cannot be reached, so containers cannot be managed right now: start it (scripts/docker-up.sh) and retry.';

@@ -39,7 +39,7 @@ export function createState(config: EmulatorConfig, opts: StateOptions) {
   const instanceId = metaValue(db, 'instance_id', () => randomBytes(4).toString('hex'));
   // Workload faults (docker_unavailable, log_delay) act on the runtime every area sees.
   const faults = createFaults({ clock });
-  const runtime = withFaults(opts.runtime ?? createDockerRuntime({ socketPath: config.docker.socketPath || undefined }), faults);
+  const runtime = withFaults(opts.runtime ?? createDockerRuntime({ host: config.docker.host, socketPath: config.docker.socketPath || undefined, tls: config.docker.tls, publishHost: config.docker.publishHost }), faults);
 
   // Known once the ports are bound (port 0 picks a free one): the servers and git areas fill them in.
   const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;

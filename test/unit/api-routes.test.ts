@@ -89,3 +89,31 @@ describe('declared routes', () => {
     expect(doc.paths['/v1/open'].get).toMatchObject({ security: [] });
   });
 });
+
+describe('a route declaring several content types for one status', () => {
+  // The signed logs route answers text, or Server-Sent Events with stream=true, both as 200.
+  const app = () => {
+    const r = new ApiRoutes('test');
+    r.add({ method: 'get', path: '/v1/lines', summary: 'lines', responses: { 200: { contentType: ['text/plain', 'text/event-stream'] } } }, (c) => {
+      const as = c.req.query('as');
+      if (as === 'sse') return c.body('data: x\n\n', 200, { 'content-type': 'text/event-stream' });
+      if (as === 'json') return c.json({ lines: [] });
+      return c.text('a line\n');
+    });
+    return createHttpApp({ logger: createLogger('silent'), clock: systemClock, auth, bodyLimitBytes: 1024, rateLimit: { enabled: false, perMinute: 0 }, validateResponses: true, routes: [r] });
+  };
+  const get = (q: string) => app().request(`/v1/lines${q}`, { headers: { authorization: 'Bearer ok' } });
+
+  it('accepts each declared type and refuses another one', async () => {
+    expect((await get('')).status).toBe(200);
+    expect((await get('?as=sse')).headers.get('content-type')).toBe('text/event-stream');
+    const wrong = await get('?as=json');
+    expect(wrong.status).toBe(500);
+    expect(((await wrong.json()) as { error: string }).error).toMatch(/declared text\/plain or text\/event-stream, answered application\/json/);
+  });
+
+  it('documents both types on the one answer', async () => {
+    const doc = (await (await app().request('/_emulator/openapi.json')).json()) as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }> };
+    expect(Object.keys(doc.paths['/v1/lines'].get.responses['200'].content).sort()).toEqual(['text/event-stream', 'text/plain']);
+  });
+});

@@ -44,8 +44,8 @@ async function check(res: Response, route: AppEnv['Variables']['route'] | undefi
     if (!type.startsWith('application/json')) return `declared JSON, answered ${type || 'no content type'}`;
     return issues(spec, await res.clone().json());
   }
-  const want = spec.contentType.split(';')[0];
-  return type.startsWith(want) || want === '*/*' ? null : `declared ${want}, answered ${type || 'no content type'}`;
+  const wanted = [spec.contentType].flat().map((t) => t.split(';')[0]);
+  return wanted.some((want) => type.startsWith(want) || want === '*/*') ? null : `declared ${wanted.join(' or ')}, answered ${type || 'no content type'}`;
 }
 
 function issues(schema: z.ZodType, value: unknown): string | null {

@@ -228,11 +228,11 @@ export function createAddonServers(deps: AddonServersDeps) {
       return { stream: stdout, file: `${row.database}-${spec.backup.file}`, exitCode };
     },
 
-    /** The running server of an addon: its row, container and the port published on 127.0.0.1 (null when not running). */
-    async running(addonId: string): Promise<{ row: AddonServerRow; engineId: string; hostPort: number | null } | null> {
+    /** The running server of an addon: its row, container and the port published on the runtime's publishHost (null when not running). */
+    async running(addonId: string): Promise<{ row: AddonServerRow; engineId: string; host: string; hostPort: number | null } | null> {
       const row = store.byAddon(addonId);
       const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
-      return row && c && c.state === 'running' ? { row, engineId: c.engineId, hostPort: c.hostPort } : null;
+      return row && c && c.state === 'running' ? { row, engineId: c.engineId, host: runtime.publishHost, hostPort: c.hostPort } : null;
     },
 
     /** A backup archive made now: the kind's dump in a temporary directory of the container, tar.gz on stdout. */

@@ -3,17 +3,17 @@
 // (cli db/tunnel.go: sshClient.Dial("tcp", dbURL.Host)); that host is the server's alias on the app's
 // Docker network. Only the alias and port of a real addon server of an app the key's user may
 // access (owner or full collaborator: a limited one may not reach the database) are allowed, and
-// the connection goes to the port Docker publishes on 127.0.0.1 — never to
-// a container or bridge address. Everything else is refused.
+// the connection goes to the port Docker publishes on the runtime's publishHost (127.0.0.1 unless
+// configured) — never to a container or bridge address. Everything else is refused.
 import type { UserRow } from '../../http/env.ts';
 import type { AddonServers } from './addon-servers.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
 
-export type TunnelTarget = { port: number; addonId: string } | { refused: string };
+export type TunnelTarget = { host: string; port: number; addonId: string } | { refused: string };
 
 export function createTunnelTargets(deps: { servers: AddonServers; canAccess: (user: UserRow, appId: string) => boolean }) {
   return {
-    /** Where a forward to `host:port` asked by `user` goes on 127.0.0.1, or why it is refused. */
+    /** Where a forward to `host:port` asked by `user` goes (the published port), or why it is refused. */
     async resolve(user: UserRow, host: string, port: number): Promise<TunnelTarget> {
       const row = deps.servers.byAlias(host.toLowerCase());
       // One answer for unknown, foreign and wrong-port targets: nothing about other users' addons leaks.
@@ -21,7 +21,7 @@ export function createTunnelTargets(deps: { servers: AddonServers; canAccess: (u
       if (!row || port !== ADDON_KINDS[row.kind as AddonKind].port || !deps.canAccess(user, row.app_id)) return refused;
       const r = await deps.servers.running(row.addon_id);
       if (!r?.hostPort) return { refused: `the database server at ${host}:${port} is not running` };
-      return { port: r.hostPort, addonId: row.addon_id };
+      return { host: r.host, port: r.hostPort, addonId: row.addon_id };
     },
   };
 }

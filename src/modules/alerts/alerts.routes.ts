@@ -1,38 +1,49 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { parseWith, readJson } from '../../http/validate.ts';
 import { wrapped } from '../notifiers/notifiers.routes.ts';
 import type { AlertsService } from './alerts.service.ts';
-import { createAlertSchema, updateAlertSchema } from './alerts.schemas.ts';
+import { alertEnvelope, alertList, createAlertSchema, updateAlertSchema } from './alerts.schemas.ts';
 
 export function alertsRoutes(deps: { alerts: AlertsService }) {
   const { alerts } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('alerts');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  // #26
-  r.get('/v1/apps/:app/alerts', (c) => c.json({ alerts: alerts.list(user(c), c.req.param('app')) }));
+  r.add({ method: 'get', path: '/v1/apps/:app/alerts', summary: '#26 List the alerts of an app', responses: { 200: alertList } }, (c) =>
+    c.json({ alerts: alerts.list(user(c), c.req.param('app')) }),
+  );
 
-  // #27 — wrapped under `alert`, as both official clients send it.
-  r.post('/v1/apps/:app/alerts', async (c) => {
-    const { alert } = parseWith(createAlertSchema, await readJson(c), 'alert');
-    return c.json({ alert: alerts.create(user(c), c.req.param('app'), alert) }, 201);
-  });
+  // Wrapped under `alert`, as both official clients send it.
+  r.add(
+    { method: 'post', path: '/v1/apps/:app/alerts', summary: '#27 Create an alert', body: createAlertSchema, bodyRoot: 'alert', responses: { 201: alertEnvelope } },
+    (c, { alert }) => c.json({ alert: alerts.create(user(c), c.req.param('app'), alert) }, 201),
+  );
 
-  // #28
-  r.get('/v1/apps/:app/alerts/:id', (c) => c.json({ alert: alerts.show(user(c), c.req.param('app'), c.req.param('id')) }));
+  r.add({ method: 'get', path: '/v1/apps/:app/alerts/:id', summary: '#28 Get an alert', responses: { 200: alertEnvelope } }, (c) =>
+    c.json({ alert: alerts.show(user(c), c.req.param('app'), c.req.param('id')) }),
+  );
 
-  // #29 — the npm client wraps the body in `alert`; go-scalingo sends AlertUpdateParams unwrapped
+  // The npm client wraps the body in `alert`; go-scalingo sends AlertUpdateParams unwrapped
   // (with remind_every as an integer of ns). Both are accepted, on PATCH and PUT.
-  const update = async (c: Context<AppEnv, '/v1/apps/:app/alerts/:id'>) => {
-    const { alert } = parseWith(updateAlertSchema, wrapped(await readJson(c), 'alert'), 'alert');
-    return c.json({ alert: alerts.update(user(c), c.req.param('app'), c.req.param('id'), alert) });
-  };
-  r.patch('/v1/apps/:app/alerts/:id', update);
-  r.put('/v1/apps/:app/alerts/:id', update);
+  r.add(
+    {
+      method: ['patch', 'put'],
+      path: '/v1/apps/:app/alerts/:id',
+      summary: '#29 Update an alert',
+      description: 'The body may be wrapped in `alert` or not (go-scalingo sends it unwrapped).',
+      body: updateAlertSchema,
+      rawBody: true,
+      responses: { 200: alertEnvelope },
+    },
+    async (c) => {
+      const { alert } = parseWith(updateAlertSchema, wrapped(await readJson(c), 'alert'), 'alert');
+      return c.json({ alert: alerts.update(user(c), c.req.param('app'), c.req.param('id'), alert) });
+    },
+  );
 
-  // #30
-  r.delete('/v1/apps/:app/alerts/:id', (c) => {
+  r.add({ method: 'delete', path: '/v1/apps/:app/alerts/:id', summary: '#30 Delete an alert', responses: { 204: null } }, (c) => {
     alerts.delete(user(c), c.req.param('app'), c.req.param('id'));
     return c.body(null, 204);
   });

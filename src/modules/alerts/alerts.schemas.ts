@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../http/api-schemas.ts';
 import { durationInput } from './durations.ts';
 
 // Metrics an alert can watch: the recommended-value list of the reference, which the npm client's
@@ -48,3 +49,28 @@ export const updateAlertSchema = z.object({
 
 export type CreateAlertInput = z.infer<typeof createAlertSchema>['alert'];
 export type UpdateAlertInput = z.infer<typeof updateAlertSchema>['alert'];
+
+// ---- Answers ----
+
+/** alerts.view.ts `alertJson`: duration_before_trigger an integer of ns, remind_every a Go duration ("" when unset). */
+export const alertResource = z
+  .object({
+    id: z.string(),
+    app_id: z.string(),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+    deleted_at: z.null(),
+    container_type: z.string(),
+    disabled: z.boolean(),
+    metric: z.enum(ALERT_METRICS),
+    limit: z.number(),
+    send_when_below: z.boolean(),
+    duration_before_trigger: z.number().int(),
+    remind_every: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    notifiers: z.array(z.string()),
+  })
+  .meta({ id: 'Alert' });
+
+export const alertEnvelope = z.object({ alert: alertResource });
+export const alertList = z.object({ alerts: z.array(alertResource) });

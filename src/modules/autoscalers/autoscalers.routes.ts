@@ -1,34 +1,48 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
-import { jsonBody, parseWith, readJson } from '../../http/validate.ts';
-import { createAutoscalerSchema, updateAutoscalerSchema } from './autoscalers.schemas.ts';
+import { parseWith, readJson } from '../../http/validate.ts';
+import { autoscalerEnvelope, autoscalerList, createAutoscalerSchema, updateAutoscalerSchema } from './autoscalers.schemas.ts';
 import type { AutoscalersService } from './autoscalers.service.ts';
 
 /** /v1/apps/:app/autoscalers — go-scalingo autoscalers.go, the CLI's autoscalers-* and the Terraform resource. */
 export function autoscalersRoutes(deps: { autoscalers: AutoscalersService }) {
   const { autoscalers } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('autoscalers');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.get('/v1/apps/:app/autoscalers', (c) => c.json({ autoscalers: autoscalers.list(user(c), c.req.param('app')) }));
-  r.get('/v1/apps/:app/autoscalers/:id', (c) => c.json({ autoscaler: autoscalers.show(user(c), c.req.param('app'), c.req.param('id')) }));
+  r.add({ method: 'get', path: '/v1/apps/:app/autoscalers', summary: 'List the autoscalers of an app', responses: { 200: autoscalerList } }, (c) =>
+    c.json({ autoscalers: autoscalers.list(user(c), c.req.param('app')) }),
+  );
+  r.add({ method: 'get', path: '/v1/apps/:app/autoscalers/:id', summary: 'Get an autoscaler', responses: { 200: autoscalerEnvelope } }, (c) =>
+    c.json({ autoscaler: autoscalers.show(user(c), c.req.param('app'), c.req.param('id')) }),
+  );
 
-  r.post('/v1/apps/:app/autoscalers', async (c) => {
-    const { autoscaler } = await jsonBody(c, createAutoscalerSchema, 'autoscaler');
-    return c.json({ autoscaler: autoscalers.create(user(c), c.req.param('app'), autoscaler) }, 201);
-  });
+  r.add(
+    { method: 'post', path: '/v1/apps/:app/autoscalers', summary: 'Create an autoscaler', body: createAutoscalerSchema, bodyRoot: 'autoscaler', responses: { 201: autoscalerEnvelope } },
+    (c, { autoscaler }) => c.json({ autoscaler: autoscalers.create(user(c), c.req.param('app'), autoscaler) }, 201),
+  );
 
-  const update = async (c: Context<AppEnv, '/v1/apps/:app/autoscalers/:id'>) => {
-    const raw = await readJson(c);
-    // go-scalingo sends {"max_containers":5}; the npm client {"autoscaler":{"max_containers":5}}.
-    const wrapped = raw && typeof raw === 'object' && !Array.isArray(raw) && 'autoscaler' in raw ? raw : { autoscaler: raw };
-    const { autoscaler } = parseWith(updateAutoscalerSchema, wrapped, 'autoscaler');
-    return c.json({ autoscaler: autoscalers.update(user(c), c.req.param('app'), c.req.param('id'), autoscaler) });
-  };
-  r.patch('/v1/apps/:app/autoscalers/:id', update);
-  r.put('/v1/apps/:app/autoscalers/:id', update);
+  r.add(
+    {
+      method: ['patch', 'put'],
+      path: '/v1/apps/:app/autoscalers/:id',
+      summary: 'Update an autoscaler',
+      description: 'The body may be wrapped in `autoscaler` (npm client) or not (go-scalingo).',
+      body: updateAutoscalerSchema,
+      rawBody: true,
+      responses: { 200: autoscalerEnvelope },
+    },
+    async (c) => {
+      const raw = await readJson(c);
+      // go-scalingo sends {"max_containers":5}; the npm client {"autoscaler":{"max_containers":5}}.
+      const wrapped = raw && typeof raw === 'object' && !Array.isArray(raw) && 'autoscaler' in raw ? raw : { autoscaler: raw };
+      const { autoscaler } = parseWith(updateAutoscalerSchema, wrapped, 'autoscaler');
+      return c.json({ autoscaler: autoscalers.update(user(c), c.req.param('app'), c.req.param('id'), autoscaler) });
+    },
+  );
 
-  r.delete('/v1/apps/:app/autoscalers/:id', (c) => {
+  r.add({ method: 'delete', path: '/v1/apps/:app/autoscalers/:id', summary: 'Delete an autoscaler', responses: { 204: null } }, (c) => {
     autoscalers.remove(user(c), c.req.param('app'), c.req.param('id'));
     return c.body(null, 204);
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../http/api-schemas.ts';
 
 // The metrics an autoscaler can follow (doc.scalingo.com/platform/app/autoscaler, "Available Metrics"):
 // RAM, CPU, swap, p95 response time, RPM (`all`) and RPM per container, named as the recommended-values
@@ -41,3 +42,26 @@ export const updateAutoscalerSchema = z.object({
 
 export type CreateAutoscalerInput = z.infer<typeof createAutoscalerSchema>['autoscaler'];
 export type UpdateAutoscalerInput = z.infer<typeof updateAutoscalerSchema>['autoscaler'];
+
+// ---- Answers ----
+
+/** autoscalers.service.ts `toJson`. */
+export const autoscalerResource = z
+  .object({
+    id: z.string(),
+    app_id: z.string(),
+    container_type: z.string(),
+    metric: z.enum(AUTOSCALER_METRICS),
+    target: z.number(),
+    target_text: z.string(),
+    min_containers: z.number().int(),
+    max_containers: z.number().int(),
+    disabled: z.boolean(),
+    created_at: isoDateTime,
+    updated_at: isoDateTime,
+    last_scale: isoDateTime.nullable(),
+  })
+  .meta({ id: 'Autoscaler' });
+
+export const autoscalerEnvelope = z.object({ autoscaler: autoscalerResource });
+export const autoscalerList = z.object({ autoscalers: z.array(autoscalerResource) });

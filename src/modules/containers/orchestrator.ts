@@ -9,7 +9,6 @@ import type { VariablesStore } from '../variables/variables.store.ts';
 import type { DeploymentsStore } from '../deployments/deployments.store.ts';
 import type { ContainerRow, ContainersStore } from './containers.store.ts';
 import { containerEnv, WEB_PORT } from './container-env.ts';
-import { answersHttp } from './readiness.ts';
 
 /** What runs: a successful deployment's image and process types. */
 export interface Release {
@@ -92,7 +91,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     }
     for (;;) {
       checkKept();
-      if (hostPort && (await answersHttp(hostPort))) return;
+      if (await runtime.ready({ engineId, hostPort })) return;
       const info = await runtime.inspect(engineId);
       if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
       if (clock.now() > deadline) throw new Error(`container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`);

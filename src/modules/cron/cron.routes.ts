@@ -1,10 +1,12 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { CronService } from './cron.service.ts';
+import { cronTaskList } from './cron.schemas.ts';
 
 /** GET /v1/apps/:app/cron_tasks — go-scalingo CronTasks: `{"jobs":[…]}` at the root. */
 export function cronRoutes(deps: { cron: CronService }) {
-  const r = new Hono<AppEnv>();
-  r.get('/v1/apps/:app/cron_tasks', (c) => c.json({ jobs: deps.cron.list(c.get('principal').user, c.req.param('app')) }));
+  const r = new ApiRoutes('cron');
+  r.add({ method: 'get', path: '/v1/apps/:app/cron_tasks', summary: 'List the cron tasks of the deployed code (cron.json)', responses: { 200: cronTaskList } }, (c) =>
+    c.json({ jobs: deps.cron.list(c.get('principal').user, c.req.param('app')) }),
+  );
   return r;
 }

@@ -1,20 +1,13 @@
-import { Hono, type Context } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from '../../http/env.ts';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import { ApiError } from '../../http/errors.ts';
-import { jsonBody, pageParams } from '../../http/validate.ts';
+import { pageParams } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
 import type { Urls } from '../../shared/urls.ts';
 import type { AppsService } from '../apps/apps.service.ts';
+import { requireWritableApp } from '../apps/writable-app.ts';
 import type { DeploymentsStore } from './deployments.store.ts';
 import type { DeploymentsService } from './deployments.service.ts';
-
-const createSchema = z.object({
-  deployment: z.object({
-    source_url: z.string().min(1, "can't be blank").max(4096),
-    git_ref: z.string().max(256).refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen').nullish(),
-  }),
-});
+import { createDeploymentSchema, deploymentEnvelope, deploymentList, pageQuery } from './deployments.schemas.ts';
 
 /** The platform's deployment-by-archive endpoint, plus listing, showing and the build output. */
 export function deploymentsRoutes(deps: {
@@ -26,38 +19,55 @@ export function deploymentsRoutes(deps: {
   /** The emulator's own source download URL → the stored archive's path (sources module); null otherwise. */
   localSource?: (url: string) => string | null;
 }) {
-  const r = new Hono<AppEnv>();
-  const appOf = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, c.req.param('app')!);
+  const r = new ApiRoutes('deployments');
+  const json = (d: Parameters<DeploymentsService['toJson']>[0], appName: string) => deps.deployments.toJson(d, deps.urls().api, appName);
 
-  r.post('/v1/apps/:app/deployments', async (c) => {
-    const app = deps.apps.writableApp(c.get('principal').user, c.req.param('app'), 'deploy new code');
-    const { deployment } = await jsonBody(c, createSchema, 'deployment');
-    if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url)) throw ApiError.invalid('source_url', 'must be an http(s):// or file:// URL, or a local path, to a .tar.gz archive');
-    const location = deps.localSource?.(deployment.source_url) ?? deployment.source_url;
-    const d = await deps.deployments.deployWhenEngine(app, { kind: 'archive', location, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
-    return c.json({ deployment: deps.deployments.toJson(d, deps.urls().api, app.name) }, 201);
-  });
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/apps/:app/deployments',
+      summary: 'Deploy an archive (.tar.gz at source_url)',
+      middleware: [requireWritableApp(deps.apps, 'deploy new code')],
+      body: createDeploymentSchema,
+      bodyRoot: 'deployment',
+      responses: { 201: deploymentEnvelope },
+    },
+    async (c, { deployment }) => {
+      const app = c.get('app');
+      if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url)) throw ApiError.invalid('source_url', 'must be an http(s):// or file:// URL, or a local path, to a .tar.gz archive');
+      const location = deps.localSource?.(deployment.source_url) ?? deployment.source_url;
+      const d = await deps.deployments.deployWhenEngine(app, { kind: 'archive', location, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
+      return c.json({ deployment: json(d, app.name) }, 201);
+    },
+  );
 
-  r.get('/v1/apps/:app/deployments', (c) => {
-    const app = appOf(c);
+  r.add({ method: 'get', path: '/v1/apps/:app/deployments', summary: 'List the deployments of an app, newest first', query: pageQuery, responses: { 200: deploymentList } }, (c) => {
+    const app = c.get('app');
     const { page, perPage } = pageParams(c, deps.pagination);
     const p = paginate(deps.store.count(app.id), page, perPage);
-    return c.json({ deployments: deps.store.page(app.id, p.limit, p.offset).map((d) => deps.deployments.toJson(d, deps.urls().api, app.name)), meta: { pagination: p.meta } });
+    return c.json({ deployments: deps.store.page(app.id, p.limit, p.offset).map((d) => json(d, app.name)), meta: { pagination: p.meta } });
   });
 
-  r.get('/v1/apps/:app/deployments/:id', (c) => {
-    const app = appOf(c);
+  r.add({ method: 'get', path: '/v1/apps/:app/deployments/:id', summary: 'Get a deployment', responses: { 200: deploymentEnvelope } }, (c) => {
+    const app = c.get('app');
     const d = deps.store.get(app.id, c.req.param('id'));
     if (!d) throw ApiError.notFound('deployment');
-    return c.json({ deployment: deps.deployments.toJson(d, deps.urls().api, app.name) });
+    return c.json({ deployment: json(d, app.name) });
   });
 
-  r.get('/v1/apps/:app/deployments/:id/output', (c) => {
-    const app = appOf(c);
-    const d = deps.store.get(app.id, c.req.param('id'));
-    if (!d) throw ApiError.notFound('deployment');
-    return c.text(d.output);
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/deployments/:id/output',
+      summary: 'Get the build output of a deployment',
+      responses: { 200: { contentType: 'text/plain', description: 'The build output so far' } },
+    },
+    (c) => {
+      const d = deps.store.get(c.get('app').id, c.req.param('id'));
+      if (!d) throw ApiError.notFound('deployment');
+      return c.text(d.output);
+    },
+  );
 
   return r;
 }

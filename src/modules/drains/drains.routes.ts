@@ -1,38 +1,48 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
-import { jsonBody, readJson } from '../../http/validate.ts';
+import { readJson } from '../../http/validate.ts';
 import type { DrainsService } from './drains.service.ts';
-import { drainBodySchema } from './drains.schemas.ts';
+import { drainBodySchema, drainEnvelope, drainList, removeDrainBody, removeDrainQuery, type DrainInput } from './drains.schemas.ts';
 
 /** #31–#36: the same three actions on an app and on an addon of the app. */
 export function drainsRoutes(deps: { drains: DrainsService }) {
   const { drains } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('drains');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
-  const addonOf = (c: Context<AppEnv>) => c.req.param('addon') as string | undefined;
 
-  const list = (c: Context<AppEnv>) => c.json({ drains: drains.list(user(c), c.req.param('app') as string, addonOf(c)) });
-  const add = async (c: Context<AppEnv>) => {
-    const { drain } = await jsonBody(c, drainBodySchema, 'drain');
-    return c.json({ drain: drains.add(user(c), c.req.param('app') as string, addonOf(c), drain) }, 201);
-  };
+  const list = (c: Context<AppEnv>, app: string, addon?: string) => c.json({ drains: drains.list(user(c), app, addon) });
+  const add = (c: Context<AppEnv>, app: string, addon: string | undefined, drain: DrainInput) => c.json({ drain: drains.add(user(c), app, addon, drain) }, 201);
   // The url comes in the query string (Go client: DELETE params are query params) or a JSON body (spec).
-  const remove = async (c: Context<AppEnv>) => {
+  const remove = async (c: Context<AppEnv>, app: string, addon?: string) => {
     let url = c.req.query('url');
     if (!url) {
       const body = (await readJson(c)) as { url?: unknown; drain?: { url?: unknown } } | null;
       const v = body && typeof body === 'object' ? (body.url ?? body.drain?.url) : undefined;
       url = typeof v === 'string' ? v : undefined;
     }
-    drains.remove(user(c), c.req.param('app') as string, addonOf(c), url);
+    drains.remove(user(c), app, addon, url);
     return c.body(null, 204);
   };
 
-  r.get('/v1/apps/:app/log_drains', list);
-  r.post('/v1/apps/:app/log_drains', add);
-  r.delete('/v1/apps/:app/log_drains', remove);
-  r.get('/v1/apps/:app/addons/:addon/log_drains', list);
-  r.post('/v1/apps/:app/addons/:addon/log_drains', add);
-  r.delete('/v1/apps/:app/addons/:addon/log_drains', remove);
+  const app = '/v1/apps/:app/log_drains';
+  r.add({ method: 'get', path: app, summary: '#31 List the log drains of an app', responses: { 200: drainList } }, (c) => list(c, c.req.param('app')));
+  r.add({ method: 'post', path: app, summary: '#33 Add a log drain to an app', body: drainBodySchema, bodyRoot: 'drain', responses: { 201: drainEnvelope } }, (c, { drain }) =>
+    add(c, c.req.param('app'), undefined, drain),
+  );
+  r.add(
+    { method: 'delete', path: app, summary: '#35 Remove a log drain of an app (by url)', query: removeDrainQuery, body: removeDrainBody, rawBody: true, responses: { 204: null } },
+    (c) => remove(c, c.req.param('app')),
+  );
+
+  const addon = '/v1/apps/:app/addons/:addon/log_drains';
+  r.add({ method: 'get', path: addon, summary: '#32 List the log drains of an addon', responses: { 200: drainList } }, (c) => list(c, c.req.param('app'), c.req.param('addon')));
+  r.add({ method: 'post', path: addon, summary: '#34 Add a log drain to an addon', body: drainBodySchema, bodyRoot: 'drain', responses: { 201: drainEnvelope } }, (c, { drain }) =>
+    add(c, c.req.param('app'), c.req.param('addon'), drain),
+  );
+  r.add(
+    { method: 'delete', path: addon, summary: '#36 Remove a log drain of an addon (by url)', query: removeDrainQuery, body: removeDrainBody, rawBody: true, responses: { 204: null } },
+    (c) => remove(c, c.req.param('app'), c.req.param('addon')),
+  );
   return r;
 }

@@ -152,7 +152,7 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     });
   }
 
-  /** One db-tunnel connection: checked, counted, piped to 127.0.0.1:<published port>, bounded in idle time. */
+  /** One db-tunnel connection: checked, counted, piped to the published port (publishHost), bounded in idle time. */
   async function forward(
     accept: () => ServerChannel,
     reject: () => void,
@@ -186,7 +186,7 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
       release();
       return reject();
     }
-    const sock = connect({ host: '127.0.0.1', port: target.port });
+    const sock = connect({ host: target.host, port: target.port });
     upstream = sock;
     sock.setTimeout(TUNNEL_IDLE_MS, () => sock.destroy());
     sock.once('close', release);

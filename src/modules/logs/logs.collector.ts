@@ -7,7 +7,7 @@
 // back-off); when the engine is unreachable, the runtime's 'up' transition re-lists and resumes
 // every container from its cursor.
 import type { Logger } from '../../shared/logger.ts';
-import { LABELS, isEngineUnreachable, type ContainerRuntime, type RuntimeEvent } from '../../runtime/runtime.ts';
+import { LABELS, EngineUnavailableError, NoSuchContainerError, type ContainerRuntime, type RuntimeEvent } from '../../runtime/runtime.ts';
 import type { LogsPipeline, Cursor } from './logs.pipeline.ts';
 import { containerName, normaliseTimestamp } from './log-line.ts';
 
@@ -111,7 +111,7 @@ export function createLogsCollector(deps: CollectorDeps) {
     try {
       stream = await runtime.logs(f.engineId, { follow: live, sinceMs });
     } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return; // removed meanwhile
+      if (err instanceof NoSuchContainerError) return; // removed meanwhile
       throw err;
     }
     f.stream = stream;
@@ -155,7 +155,7 @@ export function createLogsCollector(deps: CollectorDeps) {
       try {
         await scan();
       } catch (err) {
-        if (!isEngineUnreachable(err)) throw err;
+        if (!(err instanceof EngineUnavailableError)) throw err;
         logger.warn('logs: Docker engine unavailable, container output is collected once it is back');
       }
     },

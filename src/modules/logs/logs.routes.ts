@@ -1,10 +1,12 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { appJson, type AppViewContext } from '../apps/apps.view.ts';
 import type { LogsService } from './logs.service.ts';
+import { archivesQuery, logsArchiveList, logsUrlAnswer, signedArchiveQuery, signedLogsQuery } from './logs.schemas.ts';
 
 /**
  * #20 logs URL, #21 archives list (API, authenticated), and the logs service itself on the same
@@ -12,48 +14,74 @@ import type { LogsService } from './logs.service.ts';
  */
 export function logsRoutes(deps: { logs: LogsService; view: AppViewContext }) {
   const { logs } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('logs');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  // #20
-  r.get('/v1/apps/:app/logs', (c) => {
+  r.add({ method: 'get', path: '/v1/apps/:app/logs', summary: '#20 Get a signed logs URL', responses: { 200: logsUrlAnswer } }, (c) => {
     const { app, logs_url } = logs.logsUrl(user(c), c.req.param('app'));
     return c.json({ app: appJson(app, deps.view), logs_url });
   });
 
-  // #21 — `cursor` (documentation, npm client) or `page` (Go CLI)
-  r.get('/v1/apps/:app/logs_archives', (c) => c.json(logs.archives(user(c), c.req.param('app'), { cursor: c.req.query('cursor'), page: c.req.query('page') })));
+  // `cursor` (documentation, npm client) or `page` (Go CLI)
+  r.add({ method: 'get', path: '/v1/apps/:app/logs_archives', summary: '#21 List the logs archives', query: archivesQuery, responses: { 200: logsArchiveList } }, (c) =>
+    c.json(logs.archives(user(c), c.req.param('app'), { cursor: c.req.query('cursor'), page: c.req.query('page') })),
+  );
 
-  // #22 text, or SSE when stream=true without an Upgrade header (WebSocket: logs.ws.ts)
-  r.get('/apps/:app/logs', (c) => {
-    const read = logs.authorize(c.req.param('app'), c.req.query());
-    if (!read.stream) {
-      const text = logs.text(read);
-      // The Go CLI prints "There is no log for this application" on 204 (research §2.2).
-      if (text === null) return c.body(null, 204);
-      return c.body(text, 200, { 'content-type': 'text/plain; charset=utf-8' });
-    }
-    return streamSSE(c, async (stream) => {
-      const sub = logs.subscribe(read, {
-        // Data-only events: EventSource's onmessage sees them all; the JSON says which kind it is.
-        send: (message) => stream.writeSSE({ data: message }),
-        close: () => void stream.close(),
+  // Text, or SSE when stream=true without an Upgrade header (WebSocket: logs.ws.ts)
+  r.add(
+    {
+      method: 'get',
+      path: '/apps/:app/logs',
+      summary: '#22 Read the logs (signed URL from #20): the last lines as text, or followed as Server-Sent Events',
+      auth: 'signed',
+      app: false,
+      query: signedLogsQuery,
+      responses: {
+        200: { contentType: ['text/plain', 'text/event-stream'], description: 'One line per log line; with stream=true, one data-only event per message' },
+        204: null,
+      },
+    },
+    (c) => {
+      const read = logs.authorize(c.req.param('app'), c.req.query());
+      if (!read.stream) {
+        const text = logs.text(read);
+        // The Go CLI prints "There is no log for this application" on 204 (research §2.2).
+        if (text === null) return c.body(null, 204);
+        return c.body(text, 200, { 'content-type': 'text/plain; charset=utf-8' });
+      }
+      return streamSSE(c, async (stream) => {
+        const sub = logs.subscribe(read, {
+          // Data-only events: EventSource's onmessage sees them all; the JSON says which kind it is.
+          send: (message) => stream.writeSSE({ data: message }),
+          close: () => void stream.close(),
+        });
+        stream.onAbort(() => sub.close('client closed'));
+        await sub.closed;
       });
-      stream.onAbort(() => sub.close('client closed'));
-      await sub.closed;
-    });
-  });
+    },
+  );
 
   // Archive download (URL from #21)
-  r.get('/apps/:app/logs_archives/:id', (c) => {
-    const file = logs.archiveFile(c.req.param('app'), c.req.param('id'), c.req.query());
-    const body = Readable.toWeb(createReadStream(file.path)) as ReadableStream;
-    return c.body(body, 200, {
-      'content-type': 'application/gzip',
-      'content-length': String(file.size),
-      'content-disposition': `attachment; filename="${file.name}"`,
-    });
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/apps/:app/logs_archives/:id',
+      summary: 'Download a logs archive (signed URL from #21)',
+      auth: 'signed',
+      app: false,
+      query: signedArchiveQuery,
+      responses: { 200: { contentType: 'application/gzip', description: 'The archived lines, gzipped' } },
+    },
+    (c) => {
+      const file = logs.archiveFile(c.req.param('app'), c.req.param('id'), c.req.query());
+      const body = Readable.toWeb(createReadStream(file.path)) as ReadableStream;
+      return c.body(body, 200, {
+        'content-type': 'application/gzip',
+        'content-length': String(file.size),
+        'content-disposition': `attachment; filename="${file.name}"`,
+      });
+    },
+  );
 
   return r;
 }

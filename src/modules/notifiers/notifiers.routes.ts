@@ -1,8 +1,17 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { parseWith, readJson } from '../../http/validate.ts';
 import type { NotifiersService } from './notifiers.service.ts';
-import { createNotifierSchema, updateNotifierSchema } from './notifiers.schemas.ts';
+import {
+  createNotifierSchema,
+  notificationPlatformList,
+  notifierEnvelope,
+  notifierList,
+  notifierTestAnswer,
+  platformSearchQuery,
+  updateNotifierSchema,
+} from './notifiers.schemas.ts';
 import { PLATFORMS, platformJson } from './platforms.ts';
 
 /** A body under `{root: {...}}` as the clients send it, or the same fields unwrapped (curl users, the Go CLI's alert update). */
@@ -13,33 +22,69 @@ export function wrapped(raw: unknown, root: string): unknown {
 
 export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
   const { notifiers } = deps;
-  const r = new Hono<AppEnv>();
+  const r = new ApiRoutes('notifiers');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  // Public on the platform (go-scalingo sends these with NoAuth): see src/http/middleware/authenticate.ts.
-  r.get('/v1/notification_platforms', (c) => c.json({ notification_platforms: PLATFORMS.map(platformJson) }));
-  r.get('/v1/notification_platforms/search', (c) => {
-    const name = (c.req.query('name') ?? '').toLowerCase();
-    return c.json({ notification_platforms: PLATFORMS.filter((p) => p.name === name).map(platformJson) });
-  });
+  // Public on the platform (go-scalingo sends these with NoAuth).
+  r.add({ method: 'get', path: '/v1/notification_platforms', summary: 'List the notification platforms', auth: 'public', responses: { 200: notificationPlatformList } }, (c) =>
+    c.json({ notification_platforms: PLATFORMS.map(platformJson) }),
+  );
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/notification_platforms/search',
+      summary: 'Find a notification platform by name',
+      auth: 'public',
+      query: platformSearchQuery,
+      responses: { 200: notificationPlatformList },
+    },
+    (c) => {
+      const name = (c.req.query('name') ?? '').toLowerCase();
+      return c.json({ notification_platforms: PLATFORMS.filter((p) => p.name === name).map(platformJson) });
+    },
+  );
 
-  r.get('/v1/apps/:app/notifiers', (c) => c.json({ notifiers: notifiers.list(user(c), c.req.param('app')) }));
-  r.post('/v1/apps/:app/notifiers', async (c) => {
-    const { notifier } = parseWith(createNotifierSchema, wrapped(await readJson(c), 'notifier'), 'notifier');
-    return c.json({ notifier: notifiers.create(user(c), c.req.param('app'), notifier) }, 201);
-  });
-  r.get('/v1/apps/:app/notifiers/:id', (c) => c.json({ notifier: notifiers.show(user(c), c.req.param('app'), c.req.param('id')) }));
-  const update = async (c: Context<AppEnv, '/v1/apps/:app/notifiers/:id'>) => {
-    const { notifier } = parseWith(updateNotifierSchema, wrapped(await readJson(c), 'notifier'), 'notifier');
-    return c.json({ notifier: notifiers.update(user(c), c.req.param('app'), c.req.param('id'), notifier) });
-  };
-  r.patch('/v1/apps/:app/notifiers/:id', update);
-  r.put('/v1/apps/:app/notifiers/:id', update);
-  r.delete('/v1/apps/:app/notifiers/:id', (c) => {
+  r.add({ method: 'get', path: '/v1/apps/:app/notifiers', summary: 'List the notifiers of an app', responses: { 200: notifierList } }, (c) =>
+    c.json({ notifiers: notifiers.list(user(c), c.req.param('app')) }),
+  );
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/apps/:app/notifiers',
+      summary: 'Create a notifier',
+      description: 'The body may be wrapped in `notifier` or not.',
+      body: createNotifierSchema,
+      rawBody: true,
+      responses: { 201: notifierEnvelope },
+    },
+    async (c) => {
+      const { notifier } = parseWith(createNotifierSchema, wrapped(await readJson(c), 'notifier'), 'notifier');
+      return c.json({ notifier: notifiers.create(user(c), c.req.param('app'), notifier) }, 201);
+    },
+  );
+  r.add({ method: 'get', path: '/v1/apps/:app/notifiers/:id', summary: 'Get a notifier', responses: { 200: notifierEnvelope } }, (c) =>
+    c.json({ notifier: notifiers.show(user(c), c.req.param('app'), c.req.param('id')) }),
+  );
+  r.add(
+    {
+      method: ['patch', 'put'],
+      path: '/v1/apps/:app/notifiers/:id',
+      summary: 'Update a notifier',
+      description: 'The body may be wrapped in `notifier` or not.',
+      body: updateNotifierSchema,
+      rawBody: true,
+      responses: { 200: notifierEnvelope },
+    },
+    async (c) => {
+      const { notifier } = parseWith(updateNotifierSchema, wrapped(await readJson(c), 'notifier'), 'notifier');
+      return c.json({ notifier: notifiers.update(user(c), c.req.param('app'), c.req.param('id'), notifier) });
+    },
+  );
+  r.add({ method: 'delete', path: '/v1/apps/:app/notifiers/:id', summary: 'Delete a notifier', responses: { 204: null } }, (c) => {
     notifiers.delete(user(c), c.req.param('app'), c.req.param('id'));
     return c.body(null, 204);
   });
-  r.post('/v1/apps/:app/notifiers/:id/test', (c) => {
+  r.add({ method: 'post', path: '/v1/apps/:app/notifiers/:id/test', summary: 'Send a test message through a notifier', responses: { 200: notifierTestAnswer } }, (c) => {
     notifiers.test(user(c), c.req.param('app'), c.req.param('id'));
     return c.json({});
   });

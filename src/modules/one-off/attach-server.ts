@@ -10,7 +10,7 @@ import type { RawData, WebSocket } from 'ws';
 import { ApiError } from '../../http/errors.ts';
 import type { UpgradeTable } from '../../http/ws.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { isEngineUnreachable, ENGINE_UNREACHABLE_MESSAGE } from '../../runtime/runtime.ts';
+import { EngineUnavailableError, ENGINE_UNREACHABLE_MESSAGE } from '../../runtime/runtime.ts';
 import { ATTACH_PREFIX } from './attach-url.ts';
 import type { Attacher, TerminalClient } from './attach-session.ts';
 import type { OneOffService } from './one-off.service.ts';
@@ -32,7 +32,7 @@ export function createAttachServer(deps: { oneOff: OneOffService; attacher: Atta
   const { oneOff, attacher, upgrades, logger } = deps;
   const refuse = (socket: Duplex, err: unknown) => {
     if (err instanceof ApiError) return upgrades.reject(socket, err.status, err.body, err.headers);
-    if (isEngineUnreachable(err)) return upgrades.reject(socket, 503, { error: ENGINE_UNREACHABLE_MESSAGE });
+    if (err instanceof EngineUnavailableError) return upgrades.reject(socket, 503, { error: ENGINE_UNREACHABLE_MESSAGE });
     logger.error({ err }, 'one-off: attaching failed');
     upgrades.reject(socket, 500, { error: 'internal error while attaching to the one-off container' });
   };

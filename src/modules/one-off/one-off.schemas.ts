@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { appResource } from '../apps/apps.schemas.ts';
+import { containerResource } from '../containers/containers.schemas.ts';
 
 // POST /v1/apps/:app/run. The Go client always sends every key (`has_uploads` false, `size` "M");
 // the npm client only `command` and what the caller set (docs/research/clients-runtime.md §1.1).
@@ -37,3 +39,24 @@ export function normaliseResize(body: unknown): unknown {
   const b = body as Record<string, unknown>;
   return { width: b.width ?? b.Width, height: b.height ?? b.Height };
 }
+
+/** PUT <attach_url> as documented: integers (strings and `Width`/`Height` are read too). */
+export const resizeBodyDoc = z.object({ width: z.union([z.number().int(), z.string()]), height: z.union([z.number().int(), z.string()]) });
+
+/** POST …/containers/:id/kill as documented (the service checks it). */
+export const killBodyDoc = z.object({ signal: z.enum(KILL_SIGNALS) });
+
+// ---- Answers ----
+
+/** #14: the one-off container (ps shape plus its memory and app), its attach URL, and the operation when attached. */
+export const runAnswer = z
+  .object({
+    container: containerResource.extend({ memory: z.number().int(), app: appResource }),
+    attach_url: z.string(),
+    operation_url: z.string().optional(),
+    operation: z.string().optional(),
+  })
+  .meta({ id: 'OneOffRun' });
+
+/** GET <attach_url>/wait: integers only (the CLI decodes into map[string]int). */
+export const waitAnswer = z.object({ exit_code: z.number().int() });

@@ -1,37 +1,39 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { StatsService } from './stats.service.ts';
 import type { Recommended } from './recommended.ts';
+import { realtimeStats, recommendedQuery, seriesQuery, statPoint, statSeries } from './stats.schemas.ts';
 
 /**
  * #23–#25. Only the `/v1/apps/:app/...` form is served: the reference's unprefixed path text names no
  * app, and every sample request (and the npm client) uses the prefixed form (docs/fidelity.md).
  */
 export function statsRoutes(deps: { apps: AppsService; stats: StatsService; recommended: Recommended }) {
-  const r = new Hono<AppEnv>();
-  const app = (c: Context<AppEnv>) => deps.apps.visibleApp(c.get('principal').user, c.req.param('app')!);
+  const r = new ApiRoutes('stats');
 
   // #24 real-time figures read from the engine now; a stopped app has none.
-  r.get('/v1/apps/:app/stats', async (c) => c.json(await deps.stats.realtime(app(c))));
-
-  // #25 before the series routes: `recommended_value` is not a container type.
-  r.get('/v1/apps/:app/stats/:metric/recommended_value', (c) =>
-    c.json(deps.recommended.value(app(c), c.req.param('metric'), c.req.query('container_type') || undefined)),
+  r.add({ method: 'get', path: '/v1/apps/:app/stats', summary: '#24 Get the real-time stats of the running containers', responses: { 200: realtimeStats } }, async (c) =>
+    c.json(await deps.stats.realtime(c.get('app'))),
   );
 
-  // #23 the one bare-array endpoint.
-  const series = (c: Context<AppEnv>) =>
-    c.json(
-      deps.stats.series(app(c), c.req.param('metric')!, {
-        type: c.req.param('container'),
-        index: c.req.param('index'),
-        since: c.req.query('since'),
-        statusCode: c.req.query('status_code'),
-      }),
-    );
-  r.get('/v1/apps/:app/stats/:metric', series);
-  r.get('/v1/apps/:app/stats/:metric/:container', series);
-  r.get('/v1/apps/:app/stats/:metric/:container/:index', series);
+  // #25 before the series routes: `recommended_value` is not a container type.
+  r.add(
+    { method: 'get', path: '/v1/apps/:app/stats/:metric/recommended_value', summary: '#25 Get the recommended value of a metric', query: recommendedQuery, responses: { 200: statPoint } },
+    (c) => c.json(deps.recommended.value(c.get('app'), c.req.param('metric'), c.req.query('container_type') || undefined)),
+  );
+
+  // #23 the one bare-array endpoint: over the app, one container type, or one container.
+  const series = (c: Context<AppEnv>, metric: string, type?: string, index?: string) =>
+    c.json(deps.stats.series(c.get('app'), metric, { type, index, since: c.req.query('since'), statusCode: c.req.query('status_code') }));
+  const declare = { method: 'get', query: seriesQuery, responses: { 200: statSeries } } as const;
+  r.add({ ...declare, path: '/v1/apps/:app/stats/:metric', summary: '#23 Get a metric series of an app' }, (c) => series(c, c.req.param('metric')));
+  r.add({ ...declare, path: '/v1/apps/:app/stats/:metric/:container', summary: '#23 Get a metric series of one container type' }, (c) =>
+    series(c, c.req.param('metric'), c.req.param('container')),
+  );
+  r.add({ ...declare, path: '/v1/apps/:app/stats/:metric/:container/:index', summary: '#23 Get a metric series of one container' }, (c) =>
+    series(c, c.req.param('metric'), c.req.param('container'), c.req.param('index')),
+  );
   return r;
 }

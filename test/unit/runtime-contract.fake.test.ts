@@ -1,0 +1,8 @@
+// The in-memory fake of the fast tests against the runtime contract (the Docker runtime passes the same suite).
+import { FakeRuntime } from '../support/fake-runtime.ts';
+import { runtimeContract } from '../contract/runtime-contract.ts';
+
+runtimeContract('in-memory fake (test/support/fake-runtime.ts)', () => {
+  const runtime = new FakeRuntime();
+  return { runtime, cleanup: () => runtime.close() };
+});
