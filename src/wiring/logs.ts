@@ -1,41 +1,41 @@
 // Wiring of the logs area (issue #5): collection → pipeline → history (SQLite) → hub (WebSocket,
-// SSE) and drains (files, syslog); archives; addons for addon drains. emulator.ts builds it with
-// one call, mounts `routes`, and calls start/stop.
+// SSE) and drains (files, syslog); archives; addons for addon drains. The logs, drains and addons folders
+// do not know each other's wiring: it is here. Its area stops before the servers close (streams end).
 import { join } from 'node:path';
-import type { Db } from '../../db/database.ts';
-import type { Clock, ClockTimer } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { EmulatorConfig } from '../../config/schema.ts';
-import type { UpgradeTable } from '../../http/ws.ts';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppViewContext } from '../apps/apps.view.ts';
-import type { EventsService } from '../events/events.service.ts';
-import { createLogsStore } from './logs.store.ts';
-import { createLogsPipeline } from './logs.pipeline.ts';
-import { createLogsHub } from './logs.hub.ts';
-import { createLogsCollector } from './logs.collector.ts';
-import { createArchiver } from './archives.ts';
-import { createUrlSigner } from './logs-url.ts';
-import { loadSecretKey } from '../../shared/secrets.ts';
-import { createLogsService } from './logs.service.ts';
-import { logsRoutes } from './logs.routes.ts';
-import { ApiRoutes } from '../../http/api-routes.ts';
-import { registerLogsWebSocket } from './logs.ws.ts';
-import { createAddonsStore } from '../addons/addons.store.ts';
-import { createAddonsService } from '../addons/addons.service.ts';
-import { addonsRoutes } from '../addons/addons.routes.ts';
-import { databaseApiRoutes } from '../addons/database-api.routes.ts';
-import type { AddonServers } from '../addons/addon-servers.ts';
-import { addonServersRoutes } from '../addons/addon-servers.routes.ts';
-import { createAddonBackups } from '../addons/addon-backups.ts';
-import { createAddonBackupsStore } from '../addons/addon-backups.store.ts';
-import { databaseFeaturesRoutes } from '../addons/database-features.routes.ts';
-import { registerAddonLogsWebSocket } from '../addons/addon-logs.ws.ts';
-import { createDrainsStore } from '../drains/drains.store.ts';
-import { createDrainDispatcher } from '../drains/drains.dispatcher.ts';
-import { createDrainsService } from '../drains/drains.service.ts';
-import { drainsRoutes } from '../drains/drains.routes.ts';
+import type { Db } from '../db/database.ts';
+import type { Clock, ClockTimer } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { EmulatorConfig } from '../config/schema.ts';
+import type { UpgradeTable } from '../http/ws.ts';
+import type { ContainerRuntime } from '../runtime/runtime.ts';
+import type { AppsService } from '../modules/apps/apps.service.ts';
+import type { AppViewContext } from '../modules/apps/apps.view.ts';
+import type { EventsService } from '../modules/events/events.service.ts';
+import { createLogsStore } from '../modules/logs/logs.store.ts';
+import { createLogsPipeline } from '../modules/logs/logs.pipeline.ts';
+import { createLogsHub } from '../modules/logs/logs.hub.ts';
+import { createLogsCollector } from '../modules/logs/logs.collector.ts';
+import { createArchiver } from '../modules/logs/archives.ts';
+import { createUrlSigner } from '../modules/logs/logs-url.ts';
+import { loadSecretKey } from '../shared/secrets.ts';
+import { createLogsService } from '../modules/logs/logs.service.ts';
+import { logsRoutes } from '../modules/logs/logs.routes.ts';
+import { registerLogsWebSocket } from '../modules/logs/logs.ws.ts';
+import { createAddonsStore } from '../modules/addons/addons.store.ts';
+import { createAddonsService } from '../modules/addons/addons.service.ts';
+import { addonsRoutes } from '../modules/addons/addons.routes.ts';
+import { databaseApiRoutes } from '../modules/addons/database-api.routes.ts';
+import type { AddonServers } from '../modules/addons/addon-servers.ts';
+import { addonServersRoutes } from '../modules/addons/addon-servers.routes.ts';
+import { createAddonBackups } from '../modules/addons/addon-backups.ts';
+import { createAddonBackupsStore } from '../modules/addons/addon-backups.store.ts';
+import { databaseFeaturesRoutes } from '../modules/addons/database-features.routes.ts';
+import { registerAddonLogsWebSocket } from '../modules/addons/addon-logs.ws.ts';
+import { createDrainsStore } from '../modules/drains/drains.store.ts';
+import { createDrainDispatcher } from '../modules/drains/drains.dispatcher.ts';
+import { createDrainsService } from '../modules/drains/drains.service.ts';
+import { drainsRoutes } from '../modules/drains/drains.routes.ts';
+import type { Area, RouteGroup } from './area.ts';
 
 export interface LogsModuleDeps {
   db: Db;
@@ -108,10 +108,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
   pipeline.addSink(dispatcher.sink);
   registerLogsWebSocket(deps.upgrades, service);
 
-  const routes = new ApiRoutes('logs');
-  routes.include(logsRoutes({ logs: service, view: deps.view }));
-  routes.include(drainsRoutes({ drains }));
-  routes.include(addonsRoutes({ addons }));
+  const routes: RouteGroup[] = [logsRoutes({ logs: service, view: deps.view }), drainsRoutes({ drains }), addonsRoutes({ addons })];
   // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
   const addonBackups = deps.addonServers
     ? createAddonBackups({ store: createAddonBackupsStore(db), servers: deps.addonServers, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addons.key'), clock }), clock, logger, dir: join(deps.stateDir, 'addon-backups'), apiUrl: deps.apiUrl })
@@ -119,12 +116,12 @@ export function createLogsModule(deps: LogsModuleDeps) {
   let addonFollowers: { closeAll(): void } | undefined;
   if (deps.addonServers && addonBackups) {
     const addonLogsSigner = createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs.key'), clock });
-    routes.include(databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
+    routes.push(databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
     addonFollowers = registerAddonLogsWebSocket(deps.upgrades, { signer: addonLogsSigner, servers: deps.addonServers });
   }
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
-  routes.include(databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
-  if (deps.addonServers) routes.include(addonServersRoutes({ addons, servers: deps.addonServers }));
+  routes.push(databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
+  if (deps.addonServers) routes.push(addonServersRoutes({ addons, servers: deps.addonServers }));
 
   /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
   function maintain(sweep = true): void {
@@ -157,7 +154,35 @@ export function createLogsModule(deps: LogsModuleDeps) {
 
   let timer: ClockTimer | null = null;
 
+  async function start(): Promise<void> {
+    drains.start();
+    // On the emulator's clock: rotation by age follows a manual clock as it is advanced.
+    timer = clock.setInterval(maintainInBackground, cfg.maintenanceMs);
+    timer.unref();
+    // With the engine down, collection starts by itself once it answers (the runtime's 'up').
+    try {
+      await collector.start();
+    } catch (err) {
+      logger.warn({ err }, 'logs: could not list the containers to follow');
+    }
+  }
+
+  /** Before the HTTP server closes: streams end (else close() waits on them), then the rest drains. */
+  async function stop(): Promise<void> {
+    clock.clearInterval(timer);
+    timer = null;
+    hub.closeAll();
+    addonFollowers?.closeAll();
+    await collector.stop();
+    await pipeline.idle();
+    await archiver.stop();
+    dispatcher.stop();
+    await addonBackups?.idle();
+  }
+  const area: Area = { name: 'logs', routes, start, stop };
+
   return {
+    area,
     routes,
     service,
     pipeline,
@@ -171,31 +196,8 @@ export function createLogsModule(deps: LogsModuleDeps) {
     append: (appId: string, containerName: string, text: string, time?: number) => pipeline.append(appId, containerName, text, { timeMs: time }),
     maintain,
 
-    async start(): Promise<void> {
-      drains.start();
-      // On the emulator's clock: rotation by age follows a manual clock as it is advanced.
-      timer = clock.setInterval(maintainInBackground, cfg.maintenanceMs);
-      timer.unref();
-      // With the engine down, collection starts by itself once it answers (the runtime's 'up').
-      try {
-        await collector.start();
-      } catch (err) {
-        logger.warn({ err }, 'logs: could not list the containers to follow');
-      }
-    },
-
-    /** Before the HTTP server closes: streams end (else close() waits on them), then the rest drains. */
-    async stop(): Promise<void> {
-      clock.clearInterval(timer);
-      timer = null;
-      hub.closeAll();
-      addonFollowers?.closeAll();
-      await collector.stop();
-      await pipeline.idle();
-      await archiver.stop();
-      dispatcher.stop();
-      await addonBackups?.idle();
-    },
+    start,
+    stop,
   };
 }
 
