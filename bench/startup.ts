@@ -118,7 +118,7 @@ export const section: Section = {
             }
           }
         }
-        ctx.log(`startup: round ${round}/${ctx.rounds}: ` + modes.map((m) => `${m.key} ${ms(median(times.get(m.key)![round - 1]))}`).join(', '));
+        ctx.log(`startup: round ${round}/${ctx.rounds}: ${modes.map((m) => `${m.key} ${ms(median(times.get(m.key)![round - 1]))}`).join(', ')}`);
       }
       const roundMedians = (k: string) => times.get(k)!.map(median);
       const all = (k: string) => times.get(k)!.flat();

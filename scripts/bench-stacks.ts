@@ -26,7 +26,8 @@ const time = async (label: string, fn: () => Promise<unknown>) => {
 };
 const load0 = loadavg().map((x) => x.toFixed(2)).join(' / ');
 try {
-  const node = findRecipe('node')!;
+  const node = findRecipe('node');
+  if (!node) throw new Error('no node recipe');
   await time('stack-node: image current, nothing to build (hash check)', () => ensureRecipeImage(runtime, node));
   const variant = { ...node, tag: 'scalingo-emulator/bench-stack-node:1', customize: [...node.customize, 'true'] };
   await time('stack-node: recipe changed, .deb cache warm (mmdebstrap + docker import)', () => ensureRecipeImage(runtime, variant, (l) => console.log(l)));

@@ -6,6 +6,7 @@
 import { loadConfig } from './config/load.ts';
 import type { ConfigInput } from './config/schema.ts';
 import { createEmulator, VERSION, type Emulator } from './emulator.ts';
+import { defined } from './shared/defined.ts';
 
 export { VERSION };
 
@@ -121,7 +122,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       port: options.port ?? 0,
       routerPort: options.routerPort ?? 0,
       sshPort: options.sshPort ?? 0,
-      inMemory: options.inMemory ?? (options.dataDir ? false : true),
+      inMemory: options.inMemory ?? !options.dataDir,
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       logLevel: options.logLevel ?? 'silent',
     } as ConfigInput,
@@ -135,7 +136,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     throw err;
   }
   const users: EmulatorUser[] = config.users.map((u, i) => {
-    const row = emu.auth.userByLogin(u.username)!;
+    const row = defined(emu.auth.userByLogin(u.username), `configured user ${u.username}`);
     const token = i === 0 ? emu.startupToken : (u.apiTokens[0] ?? emu.auth.rotateStartupToken(row.id));
     return { username: u.username, email: u.email, password: u.password, token };
   });

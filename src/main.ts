@@ -94,9 +94,9 @@ async function main(argv: string[]): Promise<number> {
         host: values.host,
         dataDir: values['data-dir'],
         inMemory: values['in-memory'],
-        logLevel: values['log-level'] as never,
+        logLevel: values['log-level'],
         adminToken: values['admin-token'],
-        clock: values.clock as never,
+        clock: values.clock,
         importFile: values.import,
         exportOnExit: values['export-on-exit'],
         docker: {

@@ -62,7 +62,7 @@ export async function startEmulator(overrides: ConfigInput = {}, opts: EmulatorO
       }
       const res = await fetch(`${api}${path}`, { method, headers, body });
       const text = await res.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {

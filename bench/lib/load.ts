@@ -57,7 +57,7 @@ export async function hammer(o: LoadOptions): Promise<LoadFigures> {
     reqPerSec: r.requests.total / r.duration,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    max: latencies.reduce((a, b) => (b > a ? b : a), 0),
+    max: latencies.reduce((a, b) => Math.max(b, a), 0),
     total: r.requests.total,
     non2xx: r.non2xx,
     errors: r.errors,

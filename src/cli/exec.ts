@@ -70,7 +70,7 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
         routerPort: num('router-port', values['router-port']),
         sshPort: num('ssh-port', values['ssh-port']),
         ...(values['data-dir'] ? { dataDir: values['data-dir'], inMemory: false } : {}),
-        logLevel: values['log-level'] as never,
+        logLevel: values['log-level'],
       },
     });
   } catch (err) {

@@ -94,8 +94,9 @@ export async function runCli(argv: string[], io: RunIo = defaultIo()): Promise<n
   } catch (err) {
     return fail(io, `could not attach: ${(err as Error).message}`);
   }
-  const raw = !!io.stdin.isTTY && !!io.stdin.setRawMode;
-  if (raw) io.stdin.setRawMode!(true);
+  const setRawMode = io.stdin.isTTY ? io.stdin.setRawMode?.bind(io.stdin) : undefined;
+  const raw = !!setRawMode;
+  if (raw) setRawMode?.(true);
   const resize = () => {
     if (io.stdout.columns && io.stdout.rows) void call('PUT', attachUrl, { width: String(io.stdout.columns), height: String(io.stdout.rows) }).catch(() => undefined);
   };
@@ -114,7 +115,7 @@ export async function runCli(argv: string[], io: RunIo = defaultIo()): Promise<n
   io.stdin.off('end', onEnd);
   io.stdin.pause();
   offResize?.();
-  if (raw) io.stdin.setRawMode!(false);
+  if (raw) setRawMode?.(false);
 
   const wait = await call('GET', `${attachUrl}/wait`);
   if (wait.status === 408) return fail(io, 'Connection timed out due to inactivity, one-off aborted.', 129); // the CLI's os.Exit(-127)

@@ -1,6 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { configSchema, type ConfigInput, type EmulatorConfig } from './schema.ts';
 
 export const DEFAULT_CONFIG_FILE = 'emulator.config.json';

@@ -87,7 +87,7 @@ export interface Answer<T> {
 }
 
 /** A call to the platform API with the session's bearer; an expired bearer is renewed once. */
-export async function api<T = any>(method: string, path: string, body?: unknown, retried = false): Promise<Answer<T>> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown, retried = false): Promise<Answer<T>> {
   if (!bearer) await openSession();
   const res = await fetch(path, {
     method,
@@ -106,7 +106,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
 }
 
 /** A control-plane read (the admin token itself). */
-export async function control<T = any>(path: string): Promise<T> {
+export async function control<T = unknown>(path: string): Promise<T> {
   const res = await fetch(path, { headers: { authorization: `Bearer ${adminToken()}`, accept: 'application/json' } });
   const body = await res.json().catch(() => null);
   if (!res.ok) throw new ApiFailure(res.status, body);

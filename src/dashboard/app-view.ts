@@ -1,6 +1,6 @@
 // One app: its containers (live) with scale and restart controls, live logs, metrics charts,
 // events, alerts (firing or not) and deployments with their build output.
-import { api, control, logsSocketUrl, ApiFailure } from './api.ts';
+import { api, control, logsSocketUrl, type ApiFailure } from './api.ts';
 import { h, fill, badge, ago, every, onLeave } from './dom.ts';
 import { drawChart, percent, bytes, perMinute, type Point } from './charts.ts';
 
@@ -107,7 +107,7 @@ export function showApp(main: HTMLElement, name: string): void {
         const stick = logs.scrollTop + logs.clientHeight >= logs.scrollHeight - 4;
         logs.append(e.log.endsWith('\n') ? e.log : `${e.log}\n`);
         // Bounded: the oldest lines go past 2,000.
-        while (logs.childNodes.length > 2000) logs.firstChild!.remove();
+        while (logs.childNodes.length > 2000 && logs.firstChild) logs.firstChild.remove();
         if (stick) logs.scrollTop = logs.scrollHeight;
       };
       socket.onclose = () => {

@@ -1,12 +1,12 @@
 // The dashboard's entry: credentials first (src/dashboard/api.ts), then a hash router between
 // the apps list (#/) and an app's page (#/apps/<name>).
 import { adminToken, setAdminToken, forgetAdminToken, openSession, sessionUsers, sessionUser, ApiFailure } from './api.ts';
-import { h, fill, leavePage } from './dom.ts';
+import { h, fill, leavePage, byId } from './dom.ts';
 import { showApps } from './apps-view.ts';
 import { showApp } from './app-view.ts';
 
-const main = document.getElementById('main')!;
-const crumbs = document.getElementById('crumbs')!;
+const main = byId('main');
+const crumbs = byId('crumbs');
 const picker = document.getElementById('user-picker') as HTMLSelectElement;
 
 function askForToken(problem?: string): void {

@@ -69,3 +69,10 @@ export function leavePage(): void {
   for (const f of cleanups) f();
   cleanups.clear();
 }
+
+/** An element index.html declares: a missing one is a broken page, said plainly. */
+export function byId(id: string): HTMLElement {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`the page has no #${id}`);
+  return el;
+}

@@ -1,8 +1,9 @@
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { TrieRouter } from 'hono/router/trie-router';
 import { HTTPException } from 'hono/http-exception';
-import type { AppEnv, UserRow } from './env.ts';
+import type { AppEnv } from './env.ts';
+import type { UserRow } from '../modules/auth/principal.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -88,7 +89,7 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
     if (err instanceof ApiError) return errorResponse(c, err);
     if (err instanceof HTTPException) {
       const status = err.status;
-      return errorResponse(c, new ApiError(status as never, { error: err.message || 'request refused' }));
+      return errorResponse(c, new ApiError(status, { error: err.message || 'request refused' }));
     }
     // Docker down: the endpoints that need it answer 503 with a plain explanation.
     if (err instanceof EngineUnavailableError) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));

@@ -1,21 +1,7 @@
 import type { Logger } from '../shared/logger.ts';
+import type { Principal, UserRow } from '../modules/auth/principal.ts';
 import type { AppRow } from '../modules/apps/apps.store.ts';
 import type { DeclaredRoute } from './api-routes.ts';
-
-export interface Principal {
-  user: UserRow;
-  /** The API token the request was made with (directly or through its bearer). Null for password auth. */
-  tokenId: string | null;
-}
-
-export interface UserRow {
-  id: string;
-  username: string;
-  email: string;
-  fullname: string;
-  payment_method: number;
-  created_at: number;
-}
 
 /** Hono context variables set by the middleware chain. */
 export interface AppEnv {

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { StringDecoder } from 'node:string_decoder';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError, type FieldErrors } from './errors.ts';
 
 /**

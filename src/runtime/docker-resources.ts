@@ -65,14 +65,14 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
     async importImage({ tarPath, tag, changes }) {
       const docker = await engine();
       const [repo, version] = splitTag(tag);
-      const stream = (await docker.importImage(tarPath, { repo, tag: version, changes } as never)) as unknown as NodeJS.ReadableStream;
+      const stream = (await docker.importImage(tarPath, { repo, tag: version, changes })) as unknown as NodeJS.ReadableStream;
       await followBuild(docker, stream);
     },
 
     async commit(engineId, { tag, changes }) {
       const docker = await engine();
       const [repo, version] = splitTag(tag);
-      await docker.getContainer(engineId).commit({ repo, tag: version, changes } as never);
+      await docker.getContainer(engineId).commit({ repo, tag: version, changes });
     },
 
     async ensureNetwork(name, labels) {

@@ -97,7 +97,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     // Resumed: from the newest event seen, or from when the first subscription began (events of an outage are replayed).
     const from = lastEventNs || subscribedAtNs;
     const since = from ? (from / 1e9).toFixed(9) : undefined;
-    docker.getEvents({ since, filters: JSON.stringify({ type: ['container'], label: [`${LABELS.managed}=1`] }) as never } as never, (err, stream) => {
+    // `since` is "<seconds>.<nanoseconds>", a string for nanosecond precision (the engine's API);
+    // @types/dockerode only knows a number of seconds. docker-modem serialises the filters object.
+    const query: Omit<Docker.GetEventsOptions, 'since'> & { since?: string } = { since, filters: { type: ['container'], label: [`${LABELS.managed}=1`] } };
+    docker.getEvents(query as Docker.GetEventsOptions, (err, stream) => {
       if (err || !stream) {
         health.noteError(err);
         // While the engine is down its return restarts the subscription; otherwise retry.
@@ -240,7 +243,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     async list(labels) {
       const docker = await engine();
       const filters = { label: [`${LABELS.managed}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
-      const found = await docker.listContainers({ all: true, filters: JSON.stringify(filters) as never });
+      const found = await docker.listContainers({ all: true, filters: JSON.stringify(filters) });
       const infos = await Promise.all(found.map((c) => inspect(c.Id)));
       return infos.filter((i): i is ContainerInfo => i !== null);
     },
@@ -336,7 +339,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
 
     async putArchive(engineId, dir, tar) {
       const docker = await engine();
-      await docker.getContainer(engineId).putArchive(tar as never, { path: dir });
+      await docker.getContainer(engineId).putArchive(tar, { path: dir });
     },
 
     async close() {

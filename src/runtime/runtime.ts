@@ -180,7 +180,8 @@ export interface ContainerRuntime {
   /** Engine events for emulator-managed containers; returns an unsubscribe function. */
   onEvent(listener: (e: RuntimeEvent) => void): () => void;
   /** Output of a container: lines from `sinceMs` (inclusive, millisecond precision: callers dedupe), then live ones when follow. */
-  logs(engineId: string, opts: { follow: boolean; sinceMs?: number; tail?: number }): Promise<AsyncIterable<LogLine> & { close(): void }>;
+  /** `takeWaiting` (optional): the lines already received and not yet taken, without waiting (a burst in one go). */
+  logs(engineId: string, opts: { follow: boolean; sinceMs?: number; tail?: number }): Promise<AsyncIterable<LogLine> & { close(): void; takeWaiting?(): LogLine[] }>;
   /** One stats sample, read from the engine now. */
   stats(engineId: string): Promise<StatsSample | null>;
   /** Raw TTY stream of an interactive container (attach with stdin). */

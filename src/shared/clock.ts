@@ -115,6 +115,8 @@ export class ManualClock implements Clock {
 }
 
 /** ISO 8601 with milliseconds and a zone designator, as the platform writes dates. */
+export function isoDate(ms: number): string;
+export function isoDate(ms: number | null | undefined): string | null;
 export function isoDate(ms: number | null | undefined): string | null {
   return ms == null ? null : new Date(ms).toISOString();
 }

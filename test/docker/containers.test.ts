@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
+import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
 import { FAST, copyFixture, routerGet, waitForOperation, waitForStatus } from '../support/apps.ts';
 
 // #10–#13, #19 observed in Docker: ps, formation, scale, restart, operations, variables.

@@ -7,7 +7,7 @@ import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
 import { FAST, copyFixture, routerGet } from '../support/apps.ts';
-import { keyPair, type KeyPair } from '../support/ssh-keys.ts';
+import { keyPair } from '../support/ssh-keys.ts';
 import { commitAll, git, gitStart, head, initRepo, ssh } from '../support/git-cli.ts';
 
 // Deploy by `git push` with the stock git and ssh clients against the emulator's SSH endpoint,

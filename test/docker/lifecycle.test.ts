@@ -6,7 +6,7 @@ import { startEmulator } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, copyFixture, waitForDeployment, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { FAST, archiveOf, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
 
 describe('app lifecycle (real Docker)', () => {
   it('a container that keeps crashing is restarted with back-off, then the app is `crashed`', async () => {

@@ -84,7 +84,7 @@ describe('one-off containers (real Docker)', () => {
     // A terminal without a size: the CLI sends "0" × "0" — accepted, and the TTY keeps its size.
     expect((await fetch(attachUrl, { method: 'PUT', body: JSON.stringify({ width: '0', height: '0' }) })).status).toBe(200);
     t.write('stty size\n');
-    await t.waitFor(/\r?\n40 120\r?\n[^]*\r?\n40 120\r?\n/);
+    await t.waitFor(/\r?\n40 120\r?\n[\s\S]*\r?\n40 120\r?\n/);
     const bad = await fetch(attachUrl, { method: 'PUT', body: JSON.stringify({ width: 'wide', height: -1 }) });
     expect(bad.status).toBe(422);
     expect(Object.keys((await bad.json()).errors).sort()).toEqual(['height', 'width']);

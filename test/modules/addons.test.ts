@@ -55,7 +55,7 @@ describe('addons: catalogue, token and database API', () => {
     expect(show.body.database).toMatchObject({ id: addonId, app_name: 'db-app', type_name: 'postgresql', status: 'running', features: [], maintenance_window: { weekday_utc: 0 } });
     expect((await db(`/databases/${addonId}`, null)).status).toBe(401);
     expect((await db(`/databases/${addonId}`, 'adt.forged')).status).toBe(401);
-    expect((await db(`/databases/${addonId}`, token.slice(0, -2) + 'xx')).status).toBe(401);
+    expect((await db(`/databases/${addonId}`, `${token.slice(0, -2)}xx`)).status).toBe(401);
     expect((await db('/databases/ad-00000000-0000-0000-0000-000000000000')).status).toBe(404);
     // Without SCALINGO_DB_URL the clients use the region's database_api (/v1/regions).
     const region = (await h.call('GET', '/v1/regions')).body.regions.find((r: { name: string }) => r.name === 'local');

@@ -51,7 +51,7 @@ describe('SSH keys (/v1/keys)', () => {
   it('refuses a duplicate key (same fingerprint, whatever the comment) and a duplicate name', async () => {
     const first = await h.call('POST', '/v1/keys', { body: { key: { name: 'rsa', content: rsa.publicKey } } });
     expect(first.status).toBe(201);
-    const sameKeyOtherComment = rsa.publicKey.split(' ').slice(0, 2).join(' ') + ' another-comment';
+    const sameKeyOtherComment = `${rsa.publicKey.split(' ').slice(0, 2).join(' ')} another-comment`;
     expect((await h.call('POST', '/v1/keys', { body: { key: { name: 'rsa-2', content: sameKeyOtherComment } } })).body.errors.content[0]).toMatch(/already registered/);
     expect((await h.call('POST', '/v1/keys', { as: 'trial', body: { key: { name: 'mine', content: rsa.publicKey } } })).body.errors.content[0]).toMatch(/another account/);
     expect((await h.call('POST', '/v1/keys', { body: { key: { name: 'rsa', content: laptop.publicKey } } })).body).toEqual({ errors: { name: ['has already been taken'] } });

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { request } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { WebSocket, WebSocketServer } from 'ws';
-import { startUpstream, deadPort, send, until, startTestRouter, type TestUpstream, type TestRouter } from './router.helpers.ts';
+import { startUpstream, deadPort, send, until, startTestRouter, type TestRouter } from './router.helpers.ts';
 
 // The proxying itself: headers, bodies both ways, streaming, WebSocket, failures and timeouts.
 describe('router: proxying', () => {

@@ -22,7 +22,7 @@ async function rawExchange(port: number, chunks: (string | Buffer)[], count: num
   socket.on('close', () => (closed = true));
   await new Promise((r) => socket.once('connect', r));
   for (const c of chunks) socket.write(c);
-  const heads = () => [...data.matchAll(/HTTP\/1\.1 \d{3}[^]*?\r\n\r\n/g)].map((m) => m[0]);
+  const heads = () => [...data.matchAll(/HTTP\/1\.1 \d{3}[\s\S]*?\r\n\r\n/g)].map((m) => m[0]);
   await eventually(() => heads().length >= count || closed, { what: `${count} responses or the close` });
   socket.destroy();
   return { statuses: heads().map((h) => Number(h.slice(9, 12))), heads: heads(), closed };

@@ -235,7 +235,7 @@ export class FakeRuntime implements ContainerRuntime {
   async stats(engineId: string): Promise<StatsSample | null> {
     this.check();
     const c = this.containers.get(engineId);
-    if (!c || c.info.state !== 'running') return null;
+    if (c?.info.state !== 'running') return null;
     return { time: Date.now(), cpu: 0, memoryUsage: 1024 * 1024, memoryLimit: c.info.memoryLimit, memoryMaxUsage: 1024 * 1024, swapUsage: 0, swapLimit: 0 };
   }
   async close() {}

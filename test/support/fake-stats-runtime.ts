@@ -17,7 +17,7 @@ export class FakeStatsRuntime extends FakeLogsRuntime {
   async stats(engineId?: string): Promise<StatsSample | null> {
     this.statsCalls++;
     const c = engineId ? this.containers.get(engineId) : undefined;
-    if (!c || c.info.state !== 'running') return null;
+    if (c?.info.state !== 'running') return null;
     const f = this.figures.get(engineId!) ?? {};
     const memoryUsage = f.memoryUsage ?? 10 * MiB;
     return { time: Date.now(), cpu: 0, memoryUsage, memoryLimit: 512 * MiB, memoryMaxUsage: memoryUsage, swapUsage: 0, swapLimit: 0, ...f };

@@ -13,7 +13,9 @@ const appDir = (files: Record<string, string>) => {
   for (const [name, content] of Object.entries(files)) writeFileSync(join(d, name), content);
   return d;
 };
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe('buildpack detection and defaults', () => {
   it('detects the language from the files the platform buildpacks look for, Node first', () => {

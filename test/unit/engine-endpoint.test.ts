@@ -2,7 +2,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, ConfigError } from '../../src/config/load.ts';
+import { loadConfig, type ConfigError } from '../../src/config/load.ts';
 import { DEFAULT_SOCKET, resolveEngineEndpoint } from '../../src/runtime/engine-endpoint.ts';
 import { translateDockerError } from '../../src/runtime/docker-errors.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';

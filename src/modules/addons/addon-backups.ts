@@ -15,6 +15,7 @@ import type { UrlSigner } from '../logs/logs-url.ts';
 import type { AddonRow } from './addons.store.ts';
 import type { AddonServers } from './addon-servers.ts';
 import type { AddonBackupRow, AddonBackupsStore } from './addon-backups.store.ts';
+import { defined } from '../../shared/defined.ts';
 
 /** Backups kept per addon: the oldest go (row and file) beyond this. */
 const KEEP = 20;
@@ -101,7 +102,7 @@ export function createAddonBackups(deps: AddonBackupsDeps) {
     /** A manual backup: recorded `scheduled`, run in the background (the CLI polls GET /backups/:id). */
     create(addon: AddonRow): AddonBackupRow {
       if (running.has(addon.id)) throw ApiError.unprocessable({ database_backup: ['a backup of this database is already running: wait for it to end'] });
-      const server = deps.servers.server(addon.id)!;
+      const server = defined(deps.servers.server(addon.id), `the server of addon ${addon.id}`);
       const now = clock.now();
       const stamp = (isoDate(now) ?? '').replace(/[-:]/g, '').replace(/\..*$/, '');
       const row: AddonBackupRow = { id: objectId(now), addon_id: addon.id, name: `${stamp}_${server.database}`, status: 'scheduled', method: 'manual', size: 0, error: null, created_at: now, started_at: null, finished_at: null };
@@ -135,7 +136,7 @@ export function createAddonBackups(deps: AddonBackupsDeps) {
       if (check.subject !== id) throw ApiError.unauthorized('invalid download token');
       const b = store.byId(id);
       const path = fileOf(id);
-      if (!b || b.status !== 'done' || !existsSync(path)) throw ApiError.notFound('backup');
+      if (b?.status !== 'done' || !existsSync(path)) throw ApiError.notFound('backup');
       return { path, size: statSync(path).size, name: `${b.name}.tar.gz` };
     },
 

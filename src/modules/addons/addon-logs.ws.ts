@@ -21,7 +21,7 @@ export function registerAddonLogsWebSocket(table: UpgradeTable, deps: { signer: 
   table.register('/_emulator/addon-logs/', async (req, socket, head, url) => {
     const m = PATH.exec(url.pathname);
     if (!m) return false;
-    const id = checkAddonLogsUrl(deps.signer, deps.servers, decodeURIComponent(m[1]!), Object.fromEntries(url.searchParams));
+    const id = checkAddonLogsUrl(deps.signer, deps.servers, decodeURIComponent(m[1]), Object.fromEntries(url.searchParams));
     const ws: WebSocket = await table.accept(req, socket, head);
     const send = (text: string) => {
       if (ws.readyState !== ws.OPEN) return;

@@ -11,6 +11,7 @@ import type { AddonRow } from './addons.store.ts';
 import type { AddonServersStore, AddonServerRow } from './addon-servers.store.ts';
 import { ADDON_KINDS, kindOfProvider, planMemoryBytes, type AddonKind } from './addon-kinds.ts';
 import { createAddonLogs } from './addon-logs.ts';
+import { defined } from '../../shared/defined.ts';
 
 // Real database servers for the postgresql, mysql and redis addons (issue #15). Each addon gets a
 // container of its kind's Debian-built image, its data in a named Docker volume (kept across
@@ -67,11 +68,11 @@ export function createAddonServers(deps: AddonServersDeps) {
   /** Creates (or re-creates, on the same volume) the server container and waits until it answers. */
   async function startServer(row: AddonServerRow, say: (line: string) => void = () => undefined): Promise<void> {
     const spec = ADDON_KINDS[row.kind as AddonKind];
-    const recipe = findRecipe(spec.recipe)!;
+    const recipe = defined(findRecipe(spec.recipe), `recipe ${spec.recipe}`);
     await ensureRecipeImage(runtime, recipe, (l) => logger.info(l));
     await ensureNetwork(row.app_id);
     const existing = (await runtime.list({ [LABELS.addonId]: row.addon_id }))[0];
-    let engineId = existing?.engineId;
+    let engineId: string;
     if (!existing) {
       const info = await runtime.run({
         name: row.container_name,
@@ -86,16 +87,17 @@ export function createAddonServers(deps: AddonServersDeps) {
         binds: [`${row.container_name}:${spec.dataDir}`],
       });
       engineId = info.engineId;
-    } else if (existing.state !== 'running') {
-      await runtime.start(existing.engineId);
+    } else {
+      engineId = existing.engineId;
+      if (existing.state !== 'running') await runtime.start(existing.engineId);
     }
-    logs.follow(row.addon_id, row.app_id, engineId!);
+    logs.follow(row.addon_id, row.app_id, engineId);
     const deadline = deps.clock.now() + READY_TIMEOUT_MS;
     for (;;) {
-      const r = await runtime.exec(engineId!, spec.ready, { env: env(row) }).catch(() => ({ exitCode: -1 }));
+      const r = await runtime.exec(engineId, spec.ready, { env: env(row) }).catch(() => ({ exitCode: -1 }));
       if (r.exitCode === 0) break;
-      const info = await runtime.inspect(engineId!);
-      if (!info || info.state !== 'running') throw new Error(`the ${row.kind} server stopped (exit code ${info?.exitCode ?? '?'})`);
+      const info = await runtime.inspect(engineId);
+      if (info?.state !== 'running') throw new Error(`the ${row.kind} server stopped (exit code ${info?.exitCode ?? '?'})`);
       if (deps.clock.now() > deadline) throw new Error(`the ${row.kind} server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((ok) => setTimeout(ok, 300));
     }
@@ -133,7 +135,7 @@ export function createAddonServers(deps: AddonServersDeps) {
      * containers restart to get the variables and the network.
      */
     provision(addon: AddonRow, app: AppRow, planName: string): string[] {
-      const spec = kindOfProvider(addon.provider_id)!;
+      const spec = defined(kindOfProvider(addon.provider_id), `addon kind of ${addon.provider_id}`);
       const short = addon.id.replace(/^ad-/, '').slice(0, 8);
       const name = addon.resource_id.replace(/[^a-z0-9_]/gi, '_').toLowerCase().slice(0, 60);
       const row: AddonServerRow = {

@@ -5,7 +5,7 @@
 // access (owner or full collaborator: a limited one may not reach the database) are allowed, and
 // the connection goes to the port Docker publishes on the runtime's publishHost (127.0.0.1 unless
 // configured) — never to a container or bridge address. Everything else is refused.
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AddonServers } from './addon-servers.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
 

@@ -5,13 +5,14 @@ import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { prefixedUuid } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { AddonRow, AddonsStore } from './addons.store.ts';
 import { ADDON_PROVIDERS, findPlan, findProvider, providerJson } from './addons.catalog.ts';
 import type { AddonServers } from './addon-servers.ts';
+import { defined } from '../../shared/defined.ts';
 
 export interface AddonsServiceDeps {
   db: Db;
@@ -104,22 +105,23 @@ export function createAddonsService(deps: AddonsServiceDeps) {
     changePlan(user: UserRow, appParam: string, addonId: string, planId: string) {
       const { addon } = service.visibleAddon(user, appParam, addonId);
       deps.apps.writableApp(user, appParam, 'change addons');
-      const plan = findPlan(findProvider(addon.provider_id)!, planId);
+      const plan = findPlan(defined(findProvider(addon.provider_id), `provider ${addon.provider_id}`), planId);
       if (!plan) throw ApiError.invalid('plan_id', 'is not a plan of this addon provider');
-      const app = deps.apps.find(addon.app_id)!;
+      const app = defined(deps.apps.find(addon.app_id), `app ${addon.app_id}`);
       tx(deps.db, () => {
         store.setPlan(addon.id, plan.id, clock.now());
         // go-scalingo EventUpgradeAddonTypeData: the addon's fields and the old and new plan names.
         deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
       });
       void deps.servers?.changePlan(addon.id, plan.name).catch(() => undefined);
-      return toJson(store.find(addon.app_id, addon.id)!);
+      return toJson(defined(store.find(addon.app_id, addon.id), `addon ${addon.id}`));
     },
     remove(user: UserRow, appParam: string, addonId: string): void {
       const { app, addon } = service.visibleAddon(user, appParam, addonId);
       deps.apps.writableApp(user, appParam, 'change addons');
-      const server = deps.servers?.server(addon.id);
-      if (server) void deps.servers!.removeServer(server); // container, volume, variables
+      const servers = deps.servers;
+      const server = servers?.server(addon.id);
+      if (servers && server) void servers.removeServer(server); // container, volume, variables
       tx(deps.db, () => {
         store.delete(addon.id); // its drains go with it (ON DELETE CASCADE)
         deps.events.record({ type: 'delete_addon', app, user, typeData: typeData(addon) });
@@ -137,9 +139,9 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       const m = /^adt\.(ad-[0-9a-f-]{36})\.(\d{1,16})\.([A-Za-z0-9_-]{43})$/.exec(token);
       if (!m) return undefined;
       const expected = Buffer.from(sign(`${m[1]}.${m[2]}`));
-      const given = Buffer.from(m[3]!);
+      const given = Buffer.from(m[3]);
       if (given.length !== expected.length || !timingSafeEqual(given, expected) || Number(m[2]) <= clock.now()) return undefined;
-      return store.byId(m[1]!);
+      return store.byId(m[1]);
     },
   };
   return service;

@@ -43,7 +43,9 @@ export function createAlertsStore(db: Db) {
     /** Caller wraps in a transaction. */
     setNotifiers(alertId: string, ids: string[]): void {
       s.clearNotifiers.run(alertId);
-      ids.forEach((id, i) => s.addNotifier.run(alertId, id, i));
+      ids.forEach((id, i) => {
+        s.addNotifier.run(alertId, id, i);
+      });
     },
   };
 }

@@ -7,7 +7,7 @@ import { appEnvelope, appList, childAppList, createAppSchema, createChildAppSche
 import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
 import type { AppRow } from './apps.store.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import { setProjectSchema } from '../projects/projects.schemas.ts';
 
 export interface AppsRoutesDeps {

@@ -4,10 +4,11 @@ import type { Clock } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
 import { paginate } from '../../shared/pagination.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { CollaboratorsStore } from '../collaborators/collaborators.store.ts';
 import type { AppRow, AppSettings, AppsStore } from './apps.store.ts';
+import { defined } from '../../shared/defined.ts';
 
 /** What other areas plug into the apps lifecycle (the runtime deploys, removes containers…). */
 export interface AppHooks {
@@ -217,7 +218,7 @@ export function createAppsService(deps: AppsServiceDeps) {
         store.rename(app.id, newName, clock.now());
         events.record({ type: 'rename_app', app: { id: app.id, name: newName }, user, typeData: { old_name: app.name, new_name: newName } });
       });
-      const renamed = store.find(app.id)!;
+      const renamed = defined(store.find(app.id), `app ${app.id}`);
       for (const h of hooks) h.afterRename?.(renamed, app.name);
       return renamed;
     },
@@ -232,7 +233,7 @@ export function createAppsService(deps: AppsServiceDeps) {
         throw ApiError.invalid('owner', 'should be part of the collaborators of the app');
       }
       checkCanOwnAnother(newOwner);
-      const oldOwner = deps.userById(app.owner_id)!;
+      const oldOwner = defined(deps.userById(app.owner_id), `owner of app ${app.id}`);
       tx(deps.db, () => {
         store.setOwner(app.id, newOwner.id, clock.now());
         deps.collaborators.removeUser(app.id, newOwner.id);
@@ -241,7 +242,7 @@ export function createAppsService(deps: AppsServiceDeps) {
         events.record({ type: 'transfer_app', app, user, typeData: { old_owner: who(oldOwner), new_owner: who(newOwner) } });
       });
       service.accessLost(app);
-      return store.find(app.id)!;
+      return defined(store.find(app.id), `app ${app.id}`);
     },
 
     updateSettings(user: UserRow, idOrName: string, input: { force_https?: boolean; sticky_session?: boolean; router_logs?: boolean; stack_id?: string }): AppRow {
@@ -262,7 +263,7 @@ export function createAppsService(deps: AppsServiceDeps) {
         const settings = Object.fromEntries(Object.entries(input).filter(([k, v]) => k !== 'stack_id' && v !== undefined));
         if (Object.keys(settings).length) events.record({ type: 'edit_app', app, user, typeData: settings });
       });
-      return store.find(app.id)!;
+      return defined(store.find(app.id), `app ${app.id}`);
     },
 
     setStatus(appId: string, status: string): void {

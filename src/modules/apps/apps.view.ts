@@ -1,6 +1,6 @@
 import { isoDate } from '../../shared/clock.ts';
 import { appUrl, gitUrl, type Urls } from '../../shared/urls.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppRow } from './apps.store.ts';
 
 export interface AppViewContext {

@@ -1,6 +1,6 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { ApiError } from '../../http/errors.ts';
-import type { Principal, UserRow } from '../../http/env.ts';
+import type { Principal, UserRow } from './principal.ts';
 import type { Db } from '../../db/database.ts';
 import { tx } from '../../db/database.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -101,7 +101,7 @@ export function createAuthService(deps: AuthServiceDeps) {
           toHash.push({ id, password: u.password, current: existing?.password_hash ?? null });
           const hashes = u.apiTokens.map(sha256);
           store.pruneFixedTokens(id, hashes);
-          u.apiTokens.forEach((t, i) => {
+          u.apiTokens.forEach((_token, i) => {
             const hash = hashes[i];
             if (store.tokenByHash(hash)) return;
             store.insertToken({ id: uuid(), user_id: id, name: `config-token-${i + 1}`, token_hash: hash, created_at: clock.now(), issued_at: clock.now(), last_used_at: null, fixed: 1 });

@@ -42,7 +42,7 @@ export function createAutoscalerEngine(deps: AutoscalerEngineDeps) {
     }
     if (a.metric === 'p95_response_time') {
       const d = deps.traffic.windowDurations(a.app_id, now - MINUTE, now);
-      return d.length ? d[Math.ceil(d.length * 0.95) - 1]! : 0;
+      return d.length ? d[Math.ceil(d.length * 0.95) - 1] : 0;
     }
     const n = deps.traffic.window(a.app_id, now - MINUTE, now).n;
     return a.metric === 'rpm_per_container' ? n / Math.max(1, amount) : n;

@@ -3,11 +3,12 @@ import { tx } from '../../db/database.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { objectId, secret } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { CollaboratorRow, CollaboratorsStore } from './collaborators.store.ts';
+import { defined } from '../../shared/defined.ts';
 
 export interface CollaboratorsServiceDeps {
   db: Db;
@@ -51,7 +52,7 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
      */
     invite(user: UserRow, appKey: string, email: string, limited = false) {
       const app = deps.apps.ownedApp(user, appKey);
-      const owner = deps.userById(app.owner_id)!;
+      const owner = defined(deps.userById(app.owner_id), `owner of app ${app.id}`);
       if (owner.email === email) throw ApiError.invalid('email', 'is the e-mail of the owner of the app');
       if (store.byEmail(app.id, email)) throw ApiError.invalid('email', 'has already been invited to this app');
       const invitee = deps.userByEmail(email);
@@ -77,7 +78,7 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
     accept(user: UserRow, token: string): AppRow {
       const row = store.byToken(token);
       if (!row) throw ApiError.notFound('collaborator', 'invitation not found');
-      const app = deps.apps.find(row.app_id)!;
+      const app = defined(deps.apps.find(row.app_id), `app ${row.app_id}`);
       if (app.owner_id === user.id) throw ApiError.invalid('token', 'the owner of the app cannot accept an invitation to it');
       if (row.status !== 'accepted') {
         tx(deps.db, () => {
@@ -101,7 +102,7 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
           events.record({ type: 'change_collaborator_role', app, user, typeData: { collaborator } });
         });
       }
-      return toJson(store.byId(app.id, id)!);
+      return toJson(defined(store.byId(app.id, id), `collaborator ${id}`));
     },
 
     remove(user: UserRow, appKey: string, id: string): void {

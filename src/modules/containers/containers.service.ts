@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import { ENGINE_UNREACHABLE_MESSAGE, LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { ContainerSize } from '../../config/schema.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
@@ -60,7 +60,7 @@ function reread(apps: Pick<AppsStore, 'find'>, app: AppRow): AppRow {
 }
 
 export function createContainersService(deps: ContainersServiceDeps) {
-  const { store, orchestrator, clock } = deps;
+  const { store, orchestrator } = deps;
 
   function sizeJson(name: string) {
     return orchestrator.sizeOf(name);

@@ -86,14 +86,14 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     if (row.type !== 'web') { // wall-clock grace: a check the process did not exit at once, not platform time
       for (const until = performance.now() + t.bootGraceMs; performance.now() < until; await sleep(Math.min(25, t.bootGraceMs))) checkKept();
       const info = await runtime.inspect(engineId);
-      if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
+      if (info?.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
       return;
     }
     for (;;) {
       checkKept();
       if (await runtime.ready({ engineId, hostPort })) return;
       const info = await runtime.inspect(engineId);
-      if (!info || info.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
+      if (info?.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
       if (clock.now() > deadline) throw new Error(`container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`);
       await sleep(25);
     }

@@ -40,18 +40,18 @@ export function createControlStore(db: Db) {
     /** Every row of every table but the kept ones; tokens made through the API go, configured and start-up ones stay. */
     wipeAll(): void {
       // Rows a `fixed` column marks as declared in the config (SSH keys…) stay, like the configured tokens.
-      wipe ??= [
+      const statements = (wipe ??= [
         ...userTables()
           .filter((t) => !KEPT_BY_RESET.has(t))
           .map((t) => db.prepare(`DELETE FROM ${quote(t)}${columnsOf('main', t).includes('fixed') ? ' WHERE fixed = 0' : ''}`)),
         db.prepare(`DELETE FROM api_tokens WHERE fixed = 0 AND name <> '${STARTUP_TOKEN_NAME}'`),
         db.prepare("DELETE FROM sqlite_sequence WHERE name NOT IN ('schema_migrations')"),
-      ];
+      ]);
       // Children and parents all go: foreign keys are not checked row by row (faster, and no order to keep).
       db.pragma('foreign_keys = OFF');
       try {
         db.transaction(() => {
-          for (const s of wipe!) s.run();
+          for (const s of statements) s.run();
         })();
       } finally {
         db.pragma('foreign_keys = ON');
@@ -61,10 +61,10 @@ export function createControlStore(db: Db) {
     /** Rows of these apps in every table with an app_id column (events, logs, stats… have no foreign key), then the apps. */
     deleteApps(ids: string[]): void {
       if (!ids.length) return;
-      appTables ??= userTables().filter((t) => t !== 'apps' && columnsOf('main', t).includes('app_id'));
+      const tables = (appTables ??= userTables().filter((t) => t !== 'apps' && columnsOf('main', t).includes('app_id')));
       const list = JSON.stringify(ids);
       db.transaction(() => {
-        for (const t of appTables!) db.prepare(`DELETE FROM ${quote(t)} WHERE app_id IN (SELECT value FROM json_each(?))`).run(list);
+        for (const t of tables) db.prepare(`DELETE FROM ${quote(t)} WHERE app_id IN (SELECT value FROM json_each(?))`).run(list);
         db.prepare('DELETE FROM apps WHERE id IN (SELECT value FROM json_each(?))').run(list);
       })();
     },

@@ -133,7 +133,7 @@ export function createControl(deps: ControlDeps) {
   async function workload(spec: Extract<FaultInput, { type: 'crash' | 'oom' }>): Promise<void> {
     const app = deps.apps.find(spec.app);
     if (!app) throw ApiError.notFound('app');
-    const [, type, index] = /^(.+)-(\d+)$/.exec(spec.container)!;
+    const [, type, index] = /^(.+)-(\d+)$/.exec(spec.container) ?? [];
     const row = deps.containers.liveContainers(app.id).find((c) => c.type === type && c.type_index === Number(index));
     if (!row?.engine_id || row.state !== 'running') throw ApiError.notFound('container', `${spec.container} is not a running container of ${app.name}`);
     if (spec.type === 'oom') orchestrator.markOom(row.engine_id);

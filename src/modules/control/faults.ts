@@ -149,7 +149,7 @@ export function createFaults(deps: { clock: Clock }) {
         if (f.matcher.method !== '*' && f.matcher.method !== method) continue;
         if (!f.matcher.path.matches(path)) continue;
         const spec = f.spec as ApiFaultSpec;
-        if (spec.probability !== undefined && f.random!() >= spec.probability) continue;
+        if (spec.probability !== undefined && (f.random ?? Math.random)() >= spec.probability) continue;
         use(f);
         return { latencyMs: spec.latency_ms ?? 0, status: spec.status ?? null, drop: spec.drop ?? false };
       }
@@ -159,7 +159,7 @@ export function createFaults(deps: { clock: Clock }) {
     /** True while a docker_unavailable fault is active. */
     engineDown(): boolean {
       if (!faults.size) return false;
-      for (const f of faults.values()) if (f.spec.type === 'docker_unavailable' && f.expiresAt! > clock.now()) return true;
+      for (const f of faults.values()) if (f.spec.type === 'docker_unavailable' && f.expiresAt !== null && f.expiresAt > clock.now()) return true;
       return false;
     },
 

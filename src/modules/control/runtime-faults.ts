@@ -63,57 +63,71 @@ export function withFaults(runtime: ContainerRuntime, faults: Faults): Container
  * lines pass straight through; from then on a reader takes them as they come (bounded: it pauses
  * when 1000 wait, so the collector's back-pressure still reaches Docker) and stamps their arrival.
  */
-function delayed(source: AsyncIterable<LogLine> & { close(): void }, faults: Faults, labelsOf: () => Promise<Record<string, string>>): AsyncIterable<LogLine> & { close(): void } {
+function delayed(
+  source: AsyncIterable<LogLine> & { close(): void; takeWaiting?(): LogLine[] },
+  faults: Faults,
+  labelsOf: () => Promise<Record<string, string>>,
+): AsyncIterable<LogLine> & { close(): void; takeWaiting(): LogLine[] } {
+  let slow: AsyncIterator<LogLine> | null = null;
   return {
     close: () => source.close(),
-    async *[Symbol.asyncIterator]() {
+    // Lines waiting pass straight on, but only while no delay fault exists (they would skip the delay).
+    takeWaiting: () => (slow || faults.hasLogDelay() ? [] : (source.takeWaiting?.() ?? [])),
+    // Without a delay fault a line costs one `then` here, not an async generator's round trips.
+    [Symbol.asyncIterator]() {
       const it = source[Symbol.asyncIterator]();
-      let first: { line: LogLine; at: number };
-      for (;;) {
-        const r = await it.next();
-        if (r.done) return;
-        // A fault added while this line was awaited applies to it already.
-        if (faults.hasLogDelay()) {
-          first = { line: r.value, at: Date.now() };
-          break;
-        }
-        yield r.value;
-      }
-      let resume: (() => void) | null = null;
-      let paused = false;
-      let failure: unknown;
-      const queue = new AsyncQueue<{ line: LogLine; at: number }>({
-        highWater: 1000,
-        onPressure: (p) => {
-          paused = p;
-          if (!p) resume?.();
-        },
-      });
-      queue.push(first);
-      void (async () => {
-        try {
-          for (;;) {
-            while (paused) await new Promise<void>((r) => (resume = r));
-            const r = await it.next();
-            if (r.done) break;
-            queue.push({ line: r.value, at: Date.now() });
-          }
-        } catch (err) {
-          failure = err;
-        } finally {
-          queue.end();
-        }
-      })();
-      const labels = labelsOf();
-      for await (const { line, at } of queue) {
-        if (faults.hasLogDelay()) {
-          const l = await labels;
-          const wait = at + faults.logDelayMs(l[LABELS.appId], l[LABELS.appName]) - Date.now();
-          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        }
-        yield line;
-      }
-      if (failure) throw failure;
+      return {
+        next: () =>
+          slow
+            ? slow.next()
+            : it.next().then((r) => {
+                // A fault added while this line was awaited applies to it already.
+                if (r.done || !faults.hasLogDelay()) return r;
+                slow = delayedFrom(it, { line: r.value, at: Date.now() }, faults, labelsOf);
+                return slow.next();
+              }),
+        // Like a generator's return: the source is left to close(), as before.
+        return: () => (slow?.return ? slow.return(undefined) : Promise.resolve({ value: undefined, done: true as const })),
+      };
     },
   };
+}
+
+/** From the first delayed line on: the reader that stamps arrivals and holds each line its delay. */
+async function* delayedFrom(it: AsyncIterator<LogLine>, first: { line: LogLine; at: number }, faults: Faults, labelsOf: () => Promise<Record<string, string>>): AsyncGenerator<LogLine> {
+  let resume: (() => void) | null = null;
+  let paused = false;
+  let failure: unknown;
+  const queue = new AsyncQueue<{ line: LogLine; at: number }>({
+    highWater: 1000,
+    onPressure: (p) => {
+      paused = p;
+      if (!p) resume?.();
+    },
+  });
+  queue.push(first);
+  void (async () => {
+    try {
+      for (;;) {
+        while (paused) await new Promise<void>((r) => (resume = r));
+        const r = await it.next();
+        if (r.done) break;
+        queue.push({ line: r.value, at: Date.now() });
+      }
+    } catch (err) {
+      failure = err;
+    } finally {
+      queue.end();
+    }
+  })();
+  const labels = labelsOf();
+  for await (const { line, at } of queue) {
+    if (faults.hasLogDelay()) {
+      const l = await labels;
+      const wait = at + faults.logDelayMs(l[LABELS.appId], l[LABELS.appName]) - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    yield line;
+  }
+  if (failure) throw failure;
 }

@@ -12,6 +12,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { objectId, secret } from '../../shared/ids.ts';
 import type { ControlStore } from './control.store.ts';
+import { defined } from '../../shared/defined.ts';
 
 /** Largest snapshot accepted for import (bytes). */
 export const SNAPSHOT_MAX_BYTES = 512 * 1024 * 1024;
@@ -72,7 +73,10 @@ export function createSnapshots(deps: { db: Db; store: ControlStore; clock: Cloc
       if (dir) writeFileSync(join(dir, `${meta.id}.sqlite`), data);
       else memory.set(meta.id, data);
       metas.set(meta.id, meta);
-      while (metas.size > MAX_SNAPSHOTS) remove(metas.keys().next().value!);
+      for (const oldest of metas.keys()) {
+        if (metas.size <= MAX_SNAPSHOTS) break;
+        remove(oldest);
+      }
       return meta;
     },
 
@@ -80,7 +84,7 @@ export function createSnapshots(deps: { db: Db; store: ControlStore; clock: Cloc
     find,
     data(id: string): Buffer {
       find(id);
-      return memory.get(id) ?? readFileSync(join(dir!, `${id}.sqlite`));
+      return memory.get(id) ?? readFileSync(join(defined(dir, 'the snapshots dir'), `${id}.sqlite`));
     },
     remove,
     clear(): void {

@@ -56,7 +56,7 @@ function parseJob(j: unknown, i: number, rules: CronRules): CronJob {
   }
   const runs = cron.nextRuns(6, new Date(Date.UTC(2030, 0, 1)));
   for (let k = 1; k < runs.length; k++) {
-    if (runs[k]!.getTime() - runs[k - 1]!.getTime() < rules.minIntervalMs) {
+    if (runs[k].getTime() - runs[k - 1].getTime() < rules.minIntervalMs) {
       throw new Error(`${where}: "${expression}" runs more often than every ${Math.round(rules.minIntervalMs / 60_000)} minutes, the smallest interval`);
     }
   }

@@ -10,7 +10,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventRow } from '../events/events.store.ts';

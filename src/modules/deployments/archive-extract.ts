@@ -10,6 +10,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Unpack } from 'tar';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
 export interface SourceLimits {
   /** Bytes read from the source (the archive as given, or a git clone on disk). */
@@ -79,7 +80,8 @@ export async function openHttpArchive(url: string, limits: SourceLimits, signal:
     await res.body.cancel().catch(() => undefined);
     throw new SourceError(`archive at ${url} is ${mb(declared)}: larger than the limit of ${mb(limits.maxArchiveBytes)}`);
   }
-  return Readable.fromWeb(res.body as never, { highWaterMark: 64 * 1024 });
+  // One object at run time; the types differ because tsconfig also loads the DOM lib (the dashboard's).
+  return Readable.fromWeb(res.body as WebReadableStream<Uint8Array>, { highWaterMark: 64 * 1024 });
 }
 
 /** Counts bytes going through and fails the pipeline past the limit. */

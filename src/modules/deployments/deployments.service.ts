@@ -7,7 +7,7 @@ import type { Logger } from '../../shared/logger.ts';
 import { objectId } from '../../shared/ids.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -18,6 +18,7 @@ import type { DeploymentRow, DeploymentsStore } from './deployments.store.ts';
 import { prepareSource, type Source, type SourceLimits } from './sources.ts';
 import { parseProcfile } from './procfile.ts';
 import { buildpackBuild, languageOf } from './slug-build.ts';
+import { defined } from '../../shared/defined.ts';
 
 export const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
 
@@ -90,7 +91,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       emit({ appId: app.id, deploymentId: d.id, type: 'log', data: { content: `${line}\n` } });
     };
     const setStatus = (status: string, extra: Partial<DeploymentRow> = {}) => {
-      const row = { ...store.byId(d.id)!, ...extra, status, output, finished_at: FINISHED.has(status) ? clock.now() : null };
+      const row = { ...defined(store.byId(d.id), `deployment ${d.id}`), ...extra, status, output, finished_at: FINISHED.has(status) ? clock.now() : null };
       store.update(row);
       emit({ appId: app.id, deploymentId: d.id, type: 'status', data: { status } });
       return row;
@@ -115,7 +116,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
           await deps.runtime.buildImage({ contextDir: context, tag, labels, onLine: (l) => say(`       ${l}`) });
           processTypes = procfile ?? { web: '' }; // '' = the image's own CMD
         } else if (deps.buildCacheDir && languageOf(context)) {
-          processTypes = await buildpackBuild({ runtime: deps.runtime, instanceId: deps.instanceId, appId: app.id, deploymentId: d.id, context, cacheDir: deps.buildCacheDir(app.id), tag, labels, procfile, say }, languageOf(context)!);
+          processTypes = await buildpackBuild({ runtime: deps.runtime, instanceId: deps.instanceId, appId: app.id, deploymentId: d.id, context, cacheDir: deps.buildCacheDir(app.id), tag, labels, procfile, say }, defined(languageOf(context), 'the language'));
         } else {
           const stackImage = deps.stacks[app.stack_id];
           if (!stackImage) throw new Error(`unknown stack ${app.stack_id}`);

@@ -5,6 +5,7 @@ import { findRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
 import { compileScript, defaultProcessTypes, detectLanguage, type Language } from './buildpacks.ts';
 import { prefetchNpm } from './npm-prefetch.ts';
+import { defined } from '../../shared/defined.ts';
 
 // A buildpack-like build: a container of the language's stack image (no network, the app's build
 // cache mounted at /cache) gets the code in /app, runs the compile script with its output streamed
@@ -32,7 +33,7 @@ export const languageOf = (context: string): Language | null => detectLanguage(c
 
 /** Builds the image; resolves the process types (Procfile over the language's defaults). */
 export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise<Record<string, string>> {
-  const recipe = findRecipe(lang)!;
+  const recipe = defined(findRecipe(lang), `the ${lang} stack recipe`);
   const { runtime, say } = b;
   await ensureRecipeImage(runtime, recipe, (l) => say(`       ${l}`));
   mkdirSync(b.cacheDir, { recursive: true });

@@ -108,10 +108,11 @@ function git(args: string[], o: { signal: AbortSignal; watch?: { dir: string; ma
     let tooBig = false;
     child.stdout.on('data', (c: Buffer) => (out = (out + c.toString()).slice(0, 64 * 1024)));
     child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(0, 8 * 1024)));
-    const timer = o.watch
+    const watch = o.watch;
+    const timer = watch
       ? setInterval(() => {
-          void dirSize(o.watch!.dir).then((n) => {
-            if (n > o.watch!.max && !tooBig) {
+          void dirSize(watch.dir).then((n) => {
+            if (n > watch.max && !tooBig) {
               tooBig = true;
               child.kill('SIGKILL');
             }
@@ -125,7 +126,7 @@ function git(args: string[], o: { signal: AbortSignal; watch?: { dir: string; ma
     child.on('close', (code) => {
       if (timer) clearInterval(timer);
       if (o.signal.aborted) return fail(o.signal.reason);
-      if (tooBig) return fail(new SourceError(`${o.what} is larger than the limit of ${Math.round(o.watch!.max / 1024 / 1024)} MB`));
+      if (tooBig && watch) return fail(new SourceError(`${o.what} is larger than the limit of ${Math.round(watch.max / 1024 / 1024)} MB`));
       if (code !== 0) return fail(new SourceError(`${o.what} failed: ${err.trim() || `exit code ${code}`}`));
       ok(out);
     });

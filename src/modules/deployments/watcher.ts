@@ -2,9 +2,10 @@ import { watch, type FSWatcher } from 'chokidar';
 import { mkdirSync, statSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { DeploymentsService } from './deployments.service.ts';
+import { defined } from '../../shared/defined.ts';
 
 export interface BoundApp {
   name: string;
@@ -33,7 +34,7 @@ export function bindDirectories(deps: { bound: BoundApp[]; apps: AppsService; de
     }
     let app = deps.apps.find(b.name) ?? deps.apps.create(owner, { name: b.name, stack_id: b.stack ?? null });
     deps.apps.store.setSourceDir(app.id, dir);
-    app = deps.apps.find(app.id)!;
+    app = defined(deps.apps.find(app.id), `app ${b.name}`);
     const source = { kind: 'directory' as const, location: dir };
     if (!app.last_deployment_id || newestMtime(dir) > (app.last_deployed_at ?? 0)) deps.deployments.deploySoon(app, source, owner);
     let timer: NodeJS.Timeout | undefined;
@@ -43,14 +44,15 @@ export function bindDirectories(deps: { bound: BoundApp[]; apps: AppsService; de
         clearTimeout(timer);
         timers.delete(timer);
       }
-      timer = setTimeout(() => {
-        timers.delete(timer!);
+      const t = setTimeout(() => {
+        timers.delete(t);
         const fresh = deps.apps.find(app.id);
         if (!fresh) return;
         deps.logger.info({ app: fresh.name, event, path }, 'source changed: redeploying');
         deps.deployments.deploySoon(fresh, source, owner);
       }, deps.debounceMs);
-      timers.add(timer);
+      timer = t;
+      timers.add(t);
     });
     watchers.push(w);
   }

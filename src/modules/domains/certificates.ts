@@ -19,10 +19,11 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICA
 /** Parses and checks a PEM chain and key for `hostname`; 422 on tlscert/tlskey with the reason. */
 export function checkCertificate(certPem: string, keyPem: string, hostname: string, now: number): CertificateInfo {
   const blocks = certPem.match(PEM_CERT) ?? [];
-  if (blocks.length === 0) throw ApiError.invalid('tlscert', 'is not a PEM certificate (-----BEGIN CERTIFICATE-----)');
+  const first = blocks[0];
+  if (first === undefined) throw ApiError.invalid('tlscert', 'is not a PEM certificate (-----BEGIN CERTIFICATE-----)');
   let leaf: X509Certificate;
   try {
-    leaf = new X509Certificate(blocks[0]!);
+    leaf = new X509Certificate(first);
     for (const b of blocks.slice(1)) new X509Certificate(b);
   } catch {
     throw ApiError.invalid('tlscert', 'is not a valid PEM certificate');

@@ -4,13 +4,14 @@ import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { checkCertificate, type CertificateInfo } from './certificates.ts';
 import { hostnameProblem, type AddDomainInput, type UpdateDomainInput } from './domains.schemas.ts';
 import type { DomainRow, DomainsStore } from './domains.store.ts';
+import { defined } from '../../shared/defined.ts';
 
 export interface DomainsServiceDeps {
   db: Db;
@@ -66,7 +67,7 @@ export function createDomainsService(deps: DomainsServiceDeps) {
 
   function withCertificate(row: DomainRow, info: CertificateInfo | null, cert: string | null | undefined): DomainRow {
     return info
-      ? { ...row, tlscert: cert!, tlskey: info.keyDescription, cert_subject: info.subject, cert_expires_at: info.expiresAt }
+      ? { ...row, tlscert: defined(cert, 'the certificate'), tlskey: info.keyDescription, cert_subject: info.subject, cert_expires_at: info.expiresAt }
       : { ...row, tlscert: null, tlskey: null, cert_subject: null, cert_expires_at: null };
   }
 

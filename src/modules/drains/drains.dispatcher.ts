@@ -4,10 +4,11 @@
 import { join } from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
 import { forEachAppRun, type LineSink } from '../logs/logs.pipeline.ts';
-import { formattedLine, type StoredLine } from '../logs/log-line.ts';
+import type { StoredLine } from '../logs/log-line.ts';
 import type { DrainRow } from './drains.store.ts';
-import { FileTarget, StreamSyslogTarget, UdpSyslogTarget, type DrainTarget, type TargetOptions } from './drain-targets.ts';
-import { formatRfc5424 } from './syslog-format.ts';
+import type { DrainTarget, TargetOptions } from './drain-targets.ts';
+import type { DrainTransport } from './drain-transport.ts';
+import { drainTransport } from './drain-transports.ts';
 
 export interface DispatcherDeps {
   /** <state>/drains: files of file-type drains. */
@@ -22,6 +23,7 @@ export interface DispatcherDeps {
 
 interface Active {
   row: DrainRow;
+  transport: DrainTransport;
   target: DrainTarget;
 }
 
@@ -30,32 +32,26 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
   // Drains of addons, by addon id.
   const byAddon = new Map<string, Map<string, Active>>();
 
-  function targetFor(row: DrainRow): DrainTarget {
-    const opts: TargetOptions = { ...deps.options, logger: deps.logger, label: `${row.type} ${row.id}` };
-    const port = Number(row.port);
-    if (row.transport === 'udp') return new UdpSyslogTarget(row.host!, port, opts);
-    if (row.transport === 'tcp' || row.transport === 'tls') return new StreamSyslogTarget(row.host!, port, row.transport === 'tls', opts);
-    return new FileTarget(fileOf(row.id), opts);
+  function activate(row: DrainRow): Active {
+    const options: TargetOptions = { ...deps.options, logger: deps.logger, label: `${row.type} ${row.id}` };
+    const transport = drainTransport(row.transport);
+    return { row, transport, target: transport.create(row, { options, file: fileOf(row.id) }) };
   }
 
   function fileOf(id: string): string {
     return join(deps.dir, `${id}.log`);
   }
 
-  function messages(a: Active, lines: StoredLine[], appName: string): string[] {
-    if (a.row.transport === 'file') return lines.map(formattedLine);
-    const token: Record<string, string> = a.row.token ? { token: a.row.token } : {};
-    return lines.map((l) =>
-      formatRfc5424({
-        ts: l.ts,
-        hostname: deps.hostname,
-        appName,
-        procId: l.container,
-        stream: l.stream,
-        text: l.text,
-        params: { app: appName, app_id: l.app_id, container: l.container, ...token },
-      }),
-    );
+  function messages(a: Active, lines: StoredLine[], name: () => string): string[] {
+    // The app name is looked up only when a transport's format reads it (syslog; a file line has none).
+    const ctx = {
+      hostname: deps.hostname,
+      get appName() {
+        return name();
+      },
+      token: a.row.token,
+    };
+    return lines.map((l) => a.transport.format(l, ctx));
   }
 
   function remove(row: DrainRow): void {
@@ -73,7 +69,9 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
       forEachAppRun(lines, (appId, run) => {
         const drains = byApp.get(appId);
         if (!drains?.size) return;
-        const name = deps.appName(appId);
+        // Looked up only for syslog messages (a file line has no app name), once per batch.
+        let appName: string | undefined;
+        const name = () => (appName ??= deps.appName(appId));
         for (const a of drains.values()) a.target.enqueue(messages(a, run, name));
       });
     },
@@ -87,7 +85,7 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
       const drains = byAddon.get(addonId);
       if (!drains?.size || !lines.length) return;
       const name = deps.appName(lines[0].app_id);
-      for (const a of drains.values()) a.target.enqueue(messages(a, lines, name));
+      for (const a of drains.values()) a.target.enqueue(messages(a, lines, () => name));
     },
     add(row: DrainRow): void {
       const map = row.addon_id ? byAddon : byApp;
@@ -95,7 +93,7 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
       let m = map.get(key);
       if (!m) map.set(key, (m = new Map()));
       m.get(row.id)?.target.close();
-      m.set(row.id, { row, target: targetFor(row) });
+      m.set(row.id, activate(row));
     },
     remove,
     /** Drops targets whose drain row is gone (app deleted: rows cascade). */
@@ -103,7 +101,10 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
       for (const m of [...byApp.values(), ...byAddon.values()]) for (const a of [...m.values()]) if (!exists(a.row.id)) remove(a.row);
     },
     stats: (drainId: string) => {
-      for (const m of [...byApp.values(), ...byAddon.values()]) if (m.has(drainId)) return m.get(drainId)!.target.stats;
+      for (const m of [...byApp.values(), ...byAddon.values()]) {
+        const a = m.get(drainId);
+        if (a) return a.target.stats;
+      }
       return null;
     },
     stop(): void {

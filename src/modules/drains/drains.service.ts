@@ -3,7 +3,7 @@ import { tx } from '../../db/database.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -11,7 +11,8 @@ import type { AddonsService } from '../addons/addons.service.ts';
 import type { AddonRow } from '../addons/addons.store.ts';
 import type { DrainsStore, DrainRow } from './drains.store.ts';
 import type { DrainDispatcher } from './drains.dispatcher.ts';
-import { normaliseDrain, type DrainInput } from './drains.schemas.ts';
+import type { DrainInput } from './drains.schemas.ts';
+import { normaliseDrain } from './drain-types.ts';
 
 export interface DrainsServiceDeps {
   db: Db;

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import type { Transport } from './drains.schemas.ts';
+import type { Transport } from './drain-transports.ts';
 
 export interface DrainRow {
   id: string;

@@ -5,6 +5,8 @@
 //
 //   <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID [SD-ID params] MSG
 //   <14>1 2024-05-01T10:00:00.123456Z emulator my-app web-1 log [emulator@32473 app="my-app" container="web-1"] hello
+import type { StoredLine } from '../logs/log-line.ts';
+import type { FormatContext } from './drain-transport.ts';
 
 /** Facility `user` (1); stdout → severity 6 (informational), stderr → 3 (error). */
 const FACILITY = 1;
@@ -47,6 +49,20 @@ export function formatRfc5424(f: SyslogFields): string {
     .map(([k, v]) => ` ${sdName(k)}="${paramValue(v)}"`)
     .join('');
   return `<${pri}>1 ${time} ${header(f.hostname, 255)} ${header(f.appName, 48)} ${header(f.procId, 128)} log [${SD_ID}${params}] ${f.text}`;
+}
+
+/** A stored line as the RFC 5424 message of a syslog drain (the `format` of the syslog transports). */
+export function syslogMessage(l: StoredLine, ctx: FormatContext): string {
+  const token: Record<string, string> = ctx.token ? { token: ctx.token } : {};
+  return formatRfc5424({
+    ts: l.ts,
+    hostname: ctx.hostname,
+    appName: ctx.appName,
+    procId: l.container,
+    stream: l.stream,
+    text: l.text,
+    params: { app: ctx.appName, app_id: l.app_id, container: l.container, ...token },
+  });
 }
 
 /** RFC 6587 §3.4.1 octet counting: `<length in bytes> <message>`. */

@@ -12,6 +12,7 @@ export const EVENT_CATEGORIES = [
   { id: '6a0e1c00e3a1b2000e000006', name: 'logs', display_name: 'Logs', position: 6 },
   { id: '6a0e1c00e3a1b2000e000007', name: 'account', display_name: 'Account', position: 7 },
 ] as const;
+import { defined } from '../../shared/defined.ts';
 
 export type EventCategoryName = (typeof EVENT_CATEGORIES)[number]['name'];
 
@@ -77,7 +78,7 @@ export const PLATFORM_USER_ID = 'us-scalingo-platform';
 export function eventTypesJson() {
   return Object.entries(EVENT_TYPES).map(([name, v]) => ({
     id: `et-${name}`,
-    category_id: EVENT_CATEGORIES.find((c) => c.name === v.category)!.id,
+    category_id: defined(EVENT_CATEGORIES.find((c) => c.name === v.category), `event category ${v.category}`).id,
     name,
     display_name: v.display_name,
     description: v.description,

@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
 import { paginate } from '../../shared/pagination.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { EventsStore, EventRow } from './events.store.ts';
 import { PLATFORM_USER_ID, type EventType } from './event-types.ts';
 

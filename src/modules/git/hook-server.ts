@@ -93,13 +93,14 @@ export function createHookServer<T>(deps: { logger: Logger; onPush: PushHandler<
 
   return {
     async listen(): Promise<number> {
-      server = createServer(onConnection);
-      server.on('error', (err) => deps.logger.warn({ err }, 'git hook server error'));
+      const s = createServer(onConnection);
+      server = s;
+      s.on('error', (err) => deps.logger.warn({ err }, 'git hook server error'));
       await new Promise<void>((ok, fail) => {
-        server!.once('error', fail);
-        server!.listen(0, '127.0.0.1', () => ok());
+        s.once('error', fail);
+        s.listen(0, '127.0.0.1', () => ok());
       });
-      port = (server.address() as AddressInfo).port;
+      port = (s.address() as AddressInfo).port;
       return port;
     },
     port: () => port,

@@ -1,4 +1,4 @@
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { appUrl, type Urls } from '../../shared/urls.ts';
@@ -61,8 +61,9 @@ export function createPushDeployer(deps: PushDeployerDeps) {
 
   return async function handlePush(ctx: PushContext, refs: string, env: Record<string, string>, out: (text: string) => void, signal: AbortSignal): Promise<number> {
     const updates = refs.split('\n').filter(Boolean).map((l) => UPDATE_LINE.exec(l.trim()));
-    if (!updates.length || updates.length > MAX_REF_UPDATES || updates.some((u) => !u)) return refuse(out, ['The ref updates of this push cannot be read.']);
-    const parsed = updates.map((u) => ({ oldSha: u![1], newSha: u![2], ref: u![3] }));
+    const matched = updates.filter((u) => u !== null);
+    if (!updates.length || updates.length > MAX_REF_UPDATES || matched.length !== updates.length) return refuse(out, ['The ref updates of this push cannot be read.']);
+    const parsed = matched.map((u) => ({ oldSha: u[1], newSha: u[2], ref: u[3] }));
     const others = parsed.filter((u) => !DEPLOYED_BRANCHES.has(u.ref));
     if (others.length) {
       return refuse(out, [`Only the master and main branches are deployed; refused: ${others.map((u) => u.ref.replace(/^refs\/heads\//, '')).join(', ')}.`, 'Deploy another branch with: git push <remote> <branch>:main']);
@@ -75,6 +76,7 @@ export function createPushDeployer(deps: PushDeployerDeps) {
 
     let app = deployable(ctx);
     if (!app) return refuse(out, ['This app does not exist any more, or you may no longer deploy it.']);
+    const appId = app.id;
     out(`<-- Start deployment of ${app.name} -->\n`);
     const source = { kind: 'push' as const, location: deps.repos.dirOf(app.id), gitRef: update.newSha, gitEnv: env };
 
@@ -85,7 +87,7 @@ export function createPushDeployer(deps: PushDeployerDeps) {
     let settle!: (status: string) => void;
     const finished = new Promise<string>((ok) => (settle = ok));
     const onEvent = (e: DeploymentStreamEvent) => {
-      if (e.appId !== app!.id) return;
+      if (e.appId !== appId) return;
       if (!deploymentId) return void early.push(e);
       if (e.deploymentId !== deploymentId) return;
       if (e.type === 'log') {
@@ -124,7 +126,7 @@ export function createPushDeployer(deps: PushDeployerDeps) {
     for (const e of early.splice(0)) onEvent(e);
     // The pipeline always ends with a final status; its promise covers an unexpected failure too.
     const running = deps.deployments.inProgress(app.id);
-    const status = await Promise.race([finished, (running ?? Promise.resolve()).then(() => deps.deploymentsStore.byId(deploymentId!)?.status ?? 'aborted')]);
+    const status = await Promise.race([finished, (running ?? Promise.resolve()).then(() => (deploymentId ? deps.deploymentsStore.byId(deploymentId)?.status : undefined) ?? 'aborted')]);
     deps.deployments.bus.off('event', onEvent);
     if (status === 'success') {
       await deps.repos.setHead(app.id, branch).catch((err) => deps.logger.warn({ err }, 'git push: could not set HEAD'));

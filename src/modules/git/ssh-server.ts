@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
 import type { AuthContext, Connection, ServerChannel, Server as SshServer } from 'ssh2';
 import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { KeysService } from '../keys/keys.service.ts';
 import type { KeyRow } from '../keys/keys.store.ts';
@@ -121,7 +121,8 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     });
     client.on('ready', () => {
       if (socket) authenticated.add(socket);
-      const auth = who!;
+      const auth = who;
+      if (!auth) return void client.end(); // ssh2 is ready only after ctx.accept(), which sets who
       let sessions = 0;
       client.on('session', (accept, reject) => {
         // Channels a connection may hold open at once (each push or fetch needs one).
@@ -287,10 +288,11 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
       });
       net.maxConnections = limits.maxConnections;
       net.on('error', (err) => logger.warn({ err }, 'ssh listener error'));
+      const listener = net;
       await new Promise<void>((ok, fail) => {
-        net!.once('error', fail);
-        net!.listen(deps.port, deps.host, () => {
-          net!.off('error', fail);
+        listener.once('error', fail);
+        listener.listen(deps.port, deps.host, () => {
+          listener.off('error', fail);
           ok();
         });
       });

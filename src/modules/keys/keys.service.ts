@@ -5,7 +5,7 @@ import { isoDate } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { objectId } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { KeyRow, KeysStore } from './keys.store.ts';
 import { KeyError, parsePublicKey } from './ssh-public-key.ts';

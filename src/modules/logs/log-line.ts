@@ -26,6 +26,7 @@ export interface StoredLine {
   formatted?: string;
 }
 
+const DOCKER_NANO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/;
 const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
 
 /**
@@ -33,6 +34,8 @@ const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d
  * UTC with exactly 9 fractional digits, so text order is time order and no precision is lost.
  */
 export function normaliseTimestamp(ts: string): string | null {
+  // Docker's usual form is already the stored one (UTC, 9 digits): kept as is, nothing built.
+  if (ts.length === 30 && DOCKER_NANO.test(ts)) return ts;
   const m = RFC3339.exec(ts);
   if (!m) return null;
   const frac = (m[2] ?? '').padEnd(9, '0');
@@ -55,7 +58,9 @@ export function timestampFromMs(ms: number): string {
  * tokens 0–3 are the date, token 4 the container (docs/research/clients-runtime.md §2.3).
  */
 export function formatLine(l: { ts: string; container: string; text: string }): string {
-  const frac = l.ts.slice(20, 29).replace(/0+$/, '');
+  let end = 29;
+  while (end > 20 && l.ts.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  const frac = l.ts.slice(20, end);
   return `${l.ts.slice(0, 10)} ${l.ts.slice(11, 19)}${frac ? `.${frac}` : ''} +0000 UTC [${l.container}] ${l.text}`;
 }
 

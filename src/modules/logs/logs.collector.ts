@@ -7,7 +7,7 @@
 // back-off); when the engine is unreachable, the runtime's 'up' transition re-lists and resumes
 // every container from its cursor.
 import type { Logger } from '../../shared/logger.ts';
-import { LABELS, EngineUnavailableError, NoSuchContainerError, type ContainerRuntime, type RuntimeEvent } from '../../runtime/runtime.ts';
+import { LABELS, EngineUnavailableError, NoSuchContainerError, type ContainerRuntime, type LogLine, type RuntimeEvent } from '../../runtime/runtime.ts';
 import type { LogsPipeline, Cursor } from './logs.pipeline.ts';
 import { containerName, normaliseTimestamp } from './log-line.ts';
 
@@ -117,10 +117,15 @@ export function createLogsCollector(deps: CollectorDeps) {
     f.stream = stream;
     if (stopped) return stream.close();
     const skip = resumeFilter(cursor);
-    for await (const l of stream) {
+    const take = (l: LogLine) => {
       const ts = normaliseTimestamp(l.timestamp);
-      if (!ts || skip(ts, l.text)) continue;
+      if (!ts || skip(ts, l.text)) return;
       pipeline.ingest({ appId: f.appId, ts, timeMs: l.time, container: f.container, stream: l.stream === 'stderr' ? 1 : 0, text: l.text }, f.engineId);
+    };
+    for await (const l of stream) {
+      take(l);
+      // The rest of a burst in one go: one await per burst, not per line.
+      if (stream.takeWaiting) for (const w of stream.takeWaiting()) take(w);
       if (pipeline.full()) await pipeline.room();
       if (stopped) break;
     }

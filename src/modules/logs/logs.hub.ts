@@ -19,9 +19,13 @@ export interface Subscription {
   closed: Promise<void>;
 }
 
-/** Lines per `log` event at most: under load several lines share one event (the CLI splits on \n). */
-const MAX_LINES_PER_EVENT = 200;
-const MAX_BYTES_PER_EVENT = 64 * 1024;
+/**
+ * Lines per `log` event at most: under load the lines waiting share one event (the official clients
+ * split `log` on \n), so a stored batch is one WebSocket message, not one per line. An idle
+ * subscriber gets each line as soon as it is stored: no timer waits for more.
+ */
+const MAX_LINES_PER_EVENT = 2_000;
+const MAX_BYTES_PER_EVENT = 256 * 1024;
 
 /** Both keys: the real clients key on `event`, the documentation on `name` (research §2.4). */
 export function logEvent(log: string, ts: string): string {
@@ -37,7 +41,9 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
   let stopping = false;
 
   class Sub implements Subscription {
-    pending: { text: string; ts: string }[] = [];
+    /** Lines waiting: pending[head…] (taken by index; the array is dropped once sent). */
+    pending: StoredLine[] = [];
+    head = 0;
     pumping = false;
     ended = false;
     lastSeq = 0;
@@ -56,11 +62,11 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
     offer(lines: StoredLine[]): void {
       for (const l of lines) {
         if (l.seq <= this.lastSeq || (this.match && !this.match(l.container))) continue;
-        this.pending.push({ text: formattedLine(l), ts: l.ts });
+        this.pending.push(l);
       }
-      if (this.pending.length > deps.maxLines) {
+      if (this.pending.length - this.head > deps.maxLines) {
         counters.cutSlow++;
-        deps.logger.warn({ app: this.appId, buffered: this.pending.length }, 'logs: a stream subscriber is too slow, closing it');
+        deps.logger.warn({ app: this.appId, buffered: this.pending.length - this.head }, 'logs: a stream subscriber is too slow, closing it');
         return this.close('too slow: more than the buffered lines limit waiting');
       }
       void this.pump();
@@ -69,16 +75,22 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
       if (this.ended || this.pumping) return; // a busy stream needs no keepalive
       this.sink.send(pingEvent(deps.clock.now())).catch(() => this.close('send failed'));
     }
+    /** Everything waiting, in events of up to MAX_LINES_PER_EVENT / MAX_BYTES_PER_EVENT, one send awaited at a time. */
     async pump(): Promise<void> {
       if (this.pumping || this.ended) return;
       this.pumping = true;
       try {
-        while (this.pending.length && !this.ended) {
-          let n = 0;
-          let bytes = 0;
-          while (n < this.pending.length && n < MAX_LINES_PER_EVENT && bytes < MAX_BYTES_PER_EVENT) bytes += this.pending[n++].text.length + 1;
-          const chunk = this.pending.splice(0, n);
-          await this.sink.send(logEvent(chunk.map((p) => p.text).join('\n'), chunk[0].ts));
+        while (this.head < this.pending.length && !this.ended) {
+          const p = this.pending;
+          const start = this.head;
+          let text = formattedLine(p[start]);
+          let i = start + 1;
+          while (i < p.length && i - start < MAX_LINES_PER_EVENT && text.length < MAX_BYTES_PER_EVENT) text += `\n${formattedLine(p[i++])}`;
+          if (i === p.length) {
+            this.pending = [];
+            this.head = 0;
+          } else this.head = i;
+          await this.sink.send(logEvent(text, p[start].ts));
         }
       } catch {
         this.close('send failed');
@@ -91,6 +103,7 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
       this.ended = true;
       clearInterval(this.timer);
       this.pending = [];
+      this.head = 0;
       byApp.get(this.appId)?.delete(this);
       counters.subscribers--;
       try {

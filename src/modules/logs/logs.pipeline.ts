@@ -44,8 +44,8 @@ export interface PipelineDeps {
   batchMaxLines: number;
   /** Router lines are kept only for apps with router_logs on. */
   routerLogsOn: (appId: string) => boolean;
-  /** Called after each batch with the number of lines stored (rotation watches it). */
-  onStored?: (count: number) => void;
+  /** Called after each batch with the number of lines stored and the lines (rotation watches them). */
+  onStored?: (count: number, lines: StoredLine[]) => void;
 }
 
 type Queued = NewLine & { engineId?: string };
@@ -87,21 +87,35 @@ export function createLogsPipeline(deps: PipelineDeps) {
     const stored: StoredLine[] = new Array(batch.length);
     try {
       deps.db.transaction(() => {
-        const cursors = new Map<string, { appId: string; ts: string; texts: string[] }>();
         const seqs: number[] = new Array(batch.length);
         store.insertAll(batch, seqs);
+        // Newest timestamp per container stream (no allocation a line), then the texts stored at it.
+        const newest = new Map<string, { appId: string; ts: string }>();
+        let engineId: string | undefined;
+        let c = { appId: '', ts: '' };
         for (let i = 0; i < batch.length; i++) {
           const l = batch[i];
           stored[i] = { seq: seqs[i], app_id: l.appId, ts: l.ts, time_ms: l.timeMs, container: l.container, stream: l.stream, text: l.text };
           if (!l.engineId) continue;
-          const c = cursors.get(l.engineId);
-          if (!c || l.ts > c.ts) cursors.set(l.engineId, { appId: l.appId, ts: l.ts, texts: [l.text] });
-          else if (l.ts === c.ts) c.texts.push(l.text);
+          if (l.engineId !== engineId) {
+            engineId = l.engineId;
+            const known = newest.get(engineId);
+            if (known) c = known;
+            else {
+              c = { appId: l.appId, ts: l.ts };
+              newest.set(engineId, c);
+            }
+          }
+          if (l.ts > c.ts) {
+            c.ts = l.ts;
+            c.appId = l.appId;
+          }
         }
-        for (const [engineId, c] of cursors) {
+        for (const [engineId, c] of newest) {
           const prev = persistedCursor(engineId);
           if (prev && prev.lastTs > c.ts) continue;
-          const texts = prev && prev.lastTs === c.ts ? [...prev.lastTexts, ...c.texts] : c.texts;
+          const texts = prev && prev.lastTs === c.ts ? [...prev.lastTexts] : [];
+          for (const l of batch) if (l.ts === c.ts && l.engineId === engineId) texts.push(l.text);
           store.saveCursor({ engine_id: engineId, app_id: c.appId, last_ts: c.ts, last_texts: JSON.stringify(texts) });
           persisted.set(engineId, { appId: c.appId, lastTs: c.ts, lastTexts: texts });
         }
@@ -122,7 +136,7 @@ export function createLogsPipeline(deps: PipelineDeps) {
         logger.error({ err }, 'logs: a sink failed');
       }
     }
-    deps.onStored?.(batch.length);
+    deps.onStored?.(batch.length, stored);
     next();
   }
 
@@ -156,10 +170,17 @@ export function createLogsPipeline(deps: PipelineDeps) {
     ingest(line: NewLine, engineId?: string): void {
       if (engineId) {
         const c = live.get(engineId);
-        if (!c || line.ts > c.lastTs) live.set(engineId, { lastTs: line.ts, lastTexts: [line.text] });
-        else if (line.ts === c.lastTs) c.lastTexts.push(line.text);
+        if (!c) live.set(engineId, { lastTs: line.ts, lastTexts: [line.text] });
+        else if (line.ts > c.lastTs) {
+          // In place when it holds one text (the usual case): cursorOf() hands out copies.
+          c.lastTs = line.ts;
+          if (c.lastTexts.length === 1) c.lastTexts[0] = line.text;
+          else c.lastTexts = [line.text];
+        } else if (line.ts === c.lastTs) c.lastTexts.push(line.text);
+        // The caller's fresh object carries its stream's id (no copy a line).
+        (line as Queued).engineId = engineId;
       }
-      queue.push(engineId ? { ...line, engineId } : line);
+      queue.push(line);
       schedule();
     },
     full: () => queue.length >= deps.queueMaxLines,

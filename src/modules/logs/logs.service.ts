@@ -1,7 +1,7 @@
 // The rules of the logs service (#20–#22): who may read, how many lines, which containers, and
 // the archive list (#21). Transport-free: routes (text, SSE) and the WebSocket handler call it.
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { LogsStore } from './logs.store.ts';

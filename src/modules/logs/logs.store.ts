@@ -40,6 +40,11 @@ export function createLogsStore(db: Db) {
     containers: db.prepare<[string], string>('SELECT DISTINCT container FROM log_lines WHERE app_id = ?').pluck(),
     // Rows as arrays [seq, ts, container, text, time_ms]: rotation reads thousands at a time.
     oldest: db.prepare<[string, number], [number, string, string, string, number]>('SELECT seq, ts, container, text, time_ms FROM log_lines WHERE app_id = ? ORDER BY seq LIMIT ?').raw(),
+    oldestAfter: db.prepare<[string, number, number], [number, string, string, string, number]>('SELECT seq, ts, container, text, time_ms FROM log_lines WHERE app_id = ? AND seq > ? ORDER BY seq LIMIT ?').raw(),
+    // The first line by seq (an index seek): lines come in time order, so it is the oldest but for stragglers.
+    firstTime: db.prepare<[string], number>('SELECT time_ms FROM log_lines WHERE app_id = ? ORDER BY seq LIMIT 1').pluck(),
+    appExists: db.prepare<[string], number>('SELECT 1 FROM apps WHERE id = ?').pluck(),
+    deleteApp: db.prepare('DELETE FROM log_lines WHERE app_id = ?'),
     olderThan: db.prepare<[string, number], number>('SELECT COUNT(*) FROM log_lines WHERE app_id = ? AND time_ms < ?').pluck(),
     deleteUpTo: db.prepare('DELETE FROM log_lines WHERE app_id = ? AND seq <= ?'),
     stats: db.prepare<[], AppLogStats>('SELECT app_id, COUNT(*) AS lines, SUM(LENGTH(text)) AS bytes, MIN(time_ms) AS oldest_ms FROM log_lines GROUP BY app_id'),
@@ -101,7 +106,13 @@ export function createLogsStore(db: Db) {
     containers: (appId: string) => s.containers.all(appId),
     /** The oldest lines of an app as [seq, ts, container, text, time_ms] arrays. */
     oldest: (appId: string, limit: number) => s.oldest.all(appId, limit),
+    /** The oldest lines of an app after `afterSeq`: rotation reads in slices, a tick each. */
+    oldestAfter: (appId: string, afterSeq: number, limit: number) => s.oldestAfter.all(appId, afterSeq, limit),
+    firstTime: (appId: string) => s.firstTime.get(appId),
     countOlderThan: (appId: string, ms: number) => s.olderThan.get(appId, ms) ?? 0,
+    /** Whether the app still exists (its lines are orphans otherwise). */
+    appExists: (appId: string) => s.appExists.get(appId) !== undefined,
+    deleteAppLines: (appId: string) => s.deleteApp.run(appId).changes,
     deleteUpTo: (appId: string, seq: number) => void s.deleteUpTo.run(appId, seq),
     stats: () => s.stats.all(),
     deleteOrphans: () => s.orphans.run().changes,

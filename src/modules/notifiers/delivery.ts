@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { NotifierRow } from './notifiers.store.ts';
 import { basicAuthFromUrl, redactUrl } from '../../shared/redact.ts';
 
@@ -88,7 +88,7 @@ export function createDelivery(deps: DeliveryDeps) {
       const u = deps.userById(id);
       if (u) to.add(u.email);
     }
-    const line = JSON.stringify({ time: isoDate(deps.clock.now()), notifier_id: n.id, to: [...to], subject: subjectOf(event), event }) + '\n';
+    const line = `${JSON.stringify({ time: isoDate(deps.clock.now()), notifier_id: n.id, to: [...to], subject: subjectOf(event), event })}\n`;
     // Writes are chained so lines never interleave.
     outbox = outbox
       .then(() => mkdir(dirname(deps.outboxFile), { recursive: true }))

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { prefixedUuid } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -14,6 +14,7 @@ import type { NotifierRow, NotifiersStore } from './notifiers.store.ts';
 import type { CreateNotifierInput, TypeDataInput, UpdateNotifierInput } from './notifiers.schemas.ts';
 import { platformById, platformByName, WEBHOOK_PLATFORMS, type PlatformName } from './platforms.ts';
 import type { Delivery, EventPayload } from './delivery.ts';
+import { defined } from '../../shared/defined.ts';
 
 export interface NotifiersServiceDeps {
   db: Db;
@@ -36,7 +37,7 @@ export function notifierJson(n: NotifierRow, appName: string) {
     name: n.name,
     active: n.active === 1,
     type: n.platform,
-    platform_id: platformByName(n.platform)!.id,
+    platform_id: defined(platformByName(n.platform), `notification platform ${n.platform}`).id,
     send_all_alerts: n.send_all_alerts === 1,
     send_all_events: n.send_all_events === 1,
     selected_event_ids: JSON.parse(n.selected_event_ids) as string[],
@@ -205,17 +206,19 @@ export function createNotifiersService(deps: NotifiersServiceDeps) {
     notifyAlert(e: EventRow, alertNotifierIds: string[]): void {
       const ids = new Set(alertNotifierIds);
       const p = payload(e);
-      for (const n of store.activeForApp(e.app_id!)) if (ids.has(n.id) || n.send_all_alerts === 1) deps.delivery.deliver(n, p);
+      if (!e.app_id) return;
+      for (const n of store.activeForApp(e.app_id)) if (ids.has(n.id) || n.send_all_alerts === 1) deps.delivery.deliver(n, p);
     },
 
     /** events.onRecord listener: other app events go to the notifiers that selected them. */
     onEvent(e: EventRow): void {
-      if (!e.app_id || e.type === 'alert') return; // alerts are sent by the alert engine, to the alert's notifiers
+      const appId = e.app_id;
+      if (!appId || e.type === 'alert') return; // alerts are sent by the alert engine, to the alert's notifiers
       // After the recording transaction: the event is complete and the caller is not slowed down.
       setImmediate(() => {
         if (!deps.db.open) return;
         const typeId = EVENT_ID(e.type);
-        const targets = store.activeForApp(e.app_id!).filter((n) => n.send_all_events === 1 || (JSON.parse(n.selected_event_ids) as string[]).includes(typeId));
+        const targets = store.activeForApp(appId).filter((n) => n.send_all_events === 1 || (JSON.parse(n.selected_event_ids) as string[]).includes(typeId));
         if (targets.length === 0) return;
         const p = payload(e);
         for (const n of targets) deps.delivery.deliver(n, p);

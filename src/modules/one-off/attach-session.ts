@@ -41,8 +41,9 @@ export function createAttacher(deps: AttachDeps) {
   async function connect(s: Session, open: () => TerminalClient | Promise<TerminalClient>): Promise<void> {
     let stream: Duplex;
     let client: TerminalClient;
+    let engineId: string;
     try {
-      const engineId = await s.ready;
+      engineId = await s.ready;
       stream = await runtime.attach(engineId);
       try {
         client = await open();
@@ -57,12 +58,12 @@ export function createAttacher(deps: AttachDeps) {
     pipe(s, stream, client);
     if (s.stopping || s.exited) return client.end({ reason: 'the container was stopped' });
     try {
-      s.starting = runtime.start(s.engineId!).then(() => void (s.started = true));
+      s.starting = runtime.start(engineId).then(() => void (s.started = true));
       await s.starting;
       // A stop asked meanwhile has set `stopping`: keep it (the stop goes on once the start returned).
       deps.store.setEngine(s.containerId, s.engineId, null, s.stopping ? 'stopping' : 'running');
       sessions.watch(s);
-      if (s.size) await runtime.resize(s.engineId!, s.size.width, s.size.height).catch(() => undefined);
+      if (s.size) await runtime.resize(engineId, s.size.width, s.size.height).catch(() => undefined);
     } catch (err) {
       logger.warn({ err, container: s.containerId }, 'one-off: the container could not start');
       client.end({ reason: `the container could not start: ${(err as Error).message}` });

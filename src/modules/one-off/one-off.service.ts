@@ -4,7 +4,7 @@ import type { Logger } from '../../shared/logger.ts';
 import { objectId, secret } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
 import { parseWith } from '../../http/validate.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import { ENGINE_UNREACHABLE_MESSAGE, LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -148,7 +148,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     },
 
     /** #15 — one-off containers only; `stopping`, then Docker's normal shutdown (SIGTERM, grace, SIGKILL). */
-    stop(user: UserRow, app: AppRow, key: string): void {
+    stop(_user: UserRow, app: AppRow, key: string): void {
       const row = findContainer(app, key);
       if (row.type !== 'one-off') throw ApiError.badRequest(`${labelOf(row)} is a ${row.type} container: only one-off containers can be stopped (scale the app to stop the others)`);
       if (row.state === 'stopping') return;
@@ -159,7 +159,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     },
 
     /** #16 — SIGUSR1 or SIGUSR2 delivered to the container's process (any running container). */
-    async kill(user: UserRow, app: AppRow, key: string, body: unknown): Promise<void> {
+    async kill(_user: UserRow, app: AppRow, key: string, body: unknown): Promise<void> {
       const row = findContainer(app, key);
       const { signal } = parseWith(killSchema, body);
       if (row.state !== 'running' || !row.engine_id) throw ApiError.badRequest(`${labelOf(row)} is ${row.state}, not running: no signal can be delivered`);

@@ -7,7 +7,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { uuid } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../../http/env.ts';
+import type { UserRow } from '../auth/principal.ts';
 import type { UrlSigner } from '../logs/logs-url.ts';
 import type { SourcesStore } from './sources.store.ts';
 

@@ -5,6 +5,7 @@ import type { AppRow } from '../apps/apps.store.ts';
 import type { StatsStore } from './stats.store.ts';
 import type { RouterRecorder } from './router-records.ts';
 import type { StatsService } from './stats.service.ts';
+import { defined } from '../../shared/defined.ts';
 
 export const RECOMMENDED_METRICS = ['cpu', 'memory', 'swap', '5XX', 'all', 'rpm_per_container', 'p95_response_time'] as const;
 const RESOURCE = new Set(['cpu', 'memory', 'swap']);
@@ -45,7 +46,7 @@ export function createRecommended(deps: {
       case 'memory':
         return FIXED_RESOURCE_TARGET;
       case 'swap':
-        return median(store.swapFractionPerMinute(app.id, containerType!, from).map((r) => r.v));
+        return median(store.swapFractionPerMinute(app.id, defined(containerType, 'container_type'), from).map((r) => r.v));
       case 'all':
         return median(store.requestsPerMinute(app.id, from).map((r) => r.n));
       case '5XX':
@@ -68,7 +69,7 @@ export function createRecommended(deps: {
       } else deps.recorder.flush();
       const now = deps.clock.now();
       // The platform computes it daily: its sample's time is a midnight UTC (2018-05-24T00:00:00Z).
-      return { time: isoDate(Math.floor(now / DAY) * DAY)!, value: compute(app, metric, containerType, now - DAY) };
+      return { time: isoDate(Math.floor(now / DAY) * DAY), value: compute(app, metric, containerType, now - DAY) };
     },
   };
 }

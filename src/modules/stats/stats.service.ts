@@ -77,7 +77,7 @@ export function createStatsService(deps: StatsServiceDeps) {
     return Math.max(b, floor, 1);
   }
 
-  const toJson = (points: Point[], scale = 1) => points.map((p) => ({ time: isoDate(p.t)!, value: p.v * scale }));
+  const toJson = (points: Point[], scale = 1) => points.map((p) => ({ time: isoDate(p.t), value: p.v * scale }));
 
   return {
     checkType,
@@ -99,7 +99,7 @@ export function createStatsService(deps: StatsServiceDeps) {
         const counts = new Map(store.requestsSeries({ app: app.id, bucket, from, lo: range[0], hi: range[1] }).map((p) => [p.t, p.v]));
         const out: { time: string; value: number }[] = [];
         const first = Math.floor(Math.max(from, app.created_at) / bucket) * bucket;
-        for (let t = first; t <= now; t += bucket) out.push({ time: isoDate(t)!, value: ((counts.get(t) ?? 0) * MINUTE) / bucket });
+        for (let t = first; t <= now; t += bucket) out.push({ time: isoDate(t), value: ((counts.get(t) ?? 0) * MINUTE) / bucket });
         return out;
       }
       const bucket = bucketFor(windowMs, deps.sampleMs);

@@ -45,7 +45,9 @@ const ROOTS = ['app', 'variable', 'variables', 'collaborator', 'alert', 'notifie
 const FIELDS = ['name', 'value', 'key', 'email', 'metric', 'limit', 'container_type', 'platform_id', 'type_data', 'webhook_url', 'source_url', 'git_ref', 'amount', 'size', 'command', 'env', 'detached', 'has_uploads', 'plan_id', 'addon_provider_id', 'url', 'metadata', 'duration_before_trigger', 'remind_every', 'send_when_below', 'notifiers', 'selected_event_ids', 'active', 'force_https', 'sticky_session', 'router_logs', 'stack_id', 'owner', 'current_name', 'signal', 'width', 'height', 'id', 'type', 'emails', 'user_ids'];
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf'];
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a log4shell-style probe, sent as a literal string
 const STRINGS = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\uffff', '💥'.repeat(50), '../../etc/passwd', '%00', '${jndi:x}', "'; DROP TABLE apps; --", '<script>alert(1)</script>', 'web|worker', '(a+)+b', 'a'.repeat(10_000), 'null', 'true', '1e309', '-0'];
+// biome-ignore lint/correctness/noPrecisionLoss: 2^53 + 1 on purpose, a number JSON cannot carry exactly
 const NUMBERS = [0, -1, -0, 1e308, -1e308, 9007199254740993, Number.MAX_SAFE_INTEGER, 0.5, 2 ** 31, 2 ** 63, 1e-320];
 
 /** A JSON value chosen to break assumptions (as text, since some are not expressible as JS values). */

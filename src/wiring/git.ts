@@ -1,18 +1,20 @@
 // Wiring of the git endpoint (issue #13): bare repositories per app, the SSH server that runs
-// git on them, and the pre-receive hooks' way back in, which deploys what is pushed.
+// git on them, and the pre-receive hooks' way back in, which deploys what is pushed. Its area binds the
+// SSH port when the emulator starts and closes it after the API server.
 import { join } from 'node:path';
-import type { EmulatorConfig } from '../../config/schema.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { Urls } from '../../shared/urls.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { DeploymentsService } from '../deployments/deployments.service.ts';
-import type { DeploymentsStore } from '../deployments/deployments.store.ts';
-import type { KeysService } from '../keys/keys.service.ts';
-import { createHookServer } from './hook-server.ts';
-import { createPushDeployer, type PushContext } from './push-deploy.ts';
-import { createRepos } from './repos.ts';
-import type { TunnelTargets } from '../addons/addon-tunnels.ts';
-import { createSshEndpoint } from './ssh-server.ts';
+import type { EmulatorConfig } from '../config/schema.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Urls } from '../shared/urls.ts';
+import type { AppsService } from '../modules/apps/apps.service.ts';
+import type { DeploymentsService } from '../modules/deployments/deployments.service.ts';
+import type { DeploymentsStore } from '../modules/deployments/deployments.store.ts';
+import type { KeysService } from '../modules/keys/keys.service.ts';
+import { createHookServer } from '../modules/git/hook-server.ts';
+import { createPushDeployer, type PushContext } from '../modules/git/push-deploy.ts';
+import { createRepos } from '../modules/git/repos.ts';
+import type { TunnelTargets } from '../modules/addons/addon-tunnels.ts';
+import { createSshEndpoint } from '../modules/git/ssh-server.ts';
+import type { Area } from './area.ts';
 
 export interface GitModuleDeps {
   config: EmulatorConfig;
@@ -29,6 +31,8 @@ export interface GitModuleDeps {
   logger: Logger;
   /** db-tunnel targets (real addon servers), when they run. */
   tunnels?: TunnelTargets;
+  /** The bound SSH port's URL, once known. */
+  setUrls?: (urls: Pick<Urls, 'git'>) => void;
 }
 
 export function createGitModule(deps: GitModuleDeps) {
@@ -55,19 +59,32 @@ export function createGitModule(deps: GitModuleDeps) {
     },
   });
 
+  async function listen(): Promise<number> {
+    await hooks.listen();
+    return ssh.listen();
+  }
+  async function close(): Promise<void> {
+    await ssh.close();
+    await hooks.close();
+  }
+  const area: Area = {
+    name: 'git',
+    async open() {
+      const port = await listen();
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      deps.setUrls?.({ git: `ssh://git@${host}:${port}` });
+    },
+    stop: close,
+  };
+
   return {
     repos,
+    area,
     /** Binds the SSH port (and the hooks' port on 127.0.0.1); returns the SSH port. */
-    async listen(): Promise<number> {
-      await hooks.listen();
-      return ssh.listen();
-    },
+    listen,
     /** The pre-receive hooks' port on 127.0.0.1 (tests). */
     hookPort: hooks.port,
-    async close(): Promise<void> {
-      await ssh.close();
-      await hooks.close();
-    },
+    close,
   };
 }
 

@@ -1,27 +1,30 @@
 // One-off containers (#14–#18), assembled for the composition root: the API routes, the attach URL's
-// HTTP routes, its CONNECT and WebSocket terminals, and the sessions behind them.
+// HTTP routes, its CONNECT and WebSocket terminals, and the sessions behind them. Its area starts once
+// the engine answers (sessions resume after the containers are reconciled) and stops before the API
+// server closes (hijacked sockets would keep close() waiting).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { EmulatorConfig } from '../../config/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { Urls } from '../../shared/urls.ts';
-import type { UpgradeTable } from '../../http/ws.ts';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppViewContext } from '../apps/apps.view.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { OperationsService } from '../operations/operations.service.ts';
-import type { VariablesStore } from '../variables/variables.store.ts';
-import type { ContainersStore } from '../containers/containers.store.ts';
-import type { ContainersService } from '../containers/containers.service.ts';
-import type { Orchestrator } from '../containers/orchestrator.ts';
-import { createAttachSigner } from './attach-url.ts';
-import { createSessions } from './one-off.sessions.ts';
-import { createAttacher } from './attach-session.ts';
-import { createAttachServer } from './attach-server.ts';
-import { createOneOffService } from './one-off.service.ts';
-import { oneOffRoutes } from './one-off.routes.ts';
+import type { EmulatorConfig } from '../config/schema.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Urls } from '../shared/urls.ts';
+import type { UpgradeTable } from '../http/ws.ts';
+import type { ContainerRuntime } from '../runtime/runtime.ts';
+import type { AppsService } from '../modules/apps/apps.service.ts';
+import type { AppViewContext } from '../modules/apps/apps.view.ts';
+import type { EventsService } from '../modules/events/events.service.ts';
+import type { OperationsService } from '../modules/operations/operations.service.ts';
+import type { VariablesStore } from '../modules/variables/variables.store.ts';
+import type { ContainersStore } from '../modules/containers/containers.store.ts';
+import type { ContainersService } from '../modules/containers/containers.service.ts';
+import type { Orchestrator } from '../modules/containers/orchestrator.ts';
+import { createAttachSigner } from '../modules/one-off/attach-url.ts';
+import { createSessions } from '../modules/one-off/one-off.sessions.ts';
+import { createAttacher } from '../modules/one-off/attach-session.ts';
+import { createAttachServer } from '../modules/one-off/attach-server.ts';
+import { createOneOffService } from '../modules/one-off/one-off.service.ts';
+import { oneOffRoutes } from '../modules/one-off/one-off.routes.ts';
+import type { Area } from './area.ts';
 
 export interface OneOffModuleDeps {
   config: EmulatorConfig;
@@ -79,7 +82,16 @@ export function createOneOffModule(deps: OneOffModuleDeps) {
   const attachServer = createAttachServer({ oneOff: service, attacher, upgrades: deps.upgrades, logger });
   const routes = oneOffRoutes({ oneOff: service, apps: deps.apps, containers: deps.containers, orchestrator: deps.orchestrator, view: deps.view, urls: deps.urls, uploadMaxBytes: config.oneOff.uploadMaxBytes });
 
+  const area: Area = {
+    name: 'one-off',
+    routes: [routes],
+    start: async ({ engineUp }) => void (engineUp && (await service.resume())),
+    resume: () => service.resume(),
+    stop: () => service.close(),
+  };
+
   return {
+    area,
     routes,
     service,
     signer,

@@ -1,28 +1,28 @@
 import { join } from 'node:path';
-import type { Hono } from 'hono';
-import type { Db } from '../../db/database.ts';
-import type { EmulatorConfig } from '../../config/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { AppEnv, UserRow } from '../../http/env.ts';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { EventsService } from '../events/events.service.ts';
-import { createStatsStore } from './stats.store.ts';
-import { createRouterRecorder, type RouterRequestInput } from './router-records.ts';
-import type { SampleRow } from './stats.store.ts';
-import { createSampler } from './sampler.ts';
-import { createStatsService } from './stats.service.ts';
-import { createRecommended } from './recommended.ts';
-import { statsRoutes } from './stats.routes.ts';
-import { createAlertsStore } from '../alerts/alerts.store.ts';
-import { createAlertsService } from '../alerts/alerts.service.ts';
-import { alertsRoutes } from '../alerts/alerts.routes.ts';
-import { createAlertEngine } from '../alerts/alert-engine.ts';
-import { createNotifiersStore } from '../notifiers/notifiers.store.ts';
-import { createNotifiersService } from '../notifiers/notifiers.service.ts';
-import { notifiersRoutes } from '../notifiers/notifiers.routes.ts';
-import { createDelivery } from '../notifiers/delivery.ts';
+import type { Db } from '../db/database.ts';
+import type { EmulatorConfig } from '../config/schema.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { UserRow } from '../modules/auth/principal.ts';
+import type { ContainerRuntime } from '../runtime/runtime.ts';
+import type { AppsService } from '../modules/apps/apps.service.ts';
+import type { EventsService } from '../modules/events/events.service.ts';
+import { createStatsStore } from '../modules/stats/stats.store.ts';
+import { createRouterRecorder, type RouterRequestInput } from '../modules/stats/router-records.ts';
+import type { SampleRow } from '../modules/stats/stats.store.ts';
+import { createSampler } from '../modules/stats/sampler.ts';
+import { createStatsService } from '../modules/stats/stats.service.ts';
+import { createRecommended } from '../modules/stats/recommended.ts';
+import { statsRoutes } from '../modules/stats/stats.routes.ts';
+import { createAlertsStore } from '../modules/alerts/alerts.store.ts';
+import { createAlertsService } from '../modules/alerts/alerts.service.ts';
+import { alertsRoutes } from '../modules/alerts/alerts.routes.ts';
+import { createAlertEngine } from '../modules/alerts/alert-engine.ts';
+import { createNotifiersStore } from '../modules/notifiers/notifiers.store.ts';
+import { createNotifiersService } from '../modules/notifiers/notifiers.service.ts';
+import { notifiersRoutes } from '../modules/notifiers/notifiers.routes.ts';
+import { createDelivery } from '../modules/notifiers/delivery.ts';
+import type { Area, RouteGroup } from './area.ts';
 
 export interface MonitoringDeps {
   db: Db;
@@ -43,7 +43,9 @@ export interface MonitoringDeps {
 /**
  * Stats, metrics, recommended values, alerts and notifiers, wired together: the sampler stores samples
  * and hands each round to the alert engine, which records `alert` events sent through the notifiers.
- * The composition root mounts `routes`, connects `recordRouterRequest` to the router and calls start/stop.
+ * The stats, alerts and notifiers folders do not know each other's wiring: it is here. Two areas: the
+ * monitoring one stops late (notifications of the work that ends at stop still go out), the sampler
+ * starts last and stops first.
  */
 export function createMonitoring(deps: MonitoringDeps) {
   const { db, clock, logger, config } = deps;
@@ -94,9 +96,21 @@ export function createMonitoring(deps: MonitoringDeps) {
   const recommended = createRecommended({ store: statsStore, recorder, stats, clock, formation: deps.formation });
   const unsubscribe = deps.events.onRecord(notifiers.onEvent);
 
-  const routes: Hono<AppEnv>[] = [statsRoutes({ apps: deps.apps, stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })];
+  const routes: RouteGroup[] = [statsRoutes({ apps: deps.apps, stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })];
+
+  async function stop(): Promise<void> {
+    unsubscribe();
+    await sampler.stop();
+    recorder.stop();
+    await delivery.stop();
+  }
+  const areas = {
+    monitoring: { name: 'monitoring', routes, stop } satisfies Area,
+    sampler: { name: 'stats-sampler', start: () => sampler.start(), stop: () => sampler.stop() } satisfies Area,
+  };
 
   return {
+    areas,
     routes,
     /** The sample rounds' timer (runs on the emulator's clock). */
     sampler,
@@ -127,12 +141,7 @@ export function createMonitoring(deps: MonitoringDeps) {
     start(): void {
       sampler.start();
     },
-    async stop(): Promise<void> {
-      unsubscribe();
-      await sampler.stop();
-      recorder.stop();
-      await delivery.stop();
-    },
+    stop,
   };
 }
 

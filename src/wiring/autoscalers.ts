@@ -1,19 +1,22 @@
 // Wiring of the autoscalers area: the API, and the engine that scales after each stats round as the
-// platform's autoscaler user. emulator.ts builds it with one call and mounts `routes`.
-import type { Db } from '../../db/database.ts';
-import type { EmulatorConfig } from '../../config/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../../http/env.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { ContainersService } from '../containers/containers.service.ts';
-import type { Monitoring } from '../stats/monitoring.ts';
-import { createAutoscalersStore } from './autoscalers.store.ts';
-import { AUTOSCALER_USER_ID, createAutoscalersService } from './autoscalers.service.ts';
-import { autoscalersRoutes } from './autoscalers.routes.ts';
-import { createAutoscalerEngine } from './autoscaler-engine.ts';
+// platform's autoscaler user. emulator.ts builds it with one call and lists its area (routes only:
+// the engine runs on the monitoring area's sample rounds).
+import type { Db } from '../db/database.ts';
+import type { EmulatorConfig } from '../config/schema.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { UserRow } from '../modules/auth/principal.ts';
+import { defined } from '../shared/defined.ts';
+import type { AppsService } from '../modules/apps/apps.service.ts';
+import type { AppRow } from '../modules/apps/apps.store.ts';
+import type { EventsService } from '../modules/events/events.service.ts';
+import type { ContainersService } from '../modules/containers/containers.service.ts';
+import type { Monitoring } from './monitoring.ts';
+import { createAutoscalersStore } from '../modules/autoscalers/autoscalers.store.ts';
+import { AUTOSCALER_USER_ID, createAutoscalersService } from '../modules/autoscalers/autoscalers.service.ts';
+import { autoscalersRoutes } from '../modules/autoscalers/autoscalers.routes.ts';
+import { createAutoscalerEngine } from '../modules/autoscalers/autoscaler-engine.ts';
+import type { Area } from './area.ts';
 
 export interface AutoscalersModuleDeps {
   db: Db;
@@ -51,12 +54,14 @@ export function createAutoscalersModule(deps: AutoscalersModuleDeps) {
     traffic: deps.monitoring.traffic,
     formation: deps.formation,
     findApp: deps.apps.find,
-    scale: (a, type, amount) => void deps.containers.scale(deps.userById(AUTOSCALER_USER_ID)!, a, [{ name: type, amount }]),
+    scale: (a, type, amount) => void deps.containers.scale(defined(deps.userById(AUTOSCALER_USER_ID), 'the autoscaler user'), a, [{ name: type, amount }]),
     logger: deps.logger,
     upCooldownMs: deps.config.autoscalers.scaleUpCooldownMs,
     downCooldownMs: deps.config.autoscalers.scaleDownCooldownMs,
     rounds: deps.config.autoscalers.consecutiveRounds,
   });
   deps.monitoring.onRound((rows, now) => engine.evaluate(rows, now));
-  return { service, engine, routes: autoscalersRoutes({ autoscalers: service }) };
+  const routes = autoscalersRoutes({ autoscalers: service });
+  const area: Area = { name: 'autoscalers', routes: [routes] };
+  return { service, engine, routes, area };
 }

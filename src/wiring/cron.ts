@@ -1,18 +1,20 @@
 // Wiring of the Scalingo Scheduler: cron.json read at build time, GET cron_tasks, and the schedules that
-// run the jobs as detached one-offs of the platform user. emulator.ts builds it with one call, mounts
-// `routes`, passes `recordFromBuild` to the deployments and calls start/stop.
-import type { Db } from '../../db/database.ts';
-import type { EmulatorConfig } from '../../config/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../../http/env.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { OneOffService } from '../one-off/one-off.service.ts';
-import { PLATFORM_USER_ID } from '../alerts/alert-engine.ts';
-import { createCronStore } from './cron.store.ts';
-import { createCronService } from './cron.service.ts';
-import { cronRoutes } from './cron.routes.ts';
+// run the jobs as detached one-offs of the platform user. emulator.ts builds it with one call, lists its
+// area, and passes `recordFromBuild` to the deployments.
+import type { Db } from '../db/database.ts';
+import type { EmulatorConfig } from '../config/schema.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { UserRow } from '../modules/auth/principal.ts';
+import { defined } from '../shared/defined.ts';
+import type { AppsService } from '../modules/apps/apps.service.ts';
+import type { EventsService } from '../modules/events/events.service.ts';
+import type { OneOffService } from '../modules/one-off/one-off.service.ts';
+import { PLATFORM_USER_ID } from '../modules/alerts/alert-engine.ts';
+import { createCronStore } from '../modules/cron/cron.store.ts';
+import { createCronService } from '../modules/cron/cron.service.ts';
+import { cronRoutes } from '../modules/cron/cron.routes.ts';
+import type { Area } from './area.ts';
 
 export interface CronModuleDeps {
   db: Db;
@@ -36,15 +38,18 @@ export function createCronModule(deps: CronModuleDeps) {
     rules: { maxJobs: c.maxJobs, minIntervalMs: c.minIntervalMinutes * 60_000, secondsField: c.secondsField, sizes: deps.config.containerSizes.map((s) => s.name) },
     maxRunMs: c.maxRunMinutes * 60_000,
     syncMs: c.syncMs,
-    runUser: () => deps.userById(PLATFORM_USER_ID)!,
+    runUser: () => defined(deps.userById(PLATFORM_USER_ID), 'the platform user'),
     runOneOff: (user, app, input) => deps.oneOff().run(user, app, input),
     stopOneOff: (user, app, id) => deps.oneOff().stop(user, app, id),
   });
   // Deployments and app deletions change the schedules at once.
   deps.events.onRecord(service.onEvent);
+  const routes = cronRoutes({ cron: service });
+  const area: Area = { name: 'cron', routes: [routes], start: () => service.start(), stop: () => service.stop() };
   return {
+    area,
     service,
-    routes: cronRoutes({ cron: service }),
+    routes,
     recordFromBuild: service.recordFromBuild,
     start: service.start,
     stop: service.stop,

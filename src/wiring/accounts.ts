@@ -1,0 +1,40 @@
+// Users and what they own outside apps: accounts and tokens (auth), SSH keys, the events feed's store.
+// Built first among the services: every other area finds users through `auth`, records through `events`.
+import { createAuthStore } from '../modules/auth/auth.store.ts';
+import { createAuthService } from '../modules/auth/auth.service.ts';
+import { authRoutes } from '../modules/auth/auth.routes.ts';
+import { createEventsStore } from '../modules/events/events.store.ts';
+import { createEventsService } from '../modules/events/events.service.ts';
+import { createKeysStore } from '../modules/keys/keys.store.ts';
+import { createKeysService } from '../modules/keys/keys.service.ts';
+import { keysRoutes } from '../modules/keys/keys.routes.ts';
+import { loadSecretKey } from '../shared/secrets.ts';
+import { defined } from '../shared/defined.ts';
+import type { Area, Shared } from './area.ts';
+
+export function buildAccounts(s: Shared) {
+  const { db, clock, config, logger } = s;
+  const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(s.dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
+  auth.syncUsers(config.users);
+  const firstUser = defined(auth.userByLogin(config.users[0].username), 'the first configured user');
+  /** Ready-to-use API token of the first configured user, replaced at each start. */
+  const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
+  const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
+  const keys = createKeysService({ db, store: createKeysStore(db), events, clock, logger, userById: auth.userById, userByLogin: auth.userByLogin });
+
+  const authArea: Area = {
+    name: 'auth',
+    routes: [authRoutes({ auth, urls: s.urls, regionName: config.region.name, regionDisplayName: config.region.displayName })],
+    // The configured passwords are hashed in the background: written before the database closes.
+    stop: () => auth.passwordsReady(),
+  };
+  const keysArea: Area = {
+    name: 'keys',
+    routes: [keysRoutes({ keys })],
+    // What the git endpoint authenticates with: the configured keys of each user.
+    start: () => keys.syncConfigured(config.users),
+  };
+  return { auth, events, keys, startupToken, areas: { auth: authArea, keys: keysArea } };
+}
+
+export type Accounts = ReturnType<typeof buildAccounts>;

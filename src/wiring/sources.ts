@@ -1,0 +1,35 @@
+// Uploaded sources (`scalingo deploy <archive>`): signed upload/download URLs, files in <state dir>/sources,
+// swept of expired uploads at start and on a timer.
+import { join } from 'node:path';
+import { createSourcesStore } from '../modules/sources/sources.store.ts';
+import { createSourcesService } from '../modules/sources/sources.service.ts';
+import { sourcesRoutes } from '../modules/sources/sources.routes.ts';
+import { createUrlSigner } from '../modules/logs/logs-url.ts';
+import { loadSecretKey } from '../shared/secrets.ts';
+import type { Area, Shared } from './area.ts';
+
+export function buildSources(s: Shared) {
+  const { config, clock, logger } = s;
+  const sources = createSourcesService({
+    store: createSourcesStore(s.db),
+    signer: createUrlSigner({ key: loadSecretKey(s.dataDir, 'sources.key'), clock }),
+    clock,
+    logger,
+    dir: join(s.stateDir, 'sources'),
+    apiUrl: () => s.urls().api,
+    maxBytes: config.sources.maxArchiveBytes,
+    ttlMs: config.sources.uploadTtlMs,
+  });
+  let sweep: NodeJS.Timeout | undefined;
+  const area: Area = {
+    name: 'sources',
+    routes: [sourcesRoutes({ sources })],
+    async start() {
+      await sources.sweep();
+      sweep = setInterval(() => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed')), config.sources.uploadSweepMs);
+      sweep.unref();
+    },
+    stop: () => clearInterval(sweep),
+  };
+  return { sources, area };
+}

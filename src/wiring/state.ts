@@ -1,0 +1,75 @@
+// What every area shares: the data directory, the database, the container runtime (through the fault
+// layer of the control plane), the clock, the logger, the URLs and the WebSocket upgrade table. Its area
+// comes first in the table, so it closes last: the engine connection, the database, an in-memory run's
+// temporary directory.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { EmulatorConfig } from '../config/schema.ts';
+import { openDatabase, metaValue } from '../db/database.ts';
+import { createLogger, type Logger } from '../shared/logger.ts';
+import { systemClock, ManualClock, type Clock } from '../shared/clock.ts';
+import type { Urls } from '../shared/urls.ts';
+import { secret } from '../shared/ids.ts';
+import type { ContainerRuntime } from '../runtime/runtime.ts';
+import { createDockerRuntime } from '../runtime/docker-runtime.ts';
+import { createUpgradeTable } from '../http/ws.ts';
+import { createFaults } from '../modules/control/faults.ts';
+import { withFaults } from '../modules/control/runtime-faults.ts';
+import type { Area, Shared } from './area.ts';
+
+export interface StateOptions {
+  logger?: Logger;
+  clock?: Clock;
+  runtime?: ContainerRuntime;
+}
+
+export function createState(config: EmulatorConfig, opts: StateOptions) {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const clock = opts.clock ?? (config.clock === 'manual' ? new ManualClock() : systemClock);
+  const adminToken = config.adminToken ?? `ad-${secret(24).replace(/[^A-Za-z0-9]/g, '0')}`;
+  const dataDir = config.inMemory ? null : resolve(config.dataDir);
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // Only its owner reads the state (variables, tokens, logs): 0700 whatever the umask, also for an older dir.
+  if (dataDir) chmodSync(dataDir, 0o700);
+  const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
+  const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
+  // One id per data directory (random per in-memory run): the label of the containers it owns.
+  const instanceId = metaValue(db, 'instance_id', () => randomBytes(4).toString('hex'));
+  // Workload faults (docker_unavailable, log_delay) act on the runtime every area sees.
+  const faults = createFaults({ clock });
+  const runtime = withFaults(opts.runtime ?? createDockerRuntime({ host: config.docker.host, socketPath: config.docker.socketPath || undefined, tls: config.docker.tls, publishHost: config.docker.publishHost }), faults);
+
+  // Known once the ports are bound (port 0 picks a free one): the servers and git areas fill them in.
+  const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort, git: `ssh://git@${bracketed}:${config.sshPort}` };
+
+  const shared: Shared = { config, logger, clock, db, runtime, instanceId, dataDir, stateDir, urls: () => urls, upgrades: createUpgradeTable({ logger }) };
+  const area: Area = {
+    name: 'state',
+    async stop() {
+      try {
+        await runtime.close();
+      } finally {
+        if (db.open) db.close();
+        if (!dataDir) rmSync(stateDir, { recursive: true, force: true });
+      }
+    },
+  };
+  /** WebSockets still open once the servers closed (attach, deployments stream…). */
+  const upgrades: Area = { name: 'upgrades', stop: () => shared.upgrades.closeAll() };
+  return {
+    ...shared,
+    upgrades: shared.upgrades,
+    upgradesArea: upgrades,
+    adminToken,
+    faults,
+    startedAt: Date.now(),
+    /** The bound ports, once known. */
+    setUrls(next: Partial<Urls>): void {
+      urls = { ...urls, ...next };
+    },
+    area,
+  };
+}
