@@ -94,7 +94,6 @@ export class ApiRoutes extends OpenAPIHono<AppEnv> {
     const declared: DeclaredRoute = { def: def as RouteDef, auth, area: this.area };
     this.declared.push(declared);
     const methods = Array.isArray(def.method) ? def.method : [def.method];
-    for (const method of methods) this.openAPIRegistry.registerPath(routeConfig(def, method, auth, this.area));
 
     const pre: MiddlewareHandler<AppEnv>[] = [];
     if (def.app ?? /\/:app(\/|$)/.test(def.path)) pre.push(loadApp);
@@ -143,6 +142,16 @@ const SECURITY: Record<RouteAuth, RouteConfig['security']> = {
   admin: [{ admin: [] }],
   addon: [{ addonToken: [] }],
 };
+
+/**
+ * Writes declared routes into an OpenAPI registry. Done when the document is first asked for, not at
+ * start: building each route's OpenAPI config costs start-up time no request needs.
+ */
+export function registerRoutes(registry: OpenAPIHono['openAPIRegistry'], declared: DeclaredRoute[]): void {
+  for (const { def, auth, area } of declared) {
+    for (const method of Array.isArray(def.method) ? def.method : [def.method]) registry.registerPath(routeConfig(def, method, auth, area));
+  }
+}
 
 function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: string): RouteConfig {
   const params = pathParams(def.path);

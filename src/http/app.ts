@@ -80,7 +80,7 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   }
 
   for (const r of deps.routes) app.route('/', r);
-  serveOpenApiDocument(app, deps.version ?? '0.0.0');
+  serveOpenApiDocument(app, deps.version ?? '0.0.0', declared);
 
   app.notFound((c) => c.json({ resource: 'route', error: `no route matches ${c.req.method} ${c.req.path}` }, 404));
 

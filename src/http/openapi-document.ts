@@ -1,13 +1,13 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './env.ts';
 import { ERROR_BODY, anyObject } from './api-schemas.ts';
-import { ApiRoutes } from './api-routes.ts';
+import { ApiRoutes, registerRoutes, type DeclaredRoute } from './api-routes.ts';
 
 /**
  * GET /_emulator/openapi.json: the OpenAPI 3.1 document of every declared route (public: it only
  * describes the API). Made on first request, then kept.
  */
-export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string): void {
+export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string, declared: DeclaredRoute[]): void {
   const registry = app.openAPIRegistry;
   registry.registerComponent('securitySchemes', 'basicToken', { type: 'http', scheme: 'basic', description: 'An API token as the password (empty username).' });
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A bearer from POST /v1/tokens/exchange (one hour).' });
@@ -18,6 +18,7 @@ export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string):
   let document: unknown;
   const routes = new ApiRoutes('emulator');
   routes.add({ method: 'get', path: '/_emulator/openapi.json', summary: 'This document', auth: 'public', responses: { 200: anyObject } }, (c) => {
+    if (!document) registerRoutes(registry, [...declared, ...routes.declared]);
     document ??= app.getOpenAPI31Document({
       openapi: '3.1.0',
       info: { title: 'Scalingo emulator API', version, description: 'The Scalingo v1 platform API as the emulator serves it, with the emulator\'s control plane (/_emulator).' },
