@@ -17,7 +17,7 @@ Options:
   --list               list the sections and exit
   --rounds <n>         repeat each measurement n times, report best / median   [default 3]
   --quick              smoke run: short durations, smaller sizes, one round (the whole run < 5 min);
-                       nothing written unless --write is given too
+                       nothing written unless --write is given too; slow sections (sampler) only when named
   --write              append a --quick run's report too (its heading says it was a quick run)
   --no-write           print the report instead of appending it to BENCHMARKS.md
   --emulator-dir <d>   start src/main.ts from another tree (e.g. a patched copy, to measure a change)
@@ -77,8 +77,8 @@ async function main(): Promise<number> {
     console.error(`unknown section(s): ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}`);
     return 2;
   }
-  const chosen = positionals.length ? all.filter((s) => positionals.includes(s.name)) : all;
   const quick = Boolean(values.quick);
+  const chosen = positionals.length ? all.filter((s) => positionals.includes(s.name)) : all.filter((s) => !(quick && s.slow));
   const rounds = quick ? 1 : Number(values.rounds ?? 3);
   if (!Number.isInteger(rounds) || rounds < 1) {
     console.error(`--rounds: expected a whole number ≥ 1, got "${values.rounds}"`);

@@ -391,6 +391,8 @@ function derive(p: Phase, off: Phase): Derived {
  */
 export const section: Section = {
   name: 'sampler',
+  // Minutes even in a quick run (a settle period and the default interval's 60 s window per phase).
+  slow: true,
   description: `stats sampler CPU with ${CONTAINERS} containers at 60 s / 5 s / 1 s vs sampling off, emulator and dockerd (issue 6)`,
   async run(ctx: BenchContext): Promise<Result> {
     const tmp = mkdtempSync(join(tmpdir(), 'bench-sampler-'));

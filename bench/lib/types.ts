@@ -43,5 +43,10 @@ export interface Section {
   /** What is typed after `npm run bench --`. */
   name: string;
   description: string;
+  /**
+   * Left out of `--quick` unless named: its figure needs long real-time windows (the sampler's default
+   * interval is a minute), which a smoke run cannot shorten without measuring something else.
+   */
+  slow?: boolean;
   run(ctx: BenchContext): Promise<Result>;
 }
