@@ -17,6 +17,8 @@ describe('event counts', () => {
   const truthApp = (a: string) => db.prepare('SELECT COUNT(*) FROM events WHERE app_id = ?').pluck().get(a) as number;
   const check = () => {
     for (const u of ['u1', 'u2', 'u3']) expect(store.countForUser(u), u).toBe(truth(u));
+    // A count that went negative would be a trigger missing a case.
+    expect(db.prepare('SELECT COUNT(*) FROM event_counts WHERE n < 0').pluck().get()).toBe(0);
     for (const a of ['a1', 'a2', 'a3', 'gone']) expect(store.countForApp(a), a).toBe(truthApp(a));
   };
 
@@ -33,7 +35,21 @@ describe('event counts', () => {
     // u3 becomes a collaborator of a1: its timeline now counts a1's events.
     db.prepare("INSERT INTO collaborators (id, app_id, email, user_id, status, invitation_token, created_at) VALUES ('c1', 'a1', 'u3@example.test', 'u3', 'accepted', 't', 0)").run();
     check();
-    db.prepare("DELETE FROM events WHERE app_id = 'a2' OR user_id IS NULL").run();
+    // Transfers: a1 to u2, then a3 to u3 (a collaborator of nothing there) and back.
+    db.prepare("UPDATE apps SET owner_id = 'u2' WHERE id = 'a1'").run();
+    check();
+    db.prepare("UPDATE apps SET owner_id = 'u3' WHERE id = 'a3'").run();
+    check();
+    for (let i = 0; i < 12; i++) event(['a1', 'a3', 'gone'][i % 3], ['u1', 'u2', 'u3'][i % 3]);
+    check();
+    db.prepare("UPDATE apps SET owner_id = 'u1' WHERE id = 'a3'").run();
+    check();
+    // An app deleted (its events stay, no longer visible to its owner), one created for events already written.
+    db.prepare("DELETE FROM apps WHERE id = 'a2'").run();
+    check();
+    app('gone', 'u3');
+    check();
+    db.prepare("DELETE FROM events WHERE app_id = 'a1' OR user_id IS NULL").run();
     check();
     db.prepare('DELETE FROM events').run();
     check();

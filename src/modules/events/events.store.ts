@@ -19,17 +19,23 @@ export function createEventsStore(db: Db) {
     countApp: db.prepare<[string], number>("SELECT n FROM event_counts WHERE kind = 1 AND a = ? AND b = ''").pluck(),
     pageApp: db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE app_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
     // The user's timeline: what they did, and what happened on apps they own or collaborate on.
-    // What the user did, plus every event of their visible apps, minus what both count (their own events on those apps).
+    // What the user did (kind 2), plus others' events on the apps they own (kind 4), plus every event of the apps
+    // they collaborate on minus their own events there (counted in kind 2 already).
     countUser: db.prepare<{ user: string }, number>(
       `SELECT COALESCE((SELECT n FROM event_counts WHERE kind = 2 AND a = @user AND b = ''), 0)
-            + COALESCE((SELECT SUM(c.n - COALESCE(o.n, 0)) FROM (${VISIBLE_APPS}) v
+            + COALESCE((SELECT n FROM event_counts WHERE kind = 4 AND a = @user AND b = ''), 0)
+            + COALESCE((SELECT SUM(c.n - COALESCE(o.n, 0)) FROM (${COLLABORATED_APPS}) v
                           JOIN event_counts c ON c.kind = 1 AND c.a = v.id AND c.b = ''
                           LEFT JOIN event_counts o ON o.kind = 3 AND o.a = @user AND o.b = v.id), 0)`,
     ).pluck(),
     // Newest first by walking the table backwards (NOT INDEXED): the page stops after `limit` matches, instead of
-    // collecting and sorting every matching event as the OR of two indexes made SQLite do.
+    // collecting and sorting every matching event as the OR of two indexes made SQLite do. Visibility is looked up per
+    // event (two primary-key/index probes), not by listing every app the user can see first.
     pageUser: db.prepare<{ user: string; limit: number; offset: number }, EventRow>(
-      `SELECT * FROM events NOT INDEXED WHERE user_id = @user OR app_id IN (${VISIBLE_APPS}) ORDER BY seq DESC LIMIT @limit OFFSET @offset`,
+      `SELECT * FROM events e NOT INDEXED WHERE e.user_id = @user
+         OR EXISTS (SELECT 1 FROM apps WHERE id = e.app_id AND owner_id = @user)
+         OR EXISTS (SELECT 1 FROM collaborators WHERE app_id = e.app_id AND user_id = @user AND status = 'accepted')
+       ORDER BY e.seq DESC LIMIT @limit OFFSET @offset`,
     ),
   };
   return {
@@ -41,6 +47,8 @@ export function createEventsStore(db: Db) {
   };
 }
 
-const VISIBLE_APPS = "SELECT id FROM apps WHERE owner_id = @user UNION SELECT app_id FROM collaborators WHERE user_id = @user AND status = 'accepted'";
+/** Apps the user collaborates on without owning them (owned apps are counted through kind 4). */
+const COLLABORATED_APPS =
+  "SELECT DISTINCT co.app_id AS id FROM collaborators co JOIN apps ap ON ap.id = co.app_id WHERE co.user_id = @user AND co.status = 'accepted' AND ap.owner_id <> @user";
 
 export type EventsStore = ReturnType<typeof createEventsStore>;
