@@ -1,5 +1,5 @@
-import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
-import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from './env.ts';
 import { jsonBody } from './validate.ts';
@@ -72,21 +72,14 @@ export interface DeclaredRoute {
 }
 
 /**
- * The route group of one area: `new ApiRoutes('apps').add({...}, handler)`. It is an OpenAPIHono, so
- * mounting it with `app.route('/', group)` also merges its routes into the root's document.
+ * The route group of one area: `new ApiRoutes('apps').add({...}, handler)`, mounted with `app.route('/', group)`.
+ * Its `declared` list is what the HTTP app reads for authentication and the OpenAPI document.
  */
-export class ApiRoutes extends OpenAPIHono<AppEnv> {
+export class ApiRoutes extends Hono<AppEnv> {
   readonly declared: DeclaredRoute[] = [];
 
   constructor(readonly area: string) {
     super();
-  }
-
-  /** Mounts another area's group at the root, its declarations (and document entries) included. */
-  include(child: ApiRoutes | Hono<AppEnv>): this {
-    this.route('/', child);
-    if (child instanceof ApiRoutes) this.declared.push(...child.declared);
-    return this;
   }
 
   add<P extends string, B extends z.ZodType | undefined = undefined>(def: RouteDef<P, B>, handler: RouteHandler<P, B>): this {

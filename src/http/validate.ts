@@ -87,6 +87,12 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root?:
   throw ApiError.unprocessable(zodToFieldErrors(result.error, root));
 }
 
+/** A body under `{root: {...}}` as the clients send it, or the same fields unwrapped (curl users, some Go client calls). */
+export function wrappedBody(raw: unknown, root: string): Record<string, unknown> {
+  if (raw && typeof raw === 'object' && !Array.isArray(raw) && root in raw) return raw as Record<string, unknown>;
+  return { [root]: raw };
+}
+
 export async function jsonBody<S extends z.ZodType>(c: Context, schema: S, root?: string): Promise<z.infer<S>> {
   return parseWith(schema, await readJson(c), root);
 }

@@ -77,14 +77,14 @@ export function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>
     view,
     billingUrl,
     areas: {
-      events: area('events', eventsRoutes({ events, apps, pagination: config.pagination })),
+      events: area('events', eventsRoutes({ events, pagination: config.pagination })),
       collaborators: area('collaborators', collaboratorsRoutes({ collaborators, view })),
       domains: area('domains', domainsRoutes({ domains })),
-      caches: area('caches', cachesRoutes({ apps, events, stateDir: s.stateDir })),
+      caches: area('caches', cachesRoutes({ events, stateDir: s.stateDir })),
       stacks: area('stacks', stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack })),
       variables: area('variables', variablesRoutes({ variables: createVariablesService({ db, store: variablesStore, apps, events }) })),
       projects: area('projects', projectsRoutes({ projects })),
-      account: area('account', accountRoutes({ apps, pagination: config.pagination })),
+      account: area('account', accountRoutes({ pagination: config.pagination })),
       apps: area('apps', appsRoutes({ apps, view, pagination: config.pagination, projects })),
     },
   };

@@ -96,7 +96,7 @@ export function createMonitoring(deps: MonitoringDeps) {
   const recommended = createRecommended({ store: statsStore, recorder, stats, clock, formation: deps.formation });
   const unsubscribe = deps.events.onRecord(notifiers.onEvent);
 
-  const routes: RouteGroup[] = [statsRoutes({ apps: deps.apps, stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })];
+  const routes: RouteGroup[] = [statsRoutes({ stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })];
 
   async function stop(): Promise<void> {
     unsubscribe();

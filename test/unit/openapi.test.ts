@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startEmulator, type Harness } from '../harness.ts';
+import { openApiPath } from '../../src/http/api-routes.ts';
 import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 
 describe('the OpenAPI document (/_emulator/openapi.json)', () => {
@@ -33,7 +34,7 @@ describe('the OpenAPI document (/_emulator/openapi.json)', () => {
     // Hono lists middleware as method ALL; every handler is one method on one path.
     const served = h.emu.app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, path: r.path }));
     const missing = served
-      .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}')}`)
+      .map((r) => `${r.method} ${openApiPath(r.path)}`)
       .filter((k) => !documented.has(k));
     expect([...new Set(missing)]).toEqual([]);
     // Every area declares its routes (179 operations when this was written, addon servers off).

@@ -5,7 +5,6 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import { ERROR_BODY } from '../../http/api-schemas.ts';
 import { pageParams } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
-import type { AppsService } from '../apps/apps.service.ts';
 import { databaseList, invoiceList, pageQuery, privateNetworkDomainNames, reviewAppList, scmIntegrationList, scmRepoLinkList } from './account.schemas.ts';
 
 /**
@@ -20,7 +19,7 @@ const notProvided = (what: string) => ApiError.badRequest(`the Scalingo emulator
 const refused = (status: number) => ({ [status]: ERROR_BODY });
 
 // `apps`: the `:app` of the app routes is loaded by the route declarations (api-routes.ts).
-export function accountRoutes(deps: { apps?: AppsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {
+export function accountRoutes(deps: { pagination: { defaultPerPage: number; maxPerPage: number } }) {
   const r = new ApiRoutes('account');
   const emptyPage = (c: Context<AppEnv>) => {
     const { page, perPage } = pageParams(c, deps.pagination);

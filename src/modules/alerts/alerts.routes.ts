@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
-import { parseWith, readJson } from '../../http/validate.ts';
-import { wrapped } from '../notifiers/notifiers.routes.ts';
+import { parseWith, readJson, wrappedBody } from '../../http/validate.ts';
 import type { AlertsService } from './alerts.service.ts';
 import { alertEnvelope, alertList, createAlertSchema, updateAlertSchema } from './alerts.schemas.ts';
 
@@ -38,7 +37,7 @@ export function alertsRoutes(deps: { alerts: AlertsService }) {
       responses: { 200: alertEnvelope },
     },
     async (c) => {
-      const { alert } = parseWith(updateAlertSchema, wrapped(await readJson(c), 'alert'), 'alert');
+      const { alert } = parseWith(updateAlertSchema, wrappedBody(await readJson(c), 'alert'), 'alert');
       return c.json({ alert: alerts.update(user(c), c.req.param('app'), c.req.param('id'), alert) });
     },
   );

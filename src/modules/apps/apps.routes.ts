@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { pageParams, parseWith, readJson } from '../../http/validate.ts';
+import { pageParams, parseWith, readJson, wrappedBody } from '../../http/validate.ts';
 import { appEnvelope, appList, childAppList, createAppSchema, createChildAppSchema, renameSchema, settingsSchema, transferSchema, updateAppSchema } from './apps.schemas.ts';
 import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
@@ -77,8 +77,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       responses: { 200: appEnvelope },
     },
     async (c) => {
-      const raw = (await readJson(c)) as Record<string, unknown>;
-      const wrapped = raw && typeof raw === 'object' && !Array.isArray(raw) && 'app' in raw ? raw : { app: raw };
+      const wrapped = wrappedBody(await readJson(c), 'app');
       const appKey = c.req.param('app');
       if (wrapped.app && typeof wrapped.app === 'object' && 'owner' in (wrapped.app as object)) {
         const { app } = parseWith(transferSchema, wrapped, 'app');

@@ -1,5 +1,4 @@
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AppsService } from '../apps/apps.service.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { dropBuildCache } from './build-cache.ts';
 
@@ -8,7 +7,7 @@ import { dropBuildCache } from './build-cache.ts';
  * build starts from nothing. The cache also goes with a stack change and with the app.
  */
 // `apps`: the `:app` is loaded by the route declaration (api-routes.ts).
-export function cachesRoutes(deps: { apps?: AppsService; events: EventsService; stateDir: string }) {
+export function cachesRoutes(deps: { events: EventsService; stateDir: string }) {
   const r = new ApiRoutes('caches');
 
   deps.events.onRecord((e) => {

@@ -2,11 +2,10 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import { pageParams } from '../../http/validate.ts';
 import type { EventsService } from './events.service.ts';
 import { EVENT_CATEGORIES, eventTypesJson } from './event-types.ts';
-import type { AppsService } from '../apps/apps.service.ts';
 import { eventCategoryList, eventList, eventTypeList, pageQuery } from './events.schemas.ts';
 
 // `apps`: the app of /v1/apps/:app/events is loaded by the route declaration (api-routes.ts).
-export function eventsRoutes(deps: { events: EventsService; apps?: AppsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {
+export function eventsRoutes(deps: { events: EventsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {
   const r = new ApiRoutes('events');
   // #37 — public on the platform: the official npm client fetches it without credentials.
   r.add({ method: 'get', path: '/v1/event_categories', summary: '#37 List event categories', auth: 'public', responses: { 200: eventCategoryList } }, (c) =>

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
-import { parseWith, readJson } from '../../http/validate.ts';
+import { parseWith, readJson, wrappedBody } from '../../http/validate.ts';
 import type { NotifiersService } from './notifiers.service.ts';
 import {
   createNotifierSchema,
@@ -13,12 +13,6 @@ import {
   updateNotifierSchema,
 } from './notifiers.schemas.ts';
 import { PLATFORMS, platformJson } from './platforms.ts';
-
-/** A body under `{root: {...}}` as the clients send it, or the same fields unwrapped (curl users, the Go CLI's alert update). */
-export function wrapped(raw: unknown, root: string): unknown {
-  if (raw && typeof raw === 'object' && !Array.isArray(raw) && root in raw) return raw;
-  return { [root]: raw };
-}
 
 export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
   const { notifiers } = deps;
@@ -58,7 +52,7 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
       responses: { 201: notifierEnvelope },
     },
     async (c) => {
-      const { notifier } = parseWith(createNotifierSchema, wrapped(await readJson(c), 'notifier'), 'notifier');
+      const { notifier } = parseWith(createNotifierSchema, wrappedBody(await readJson(c), 'notifier'), 'notifier');
       return c.json({ notifier: notifiers.create(user(c), c.req.param('app'), notifier) }, 201);
     },
   );
@@ -76,7 +70,7 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
       responses: { 200: notifierEnvelope },
     },
     async (c) => {
-      const { notifier } = parseWith(updateNotifierSchema, wrapped(await readJson(c), 'notifier'), 'notifier');
+      const { notifier } = parseWith(updateNotifierSchema, wrappedBody(await readJson(c), 'notifier'), 'notifier');
       return c.json({ notifier: notifiers.update(user(c), c.req.param('app'), c.req.param('id'), notifier) });
     },
   );

@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
-import type { AppsService } from '../apps/apps.service.ts';
 import type { StatsService } from './stats.service.ts';
 import type { Recommended } from './recommended.ts';
 import { realtimeStats, recommendedQuery, seriesQuery, statPoint, statSeries } from './stats.schemas.ts';
@@ -10,7 +9,7 @@ import { realtimeStats, recommendedQuery, seriesQuery, statPoint, statSeries } f
  * #23–#25. Only the `/v1/apps/:app/...` form is served: the reference's unprefixed path text names no
  * app, and every sample request (and the npm client) uses the prefixed form (docs/fidelity.md).
  */
-export function statsRoutes(deps: { apps: AppsService; stats: StatsService; recommended: Recommended }) {
+export function statsRoutes(deps: { stats: StatsService; recommended: Recommended }) {
   const r = new ApiRoutes('stats');
 
   // #24 real-time figures read from the engine now; a stopped app has none.
