@@ -66,15 +66,11 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   if (appAccess) {
     app.use('/v1/apps/:app/*', async (c, next) => {
       const p = c.get('principal');
-      // The loader declared routes use for their `:app` (api-routes.ts).
+      // The loader declared routes use for their `:app` (api-routes.ts); `/*` covers `/v1/apps/:app` itself too.
       c.set('appLoader', appAccess);
       // Hono's `/*` also matches `/v1/apps/<x>` itself (e.g. /v1/apps/collaboration): sub-paths only.
       // Undeclared sub-paths of another user's app are a 404 of the app too, as before.
       if (p && /^\/v1\/apps\/[^/]+\/./.test(c.req.path)) c.set('app', appAccess(p.user, c.req.param('app')));
-      await next();
-    });
-    app.use('/v1/apps/:app', async (c, next) => {
-      c.set('appLoader', appAccess);
       await next();
     });
   }
