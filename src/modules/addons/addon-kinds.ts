@@ -142,9 +142,9 @@ exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --requ
   },
 };
 
-/** The addon kind served by a provider id (scalingo-postgresql…), if it runs a real server. */
+/** The addon kind served by a provider id (scalingo-postgresql…, or a dedicated database's postgresql-ng), if it runs a real server. */
 export function kindOfProvider(providerId: string): KindSpec | undefined {
-  const k = providerId.replace(/^scalingo-/, '') as AddonKind;
+  const k = providerId.replace(/^scalingo-/, '').replace(/-ng$/, '') as AddonKind;
   return ADDON_KINDS[k];
 }
 

@@ -10,7 +10,7 @@ import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { AddonRow, AddonsStore } from './addons.store.ts';
-import { ADDON_PROVIDERS, findPlan, findProvider, providerJson } from './addons.catalog.ts';
+import { ADDON_PROVIDERS, findPlan, findProvider, isDedicated, providerJson } from './addons.catalog.ts';
 import type { AddonServers } from './addon-servers.ts';
 import { defined } from '../../shared/defined.ts';
 
@@ -77,9 +77,12 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       const app = deps.apps.visibleApp(user, appParam);
       return store.forApp(app.id).map(toJson);
     },
-    provision(user: UserRow, appParam: string, input: { addon_provider_id: string; plan_id: string }) {
+    provision(user: UserRow, appParam: string, input: { addon_provider_id: string; plan_id: string }, opts: { dedicated?: boolean } = {}) {
       const app = deps.apps.writableApp(user, appParam, 'change addons');
       const provider = findProvider(input.addon_provider_id);
+      if (provider && isDedicated(provider.id) && !opts.dedicated) {
+        throw ApiError.invalid('addon_provider_id', `${provider.id} is a dedicated database technology: create one with POST /v1/databases (scalingo database-create)`);
+      }
       if (!provider) throw ApiError.invalid('addon_provider_id', `is not a known addon provider (known: ${ADDON_PROVIDERS.map((p) => p.id).join(', ')})`);
       const plan = findPlan(provider, input.plan_id);
       if (!plan) throw ApiError.invalid('plan_id', `is not a plan of ${provider.id} (plans: ${provider.plans.map((p) => p.name).join(', ')})`);

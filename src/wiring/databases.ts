@@ -1,0 +1,41 @@
+// Dedicated databases and the database API's settings, firewall rules and logs archives (issue 22),
+// built beside the addons service (wiring/logs.ts), whose routes they precede.
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { AppsService } from '../modules/apps/apps.service.ts';
+import type { AppViewContext } from '../modules/apps/apps.view.ts';
+import type { AddonsService } from '../modules/addons/addons.service.ts';
+import type { AddonServers } from '../modules/addons/addon-servers.ts';
+import type { UrlSigner } from '../modules/logs/logs-url.ts';
+import { addonLogsArchivesRoutes } from '../modules/addons/addon-logs-archives.routes.ts';
+import { createDatabasesStore } from '../modules/databases/databases.store.ts';
+import { createDatabasesService, type DatabasesServiceDeps } from '../modules/databases/databases.service.ts';
+import { createDatabaseSettings } from '../modules/databases/database-settings.ts';
+import { createFirewallRules } from '../modules/databases/firewall-rules.ts';
+import { databasesRoutes } from '../modules/databases/databases.routes.ts';
+import { databaseNgRoutes } from '../modules/databases/database-ng.routes.ts';
+import type { RouteGroup } from './area.ts';
+
+export interface DatabasesWiringDeps {
+  db: Db;
+  clock: Clock;
+  region: string;
+  apps: AppsService;
+  addons: AddonsService;
+  servers?: AddonServers;
+  projects?: DatabasesServiceDeps['projects'];
+  view: AppViewContext;
+  signer: UrlSigner;
+  apiUrl: () => string;
+}
+
+export function createDatabasesWiring(deps: DatabasesWiringDeps) {
+  const store = createDatabasesStore(deps.db);
+  const settings = createDatabaseSettings(store);
+  const firewall = createFirewallRules({ store, clock: deps.clock, region: deps.region });
+  const databases = createDatabasesService({ db: deps.db, store, apps: deps.apps, addons: deps.addons, servers: deps.servers, settings, clock: deps.clock, projects: deps.projects });
+  const appName = (id: string) => deps.apps.find(id)?.name ?? id;
+  const routes: RouteGroup[] = [databasesRoutes({ databases, view: deps.view }), databaseNgRoutes({ addons: deps.addons, servers: deps.servers, databases, settings, firewall, appName })];
+  if (deps.servers) routes.push(addonLogsArchivesRoutes({ addons: deps.addons, servers: deps.servers, signer: deps.signer, apiUrl: deps.apiUrl }));
+  return { databases, routes };
+}
