@@ -177,6 +177,17 @@ export function createAddonServers(deps: AddonServersDeps) {
       if (c) await runtime.updateMemory(c.engineId, bytes);
     },
 
+    /**
+     * The server restarted on its volume (a plan change restarts it, as on the platform: issue 22) and
+     * waited for until it answers again; throws when it does not come back.
+     */
+    async restart(addonId: string): Promise<void> {
+      const row = store.byAddon(addonId);
+      if (!row) return;
+      for (const c of await runtime.list({ [LABELS.addonId]: addonId })) if (c.state === 'running') await runtime.stop(c.engineId, 10);
+      await startServer(row);
+    },
+
     /** The server, its volume and the variables it set, gone (addon deletion; the row may be gone already). */
     async removeServer(row: AddonServerRow): Promise<void> {
       const addonId = row.addon_id;

@@ -116,7 +116,17 @@ export function createAddonsService(deps: AddonsServiceDeps) {
         // go-scalingo EventUpgradeAddonTypeData: the addon's fields and the old and new plan names.
         deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
       });
-      void deps.servers?.changePlan(addon.id, plan.name).catch(() => undefined);
+      const servers = deps.servers;
+      if (servers?.server(addon.id)) {
+        // The server restarts with the plan's memory, as on the platform: the database is `updating`
+        // (its calls answer 503) until it answers again (issue 22; the Terraform provider waits for it).
+        store.setStatus(addon.id, 'updating');
+        void servers
+          .changePlan(addon.id, plan.name)
+          .then(() => servers.restart(addon.id))
+          .then(() => store.byId(addon.id) && store.setStatus(addon.id, 'running'))
+          .catch(() => store.byId(addon.id) && store.setStatus(addon.id, 'error'));
+      }
       return toJson(defined(store.find(addon.app_id, addon.id), `addon ${addon.id}`));
     },
     remove(user: UserRow, appParam: string, addonId: string): void {
