@@ -39,4 +39,4 @@ export const firewallRule = z
   .meta({ id: 'FirewallRule' });
 export const firewallRuleEnvelope = z.object({ rule: firewallRule });
 export const firewallRuleList = z.object({ rules: z.array(firewallRule) });
-export const managedRangeList = z.object({ ranges: z.array(z.object({ id: z.string(), name: z.string(), cidrs: z.array(z.string()) })) });
+export const managedRangeList = z.object({ ranges: z.array(z.object({ id: z.string(), name: z.string() })) });
