@@ -8,6 +8,12 @@ import type { AddonsService } from '../modules/addons/addons.service.ts';
 import type { AddonServers } from '../modules/addons/addon-servers.ts';
 import type { UrlSigner } from '../modules/logs/logs-url.ts';
 import { addonLogsArchivesRoutes } from '../modules/addons/addon-logs-archives.routes.ts';
+import { databaseUserPasswordsRoutes } from '../modules/addons/database-user-passwords.routes.ts';
+import { databaseRestoresRoutes } from '../modules/addons/database-restores.routes.ts';
+import { createAddonRestores } from '../modules/addons/addon-restores.ts';
+import type { AddonBackups } from '../modules/addons/addon-backups.ts';
+import { createAddonsStore } from '../modules/addons/addons.store.ts';
+import type { Logger } from '../shared/logger.ts';
 import { createDatabasesStore } from '../modules/databases/databases.store.ts';
 import { createDatabasesService, type DatabasesServiceDeps } from '../modules/databases/databases.service.ts';
 import { createDatabaseSettings } from '../modules/databases/database-settings.ts';
@@ -27,6 +33,8 @@ export interface DatabasesWiringDeps {
   view: AppViewContext;
   signer: UrlSigner;
   apiUrl: () => string;
+  backups?: AddonBackups;
+  logger: Logger;
 }
 
 export function createDatabasesWiring(deps: DatabasesWiringDeps) {
@@ -36,6 +44,13 @@ export function createDatabasesWiring(deps: DatabasesWiringDeps) {
   const databases = createDatabasesService({ db: deps.db, store, apps: deps.apps, addons: deps.addons, servers: deps.servers, settings, clock: deps.clock, projects: deps.projects });
   const appName = (id: string) => deps.apps.find(id)?.name ?? id;
   const routes: RouteGroup[] = [databasesRoutes({ databases, view: deps.view }), databaseNgRoutes({ addons: deps.addons, servers: deps.servers, databases, settings, firewall, appName })];
-  if (deps.servers) routes.push(addonLogsArchivesRoutes({ addons: deps.addons, servers: deps.servers, signer: deps.signer, apiUrl: deps.apiUrl }));
-  return { databases, routes };
+  if (deps.servers) {
+    routes.push(addonLogsArchivesRoutes({ addons: deps.addons, servers: deps.servers, signer: deps.signer, apiUrl: deps.apiUrl }));
+    routes.push(databaseUserPasswordsRoutes({ addons: deps.addons, servers: deps.servers }));
+  }
+  const addonsStore = createAddonsStore(deps.db);
+  const restores =
+    deps.servers && deps.backups ? createAddonRestores({ servers: deps.servers, backups: deps.backups, clock: deps.clock, logger: deps.logger, setStatus: addonsStore.setStatus }) : undefined;
+  if (deps.servers && restores) routes.push(databaseRestoresRoutes({ addons: deps.addons, servers: deps.servers, restores }));
+  return { databases, restores, routes };
 }

@@ -125,7 +125,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
   // Dedicated databases (/v1/databases); firewall rules, settings and logs archives in the database API (issue 22).
   const dbs = createDatabasesWiring({
     db, clock, region: config.region.name, apps: deps.apps, addons, servers: deps.addonServers, projects: deps.projects, view: deps.view,
-    signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs-archives.key'), clock }), apiUrl: deps.apiUrl,
+    signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs-archives.key'), clock }), apiUrl: deps.apiUrl, backups: addonBackups, logger,
   });
   routes.push(...dbs.routes);
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
@@ -187,6 +187,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
     await archiver.stop();
     dispatcher.stop();
     await addonBackups?.idle();
+    await dbs.restores?.idle();
   }
   const area: Area = { name: 'logs', routes, start, stop };
 

@@ -267,6 +267,27 @@ export function createAddonServers(deps: AddonServersDeps) {
       return runtime.execStream(r.engineId, ['sh', '-c', script], { env: env(r.row) });
     },
 
+    /**
+     * Loads a backup archive (tar.gz) into the running server (issue 22): extracted by the engine into a
+     * temporary directory of the container, replayed by the kind's restore script, removed. Throws with
+     * the server's message when the replay fails.
+     */
+    async restoreArchive(addonId: string, archive: NodeJS.ReadableStream): Promise<void> {
+      const r = await service.running(addonId);
+      if (!r) throw new Error('the database server is not running');
+      const spec = ADDON_KINDS[r.row.kind as AddonKind];
+      const dir = `/tmp/restore-${randomBytes(6).toString('hex')}`;
+      const mk = await runtime.exec(r.engineId, ['mkdir', '-m', '0755', dir], {});
+      if (mk.exitCode !== 0) throw new Error(`could not make ${dir} in the server's container`);
+      try {
+        await runtime.putArchive(r.engineId, dir, archive as import('node:stream').Readable);
+        const out = await runtime.exec(r.engineId, ['sh', '-c', `chmod -R a+rX "$IN"\n${spec.restore}`], { env: { ...env(r.row), IN: dir }, maxBytes: 256 * 1024 });
+        if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
+      } finally {
+        await runtime.exec(r.engineId, ['rm', '-rf', dir], {}).catch(() => undefined);
+      }
+    },
+
     /** The server's users as its own catalogue lists them (pg_authid, mysql.user, ACL USERS). */
     async users(addonId: string): Promise<{ name: string; passwordEncryption: string; readOnly: boolean }[] | null> {
       const r = await service.running(addonId);
@@ -281,7 +302,7 @@ export function createAddonServers(deps: AddonServersDeps) {
     },
 
     /** Runs the kind's createUser / deleteUser script; false when the kind has none. Throws with the server's message. */
-    async manageUser(addonId: string, action: 'createUser' | 'deleteUser', user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
+    async manageUser(addonId: string, action: 'createUser' | 'deleteUser' | 'setPassword', user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
       const r = await service.running(addonId);
       if (!r) throw new Error('the database server is not running');
       const script = ADDON_KINDS[r.row.kind as AddonKind][action];
