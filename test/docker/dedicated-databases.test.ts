@@ -1,4 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,21 @@ describe('dedicated databases, firewall rules and database settings (real Docker
     expect(psql('SELECT 40 + 2')).toBe('42');
     expect((await go('GET', `/v1/databases/${NAME}`)).body.database.id).toBe(appId);
   }, LONG);
+
+  it('database-networking: the endpoint is the published port, psql on the host connects through it; no net peerings', async () => {
+    const endpoints = (await go('GET', `/v1/databases/${appId}/endpoints`)).body.endpoints;
+    expect(endpoints).toEqual([{ id: expect.any(String), database_id: appId, hostname: '127.0.0.1', port: expect.any(Number), type: 'public-rw' }]);
+    const vars = (await go('GET', `/v1/apps/${NAME}/variables`)).body.variables as { name: string; value: string }[];
+    const url = new URL(vars.find((v) => v.name === 'SCALINGO_POSTGRESQL_URL')!.value);
+    url.hostname = endpoints[0].hostname;
+    url.port = String(endpoints[0].port);
+    expect(execFileSync('psql', [url.toString(), '-tAc', 'SELECT current_user'], { encoding: 'utf8' }).trim()).toBe(url.username);
+    expect((await go('GET', `/v1/databases/${appId}/net_peerings`)).body).toEqual({ net_peerings: [] });
+    expect((await go('POST', `/v1/databases/${appId}/net_peerings`, { outscale_net_peering_id: 'pcx-1' })).status).toBe(400);
+    expect((await go('DELETE', `/v1/databases/${appId}/net_peerings/pcx-1`)).body).toMatchObject({ resource: 'net_peering' });
+    expect((await go('GET', `/v1/databases/${appId}/network_configuration`)).body.network_configuration).toEqual({ outscale_account_id: '', outscale_net_id: '', ip_range: '' });
+    expect((await go('GET', `/v1/databases/${appId}/endpoints`, undefined, 'other')).body).toMatchObject({ resource: 'database' });
+  });
 
   it('refuses bad creations: unknown technology or plan, bad or taken name, an NG technology as an app addon; 404 for another user', async () => {
     const bad = await go('POST', '/v1/databases', { addon_provider_id: 'scalingo-postgresql', plan_id: 'postgresql-sandbox', name: 'some-db-app' });

@@ -277,15 +277,17 @@ export function createAddonServers(deps: AddonServersDeps) {
       if (!r) throw new Error('the database server is not running');
       const spec = ADDON_KINDS[r.row.kind as AddonKind];
       const dir = `/tmp/restore-${randomBytes(6).toString('hex')}`;
-      const mk = await runtime.exec(r.engineId, ['mkdir', '-m', '0755', dir], {});
+      const mk = await runtime.exec(r.engineId, ['mkdir', '-m', '0700', dir], {});
       if (mk.exitCode !== 0) throw new Error(`could not make ${dir} in the server's container`);
       try {
         await runtime.putArchive(r.engineId, dir, archive as import('node:stream').Readable);
-        const out = await runtime.exec(r.engineId, ['sh', '-c', `chmod -R a+rX "$IN"\n${spec.restore}`], { env: { ...env(r.row), IN: dir }, maxBytes: 256 * 1024 });
-        if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
-      } finally {
+      } catch (err) {
         await runtime.exec(r.engineId, ['rm', '-rf', dir], {}).catch(() => undefined);
+        throw err;
       }
+      // The script removes the directory itself on its way out: one engine call fewer on the restore's path.
+      const out = await runtime.exec(r.engineId, ['sh', '-c', `trap 'rm -rf "$IN"' EXIT\n${spec.restore}`], { env: { ...env(r.row), IN: dir }, maxBytes: 256 * 1024 });
+      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
     },
 
     /** The server's users as its own catalogue lists them (pg_authid, mysql.user, ACL USERS). */

@@ -88,6 +88,14 @@ export function createDatabasesService(deps: DatabasesServiceDeps) {
       });
     },
 
+    /** The endpoints a client reaches the database at: its port published on the engine's host (public-rw). */
+    async endpoints(user: UserRow, app: AppRow) {
+      const addon = addonOf(user, app);
+      const r = await deps.servers?.running(addon.id);
+      if (!r?.hostPort) return [];
+      return [{ id: `${addon.id}-public-rw`, database_id: app.id, hostname: r.host, port: r.hostPort, type: 'public-rw' }];
+    },
+
     /** The dedicated databases the user sees (owned or collaborated apps). */
     list(user: UserRow): AppRow[] {
       return apps.list(user).filter((a) => store.byApp(a.id));
