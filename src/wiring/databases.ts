@@ -20,6 +20,7 @@ import { createDatabaseSettings } from '../modules/databases/database-settings.t
 import { createFirewallRules } from '../modules/databases/firewall-rules.ts';
 import { databasesRoutes } from '../modules/databases/databases.routes.ts';
 import { databaseNgRoutes } from '../modules/databases/database-ng.routes.ts';
+import { databaseFeatureTogglesRoutes } from '../modules/databases/database-feature-toggles.routes.ts';
 import type { RouteGroup } from './area.ts';
 
 export interface DatabasesWiringDeps {
@@ -47,6 +48,7 @@ export function createDatabasesWiring(deps: DatabasesWiringDeps) {
   if (deps.servers) {
     routes.push(addonLogsArchivesRoutes({ addons: deps.addons, servers: deps.servers, signer: deps.signer, apiUrl: deps.apiUrl }));
     routes.push(databaseUserPasswordsRoutes({ addons: deps.addons, servers: deps.servers }));
+    routes.push(databaseFeatureTogglesRoutes({ addons: deps.addons, servers: deps.servers, settings }));
   }
   const addonsStore = createAddonsStore(deps.db);
   const restores =

@@ -194,6 +194,10 @@ describe('backups, restore and user passwords of real addon servers (real Docker
       expect(own.status).toBe(400);
       expect(own.body.error).toMatch(/protected/);
     }
+    // force-ssl needs TLS, which the local MariaDB does not serve: refused with the reason.
+    const ssl = await api('POST', `/databases/${dbs.mysql.id}/features`, dbs.mysql.token, { feature: { name: 'force-ssl' } });
+    expect(ssl.status).toBe(400);
+    expect(ssl.body.error).toMatch(/TLS/);
     // Redis: no user management, as on the platform (the CLI refuses before asking).
     expect((await api('GET', `/databases/${dbs.redis.id}/users`, dbs.redis.token)).body['database-users'].map((u: { name: string }) => u.name)).toEqual(['default']);
     expect((await api('POST', `/databases/${dbs.redis.id}/users/default/reset_password`, dbs.redis.token)).status).toBe(400);

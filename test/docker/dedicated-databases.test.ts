@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +83,7 @@ describe('dedicated databases, firewall rules and database settings (real Docker
     expect((await go('GET', `/v1/databases/${NAME}`)).body.database.id).toBe(appId);
   }, LONG);
 
-  it('database-networking: the endpoint is the published port, psql on the host connects through it; no net peerings', async () => {
+  it('database-endpoints: the endpoint is the published port, psql on the host connects through it; force-ssl enforced there; no net peerings', async () => {
     const endpoints = (await go('GET', `/v1/databases/${appId}/endpoints`)).body.endpoints;
     expect(endpoints).toEqual([{ id: expect.any(String), database_id: appId, hostname: '127.0.0.1', port: expect.any(Number), type: 'public-rw' }]);
     const vars = (await go('GET', `/v1/apps/${NAME}/variables`)).body.variables as { name: string; value: string }[];
@@ -91,6 +91,27 @@ describe('dedicated databases, firewall rules and database settings (real Docker
     url.hostname = endpoints[0].hostname;
     url.port = String(endpoints[0].port);
     expect(execFileSync('psql', [url.toString(), '-tAc', 'SELECT current_user'], { encoding: 'utf8' }).trim()).toBe(url.username);
+
+    // database-enable-feature force-ssl: the server refuses connections without TLS (pg_hba hostssl), until disabled.
+    const plain = new URL(url);
+    plain.searchParams.set('sslmode', 'disable');
+    const connects = (u: URL) => spawnSync('psql', [u.toString(), '-tAc', 'SELECT 1'], { encoding: 'utf8' });
+    expect(connects(plain).status).toBe(0);
+    const on = await dbapi('POST', `/databases/${addonId}/features`, { feature: { name: 'force-ssl' } });
+    expect(on.body).toEqual({ name: 'force-ssl', status: 'ACTIVATED', message: expect.any(String) });
+    const refused = connects(plain);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/no encryption|SSL off/);
+    const tls = new URL(url);
+    tls.searchParams.set('sslmode', 'require');
+    expect(connects(tls).status).toBe(0);
+    expect((await dbapi('GET', `/databases/${addonId}`)).body.database.features).toEqual([{ name: 'force-ssl', status: 'ACTIVATED' }]);
+    expect((await dbapi('DELETE', `/databases/${addonId}/features?feature=force-ssl`)).status).toBe(200);
+    expect(connects(plain).status).toBe(0);
+    expect((await dbapi('GET', `/databases/${addonId}`)).body.database.features).toEqual([]);
+    expect((await dbapi('POST', `/databases/${addonId}/features`, { feature: { name: 'turbo' } })).body.errors).toHaveProperty('feature');
+    expect((await dbapi('DELETE', `/databases/${addonId}/features`)).status).toBe(422);
+
     expect((await go('GET', `/v1/databases/${appId}/net_peerings`)).body).toEqual({ net_peerings: [] });
     expect((await go('POST', `/v1/databases/${appId}/net_peerings`, { outscale_net_peering_id: 'pcx-1' })).status).toBe(400);
     expect((await go('DELETE', `/v1/databases/${appId}/net_peerings/pcx-1`)).body).toMatchObject({ resource: 'net_peering' });

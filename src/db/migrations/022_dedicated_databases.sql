@@ -19,12 +19,13 @@ CREATE TABLE database_firewall_rules (
 );
 CREATE INDEX database_firewall_rules_addon ON database_firewall_rules (addon_id, created_at);
 
--- What the database API keeps of a real addon's settings: its maintenance window and its periodic
--- backups configuration (the row is made on the first change; the defaults stand before).
+-- What the database API keeps of a real addon's settings: its maintenance window, its periodic
+-- backups configuration and its features (the row is made on the first change; the defaults stand before).
 CREATE TABLE database_settings (
   addon_id TEXT PRIMARY KEY REFERENCES addons(id) ON DELETE CASCADE,
   maintenance_weekday INTEGER NOT NULL,
   maintenance_hour INTEGER NOT NULL,
   periodic_backups_enabled INTEGER NOT NULL,
-  periodic_backups_hours TEXT NOT NULL   -- JSON array of hours (UTC)
+  periodic_backups_hours TEXT NOT NULL,  -- JSON array of hours (UTC)
+  features TEXT NOT NULL DEFAULT '[]'    -- JSON array of the features turned on (force-ssl, publicly-available)
 );

@@ -44,6 +44,8 @@ export interface KindSpec {
   deleteUser?: string;
   /** Sets the password of user $NEW_USER to $NEW_PASSWORD (issue 22: update and reset). */
   setPassword?: string;
+  /** Shell scripts making the server refuse, then accept again, connections without TLS (feature force-ssl); absent: no TLS. */
+  forceSsl?: { on: string; off: string };
   /** An interactive client reading the app's database (README, tests). */
   console: string[];
 }
@@ -102,6 +104,11 @@ ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d "$ADDON_DATABASE" -v u="$NEW_USE
 DROP OWNED BY :"u";
 DROP ROLE :"u";
 EOF`,
+    // pg_hba's TCP lines become hostssl (and back), then the server reloads its configuration.
+    forceSsl: {
+      on: String.raw`sed -i -E 's/^host([[:space:]])/hostssl/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null`,
+      off: String.raw`sed -i -E 's/^hostssl([[:space:]])/host/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null`,
+    },
     setPassword: String.raw`${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -v u="$NEW_USER" -v pw="$NEW_PASSWORD" <<'EOF'
 ALTER ROLE :"u" PASSWORD :'pw';
 EOF`,

@@ -290,6 +290,17 @@ export function createAddonServers(deps: AddonServersDeps) {
       if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
     },
 
+    /** Turns the kind's force-ssl on or off in the running server; false when the kind has no TLS. Throws with the server's message. */
+    async forceSsl(addonId: string, on: boolean): Promise<boolean> {
+      const r = await service.running(addonId);
+      if (!r) throw new Error('the database server is not running');
+      const scripts = ADDON_KINDS[r.row.kind as AddonKind].forceSsl;
+      if (!scripts) return false;
+      const out = await runtime.exec(r.engineId, ['sh', '-c', on ? scripts.on : scripts.off], { env: env(r.row), maxBytes: 64 * 1024 });
+      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').pop()?.slice(0, 300) || `exit code ${out.exitCode}`);
+      return true;
+    },
+
     /** The server's users as its own catalogue lists them (pg_authid, mysql.user, ACL USERS). */
     async users(addonId: string): Promise<{ name: string; passwordEncryption: string; readOnly: boolean }[] | null> {
       const r = await service.running(addonId);

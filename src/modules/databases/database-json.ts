@@ -43,7 +43,7 @@ export function databaseJson(addon: AddonRow, ctx: DatabaseJsonContext) {
     resource_id: addon.resource_id,
     app_name: ctx.appName,
     encryption_at_rest: false,
-    features: [],
+    features: ctx.settings.features.map((name) => ({ name, status: 'ACTIVATED' })),
     plan: (provider && findPlan(provider, addon.plan_id)?.name) ?? addon.plan_id,
     status,
     type_id: addon.provider_id,

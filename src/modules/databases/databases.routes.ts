@@ -44,7 +44,7 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
     c.json({ database: await json(c, databases.find(user(c), c.req.param('id'))) }),
   );
 
-  // Networking (go-scalingo v11 databases_networking.go, CLI `database-networking-*`): the local server is reached on its
+  // Networking (go-scalingo v11 databases_networking.go, CLI `database-endpoints`, `database-net-peerings*`, `database-network-configuration`): the local server is reached on its
   // published port; there are no Outscale nets to peer with, so peerings are none and cannot be made.
   r.add({ method: 'get', path: '/v1/databases/:id/endpoints', summary: 'The endpoints of a dedicated database (its published port)', responses: { 200: endpointList } }, async (c) =>
     c.json({ endpoints: await databases.endpoints(user(c), databases.find(user(c), c.req.param('id'))) }),

@@ -22,6 +22,7 @@ export interface DatabaseSettingsRow {
   maintenance_hour: number;
   periodic_backups_enabled: number;
   periodic_backups_hours: string;
+  features: string;
 }
 
 /** Dedicated databases, their firewall rules and the settings of real addons' databases (migration 022). */
@@ -35,10 +36,11 @@ export function createDatabasesStore(db: Db) {
     deleteRule: db.prepare('DELETE FROM database_firewall_rules WHERE addon_id = ? AND id = ?'),
     settings: db.prepare<[string], DatabaseSettingsRow>('SELECT * FROM database_settings WHERE addon_id = ?'),
     saveSettings: db.prepare(
-      `INSERT INTO database_settings (addon_id, maintenance_weekday, maintenance_hour, periodic_backups_enabled, periodic_backups_hours)
-       VALUES (@addon_id, @maintenance_weekday, @maintenance_hour, @periodic_backups_enabled, @periodic_backups_hours)
+      `INSERT INTO database_settings (addon_id, maintenance_weekday, maintenance_hour, periodic_backups_enabled, periodic_backups_hours, features)
+       VALUES (@addon_id, @maintenance_weekday, @maintenance_hour, @periodic_backups_enabled, @periodic_backups_hours, @features)
        ON CONFLICT (addon_id) DO UPDATE SET maintenance_weekday = excluded.maintenance_weekday, maintenance_hour = excluded.maintenance_hour,
-         periodic_backups_enabled = excluded.periodic_backups_enabled, periodic_backups_hours = excluded.periodic_backups_hours`,
+         periodic_backups_enabled = excluded.periodic_backups_enabled, periodic_backups_hours = excluded.periodic_backups_hours,
+         features = excluded.features`,
     ),
   };
   return {
