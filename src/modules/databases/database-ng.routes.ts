@@ -8,7 +8,7 @@ import { parseWith, readJson } from '../../http/validate.ts';
 import { databaseEnvelope } from '../addons/addons.schemas.ts';
 import type { AddonsService } from '../addons/addons.service.ts';
 import type { AddonServers } from '../addons/addon-servers.ts';
-import { DATABASE_API_BASES, lacks, tokenAddon } from '../addons/database-api.ts';
+import { DATABASE_API_BASES, featureOf, lacks, tokenAddon } from '../addons/database-api.ts';
 import type { DatabasesService } from './databases.service.ts';
 import type { DatabaseSettingsService } from './database-settings.ts';
 import type { FirewallRules } from './firewall-rules.ts';
@@ -50,7 +50,8 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
     };
     const real = (c: Parameters<typeof tokenAddon>[1], id: string) => {
       const addon = tokenAddon(addons, c, id);
-      if (!deps.servers?.server(addon.id)) throw lacks(deps.servers, addon, 'database settings (maintenance window, periodic backups)');
+      const feature = featureOf(c.req.path, id);
+      if (!deps.servers?.server(addon.id)) throw lacks(deps.servers, addon, feature === 'database server features' ? 'database settings (maintenance window, periodic backups)' : feature);
       return addon;
     };
 
