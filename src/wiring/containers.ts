@@ -54,6 +54,8 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
         instanceId,
         setStatus: addonStatusSetter({ store: createAddonsStore(db), events, appOf: (id) => apps.find(id) }),
         restartApp: async (appId) => {
+          // A deployment under way starts its containers itself: restart after it, not in the middle of it.
+          await deployments.appIdle(appId);
           const app = apps.find(appId);
           const rel = app && orchestrator.release(app);
           if (!app || !rel || orchestrator.gone(appId)) return;

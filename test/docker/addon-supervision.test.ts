@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
-import { FAST } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { FAST, waitForAddon } from '../support/apps.ts';
 import { spawnEmulator, type EmulatorProcess } from '../reliability/emulator-process.ts';
 
 // Addon servers that stop without the emulator asking, and an emulator that dies while one is being
@@ -15,16 +15,7 @@ const serverOf = (addonId: string) => dockerPs([`${LABELS.addonId}=${addonId}`],
 const psql = (container: string, db: string, sql: string) => docker('exec', '-u', 'postgres', container, 'psql', '-d', db, '-tAc', sql);
 type Call = (method: string, path: string, opts?: { body?: unknown }) => Promise<{ status: number; body: any; text: string }>;
 
-/** Waits for the addon to run; `error` ends the wait at once with the addon's reason. */
-const untilRunning = (call: Call, app: string, id: string, timeoutMs = LONG) =>
-  eventually(
-    async () => {
-      const a = (await call('GET', `/v1/apps/${app}/addons/${id}`)).body.addon;
-      if (a.status === 'error') throw giveUp(`the addon ended in error: ${a.status_message}`);
-      return a.status === 'running';
-    },
-    { timeoutMs, intervalMs: 200, what: `addon ${id} running` },
-  );
+const untilRunning = (call: Call, app: string, id: string, timeoutMs = LONG) => waitForAddon(call, app, id, timeoutMs);
 
 async function provisionPostgres(call: Call, app: string): Promise<string> {
   expect((await call('POST', '/v1/apps', { body: { app: { name: app } } })).status).toBe(201);

@@ -8,8 +8,8 @@ import { startEmulator, type Harness } from '../harness.ts';
 import { IMAGE_RECIPES, RECIPE_LABEL, recipeHash, type ImageRecipe } from '../../src/runtime/image-recipes.ts';
 import { debianSuite } from '../../src/runtime/rootfs.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
-import { FAST, archiveOf, waitForDeployment } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { FAST, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
 
 // Issue #20: the emulator builds each Debian-based image the first time a deployment or an addon
 // needs it. This group runs before every other test file (vitest.config.ts). CI starts it with no
@@ -34,7 +34,16 @@ describe('images built on first use (real Docker, Debian packages)', () => {
   let h: Harness;
   const work = mkdtempSync(join(tmpdir(), 'emu-first-use-'));
   let nodeArchive = '';
-  const archives: string[] = [];
+  let pythonArchive = '';
+  let rubyArchive = '';
+  /** A small app of one language, answering GET / with its runtime's version, as a .tar.gz. */
+  const appArchive = async (name: string, files: Record<string, string>) => {
+    mkdirSync(join(work, name), { recursive: true });
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(work, name, file), text);
+    const out = join(work, `${name}.tar.gz`);
+    await tarCreate({ gzip: true, file: out, cwd: work }, [name]);
+    return out;
+  };
   const apps: string[] = [];
 
   const createApp = async (name: string) => {
@@ -54,18 +63,10 @@ describe('images built on first use (real Docker, Debian packages)', () => {
   };
   const addon = async (app: string, id: string) => (await h.call('GET', `/v1/apps/${app}/addons/${id}`)).body.addon;
   const addonLogs = async (app: string, id: string) => (await h.call('GET', `/v1/apps/${app}/addons/${id}/server/logs?n=1000`)).text;
-  /** Waits for `running`, collecting every status message seen meanwhile; `error` fails at once with its reason. */
+  /** Waits for `running` (error ends the wait at once), with every status message seen meanwhile. */
   const untilRunning = async (app: string, id: string) => {
     const messages = new Set<string>();
-    await eventually(
-      async () => {
-        const a = await addon(app, id);
-        if (a.status_message) messages.add(a.status_message);
-        if (a.status === 'error') throw giveUp(`the addon ended in error: ${a.status_message}`);
-        return a.status === 'running';
-      },
-      { timeoutMs: BUILD, intervalMs: 250, what: `addon ${id} running` },
-    );
+    await waitForAddon(h.call, app, id, BUILD, (m) => messages.add(m));
     return messages;
   };
 
@@ -74,12 +75,38 @@ describe('images built on first use (real Docker, Debian packages)', () => {
       // The precondition of the proof: nothing built before the emulator needs it.
       expect([...missingAtStart].sort(), 'SCALINGO_EMULATOR_TEST_FROM_SCRATCH=1 but emulator images are present').toEqual(IMAGE_RECIPES.map((r) => r.id).sort());
     }
-    const dir = join(work, 'node-app');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'first-use', version: '1.0.0', private: true, scripts: { start: 'node server.js' } }));
-    writeFileSync(join(dir, 'server.js'), "require('http').createServer((q, s) => s.end('node ' + process.version)).listen(process.env.PORT);\n");
-    nodeArchive = join(work, 'node-app.tar.gz');
-    await tarCreate({ gzip: true, file: nodeArchive, cwd: work }, ['node-app']);
+    nodeArchive = await appArchive('node-app', {
+      'package.json': JSON.stringify({ name: 'first-use', version: '1.0.0', private: true, scripts: { start: 'node server.js' } }),
+      'server.js': "require('http').createServer((q, s) => s.end('node ' + process.version)).listen(process.env.PORT);\n",
+    });
+    pythonArchive = await appArchive('python-app', {
+      'requirements.txt': '# standard library only\n',
+      'app.py': [
+        'import os, sys',
+        'from http.server import BaseHTTPRequestHandler, HTTPServer',
+        'class H(BaseHTTPRequestHandler):',
+        '    def do_GET(self):',
+        "        body = ('python ' + sys.version.split()[0]).encode()",
+        '        self.send_response(200); self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body)',
+        'HTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()',
+        '',
+      ].join('\n'),
+    });
+    rubyArchive = await appArchive('ruby-app', {
+      Gemfile: '# standard library only\n',
+      'app.rb': [
+        "require 'socket'",
+        "server = TCPServer.new('0.0.0.0', Integer(ENV.fetch('PORT')))",
+        'loop do',
+        '  c = server.accept',
+        '  c.readpartial(4096) rescue nil',
+        '  body = "ruby #{RUBY_VERSION}"',
+        '  c.write("HTTP/1.1 200 OK\\r\\nContent-Length: #{body.bytesize}\\r\\nConnection: close\\r\\n\\r\\n#{body}")',
+        '  c.close',
+        'end',
+        '',
+      ].join('\n'),
+    });
     h = await startEmulator({ addons: { servers: true }, intervals: { ...FAST, bootTimeoutMs: 60_000 } });
   });
   afterAll(async () => {
@@ -88,7 +115,6 @@ describe('images built on first use (real Docker, Debian packages)', () => {
     await h?.stop();
     if (instance) removeInstance(instance);
     rmSync(work, { recursive: true, force: true });
-    for (const a of archives) rmSync(a, { force: true });
   }, BUILD);
 
   it.runIf(allMissing('node', 'redis'))(
@@ -141,23 +167,24 @@ describe('images built on first use (real Docker, Debian packages)', () => {
     'a deployment of each language and an addon of each kind find or build their image; two needs of one image share one build',
     async () => {
       const since = Math.floor(Date.now() / 1000) - 1;
-      for (const app of ['first-python', 'first-ruby', 'first-db']) await createApp(app);
+      for (const app of ['first-python', 'first-ruby', 'first-db', 'first-db-two']) await createApp(app);
       if (!apps.includes('first-node')) await createApp('first-node');
-      const python = await archiveOf('python-web');
-      const ruby = await archiveOf('ruby-web');
-      archives.push(python, ruby);
       // Everything at once: the builds the emulator needs run side by side, one per image.
       const [pg1, pg2, mysql] = [
         await addAddon('first-db', 'scalingo-postgresql', 'postgresql-sandbox'),
-        await addAddon('first-python', 'scalingo-postgresql', 'postgresql-sandbox'),
+        await addAddon('first-db-two', 'scalingo-postgresql', 'postgresql-sandbox'),
         await addAddon('first-db', 'scalingo-mysql', 'mysql-sandbox'),
       ];
       const [deployments, messages] = await Promise.all([
-        Promise.all([deploy('first-python', python), deploy('first-ruby', ruby), deploy('first-node', nodeArchive)]),
-        Promise.all([untilRunning('first-db', pg1), untilRunning('first-python', pg2), untilRunning('first-db', mysql)]),
+        Promise.all([deploy('first-python', pythonArchive), deploy('first-ruby', rubyArchive), deploy('first-node', nodeArchive)]),
+        Promise.all([untilRunning('first-db', pg1), untilRunning('first-db-two', pg2), untilRunning('first-db', mysql)]),
       ]);
       const [py, rb, nd] = deployments;
       for (const d of deployments) expect(d.status, d.output).toBe('success');
+      // Each answers through the router, from its stack's runtime.
+      for (const [app, runtime] of [['first-python', /^python 3\./], ['first-ruby', /^ruby 3\./], ['first-node', /^node v\d+/]] as const) {
+        expect((await routerGet(h.emu.urls.routerPort, app)).body, app).toMatch(runtime);
+      }
       const built = (id: string, title: string, output: string) => {
         if (missingAtStart.has(id)) expect(output).toContain(`-----> Building the ${title} image (first use)…`);
         else expect(output).not.toContain('(first use)');
@@ -167,7 +194,7 @@ describe('images built on first use (real Docker, Debian packages)', () => {
       expect(nd.output).not.toContain('(first use)'); // built by the test above, or before the run
       if (missingAtStart.has('postgresql')) {
         for (const m of [messages[0], messages[1]]) expect([...m].join('\n')).toContain('building the PostgreSQL server image (first use)');
-        expect(await addonLogs('first-python', pg2)).toContain('[image] importing the root filesystem into Docker');
+        expect(await addonLogs('first-db-two', pg2)).toContain('[image] importing the root filesystem into Docker');
       }
       if (missingAtStart.has('mysql')) expect([...messages[2]].join('\n')).toContain('building the MySQL (MariaDB) server image (first use)');
       // Observed in Docker: each image carries its recipe, and each was tagged once however many waited for it.

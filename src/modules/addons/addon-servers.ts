@@ -77,12 +77,13 @@ export function createAddonServers(deps: AddonServersDeps) {
   async function startServer(row: AddonServerRow): Promise<void> {
     const spec = ADDON_KINDS[row.kind as AddonKind];
     const recipe = defined(findRecipe(spec.recipe), `recipe ${spec.recipe}`);
+    // The app's containers join this network as soon as the addon exists: make it before a long image build.
+    await ensureNetwork(row.app_id);
     await ensureRecipeImage(runtime, recipe, {
       onStart: (r) => progress(row, `building the ${r.title} image (first use): the addon is provisioning until it is built and the server answers`),
       onLine: (l) => logs.note(row.addon_id, row.app_id, `[image] ${l}`),
     });
     progress(row, `starting the ${row.kind} server ${row.container_name}`);
-    await ensureNetwork(row.app_id);
     const existing = (await runtime.list({ [LABELS.addonId]: row.addon_id }))[0];
     let engineId: string;
     if (!existing) {
