@@ -87,7 +87,10 @@ function startBuild(runtime: ContainerRuntime, recipe: ImageRecipe): Build {
   };
   const started = Date.now();
   emit({ phase: 'start', recipe });
-  const done = build(runtime, recipe, say).then(
+  // Started on the next tick: the caller that made the entry registers its listener first.
+  const done = Promise.resolve()
+    .then(() => build(runtime, recipe, say))
+    .then(
     () => emit({ phase: 'done', recipe, seconds: Math.round((Date.now() - started) / 1000) }),
     (err: Error) => {
       const error = `building the ${recipe.title} image (${recipe.tag}) failed: ${err.message}`;
