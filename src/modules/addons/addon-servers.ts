@@ -157,6 +157,11 @@ export function createAddonServers(deps: AddonServersDeps) {
     void bringUp(row);
   });
 
+  async function removeContainersAndVolume(row: AddonServerRow): Promise<void> {
+    for (const c of await runtime.list({ [LABELS.addonId]: row.addon_id })) await runtime.remove(c.engineId);
+    await runtime.removeVolume(row.container_name);
+  }
+
   /** SCALINGO_<TYPE>_URL always; the short alias (DATABASE_URL, REDIS_URL) unless the app has its own. Returns the names set. */
   function setVariables(row: AddonServerRow): string[] {
     const spec = ADDON_KINDS[row.kind as AddonKind];
@@ -236,22 +241,22 @@ export function createAddonServers(deps: AddonServersDeps) {
     async removeServer(row: AddonServerRow): Promise<void> {
       const addonId = row.addon_id;
       await pending.get(addonId)?.catch(() => undefined);
+      // Until the row is gone: the server's `die` is the emulator's own doing, not an outage.
       removing.add(addonId);
       messages.delete(addonId);
       logs.unfollow(addonId);
       try {
-        for (const c of await runtime.list({ [LABELS.addonId]: addonId })) await runtime.remove(c.engineId);
+        await removeContainersAndVolume(row);
+        const spec = ADDON_KINDS[row.kind as AddonKind];
+        const url = spec.url(credentials(row), row.alias, spec.port);
+        for (const name of JSON.parse(row.variables) as string[]) {
+          const v = deps.variables.byName(row.app_id, name);
+          if (v && v.value === url) deps.variables.delete(v.id);
+        }
+        store.delete(addonId);
       } finally {
         removing.delete(addonId);
       }
-      await runtime.removeVolume(row.container_name);
-      const spec = ADDON_KINDS[row.kind as AddonKind];
-      const url = spec.url(credentials(row), row.alias, spec.port);
-      for (const name of JSON.parse(row.variables) as string[]) {
-        const v = deps.variables.byName(row.app_id, name);
-        if (v && v.value === url) deps.variables.delete(v.id);
-      }
-      store.delete(addonId);
     },
 
     /** Everything of an app's addons, and its network, gone (app deletion, after its containers). */
