@@ -22,8 +22,9 @@ export function createAddonLogs(deps: AddonLogsDeps) {
   let seq = 0;
 
   async function run(addonId: string, appId: string, engineId: string, f: { closed: boolean; stream?: { close(): void } }): Promise<void> {
-    const past = history.get(addonId) ?? [];
-    const sinceMs = past.length ? past[past.length - 1].time_ms + 1 : undefined;
+    // From the server's last line already kept (the emulator's own notes do not count): nothing twice, nothing skipped.
+    const lastOfServer = (history.get(addonId) ?? []).filter((l) => l.container === 'addon').pop();
+    const sinceMs = lastOfServer ? lastOfServer.time_ms + 1 : undefined;
     const stream = await deps.runtime.logs(engineId, { follow: true, sinceMs, tail: sinceMs ? undefined : KEEP_LINES });
     f.stream = stream;
     if (f.closed) return stream.close();
