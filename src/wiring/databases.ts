@@ -12,7 +12,6 @@ import { databaseUserPasswordsRoutes } from '../modules/addons/database-user-pas
 import { databaseRestoresRoutes } from '../modules/addons/database-restores.routes.ts';
 import { createAddonRestores } from '../modules/addons/addon-restores.ts';
 import type { AddonBackups } from '../modules/addons/addon-backups.ts';
-import { createAddonsStore } from '../modules/addons/addons.store.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createDatabasesStore } from '../modules/databases/databases.store.ts';
 import { createDatabasesService, type DatabasesServiceDeps } from '../modules/databases/databases.service.ts';
@@ -50,9 +49,8 @@ export function createDatabasesWiring(deps: DatabasesWiringDeps) {
     routes.push(databaseUserPasswordsRoutes({ addons: deps.addons, servers: deps.servers }));
     routes.push(databaseFeatureTogglesRoutes({ addons: deps.addons, servers: deps.servers, settings }));
   }
-  const addonsStore = createAddonsStore(deps.db);
   const restores =
-    deps.servers && deps.backups ? createAddonRestores({ servers: deps.servers, backups: deps.backups, clock: deps.clock, logger: deps.logger, setStatus: addonsStore.setStatus }) : undefined;
+    deps.servers && deps.backups ? createAddonRestores({ servers: deps.servers, backups: deps.backups, clock: deps.clock, logger: deps.logger, setStatus: deps.servers.setStatus }) : undefined;
   if (deps.servers && restores) routes.push(databaseRestoresRoutes({ addons: deps.addons, servers: deps.servers, restores }));
   return { databases, restores, routes };
 }

@@ -16,6 +16,11 @@ export function removeByLabel(label: string): void {
   if (ids) docker('rm', '-f', ...ids.split('\n'));
 }
 
+/** An error that ends `eventually` at once: the awaited state can no longer come (an addon in error, say). */
+export function giveUp(message: string): Error {
+  return Object.assign(new Error(message), { giveUp: true });
+}
+
 /** Polls until fn returns a truthy value or the deadline passes (no timing assertions: only a ceiling). */
 export async function eventually<T>(fn: () => T | Promise<T>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
@@ -25,6 +30,7 @@ export async function eventually<T>(fn: () => T | Promise<T>, opts: { timeoutMs?
       const v = await fn();
       if (v) return v as NonNullable<T>;
     } catch (err) {
+      if ((err as { giveUp?: boolean }).giveUp) throw new Error(`gave up waiting for ${opts.what ?? 'condition'}: ${(err as Error).message}`);
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);

@@ -48,7 +48,14 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       provisioned_at: isoDate(a.created_at),
       deprovisioned_at: null,
       updated_at: isoDate(a.updated_at),
+      // The emulator's own: what a provisioning addon is doing, or why it is in error (docs/fidelity.md).
+      ...statusMessage(a),
     };
+  }
+
+  function statusMessage(a: AddonRow): { status_message?: string } {
+    const message = a.status === 'running' ? undefined : deps.servers?.statusMessage(a.id);
+    return message ? { status_message: message } : {};
   }
 
   function typeData(a: AddonRow) {
@@ -117,16 +124,16 @@ export function createAddonsService(deps: AddonsServiceDeps) {
         deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
       });
       const servers = deps.servers;
-      if (servers?.server(addon.id)) {
+      if (servers?.server(addon.id) && addon.status === 'running') {
         // The server restarts with the plan's memory, as on the platform: the database is `updating`
         // (its calls answer 503) until it answers again (issue 22; the Terraform provider waits for it).
-        store.setStatus(addon.id, 'updating');
+        servers.setStatus(addon.id, 'updating');
         void servers
-          .changePlan(addon.id, plan.name)
+          .changePlan(addon.id, plan.name, addon.status)
           .then(() => servers.restart(addon.id))
-          .then(() => store.byId(addon.id) && store.setStatus(addon.id, 'running'))
-          .catch(() => store.byId(addon.id) && store.setStatus(addon.id, 'error'));
-      }
+          .then(() => store.byId(addon.id) && servers.setStatus(addon.id, 'running'))
+          .catch(() => store.byId(addon.id) && servers.setStatus(addon.id, 'error'));
+      } else void servers?.changePlan(addon.id, plan.name, addon.status).catch(() => undefined);
       return toJson(defined(store.find(addon.app_id, addon.id), `addon ${addon.id}`));
     },
     remove(user: UserRow, appParam: string, addonId: string): void {
