@@ -106,8 +106,13 @@ DROP ROLE :"u";
 EOF`,
     // pg_hba's TCP lines become hostssl (and back), then the server reloads its configuration.
     forceSsl: {
-      on: String.raw`sed -i -E 's/^host([[:space:]])/hostssl/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null`,
-      off: String.raw`sed -i -E 's/^hostssl([[:space:]])/host/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null`,
+      on: String.raw`sed -i -E 's/^host([[:space:]])/hostssl\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
+# The reload is asynchronous (SIGHUP): done once a connection without TLS is refused.
+for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 || exit 0; sleep 0.1; done
+echo "the server still accepts connections without TLS" >&2; exit 1`,
+      off: String.raw`sed -i -E 's/^hostssl([[:space:]])/host\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
+for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 && exit 0; sleep 0.1; done
+echo "the server still refuses connections without TLS" >&2; exit 1`,
     },
     setPassword: String.raw`${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -v u="$NEW_USER" -v pw="$NEW_PASSWORD" <<'EOF'
 ALTER ROLE :"u" PASSWORD :'pw';
