@@ -1,7 +1,7 @@
 // Images, networks, volumes and exec of the Docker runtime: the part of ContainerRuntime that is not
 // about a container's life (docker-runtime.ts spreads these into the runtime and guards them alike).
 import type Docker from 'dockerode';
-import { PassThrough, type Duplex, type Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type { ContainerRuntime } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
@@ -10,7 +10,7 @@ import { isStatus } from './docker-errors.ts';
 
 type Resources = Pick<
   ContainerRuntime,
-  'ensureBaseImage' | 'buildImage' | 'imageExists' | 'removeImage' | 'imageCommand' | 'imageLabels' | 'importImage' | 'commit' | 'ensureNetwork' | 'removeNetwork' | 'removeVolume' | 'updateMemory' | 'exec' | 'execStream' | 'execInput'
+  'ensureBaseImage' | 'buildImage' | 'imageExists' | 'removeImage' | 'imageCommand' | 'imageLabels' | 'importImage' | 'commit' | 'ensureNetwork' | 'removeNetwork' | 'removeVolume' | 'updateMemory' | 'exec' | 'execStream'
 >;
 
 export function dockerResources(engine: () => Promise<Docker>): Resources {
@@ -116,14 +116,16 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
     async exec(engineId, cmd, o = {}) {
       const { stdout, stderr, exitCode } = await startExec(await engine(), engineId, cmd, o);
       const max = o.maxBytes ?? 1024 * 1024;
-      const [out, err] = await Promise.all([collectText(stdout, max), collectText(stderr, max)]);
-      return { exitCode: await exitCode, stdout: out, stderr: err };
-    },
-
-    async execInput(engineId, cmd, input, o = {}) {
-      const { stdout, stderr, exitCode } = await startExec(await engine(), engineId, cmd, o, input);
-      const max = o.maxBytes ?? 1024 * 1024;
-      const [out, err] = await Promise.all([collectText(stdout, max), collectText(stderr, max)]);
+      const collect = (s: Readable) =>
+        new Promise<string>((resolve) => {
+          let buf = '';
+          s.on('data', (c: Buffer) => {
+            if (buf.length < max) buf += c.toString('utf8').slice(0, max - buf.length);
+          });
+          s.on('end', () => resolve(buf));
+          s.on('error', () => resolve(buf));
+        });
+      const [out, err] = await Promise.all([collect(stdout), collect(stderr)]);
       return { exitCode: await exitCode, stdout: out, stderr: err };
     },
 
@@ -141,29 +143,10 @@ function splitTag(tag: string): [string, string] {
   return i > tag.lastIndexOf('/') ? [tag.slice(0, i), tag.slice(i + 1)] : [tag, 'latest'];
 }
 
-/** A stream's text, at most `max` characters (the rest is read and dropped). */
-function collectText(s: Readable, max: number): Promise<string> {
-  return new Promise<string>((resolve) => {
-    let buf = '';
-    s.on('data', (c: Buffer) => {
-      if (buf.length < max) buf += c.toString('utf8').slice(0, max - buf.length);
-    });
-    s.on('end', () => resolve(buf));
-    s.on('error', () => resolve(buf));
-  });
-}
-
-/**
- * Starts an exec; stdout and stderr are demultiplexed into two streams that end with it. With `input`, it is
- * piped to the command's stdin and the connection's write side is closed at its end (the engine then closes stdin).
- */
-async function startExec(docker: Docker, engineId: string, cmd: string[], o: { user?: string; env?: Record<string, string> }, input?: Readable) {
-  const exec = await docker.getContainer(engineId).exec({ Cmd: cmd, AttachStdin: !!input, AttachStdout: true, AttachStderr: true, User: o.user, Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined });
-  const raw = (await exec.start({ hijack: true, stdin: !!input })) as unknown as Duplex;
-  if (input) {
-    input.on('error', () => raw.destroy());
-    input.pipe(raw);
-  }
+/** Starts an exec; stdout and stderr are demultiplexed into two streams that end with it. */
+async function startExec(docker: Docker, engineId: string, cmd: string[], o: { user?: string; env?: Record<string, string> }) {
+  const exec = await docker.getContainer(engineId).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, User: o.user, Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined });
+  const raw = (await exec.start({ hijack: true, stdin: false })) as unknown as Readable;
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   docker.modem.demuxStream(raw, stdout, stderr);

@@ -352,7 +352,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   };
 
   // Every engine call reports to the engine state, and its failures become typed errors (docker-errors.ts).
-  const GUARDED = ['ensureBaseImage', 'buildImage', 'removeImage', 'imageCommand', 'run', 'start', 'stop', 'kill', 'remove', 'inspect', 'list', 'wait', 'logs', 'stats', 'attach', 'resize', 'putArchive', 'imageLabels', 'importImage', 'commit', 'ensureNetwork', 'removeNetwork', 'removeVolume', 'updateMemory', 'exec', 'execStream', 'execInput'] as const;
+  const GUARDED = ['ensureBaseImage', 'buildImage', 'removeImage', 'imageCommand', 'run', 'start', 'stop', 'kill', 'remove', 'inspect', 'list', 'wait', 'logs', 'stats', 'attach', 'resize', 'putArchive', 'imageLabels', 'importImage', 'commit', 'ensureNetwork', 'removeNetwork', 'removeVolume', 'updateMemory', 'exec', 'execStream'] as const;
   for (const name of GUARDED) {
     const fn = runtime[name] as (...a: unknown[]) => Promise<unknown>;
     (runtime as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {

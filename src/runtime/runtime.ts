@@ -175,8 +175,6 @@ export interface ContainerRuntime {
   exec(engineId: string, cmd: string[], opts?: { user?: string; env?: Record<string, string>; maxBytes?: number }): Promise<{ exitCode: number; stdout: string; stderr: string }>;
   /** Runs a command in a running container and streams its stdout (backups); `exitCode` resolves at the end. */
   execStream(engineId: string, cmd: string[], opts?: { user?: string; env?: Record<string, string> }): Promise<{ stdout: Readable; exitCode: Promise<number> }>;
-  /** Runs a command with `input` piped to its stdin, closed at the input's end (restores); output bounded by maxBytes. */
-  execInput?(engineId: string, cmd: string[], input: Readable, opts?: { user?: string; env?: Record<string, string>; maxBytes?: number }): Promise<{ exitCode: number; stdout: string; stderr: string }>;
 
   // Streams
   /** Engine events for emulator-managed containers; returns an unsubscribe function. */

@@ -33,8 +33,6 @@ export interface KindSpec {
    * (issue 22: restore), as the platform's documentation restores one by hand.
    */
   restore: string;
-  /** The same, reading the backup archive (tar.gz) on stdin without writing it out first, where the dump tool can (bash). */
-  restoreStream?: string;
   /** Prints the server's users, one a line: `name|password encryption|ro` (encryption and `ro` may be empty). */
   users: string[];
   /**
@@ -93,9 +91,6 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "
 F=$(ls "$IN"/*.pgsql 2>/dev/null | head -n 1)
 [ -n "$F" ] || { echo "the backup holds no .pgsql dump" >&2; exit 2; }
 ${PG}/pg_restore --clean --if-exists --no-owner --no-privileges --no-comments --exit-on-error -U "$ADDON_USER" -d "$ADDON_DATABASE" "$F"`,
-    // pg_restore reads a custom-format dump from a pipe: the archive is unpacked as it arrives.
-    restoreStream: String.raw`set -eo pipefail
-tar -xzOf - --wildcards '*.pgsql' | ${PG}/pg_restore --clean --if-exists --no-owner --no-privileges --no-comments --exit-on-error -U "$ADDON_USER" -d "$ADDON_DATABASE"`,
     users: ['sh', '-c', `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END, CASE WHEN pg_has_role(oid, 'pg_read_all_data', 'MEMBER') AND NOT pg_has_role(oid, 'pg_write_all_data', 'MEMBER') THEN 'ro' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`],
     createUser: String.raw`set -e
 if [ "$READ_ONLY" = 1 ]; then G='GRANT pg_read_all_data TO :"u";'; else G='GRANT pg_read_all_data, pg_write_all_data TO :"u"; GRANT CREATE ON SCHEMA public TO :"u";'; fi

@@ -350,11 +350,6 @@ export function createAddonServers(deps: AddonServersDeps) {
       const r = await service.running(addonId);
       if (!r) throw new Error('the database server is not running');
       const spec = ADDON_KINDS[r.row.kind as AddonKind];
-      if (spec.restoreStream && runtime.execInput) {
-        const out = await runtime.execInput(r.engineId, ['bash', '-c', spec.restoreStream], archive as import('node:stream').Readable, { env: env(r.row), maxBytes: 256 * 1024 });
-        if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
-        return;
-      }
       const dir = `/tmp/restore-${randomBytes(6).toString('hex')}`;
       const mk = await runtime.exec(r.engineId, ['mkdir', '-m', '0700', dir], {});
       if (mk.exitCode !== 0) throw new Error(`could not make ${dir} in the server's container`);
