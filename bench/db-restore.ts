@@ -17,11 +17,12 @@ const docker = (...args: string[]) => execFileSync('docker', args, { encoding: '
 
 /**
  * A real PostgreSQL addon filled with incompressible rows until its backup (pg_dump custom format in a
- * tar.gz, as the platform's) weighs the target size. Rounds interleave: (a) the emulator's restore —
+ * tar.gz, as the platform's) weighs the target size. Per round: (a) the emulator's restore —
  * POST /api/databases/:id/backups/:backup/restore until GET …/restores/:id says done, the archive
- * streamed into the container, extracted and replayed with pg_restore --clean into the live database;
+ * put into the container by the engine (extracted there), then pg_restore --clean into the live database;
  * (b) the baseline — `pg_restore --no-owner` of the same .pgsql file, already in the container, into an
- * empty database of the same server (`docker exec`, timed around the command).
+ * empty database of the same server (`docker exec`, timed around the command). Each after a CHECKPOINT, the
+ * order alternating from round to round.
  */
 export const section: Section = {
   name: 'db-restore',
@@ -136,7 +137,7 @@ export const section: Section = {
           `A real PostgreSQL addon (business-1024) holding ${rows} rows of random text; its backup (pg_dump custom format in a tar.gz, ${(backup.size / MiB).toFixed(1)} MiB; ` +
           `the .pgsql inside ${(dumpBytes / MiB).toFixed(1)} MiB). Per round: a plain \`pg_restore --no-owner --no-privileges\` of the .pgsql, already in the container, into an empty database ` +
           `of the same server (docker exec), and the database API's restore of the backup into the live database (POST …/backups/:id/restore until GET …/restores/:id is done: ` +
-          `the archive streamed into the container, extracted, \`pg_restore --clean --if-exists\`), each after a CHECKPOINT. ${ctx.rounds} rounds, the order alternating.`,
+          `the archive put into the container by the engine, extracted, \`pg_restore --clean --if-exists\`), each after a CHECKPOINT. ${ctx.rounds} rounds, the order alternating.`,
         tables: [
           {
             headers: ['what', 'best', 'median'],
