@@ -8,7 +8,7 @@
 #   openssl: the remote-engine test's certificates; chromium: the dashboard test, headless.
 
 has() { command -v "$1" >/dev/null 2>&1; }
-static_busybox() { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx httpd; }
+static_busybox() { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x httpd >/dev/null; }
 
 # Prints the Debian packages missing on this machine, one per line.
 missing_packages() {
