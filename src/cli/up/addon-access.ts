@@ -22,7 +22,7 @@ export async function addonAccess(api: ApiClient, app: string, addons: AddonJson
   const { variables } = await api.get<{ variables: { name: string; value: string }[] }>(`/v1/apps/${app}/variables`);
   const out: AddonAccess[] = [];
   for (const a of addons) {
-    const kind = a.addon_provider.id;
+    const kind = a.addon_provider.id.replace(/^scalingo-/, '');
     const variable = URL_VARIABLE[kind] ?? `SCALINGO_${kind.toUpperCase()}_URL`;
     const inApp = variables.find((v) => v.name === variable)?.value ?? null;
     const server = await api.find<{ server: { host: string | null; port: number | null } }>(`/v1/apps/${app}/addons/${a.id}/server`).catch(() => undefined);

@@ -105,7 +105,11 @@ export async function openEndpoint(opts: EndpointOptions, say: (line: string) =>
     token: emulator.startupToken,
     config,
     own: emulator,
-    close: () => emulator.stop(),
+    // In memory, nothing could find this emulator's apps again: their containers and images go with it (as startEmulator does).
+    close: async () => {
+      if (config.inMemory) await emulator.control.reset().catch(() => undefined);
+      await emulator.stop();
+    },
   };
 }
 

@@ -42,8 +42,9 @@ export async function wantedAddons(api: ApiClient, manifest: Manifest): Promise<
   return manifest.addons.map((a, i) => {
     const [providerId, planName, ...rest] = a.plan.split(':');
     if (!providerId || !planName || rest.length) throw new UpError(`scalingo.json: addons.${i}.plan "${a.plan}" must be written provider:plan (e.g. postgresql:postgresql-sandbox)`);
-    const provider = catalogue.find((p) => p.id === providerId);
-    if (!provider) throw new UpError(`scalingo.json: addons.${i}: unknown addon "${providerId}" (known: ${catalogue.map((p) => p.id).join(', ')})`);
+    // The manifest names providers as the platform does (postgresql); the emulator's catalogue ids carry `scalingo-`.
+    const provider = catalogue.find((p) => p.id === providerId || p.id === `scalingo-${providerId}`);
+    if (!provider) throw new UpError(`scalingo.json: addons.${i}: unknown addon "${providerId}" (known: ${catalogue.map((p) => p.id.replace(/^scalingo-/, '')).join(', ')})`);
     const plan = provider.plans.find((p) => p.name === planName || p.id === planName);
     if (!plan) throw new UpError(`scalingo.json: addons.${i}: unknown plan "${planName}" of ${providerId} (plans: ${provider.plans.map((p) => p.name).join(', ')})`);
     return { provider, plan, version: a.options?.version };

@@ -13,6 +13,8 @@ import { watchFolder } from './watch.ts';
 import { addonAccess, type AddonAccess } from './addon-access.ts';
 import { newestChange } from './changes.ts';
 import { UpError } from './up-error.ts';
+import { manifestVariables } from './manifest.ts';
+import type { Emulator } from '../../emulator.ts';
 
 export interface UpOptions extends EndpointOptions {
   /** The project folder (default: the working directory). */
@@ -49,6 +51,8 @@ export interface UpHandle {
   redeploy(): Promise<DeploymentResult>;
   /** Stops watching and following; stops the emulator `up` started (its containers stop, data stays). */
   stop(): Promise<void>;
+  /** The emulator `up` started (undefined when it used one already running); not a stable interface. */
+  emulator?: Emulator;
 }
 
 export async function up(opts: UpOptions = {}): Promise<UpHandle> {
@@ -70,6 +74,7 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
   const name = project.appName;
   // Bad input is refused before anything is made.
   const wanted = await wantedAddons(api, project.manifest);
+  if (!(await api.find(`/v1/apps/${name}`))) manifestVariables(project.manifest.env, { app: name, url: '', existing: {}, shell: opts.env ?? process.env });
   const { app, created } = await ensureApp(api, name, project.manifest);
   print.info(created ? `Created the app ${name}` : `Resuming the app ${name}`);
   const addons = await ensureAddons(api, name, wanted, (l) => print.info(l));
@@ -133,6 +138,7 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
     firstDeployment,
     deployments,
     redeploy: () => redeploy('requested'),
+    emulator: endpoint.own,
     stop: () =>
       (stopped ??= (async () => {
         await watcher?.close();
