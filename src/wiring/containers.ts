@@ -129,7 +129,11 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
     /** config docker.stopContainersOnExit: after the state is exported, before the engine connection closes. */
     stopOnExit: {
       name: 'containers-on-exit',
-      stop: async () => void (config.docker.stopContainersOnExit && (await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers')))),
+      stop: async () => {
+        if (!config.docker.stopContainersOnExit) return;
+        await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
+        await addonServers?.stopServers();
+      },
     } satisfies Area,
     /** Bound directories (config `apps`): deployed at start, redeployed on change. */
     watcher: {

@@ -115,7 +115,7 @@ describe('scalingo-emulator up (real Docker)', () => {
     const before = h?.deployments.length ?? 0;
     writeFileSync(join(dir, 'index.html'), '<h1>version 2</h1>\n');
     await eventually(async () => h && (await get(h, '/index.html')).body.includes('version 2'), { timeoutMs: 120_000, what: 'version 2 served' });
-    expect(h?.deployments.slice(before).map((d) => d.status)).toContain('success');
+    await eventually(() => h?.deployments.slice(before).some((d) => d.status === 'success'), { timeoutMs: 30_000, what: 'the redeployment recorded' });
     // An ignored path changes nothing.
     const count = h?.deployments.length ?? 0;
     writeFileSync(join(dir, 'tmp', 'other.log'), 'x');

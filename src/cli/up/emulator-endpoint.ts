@@ -8,13 +8,18 @@ import { createLogger } from '../../shared/logger.ts';
 import { UpError } from './up-error.ts';
 
 export interface EndpointOptions {
+  /** API port: an emulator answering there is used, otherwise one is started on it (default: the config's, 5100). */
   port?: number;
   routerPort?: number;
   sshPort?: number;
+  /** Where the started emulator keeps its state (default: the config's, .emulator-data). */
   dataDir?: string;
   inMemory?: boolean;
+  /** A configuration file (default: emulator.config.json in the working directory when present). */
   configFile?: string;
+  /** pino level of the started emulator's logs, on stderr (default 'warn'). */
   logLevel?: string;
+  /** The environment read for EMULATOR_* settings and `required` variables (default: process.env). */
   env?: NodeJS.ProcessEnv;
 }
 
