@@ -19,8 +19,10 @@ const APP = 'shop-front';
 
 const PROCFILE = [
   // The web page shows the variables the manifest made (busybox httpd serves /tmp/www).
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
   'web: mkdir -p /tmp/www && cp /app/index.html /tmp/www/ && echo "$GREETING|$SECRET_KEY|$ADMIN_URL|$LABEL|${DATABASE_URL%%@*}" > /tmp/www/env.txt && exec httpd -f -p $PORT -h /tmp/www',
   'worker: while true; do echo "worker $CONTAINER tick"; sleep 2; done',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
   'postdeploy: echo "postdeploy sees ${DATABASE_URL%%:*}"',
 ].join('\n');
 const MANIFEST = {
