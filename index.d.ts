@@ -185,7 +185,9 @@ export interface UpHandle {
 
 /** A mistake of the caller's (bad scalingo.json, unknown addon, port in use…): its message is one line. */
 export declare class UpError extends Error {
-  constructor(message: string);
+  /** The HTTP status when the emulator refused a call. */
+  readonly status?: number;
+  constructor(message: string, status?: number);
 }
 
 /** Runs a project folder as the platform would: app, addons, variables, deployment, logs, redeploys on change. */

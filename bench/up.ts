@@ -46,10 +46,13 @@ async function rawFromScratch(dir: string, tag: string, net: string): Promise<{ 
     const spec = ADDON_KINDS[kind];
     const name = `${net}-${kind}`;
     const creds = ['-e', 'ADDON_USER=bench', '-e', 'ADDON_PASSWORD=benchpassword123', '-e', 'ADDON_DATABASE=bench'];
-    await docker('run', '-d', '--label', LABEL, '--name', name, '--network', net, '--network-alias', kind, ...creds, `scalingo-emulator/addon-${kind}:1`, 'sh', '-c', spec.script(256 * 1024 * 1024));
+    // An anonymous volume at the data directory, as the emulator binds a named one there.
+    await docker('run', '-d', '--label', LABEL, '--name', name, '--network', net, '--network-alias', kind, '-v', spec.dataDir, ...creds, `scalingo-emulator/addon-${kind}:1`, 'sh', '-c', spec.script(256 * 1024 * 1024));
+    const deadline = performance.now() + 120_000;
     for (;;) {
       const ok = await docker('exec', ...creds, name, ...spec.ready).then(() => true, () => false);
       if (ok) break;
+      if ((await docker('inspect', '-f', '{{.State.Running}}', name)) !== 'true' || performance.now() > deadline) throw new Error(`${kind} did not start: ${await docker('logs', '--tail', '5', name).catch(() => '')}`);
     }
     env.push('-e', `${kind === 'postgresql' ? 'DATABASE_URL' : 'REDIS_URL'}=${spec.url({ username: 'bench', password: 'benchpassword123', database: 'bench' }, kind, spec.port)}`);
   }
@@ -114,7 +117,7 @@ export const section: Section = {
         }
       } finally {
         await handle?.stop().catch(() => undefined);
-        for (const id of (await docker('ps', '-aq', '--filter', `label=${LABEL}`)).split('\n').filter(Boolean)) await docker('rm', '-f', id).catch(() => undefined);
+        for (const id of (await docker('ps', '-aq', '--filter', `label=${LABEL}`)).split('\n').filter(Boolean)) await docker('rm', '-f', '-v', id).catch(() => undefined);
         await docker('network', 'rm', net).catch(() => undefined);
         await docker('rmi', '-f', `bench-up-raw:${r}`).catch(() => undefined);
         rmSync(tmp, { recursive: true, force: true });

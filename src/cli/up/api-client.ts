@@ -33,7 +33,7 @@ export function apiClient(apiUrl: string, token: string): ApiClient {
     }
     const text = await res.text();
     if (allow404 && res.status === 404) return undefined;
-    if (!res.ok) throw new UpError(`${method} ${path}: ${res.status} ${describeError(text)}`);
+    if (!res.ok) throw new UpError(`${method} ${path}: ${res.status} ${describeError(text)}`, res.status);
     return text ? JSON.parse(text) : undefined;
   }
   return {
