@@ -54,28 +54,41 @@ export function loadIgnore(dir: string): IgnoreFn {
 }
 
 /**
- * `*` any run of characters except '/', `**` any run including '/', `?` one character. Iterative
- * with one back-tracking point per star kind, as fnmatch does: linear in practice, never exponential.
+ * `*` any run of characters (not '/' when `slashes`), `?` one character, and — on paths — a `**`
+ * segment any number of directories. Within a segment, one back-tracking point as fnmatch does
+ * (linear); across segments, `**` tries each depth (paths are a few segments deep, `**` at most 4).
  */
 export function wildcard(glob: string, text: string, slashes: boolean): boolean {
+  if (!slashes) return segmentMatch(glob, text);
+  const g = glob.split('/');
+  const t = text.split('/');
+  if (g.filter((x) => x === '**').length > 4) return false;
+  const match = (gi: number, ti: number): boolean => {
+    if (gi === g.length) return ti === t.length;
+    if (g[gi] === '**') {
+      for (let k = ti; k <= t.length; k++) if (match(gi + 1, k)) return true;
+      return false;
+    }
+    return ti < t.length && segmentMatch(g[gi], t[ti]) && match(gi + 1, ti + 1);
+  };
+  return match(0, 0);
+}
+
+function segmentMatch(glob: string, text: string): boolean {
   let g = 0;
   let t = 0;
   let starG = -1;
   let starT = 0;
-  let crossing = false;
   while (t < text.length) {
     if (g < glob.length && glob[g] === '*') {
-      crossing = glob[g + 1] === '*';
-      g += crossing ? 2 : 1;
-      if (crossing && glob[g] === '/') g++;
+      while (glob[g] === '*') g++;
       starG = g;
       starT = t;
-    } else if (g < glob.length && (glob[g] === text[t] || (glob[g] === '?' && text[t] !== '/'))) {
+    } else if (g < glob.length && (glob[g] === text[t] || glob[g] === '?')) {
       g++;
       t++;
-    } else if (starG >= 0 && (text[starT] !== '/' || crossing || !slashes)) {
-      starT++;
-      t = starT;
+    } else if (starG >= 0) {
+      t = ++starT;
       g = starG;
     } else {
       return false;

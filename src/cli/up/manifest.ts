@@ -69,7 +69,8 @@ export function parseManifest(text: string, file = 'scalingo.json'): Manifest {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
-    throw new UpError(`${file}: ${where} ${issue.code === 'unrecognized_keys' ? `has an unknown field (${issue.keys.join(', ')})` : issue.message}`);
+    const what = issue.code === 'unrecognized_keys' ? `has an unknown field (${issue.keys.join(', ')})` : issue.code === 'invalid_key' ? 'is not a valid name' : issue.message;
+    throw new UpError(`${file}: ${where} ${what}`);
   }
   return parsed.data;
 }
