@@ -109,6 +109,24 @@ describe('scalingo-emulator up (real Docker)', () => {
     expect(text).toContain(`postgresql  ${pg?.url}`);
     expect(text).toMatch(/export SCALINGO_API_URL=http:\/\/127\.0\.0\.1:\d+ SCALINGO_AUTH_URL=/);
     expect(text).not.toContain('\u001b[');
+    // The route `up` reads the address from: its answer, and its failure paths.
+    const call = async (method: string, path: string, token: string | null = h?.token ?? '', body?: unknown) => {
+      const res = await fetch(`${h?.apiUrl}${path}`, { method, headers: { ...(token === null ? {} : { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` }), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, body: await res.json().catch(() => null) };
+    };
+    const server = await call('GET', `/v1/apps/${APP}/addons/${pg?.addonId}/server`);
+    expect(server).toEqual({ status: 200, body: { server: { kind: 'postgresql', running: true, host: '127.0.0.1', port: pg?.port } } });
+    expect((await call('GET', `/v1/apps/${APP}/addons/${pg?.addonId}/server`, null)).status).toBe(401);
+    expect((await call('GET', `/v1/apps/${APP}/addons/${pg?.addonId}/server`, 'tk-us-not-a-token')).status).toBe(401);
+    const unknownAddon = await call('GET', `/v1/apps/${APP}/addons/ad-0000/server`);
+    expect(unknownAddon.status).toBe(404);
+    expect(unknownAddon.body.resource).toBe('addon');
+    expect((await call('GET', '/v1/apps/no-such-app/addons/ad-0000/server')).status).toBe(404);
+    const mongo = await call('POST', `/v1/apps/${APP}/addons`, h?.token, { addon: { addon_provider_id: 'scalingo-mongodb', plan_id: 'mongo-sandbox' } });
+    const standIn = await call('GET', `/v1/apps/${APP}/addons/${mongo.body.addon.id}/server`);
+    expect(standIn.status).toBe(400);
+    expect(standIn.body.error).toContain('stand-in');
+    expect((await call('DELETE', `/v1/apps/${APP}/addons/${mongo.body.addon.id}`)).status).toBe(204);
     // .gitignore'd files are not deployed.
     expect((await get(h, '/tmp/ignored.txt')).status).not.toBe(200);
   }, LONG);
