@@ -44,6 +44,7 @@ function writeProject(html: string, procfile = PROCFILE) {
   writeFileSync(join(dir, 'index.html'), html);
   writeFileSync(join(dir, 'scalingo.json'), JSON.stringify(MANIFEST, null, 2));
   writeFileSync(join(dir, '.gitignore'), 'tmp/\n*.log\n');
+  writeFileSync(join(dir, 'cron.json'), JSON.stringify({ jobs: [{ command: '0 3 * * * echo nightly', size: 'S' }] }));
 }
 
 function capture() {
@@ -127,6 +128,10 @@ describe('scalingo-emulator up (real Docker)', () => {
     expect(standIn.status).toBe(400);
     expect(standIn.body.error).toContain('stand-in');
     expect((await call('DELETE', `/v1/apps/${APP}/addons/${mongo.body.addon.id}`)).status).toBe(204);
+    // cron.json of the folder is the Scheduler's, as on the platform.
+    const cron = await call('GET', `/v1/apps/${APP}/cron_tasks`);
+    expect(cron.status).toBe(200);
+    expect(JSON.stringify(cron.body)).toContain('echo nightly');
     // .gitignore'd files are not deployed.
     expect((await get(h, '/tmp/ignored.txt')).status).not.toBe(200);
   }, LONG);

@@ -64,3 +64,19 @@ function describeError(text: string): string {
   } catch {}
   return text.slice(0, 300);
 }
+
+/**
+ * Retries a call the emulator refused with 409 (the app is booting, the previous deployment is still
+ * cleaning up) for up to a minute: `up` waits for the platform, as a user would retry.
+ */
+export async function retryConflicts<T>(call: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if ((err as UpError).status !== 409 || Date.now() > deadline) throw err;
+      await new Promise((ok) => setTimeout(ok, 250));
+    }
+  }
+}

@@ -1,9 +1,8 @@
 // One deployment of the folder, the way `scalingo deploy` makes it: the code archived, uploaded to a
 // source (POST /v1/sources, PUT), deployed from its URL, and followed until it ends, its build
 // output passed on line by line.
-import type { ApiClient } from './api-client.ts';
+import { retryConflicts, type ApiClient } from './api-client.ts';
 import { archiveFolder } from './archive.ts';
-import type { UpError } from './up-error.ts';
 
 const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
 const POLL_MS = 300;
@@ -24,7 +23,10 @@ export async function deployFolder(api: ApiClient, app: string, dir: string, onL
   try {
     const { source } = await api.send<{ source: { upload_url: string; download_url: string } }>('POST', '/v1/sources');
     await api.upload(source.upload_url, archive.file, archive.size);
-    id = await startDeployment(api, app, source.download_url);
+    // A 409: the previous deployment is still cleaning up.
+    ({
+      deployment: { id },
+    } = await retryConflicts(() => api.send<{ deployment: { id: string } }>('POST', `/v1/apps/${app}/deployments`, { deployment: { source_url: source.download_url } })));
   } finally {
     await archive.cleanup();
   }
@@ -47,20 +49,6 @@ export async function deployFolder(api: ApiClient, app: string, dir: string, onL
       return { id, status: deployment.status, seconds: (performance.now() - t0) / 1000, reason };
     }
     await new Promise((ok) => setTimeout(ok, POLL_MS));
-  }
-}
-
-/** POST /deployments; a 409 (the previous deployment still cleaning up) is retried for a minute. */
-async function startDeployment(api: ApiClient, app: string, sourceUrl: string): Promise<string> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const { deployment } = await api.send<{ deployment: { id: string } }>('POST', `/v1/apps/${app}/deployments`, { deployment: { source_url: sourceUrl } });
-      return deployment.id;
-    } catch (err) {
-      if ((err as UpError).status !== 409 || Date.now() > deadline) throw err;
-      await new Promise((ok) => setTimeout(ok, 250));
-    }
   }
 }
 

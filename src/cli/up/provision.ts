@@ -1,6 +1,6 @@
 // The app as scalingo.json describes it, made through the API: the app (with its stack), its addons
 // (real servers: `up` waits until they run), its variables, and its formation after the first deployment.
-import type { ApiClient } from './api-client.ts';
+import { retryConflicts, type ApiClient } from './api-client.ts';
 import { manifestVariables, type Manifest } from './manifest.ts';
 import { UpError } from './up-error.ts';
 
@@ -110,6 +110,7 @@ export async function applyFormation(api: ApiClient, app: string, manifest: Mani
   const unknown = Object.keys(manifest.formation).filter((type) => !containers.some((c) => c.name === type));
   if (unknown.length) throw new UpError(`scalingo.json: formation names ${unknown.join(', ')}, which the code does not declare (process types: ${containers.map((c) => c.name).join(', ') || 'none'})`);
   if (!changes.length) return false;
-  await api.send('POST', `/v1/apps/${app}/scale`, { containers: changes });
+  // Right after a deployment the app may still be booting (409): retried.
+  await retryConflicts(() => api.send('POST', `/v1/apps/${app}/scale`, { containers: changes }));
   return true;
 }
