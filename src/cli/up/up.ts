@@ -119,10 +119,18 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
   };
   printSummary(print, app.url, access, cliEnv, endpoint);
 
-  // Redeploys in order: a change during a deployment makes one more, not one per change.
+  // Redeploys in order: changes during a deployment make one more (the one waiting takes them all).
   let chain: Promise<unknown> = Promise.resolve();
+  let waiting: Promise<DeploymentResult> | undefined;
   const redeploy = (why: string) => {
-    const p = chain.then(() => deploy(why)).then((r) => (deployments.push(r), r));
+    if (waiting) return waiting;
+    const p = chain
+      .then(() => {
+        waiting = undefined;
+        return deploy(why);
+      })
+      .then((r) => (deployments.push(r), r));
+    waiting = p;
     chain = p.catch(() => undefined);
     return p;
   };
