@@ -50,6 +50,10 @@ export interface DeploymentsServiceDeps {
   userById: (id: string) => UserRow | undefined;
   /** Reads more of the code than the Procfile (cron.json); throwing fails the build with the message. */
   onCode?: (appId: string, deploymentId: string, codeDir: string) => void;
+  /** Runs the postdeploy / first-deploy hook of a built release; resolves with its exit code. */
+  runHook?: (app: AppRow, rel: { deploymentId: string; image: string; processTypes: Record<string, string> }, name: string, command: string, onLine: (line: string) => void) => Promise<number>;
+  /** A hook's output line, as the app's logs show it (`[postdeploy]`). */
+  onHookLine?: (appId: string, name: string, line: string) => void;
 }
 
 /**
@@ -131,9 +135,23 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
         say(`!      Build failed: ${(err as Error).message}`);
         throw Object.assign(err as Error, { status: 'build-error' });
       }
+      const hook = deployHook(context, processTypes, Boolean(deps.apps.find(app.id)?.last_deployment_id));
+      delete processTypes.postdeploy;
       say(`-----> Process types: ${Object.entries(processTypes).map(([k, v]) => `${k}${v ? ` (${v})` : ''}`).join(', ')}`);
       setStatus('pushing', { image: tag, process_types: JSON.stringify(processTypes) });
       setStatus('starting');
+      // Before the new version takes traffic (and before the formation changes): a failing hook leaves the running version.
+      if (hook && deps.runHook) {
+        say(`-----> Running the ${hook.name} hook: ${hook.command}`);
+        const code = await deps.runHook(app, { deploymentId: d.id, image: tag, processTypes }, hook.name, hook.command, (l) => {
+          say(`       ${l}`);
+          deps.onHookLine?.(app.id, hook.name, l);
+        });
+        if (code !== 0) {
+          say(`!      The ${hook.name} hook failed (exit code ${code}): the previous version keeps running`);
+          throw Object.assign(new Error(`${hook.name} hook exited with code ${code}`), { status: 'hook-error' });
+        }
+      }
       // First deployment: one web container (when there is a web type), other types at 0.
       if (!deps.containers.formation(app.id).length) {
         for (const type of Object.keys(processTypes)) deps.containers.upsertFormation({ app_id: app.id, type, id: objectId(), amount: type === 'web' ? 1 : 0, size: 'M', command: processTypes[type] });
@@ -260,3 +278,20 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
 }
 
 export type DeploymentsService = ReturnType<typeof createDeploymentsService>;
+
+/**
+ * The hook of a deployment: the manifest's scripts.first-deploy on the app's first successful
+ * deployment (a one-click deploy's), otherwise the Procfile's postdeploy entry.
+ */
+function deployHook(context: string, processTypes: Record<string, string>, deployedBefore: boolean): { name: string; command: string } | null {
+  if (!deployedBefore) {
+    const file = join(context, 'scalingo.json');
+    try {
+      const firstDeploy = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { scripts?: { 'first-deploy'?: unknown } }).scripts?.['first-deploy'] : undefined;
+      if (typeof firstDeploy === 'string' && firstDeploy.trim()) return { name: 'first-deploy', command: firstDeploy };
+    } catch {
+      // A manifest that is not JSON names no hook (the platform reads it only for review apps and one-click deploys).
+    }
+  }
+  return processTypes.postdeploy ? { name: 'postdeploy', command: processTypes.postdeploy } : null;
+}
