@@ -10,6 +10,7 @@ import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Unpack } from 'tar';
+import { isDiskFull } from '../../shared/disk-full.ts';
 
 export interface SourceLimits {
   /** Bytes read from the source (the archive as given, or a git clone on disk). */
@@ -210,7 +211,7 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
     unpack.abort(err as Error);
     if (problem) throw problem;
     if (signal.aborted) throw signal.reason;
-    if (err instanceof SourceError) throw err;
+    if (err instanceof SourceError || isDiskFull(err)) throw err;
     const e = err as NodeJS.ErrnoException;
     throw new SourceError(`cannot extract ${what} (a .tar.gz archive is expected): ${e.code === 'Z_DATA_ERROR' ? 'invalid gzip data' : e.message}`);
   }

@@ -6,7 +6,8 @@ import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { objectId } from '../../shared/ids.ts';
 import { isoDate } from '../../shared/clock.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, DISK_FULL_MESSAGE } from '../../http/errors.ts';
+import { isDiskFull, retryWhileDiskFull } from '../../shared/disk-full.ts';
 import type { UserRow } from '../auth/principal.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
@@ -159,11 +160,18 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, d.id);
     } catch (err) {
       const status = (err as { status?: string }).status ?? 'build-error';
-      if (!(err as { status?: string }).status) say(`!      ${(err as Error).message}`);
-      final = setStatus(status);
-      deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, null);
-      // The running version stays: the app goes back to what it was.
-      deps.apps.setStatus(app.id, previousStatus === 'booting' ? 'new' : previousStatus);
+      if (isDiskFull(err)) {
+        // The build's own files are what filled it, most often: they go before the status is written.
+        await removeBuildDir(workDir);
+        say(`!      ${DISK_FULL_MESSAGE.replace(': free', ', the build stopped: free')}`);
+      } else if (!(err as { status?: string }).status) say(`!      ${(err as Error).message}`);
+      final = await retryWhileDiskFull(() => {
+        const row = setStatus(status);
+        deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, null);
+        // The running version stays: the app goes back to what it was.
+        deps.apps.setStatus(app.id, previousStatus === 'booting' ? 'new' : previousStatus);
+        return row;
+      }, logger, 'the end of a deployment');
     } finally {
       await removeBuildDir(workDir);
       building.delete(d.id);
