@@ -215,6 +215,10 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
 
   const service = {
     bus,
+    /** Resolves once no deployment of the app is in progress (those queued behind it included). */
+    async appIdle(appId: string): Promise<void> {
+      for (let p = running.get(appId); p; p = running.get(appId)) await p;
+    },
     /**
      * Starts a deployment; answers at once with it. While another deployment of the app runs, `queue`
      * puts it in the app's line (status `queued`, started in order; 409 past the line's length);
