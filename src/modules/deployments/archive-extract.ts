@@ -184,17 +184,25 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
   const stages: NodeJS.ReadWriteStream[] = [];
   if (countArchive) stages.push(archiveMeter(limits, what));
   if (gzip) stages.push(createGunzip({ chunkSize: 64 * 1024 }));
+  // The tar stream's first 4 bytes are held until known (a source may send 1 byte at a time): tar sniffs its first write.
+  let lead: Buffer | null = Buffer.alloc(0);
   const feed = new Writable({
     highWaterMark: 64 * 1024,
     write(chunk: Buffer, _enc, cb) {
       if (complete) return cb();
-      if (expanded === 0 && nestedCompression(chunk)) return cb(new SourceError(`${what} holds a compressed archive inside the tar stream: a .tar.gz archive is expected`));
       expanded += chunk.length;
       if (expanded > limits.maxExpandedBytes) return cb(new SourceError(`${what} expands to more than ${mb(limits.maxExpandedBytes)} (the limit)`));
+      if (lead) {
+        chunk = Buffer.concat([lead, chunk]);
+        if (chunk.length < 4) return void ((lead = chunk), cb());
+        lead = null;
+        if (nestedCompression(chunk)) return cb(new SourceError(`${what} holds a compressed archive inside the tar stream: a .tar.gz archive is expected`));
+      }
       if (unpack.write(chunk)) cb();
       else unpack.once('drain', () => cb());
     },
     final(cb) {
+      if (lead?.length) unpack.write(lead);
       if (!complete) unpack.end();
       cb();
     },
