@@ -19,7 +19,12 @@ function request(url: URL, signal: AbortSignal): Promise<IncomingMessage> {
 
 /** Follows up to 5 redirects; the size cap is checked on the declared length here, and as bytes arrive by the extraction. */
 export async function openHttpArchive(location: string, limits: SourceLimits, signal: AbortSignal): Promise<Readable> {
-  let url = new URL(location);
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    throw new SourceError(`cannot download ${location}: not a valid URL`);
+  }
   for (let hop = 0; ; hop++) {
     let res: IncomingMessage;
     try {
