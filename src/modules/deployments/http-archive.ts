@@ -19,12 +19,14 @@ function request(url: URL, signal: AbortSignal): Promise<IncomingMessage> {
 
 /** Follows up to 5 redirects; the size cap is checked on the declared length here, and as bytes arrive by the extraction. */
 export async function openHttpArchive(location: string, limits: SourceLimits, signal: AbortSignal): Promise<Readable> {
-  let url: URL;
-  try {
-    url = new URL(location);
-  } catch {
-    throw new SourceError(`cannot download ${location}: not a valid URL`);
-  }
+  const parse = (value: string, base?: URL) => {
+    try {
+      return new URL(value, base);
+    } catch {
+      throw new SourceError(`cannot download ${location}: ${value} is not a valid URL`);
+    }
+  };
+  let url = parse(location);
   for (let hop = 0; ; hop++) {
     let res: IncomingMessage;
     try {
@@ -39,7 +41,7 @@ export async function openHttpArchive(location: string, limits: SourceLimits, si
     if (status >= 300 && status < 400 && next) {
       res.destroy();
       if (hop >= MAX_REDIRECTS) throw new SourceError(`cannot download ${location}: more than ${MAX_REDIRECTS} redirects`);
-      url = new URL(next, url);
+      url = parse(next, url);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SourceError(`cannot download ${location}: redirected to ${url.protocol} URL`);
       continue;
     }
