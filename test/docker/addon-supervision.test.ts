@@ -38,6 +38,7 @@ describe('addon servers under faults (real Docker)', () => {
         const db = new URL(vars.DATABASE_URL).pathname.slice(1);
         psql(before.id, db, "CREATE TABLE kept (v text); INSERT INTO kept VALUES ('before the kill')");
 
+        const killedAt = Date.now();
         docker('kill', before.id);
         // Back: the same container started again on its volume, the row still there.
         await eventually(async () => (await h.call('GET', `/v1/apps/${app}/addons/${id}`)).body.addon.status === 'provisioning' || serverOf(id)[0]?.state === 'running', {
@@ -45,6 +46,7 @@ describe('addon servers under faults (real Docker)', () => {
           what: 'the emulator to notice the outage',
         });
         await untilRunning(h.call, app, id, 120_000);
+        const backAfter = Date.now() - killedAt;
         const [after] = serverOf(id);
         expect(after.state).toBe('running');
         expect(after.id).toBe(before.id);
@@ -56,6 +58,7 @@ describe('addon servers under faults (real Docker)', () => {
         const updates = events.filter((e) => e.type === 'addon_updated').map((e) => e.type_data.status.join(' -> '));
         expect(updates).toContain('running -> provisioning');
         expect(updates.filter((u) => u === 'provisioning -> running').length).toBeGreaterThanOrEqual(2); // first start, then the restart
+        console.log(`[figures] docker kill of the PostgreSQL server → addon running again, data there: ${backAfter} ms`);
       } finally {
         await h.call('DELETE', `/v1/apps/${app}?current_name=${app}`).catch(() => undefined);
         const instance = h.emu.instanceId;
@@ -83,9 +86,11 @@ describe('addon servers under faults (real Docker)', () => {
         instance = docker('inspect', '-f', `{{index .Config.Labels "${LABELS.owner}"}}`, serverOf(id)[0].id);
         await first.kill9();
 
+        const restartedAt = Date.now();
         emu = await spawnEmulator(dataDir, config);
         const second = emu;
         await untilRunning(second.call, app, id, 120_000);
+        console.log(`[figures] emulator killed during provisioning → restarted → addon running: ${Date.now() - restartedAt} ms`);
         const servers = serverOf(id);
         expect(servers.map((s) => s.state)).toEqual(['running']);
         expect(psql(servers[0].id, 'postgres', 'SELECT 1')).toBe('1');
