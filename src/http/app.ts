@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './env.ts';
 import type { UserRow } from '../modules/auth/principal.ts';
 import { ApiError, errorResponse } from './errors.ts';
+import { isDiskFull } from '../shared/disk-full.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { AuthService } from '../modules/auth/auth.service.ts';
@@ -90,6 +91,10 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
     // Docker down: the endpoints that need it answer 503 with a plain explanation.
     if (err instanceof EngineUnavailableError) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
     const log = c.get('log')?.() ?? deps.logger;
+    if (isDiskFull(err)) {
+      log.warn({ err, method: c.req.method, path: c.req.path }, 'disk full: write refused');
+      return errorResponse(c, ApiError.insufficientStorage());
+    }
     log.error({ err, method: c.req.method, path: c.req.path }, 'unexpected error');
     return errorResponse(c, ApiError.internal(`internal error, request id ${c.get('requestId') ?? 'unknown'}`));
   });
