@@ -30,7 +30,7 @@ try {
   if (!node) throw new Error('no node recipe');
   await time('stack-node: image current, nothing to build (hash check)', () => ensureRecipeImage(runtime, node));
   const variant = { ...node, tag: 'scalingo-emulator/bench-stack-node:1', customize: [...node.customize, 'true'] };
-  await time('stack-node: recipe changed, .deb cache warm (mmdebstrap + docker import)', () => ensureRecipeImage(runtime, variant, (l) => console.log(l)));
+  await time('stack-node: recipe changed, .deb cache warm (mmdebstrap + docker import)', () => ensureRecipeImage(runtime, variant, { onLine: (l) => console.log(l) }));
   await runtime.removeImage(variant.tag);
 
   const app = join(scratch, 'app');

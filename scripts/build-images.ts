@@ -1,7 +1,9 @@
 // Builds the images the emulator and its tests run, offline: the busybox stack image (FROM scratch
 // + the host's static busybox), then the Debian-based language stacks and addon servers (mmdebstrap
 // from the machine's Debian mirror configuration + docker import). Each is rebuilt only when its
-// recipe changes. `npm run images` builds all; `npm run images -- node postgresql` only those.
+// recipe changes. `npm run images` builds all; `npm run images -- node postgresql` only those (and the
+// busybox base, which is always checked); `npm run images -- busybox` the base alone. The emulator builds
+// a missing one on first use as well: building ahead only saves that wait.
 import Docker from 'dockerode';
 import { ensureBusyboxImage } from '../src/runtime/images.ts';
 import { DEFAULT_STACK_IMAGE } from '../src/config/schema.ts';
@@ -22,10 +24,12 @@ if (!wanted.length || wanted.includes('busybox')) {
   console.log(`${DEFAULT_STACK_IMAGE}: ${built ? 'built' : 'already present'}`);
 }
 const runtime = createDockerRuntime();
-const recipes = wanted.length ? IMAGE_RECIPES.filter((r) => wanted.includes(r.id)) : IMAGE_RECIPES;
+const named = wanted.filter((w) => w !== 'busybox');
+const recipes = named.length ? IMAGE_RECIPES.filter((r) => named.includes(r.id)) : wanted.length ? [] : IMAGE_RECIPES;
 for (const recipe of recipes) {
   const started = Date.now();
-  const built = await ensureRecipeImage(runtime, recipe, (line) => console.log(`[${Math.round((Date.now() - started) / 1000)}s] ${line}`));
+  const onLine = (line: string) => console.log(`[${Math.round((Date.now() - started) / 1000)}s] ${recipe.tag}: ${line}`);
+  const built = await ensureRecipeImage(runtime, recipe, { onLine });
   console.log(`${recipe.tag}: ${built ? `built in ${Math.round((Date.now() - started) / 1000)} s` : 'up to date'}`);
 }
 await runtime.close();

@@ -1,50 +1,36 @@
 #!/usr/bin/env bash
-# Make sure a Docker engine answers on this machine. Installs Debian's docker.io and
-# busybox-static when needed, starts dockerd in the background, waits for `docker info`.
-# Also installs the tools the tests and the product use besides Docker when missing: socat (the
-# reliability suite's proxy socket), git (git_source deployments; the git push endpoint runs git's own
-# receive-pack/upload-pack/archive), openssh-client (the git push tests push with the real ssh) and
-# chromium (the dashboard test drives it headless), postgresql-client (psql through a db-tunnel),
-# openssl (the remote-engine test makes its TLS certificates).
-# Idempotent: does nothing when an engine already answers and the tools are there.
+# Make sure a Docker engine answers on this machine and that the packages scripts/needs.sh lists are
+# installed (Debian's docker.io, busybox-static, mmdebstrap, git, openssh-client, postgresql-client,
+# socat, openssl, chromium). Starts dockerd in the background and waits for `docker info`.
+# Idempotent: does nothing when the engine answers and every package is there.
+# apt is asked about its own sources (`apt-get update`), bounded in time: a mirror that does not answer
+# stops the script within minutes with apt's own message.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/needs.sh
 
 log() { echo "[docker-up] $*" >&2; }
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
-# Tools the tests use besides Docker: socat (the reliability suite's proxy socket in front of the
-# engine), git (git_source deployments, the git push endpoint), openssh-client (git push tests),
-# chromium (the dashboard test drives it headless), postgresql-client (psql through a db-tunnel).
-# Installed even when an engine already answers.
-tools=()
-command -v socat >/dev/null 2>&1 || tools+=(socat)
-command -v git >/dev/null 2>&1 || tools+=(git)
-{ command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1; } || tools+=(openssh-client)
-command -v psql >/dev/null 2>&1 || tools+=(postgresql-client)
-command -v openssl >/dev/null 2>&1 || tools+=(openssl)
-{ command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ]; } || tools+=(chromium fonts-dejavu-core)
-if [ ${#tools[@]} -gt 0 ]; then
-  log "installing ${tools[*]}"
+mapfile -t packages < <(missing_packages)
+if [ ${#packages[@]} -gt 0 ]; then
+  log "installing ${packages[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq >/dev/null
-  $SUDO apt-get install -y -qq --no-install-recommends "${tools[@]}" >/dev/null
+  apt_opts=(-o Acquire::http::Timeout=30 -o Acquire::Retries=2)
+  aptlog=$(mktemp)
+  if ! $SUDO timeout 600 apt-get "${apt_opts[@]}" --error-on=any update -qq >"$aptlog" 2>&1; then
+    log "apt-get update failed; its last lines:"
+    tail -n 20 "$aptlog" >&2
+    exit 1
+  fi
+  $SUDO timeout 1800 apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 fi
 
-if docker info >/dev/null 2>&1; then
+if engine_answers; then
   log "engine already answers"
   exit 0
-fi
-
-need=()
-command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
-[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx httpd || need+=(busybox-static)
-if [ ${#need[@]} -gt 0 ]; then
-  log "installing ${need[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq >/dev/null
-  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" iptables >/dev/null
 fi
 
 logfile=${DOCKERD_LOG:-/tmp/dockerd.log}
@@ -53,7 +39,7 @@ log "starting dockerd (log: $logfile)"
 $SUDO nohup dockerd >"$logfile" 2>&1 &
 
 for i in $(seq 1 120); do
-  if docker info >/dev/null 2>&1; then
+  if engine_answers; then
     log "engine ready after ${i}s ($(docker info --format '{{.ServerVersion}} {{.Driver}}'))"
     exit 0
   fi

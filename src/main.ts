@@ -5,7 +5,7 @@ import { createEmulator, VERSION } from './emulator.ts';
 import { missingRecipeImages } from './runtime/recipe-images.ts';
 import { createProgress } from './cli/progress.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
-import { ensureBaseImageWithProgress, followDeployments } from './cli/follow.ts';
+import { ensureBaseImageWithProgress, followDeployments, followImageBuilds } from './cli/follow.ts';
 
 const USAGE = `Usage: scalingo-emulator [start] [options]
        scalingo-emulator run <app> [--api URL] [--token TOKEN] -- <command…>   (run --help for more)
@@ -145,13 +145,16 @@ async function main(argv: string[]): Promise<number> {
   // the first base-image build and deployments show progress on a terminal (src/cli/follow.ts).
   const progress = createProgress({ stream: process.stdout, logger });
   followDeployments(emulator, progress);
+  followImageBuilds(progress);
   emulator.ready().then(
     async () => {
       console.log(`  Containers reconciled and watched (${Math.round(performance.now() - t0)} ms)`);
       await ensureBaseImageWithProgress(emulator, progress);
       // Debian-based stacks and addon servers (issue #15) are built on first use: say which are missing.
       missingRecipeImages(emulator.runtime).then(
-        (missing) => missing.length && console.log(`  Not built yet: ${missing.join(', ')} — built on first use (minutes each), or ahead with \`npm run images\``),
+        (missing) =>
+          missing.length &&
+          console.log(`  Not built yet: ${missing.join(', ')} — each is built from Debian packages the first time an app or addon needs it (about a minute each), or ahead with \`npm run images\``),
         () => undefined,
       );
     },

@@ -9,7 +9,7 @@ import { loadConfig, ConfigError } from '../config/load.ts';
 import { createEmulator, type Emulator } from '../emulator.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createProgress } from './progress.ts';
-import { ensureBaseImageWithProgress, followDeployments } from './follow.ts';
+import { ensureBaseImageWithProgress, followDeployments, followImageBuilds } from './follow.ts';
 
 export const EXEC_USAGE = `Usage: scalingo-emulator exec [options] -- <command…>
 
@@ -83,7 +83,9 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
   try {
     emu = createEmulator(config, { logger });
     await emu.start();
-    const unfollow = followDeployments(emu, progress);
+    const unfollowDeployments = followDeployments(emu, progress);
+    const unfollowImages = followImageBuilds(progress);
+    const unfollow = () => (unfollowDeployments(), unfollowImages());
     await emu.ready();
     await ensureBaseImageWithProgress(emu, progress);
     // Bound directories' first deployments end before the command runs against them.

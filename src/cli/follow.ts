@@ -4,6 +4,7 @@ import { DEFAULT_STACK_IMAGE } from '../config/schema.ts';
 import type { Emulator } from '../emulator.ts';
 import type { DeploymentStreamEvent } from '../modules/deployments/deployments.service.ts';
 import { FINISHED } from '../modules/deployments/deployments.service.ts';
+import { watchImageBuilds } from '../runtime/recipe-images.ts';
 import type { Progress, Task } from './progress.ts';
 
 /** Builds the base stack image when the engine does not have it yet, with progress. */
@@ -43,4 +44,19 @@ export function followDeployments(emu: Emulator, progress: Progress): () => void
   };
   emu.deployments.bus.on('event', onEvent);
   return () => void emu.deployments.bus.off('event', onEvent);
+}
+
+/** Shows each image the emulator builds on first use (a stack or an addon server); returns the unsubscribe function. */
+export function followImageBuilds(progress: Progress): () => void {
+  const tasks = new Map<string, Task>();
+  return watchImageBuilds((e) => {
+    const tag = e.recipe.tag;
+    if (e.phase === 'start') return void tasks.set(tag, progress.start(`Building the ${e.recipe.title} image (first use)`, { image: tag }));
+    const task = tasks.get(tag);
+    if (!task) return;
+    if (e.phase === 'line') return task.update(e.line);
+    tasks.delete(tag);
+    if (e.phase === 'done') task.done(`${tag}, ${e.seconds} s`);
+    else task.fail(e.error);
+  });
 }

@@ -9,6 +9,8 @@ export interface ImageRecipe {
   /** Short id: `npm run images -- node postgresql` builds these. */
   id: string;
   tag: string;
+  /** What the image is, for people: "Node.js stack", "PostgreSQL server". */
+  title: string;
   kind: 'stack' | 'addon';
   /** Debian packages installed on top of minbase. */
   packages: string[];
@@ -27,6 +29,7 @@ const APP_DIR = ['mkdir -p /app /tmp/uploads', 'chmod 1777 /tmp/uploads'];
 export const IMAGE_RECIPES: ImageRecipe[] = [
   {
     id: 'node',
+    title: 'Node.js stack',
     tag: 'scalingo-emulator/stack-node:1',
     kind: 'stack',
     // npm from Debian brings node-gyp, make and g++ — what native modules need.
@@ -36,6 +39,7 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
   },
   {
     id: 'python',
+    title: 'Python stack',
     tag: 'scalingo-emulator/stack-python:1',
     kind: 'stack',
     packages: ['python3', 'python3-pip', 'python3-venv', 'ca-certificates'],
@@ -44,6 +48,7 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
   },
   {
     id: 'ruby',
+    title: 'Ruby stack',
     tag: 'scalingo-emulator/stack-ruby:1',
     kind: 'stack',
     packages: ['ruby', 'bundler', 'ca-certificates'],
@@ -52,6 +57,7 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
   },
   {
     id: 'postgresql',
+    title: 'PostgreSQL server',
     tag: 'scalingo-emulator/addon-postgresql:1',
     kind: 'addon',
     // The package's own cluster is dropped: the addon's data directory lives in a volume.
@@ -61,6 +67,7 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
   },
   {
     id: 'mysql',
+    title: 'MySQL (MariaDB) server',
     tag: 'scalingo-emulator/addon-mysql:1',
     kind: 'addon',
     packages: ['mariadb-server', 'mariadb-client'],
@@ -69,6 +76,7 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
   },
   {
     id: 'redis',
+    title: 'Redis server',
     tag: 'scalingo-emulator/addon-redis:1',
     kind: 'addon',
     packages: ['redis-server', 'redis-tools'],

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContainerRuntime } from './runtime.ts';
@@ -6,10 +6,43 @@ import { IMAGE_RECIPES, RECIPE_LABEL, recipeHash, type ImageRecipe } from './ima
 import { buildRootfs, debianSuite } from './rootfs.ts';
 
 // Images from recipes, built once and cached by the recipe hash in the image's label: `npm run
-// images` builds them ahead (with progress), the emulator builds a missing one on first use
-// (a deployment's output or an addon's provisioning shows the progress). One build per tag at once.
+// images` builds them ahead (with progress), the emulator builds a missing one on first use (a
+// deployment's output, an addon's logs and status message, and the terminal show the progress).
+// One build per tag at once in a process: a second need of the same image waits for the first
+// build and sees its lines. The tag is only set by the final import, so an interrupted build never
+// leaves an image that looks current.
 
-const inFlight = new Map<string, Promise<boolean>>();
+/** What a caller sees of a build it needs: when it starts (or is joined) and each progress line. */
+export interface BuildHooks {
+  onStart?: (recipe: ImageRecipe) => void;
+  onLine?: (line: string) => void;
+}
+
+/** Every build of the process, for the terminal's progress line. */
+export type ImageBuildEvent =
+  | { phase: 'start'; recipe: ImageRecipe }
+  | { phase: 'line'; recipe: ImageRecipe; line: string }
+  | { phase: 'done'; recipe: ImageRecipe; seconds: number }
+  | { phase: 'fail'; recipe: ImageRecipe; error: string };
+
+interface Build {
+  done: Promise<void>;
+  listeners: Set<(line: string) => void>;
+}
+
+const inFlight = new Map<string, Build>();
+const watchers = new Set<(e: ImageBuildEvent) => void>();
+const ROOTFS_DIR_PREFIX = 'scalingo-emu-rootfs-';
+
+/** Calls `fn` with every recipe build of this process; returns the unsubscribe function. */
+export function watchImageBuilds(fn: (e: ImageBuildEvent) => void): () => void {
+  watchers.add(fn);
+  return () => void watchers.delete(fn);
+}
+
+const emit = (e: ImageBuildEvent) => {
+  for (const w of watchers) w(e);
+};
 
 /** Whether the engine has the image built from this very recipe. */
 export async function recipeImageCurrent(runtime: ContainerRuntime, recipe: ImageRecipe): Promise<boolean> {
@@ -24,33 +57,85 @@ export async function missingRecipeImages(runtime: ContainerRuntime): Promise<st
   return out;
 }
 
-/** Builds the recipe's image unless current. Resolves true when it built. */
-export function ensureRecipeImage(runtime: ContainerRuntime, recipe: ImageRecipe, onLine: (line: string) => void = () => undefined): Promise<boolean> {
-  const running = inFlight.get(recipe.tag);
-  if (running) {
-    onLine(`${recipe.tag}: waiting for the build already under way`);
-    return running.then(() => false);
+/**
+ * Builds the recipe's image unless current, or waits for the build of it already under way.
+ * Resolves true when the caller had to wait for a build; a failed build rejects every waiter with
+ * the reason, and the next call tries again.
+ */
+export async function ensureRecipeImage(runtime: ContainerRuntime, recipe: ImageRecipe, hooks: BuildHooks = {}): Promise<boolean> {
+  let running = inFlight.get(recipe.tag);
+  if (!running) {
+    if (await recipeImageCurrent(runtime, recipe)) return false;
+    running = inFlight.get(recipe.tag) ?? startBuild(runtime, recipe);
   }
-  const p = build(runtime, recipe, onLine).finally(() => inFlight.delete(recipe.tag));
-  inFlight.set(recipe.tag, p);
-  return p;
-}
-
-async function build(runtime: ContainerRuntime, recipe: ImageRecipe, onLine: (line: string) => void): Promise<boolean> {
-  if (await recipeImageCurrent(runtime, recipe)) return false;
-  const suite = debianSuite();
-  const hash = recipeHash(recipe, suite);
-  const dir = mkdtempSync(join(tmpdir(), `scalingo-emu-rootfs-${recipe.id}-`));
-  const started = Date.now();
+  hooks.onStart?.(recipe);
+  const onLine = hooks.onLine;
+  if (onLine) running.listeners.add(onLine);
   try {
-    onLine(`${recipe.tag}: building from Debian ${suite} packages (${recipe.packages.join(' ')}); the first build downloads them, later ones reuse the package cache`);
-    const tar = join(dir, 'rootfs.tar');
-    await buildRootfs(recipe, suite, tar, (l) => onLine(`${recipe.tag}: ${l}`));
-    onLine(`${recipe.tag}: importing the root filesystem into Docker`);
-    await runtime.importImage({ tarPath: tar, tag: recipe.tag, changes: [...recipe.changes, `LABEL ${RECIPE_LABEL}=${hash}`, 'LABEL io.scalingo-emulator.base=debian'] });
-    onLine(`${recipe.tag}: built in ${Math.round((Date.now() - started) / 1000)} s`);
+    await running.done;
     return true;
   } finally {
+    if (onLine) running.listeners.delete(onLine);
+  }
+}
+
+function startBuild(runtime: ContainerRuntime, recipe: ImageRecipe): Build {
+  const listeners = new Set<(line: string) => void>();
+  const say = (line: string) => {
+    for (const l of listeners) l(line);
+    emit({ phase: 'line', recipe, line });
+  };
+  const started = Date.now();
+  emit({ phase: 'start', recipe });
+  // Started on the next tick: the caller that made the entry registers its listener first.
+  const done = Promise.resolve()
+    .then(() => build(runtime, recipe, say))
+    .then(
+    () => emit({ phase: 'done', recipe, seconds: Math.round((Date.now() - started) / 1000) }),
+    (err: Error) => {
+      const error = `building the ${recipe.title} image (${recipe.tag}) failed: ${err.message}`;
+      emit({ phase: 'fail', recipe, error });
+      throw new Error(error);
+    },
+  );
+  const entry: Build = { done: done.finally(() => inFlight.delete(recipe.tag)), listeners };
+  // Waiters get the rejection; the entry itself must not count as an unhandled one.
+  entry.done.catch(() => undefined);
+  inFlight.set(recipe.tag, entry);
+  return entry;
+}
+
+async function build(runtime: ContainerRuntime, recipe: ImageRecipe, say: (line: string) => void): Promise<void> {
+  removeAbandonedRootfsDirs();
+  const suite = debianSuite();
+  const hash = recipeHash(recipe, suite);
+  const dir = mkdtempSync(join(tmpdir(), `${ROOTFS_DIR_PREFIX}${recipe.id}-${process.pid}-`));
+  const started = Date.now();
+  try {
+    say(`building from Debian ${suite} packages (${recipe.packages.join(' ')}); the first build downloads them, later ones reuse the package cache`);
+    const tar = join(dir, 'rootfs.tar');
+    await buildRootfs(recipe, suite, tar, say);
+    say('importing the root filesystem into Docker');
+    await runtime.importImage({ tarPath: tar, tag: recipe.tag, changes: [...recipe.changes, `LABEL ${RECIPE_LABEL}=${hash}`, 'LABEL io.scalingo-emulator.base=debian'] });
+    say(`${recipe.tag} built in ${Math.round((Date.now() - started) / 1000)} s`);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Root filesystems left by a process that died during a build (the pid in the name is gone). */
+function removeAbandonedRootfsDirs(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^scalingo-emu-rootfs-[a-z]+-(\d+)-/.exec(name)?.[1]);
+    if (pid && !processAlive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -20,6 +20,7 @@ import { buildCacheDir } from '../modules/caches/build-cache.ts';
 import { createAddonServers, type AddonServers } from '../modules/addons/addon-servers.ts';
 import { createAddonServersStore } from '../modules/addons/addon-servers.store.ts';
 import { createAddonsStore } from '../modules/addons/addons.store.ts';
+import { addonStatusSetter } from '../modules/addons/addon-status.ts';
 import type { Area, Shared } from './area.ts';
 import type { Accounts } from './accounts.ts';
 import type { Apps } from './apps.ts';
@@ -51,8 +52,10 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
         clock,
         logger,
         instanceId,
-        setStatus: (id, status) => createAddonsStore(db).setStatus(id, status),
+        setStatus: addonStatusSetter({ store: createAddonsStore(db), events, appOf: (id) => apps.find(id) }),
         restartApp: async (appId) => {
+          // A deployment under way starts its containers itself: restart after it, not in the middle of it.
+          await deployments.appIdle(appId);
           const app = apps.find(appId);
           const rel = app && orchestrator.release(app);
           if (!app || !rel || orchestrator.gone(appId)) return;

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { startEmulator, TOKENS, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, routerGet, waitForDeployment } from '../support/apps.ts';
+import { FAST, archiveOf, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
 
 // Issue #15 end to end, observed in Docker and in the databases themselves: a Node app built by the
 // buildpack-like build (npm packages from the registry), a real PostgreSQL and a real Redis beside
@@ -47,13 +47,7 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
     expect(add.body.variables).toEqual(['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL']);
     const addR = await h.call('POST', `/v1/apps/${APP}/addons`, { body: { addon: { addon_provider_id: 'scalingo-redis', plan_id: 'redis-sandbox' } } });
     expect(addR.body.variables).toEqual(['SCALINGO_REDIS_URL', 'REDIS_URL']);
-    for (const id of [add.body.addon.id, addR.body.addon.id]) {
-      await eventually(async () => {
-        const status = (await h.call('GET', `/v1/apps/${APP}/addons/${id}`)).body.addon.status;
-        if (status === 'error') throw new Error('the addon server failed to start');
-        return status === 'running';
-      }, { timeoutMs: 600_000, what: `addon ${id} running` });
-    }
+    for (const id of [add.body.addon.id, addR.body.addon.id]) await waitForAddon(h.call, APP, id, 600_000);
     const vars = Object.fromEntries((await h.call('GET', `/v1/apps/${APP}/variables`)).body.variables.map((v: { name: string; value: string }) => [v.name, v.value]));
     expect(vars.DATABASE_URL).toBe(vars.SCALINGO_POSTGRESQL_URL);
     expect(vars.DATABASE_URL).toMatch(/^postgres:\/\/[a-z0-9_]+:[^@]+@postgresql-[0-9a-f]{8}:5432\/[a-z0-9_]+$/);

@@ -6,7 +6,7 @@ import { c as tarCreate } from 'tar';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, copyFixture, routerGet, waitForDeployment } from '../support/apps.ts';
+import { FAST, archiveOf, copyFixture, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
 
 // Issue #15 for the other languages and MySQL: Python and Ruby apps (standard library only) built by
 // the buildpack-like build with their default web process, reading a real Redis; a dependency that
@@ -30,7 +30,7 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
   const withRedis = async (app: string) => {
     await h.call('POST', '/v1/apps', { body: { app: { name: app } } });
     const add = await h.call('POST', `/v1/apps/${app}/addons`, { body: { addon: { addon_provider_id: 'scalingo-redis', plan_id: 'redis-sandbox' } } });
-    await eventually(async () => (await h.call('GET', `/v1/apps/${app}/addons/${add.body.addon.id}`)).body.addon.status === 'running', { timeoutMs: LONG, what: 'redis running' });
+    await waitForAddon(h.call, app, add.body.addon.id, LONG);
     const url = (await h.call('GET', `/v1/apps/${app}/variables`)).body.variables.find((v: { name: string }) => v.name === 'REDIS_URL').value;
     redisOf[app] = { container: addonContainer(add.body.addon.id).id, password: decodeURIComponent(new URL(url).password) };
   };
@@ -97,7 +97,7 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
     await h.call('POST', '/v1/apps', { body: { app: { name: 'my-app' } } });
     const add = await h.call('POST', '/v1/apps/my-app/addons', { body: { addon: { addon_provider_id: 'scalingo-mysql', plan_id: 'mysql-sandbox' } } });
     expect(add.body.variables).toEqual(['SCALINGO_MYSQL_URL']);
-    await eventually(async () => (await h.call('GET', `/v1/apps/my-app/addons/${add.body.addon.id}`)).body.addon.status === 'running', { timeoutMs: LONG, what: 'mysql running' });
+    await waitForAddon(h.call, 'my-app', add.body.addon.id, LONG);
     const url = new URL((await h.call('GET', '/v1/apps/my-app/variables')).body.variables.find((v: { name: string }) => v.name === 'SCALINGO_MYSQL_URL').value);
     expect(url.protocol).toBe('mysql:');
     const c = addonContainer(add.body.addon.id).id;

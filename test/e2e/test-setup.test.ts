@@ -10,7 +10,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const script = join(ROOT, 'scripts/test-setup.sh');
 
 describe('scripts/test-setup.sh', () => {
-  it('does nothing when the engine, chromium and busybox are there', () => {
+  it('does nothing when the engine and every package of scripts/needs.sh are there', () => {
     const r = spawnSync('bash', [script], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
@@ -27,7 +27,7 @@ describe('scripts/test-setup.sh', () => {
       const r = spawnSync('bash', [script], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toContain('cannot run the tests: missing a Docker engine, and this user can neither install packages nor start dockerd');
+      expect(r.stderr).toContain('cannot run the tests: missing a running Docker engine, and this user can neither install packages nor start dockerd');
       expect(r.stderr).toContain("What to do: run 'sudo bash scripts/docker-up.sh' once");
     } finally {
       rmSync(bin, { recursive: true, force: true });
@@ -45,11 +45,11 @@ describe('scripts/test-setup.sh', () => {
     expect(r.stdout + r.stderr).not.toMatch(/Tests\s+\d+ passed/);
   });
 
-  it('is the pretest step of npm test, and .ci/run still calls the README test command', async () => {
+  it('is the pretest step of npm test, and .ci/run calls the README test command, from no emulator image', async () => {
     const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as { scripts: Record<string, string> };
     expect(pkg.scripts.pretest).toBe('bash scripts/test-setup.sh');
     expect(pkg.scripts.test).toBe('vitest run');
-    const ci = spawnSync('grep', ['-c', '^npm test ||', join(ROOT, '.ci/run')], { encoding: 'utf8' });
+    const ci = spawnSync('grep', ['-c', '^SCALINGO_EMULATOR_TEST_FROM_SCRATCH=1 npm test ||', join(ROOT, '.ci/run')], { encoding: 'utf8' });
     expect(ci.stdout.trim()).toBe('1');
   });
 });

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { c as tarCreate } from 'tar';
 import type { Harness } from '../harness.ts';
-import { eventually } from './docker-cli.ts';
+import { eventually, giveUp } from './docker-cli.ts';
 
 export const FIXTURES = resolve(import.meta.dirname, '../../fixtures/apps');
 
@@ -70,4 +70,22 @@ export function routerGet(port: number, app: string, path = '/'): Promise<{ stat
     });
     req.on('error', reject);
   });
+}
+
+type ApiCall = (method: string, path: string) => Promise<{ body: any }>;
+
+/**
+ * Waits for an addon to be `running`; `error` ends the wait at once with the addon's reason (its
+ * status_message). `onMessage` sees every status message shown meanwhile (the provisioning steps).
+ */
+export async function waitForAddon(call: ApiCall, app: string, id: string, timeoutMs: number, onMessage: (m: string) => void = () => undefined) {
+  return eventually(
+    async () => {
+      const a = (await call('GET', `/v1/apps/${app}/addons/${id}`)).body.addon;
+      if (a.status_message) onMessage(a.status_message);
+      if (a.status === 'error') throw giveUp(`addon ${id} of ${app} ended in error: ${a.status_message ?? 'no reason given'}`);
+      return a.status === 'running' ? a : null;
+    },
+    { timeoutMs, intervalMs: 250, what: `addon ${id} of ${app} running` },
+  );
 }

@@ -13,7 +13,28 @@ export function dockerPs(labelFilters: string[], all = false): { id: string; nam
 
 export function removeByLabel(label: string): void {
   const ids = docker('ps', '-aq', '--filter', `label=${label}`);
-  if (ids) docker('rm', '-f', ...ids.split('\n'));
+  if (!ids) return;
+  try {
+    docker('rm', '-f', ...ids.split('\n'));
+  } catch (err) {
+    // The emulator may be removing some of them at the same moment: what matters is that none is left.
+    if (!/already in progress|No such container/.test((err as Error).message)) throw err;
+    eventuallySync(() => !docker('ps', '-aq', '--filter', `label=${label}`), `containers labelled ${label} to be gone`);
+  }
+}
+
+/** Polls a synchronous check for up to 30 s (clean-up paths, where an async wait is not possible). */
+function eventuallySync(check: () => boolean, what: string): void {
+  const deadline = Date.now() + 30_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    execFileSync('sleep', ['0.2']);
+  }
+}
+
+/** An error that ends `eventually` at once: the awaited state can no longer come (an addon in error, say). */
+export function giveUp(message: string): Error {
+  return Object.assign(new Error(message), { giveUp: true });
 }
 
 /** Polls until fn returns a truthy value or the deadline passes (no timing assertions: only a ceiling). */
@@ -25,6 +46,7 @@ export async function eventually<T>(fn: () => T | Promise<T>, opts: { timeoutMs?
       const v = await fn();
       if (v) return v as NonNullable<T>;
     } catch (err) {
+      if ((err as { giveUp?: boolean }).giveUp) throw new Error(`gave up waiting for ${opts.what ?? 'condition'}: ${(err as Error).message}`);
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);

@@ -22,31 +22,47 @@ export function createAddonLogs(deps: AddonLogsDeps) {
   let seq = 0;
 
   async function run(addonId: string, appId: string, engineId: string, f: { closed: boolean; stream?: { close(): void } }): Promise<void> {
-    const past = history.get(addonId) ?? [];
-    const sinceMs = past.length ? past[past.length - 1].time_ms + 1 : undefined;
+    // From the server's last line already kept (the emulator's own notes do not count): nothing twice, nothing skipped.
+    const lastOfServer = (history.get(addonId) ?? []).filter((l) => l.container === 'addon').pop();
+    const sinceMs = lastOfServer ? lastOfServer.time_ms + 1 : undefined;
     const stream = await deps.runtime.logs(engineId, { follow: true, sinceMs, tail: sinceMs ? undefined : KEEP_LINES });
     f.stream = stream;
     if (f.closed) return stream.close();
     for await (const l of stream) {
-      const line: StoredLine = { seq: ++seq, app_id: appId, ts: l.timestamp, time_ms: l.time, container: 'addon', stream: l.stream === 'stderr' ? 1 : 0, text: l.text };
-      const h = history.get(addonId) ?? [];
-      h.push(line);
-      if (h.length > KEEP_LINES) h.splice(0, h.length - KEEP_LINES);
-      history.set(addonId, h);
-      for (const s of subscribers.get(addonId) ?? []) s(line);
-      deps.onLines?.(addonId, [line]);
+      add(addonId, { seq: ++seq, app_id: appId, ts: l.timestamp, time_ms: l.time, container: 'addon', stream: l.stream === 'stderr' ? 1 : 0, text: l.text });
     }
   }
 
+  function add(addonId: string, line: StoredLine): void {
+    const h = history.get(addonId) ?? [];
+    h.push(line);
+    if (h.length > KEEP_LINES) h.splice(0, h.length - KEEP_LINES);
+    history.set(addonId, h);
+    for (const s of subscribers.get(addonId) ?? []) s(line);
+    deps.onLines?.(addonId, [line]);
+  }
+
   return {
-    /** Follows a server container's output (again after a restart: `engineId` may change). */
+    /** Follows a server container's output (again after each start: `engineId` may change). */
     follow(addonId: string, appId: string, engineId: string): void {
-      const current = followers.get(addonId);
-      if (current?.engineId === engineId) return;
-      current?.close();
+      // Always anew: after a restart the old stream may not have ended yet. The history's last line
+      // is where the new stream starts, so nothing is shown twice.
+      followers.get(addonId)?.close();
       const f: { closed: boolean; stream?: { close(): void } } = { closed: false };
-      followers.set(addonId, { engineId, close: () => ((f.closed = true), f.stream?.close()) });
-      run(addonId, appId, engineId, f).catch((err: Error) => deps.logger.debug({ addonId, err: err.message }, 'addon logs: follow ended'));
+      const follower = { engineId, close: () => ((f.closed = true), f.stream?.close()) };
+      followers.set(addonId, follower);
+      run(addonId, appId, engineId, f)
+        .catch((err: Error) => deps.logger.debug({ addonId, err: err.message }, 'addon logs: follow ended'))
+        // The stream ends when the server stops: the next follow (after a restart, same container) starts again.
+        .finally(() => followers.get(addonId) === follower && followers.delete(addonId));
+    },
+    /**
+     * A line of the emulator's own about the server (image build progress, start, outage, failure),
+     * in the addon's logs beside the server's output. Wall-clock time, like Docker's timestamps.
+     */
+    note(addonId: string, appId: string, text: string): void {
+      const now = Date.now();
+      add(addonId, { seq: ++seq, app_id: appId, ts: new Date(now).toISOString(), time_ms: now, container: 'emulator', stream: 0, text });
     },
     unfollow(addonId: string): void {
       followers.get(addonId)?.close();

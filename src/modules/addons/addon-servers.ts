@@ -29,7 +29,7 @@ export interface AddonServersDeps {
   clock: Clock;
   logger: Logger;
   instanceId: string;
-  /** The addon row's status changed (provisioning → running, or error). */
+  /** The addon row's status changed (provisioning → running, running → provisioning after an outage, or error). */
   setStatus: (addonId: string, status: string) => void;
   /** The app's containers are replaced so they get the new variables and the network. */
   restartApp: (appId: string) => Promise<void>;
@@ -59,6 +59,14 @@ export function createAddonServers(deps: AddonServersDeps) {
     return p;
   };
   const logs = createAddonLogs({ runtime, logger, onLines: deps.onLines });
+  // What an addon that is not running is doing or why it failed: its status message (the addon's
+  // JSON while provisioning or in error) and a line in its logs, where `logs --addon` shows it.
+  const messages = new Map<string, string>();
+  const progress = (row: AddonServerRow, text: string) => {
+    messages.set(row.addon_id, text);
+    logs.note(row.addon_id, row.app_id, text);
+  };
+  let stopped = false;
 
   const networkName = (appId: string) => `scalingo-emu-${deps.instanceId}-net-${appId.toLowerCase()}`;
   const labels = (row: AddonServerRow) => ({ [LABELS.owner]: deps.instanceId, [LABELS.appId]: row.app_id, [LABELS.addonId]: row.addon_id, [LABELS.type]: `addon-${row.kind}` });
@@ -66,11 +74,16 @@ export function createAddonServers(deps: AddonServersDeps) {
   const env = (row: AddonServerRow) => ({ ADDON_USER: row.username, ADDON_PASSWORD: row.password, ADDON_DATABASE: row.database });
 
   /** Creates (or re-creates, on the same volume) the server container and waits until it answers. */
-  async function startServer(row: AddonServerRow, say: (line: string) => void = () => undefined): Promise<void> {
+  async function startServer(row: AddonServerRow): Promise<void> {
     const spec = ADDON_KINDS[row.kind as AddonKind];
     const recipe = defined(findRecipe(spec.recipe), `recipe ${spec.recipe}`);
-    await ensureRecipeImage(runtime, recipe, (l) => logger.info(l));
+    // The app's containers join this network as soon as the addon exists: make it before a long image build.
     await ensureNetwork(row.app_id);
+    await ensureRecipeImage(runtime, recipe, {
+      onStart: (r) => progress(row, `building the ${r.title} image (first use): the addon is provisioning until it is built and the server answers`),
+      onLine: (l) => logs.note(row.addon_id, row.app_id, `[image] ${l}`),
+    });
+    progress(row, `starting the ${row.kind} server ${row.container_name}`);
     const existing = (await runtime.list({ [LABELS.addonId]: row.addon_id }))[0];
     let engineId: string;
     if (!existing) {
@@ -101,7 +114,52 @@ export function createAddonServers(deps: AddonServersDeps) {
       if (deps.clock.now() > deadline) throw new Error(`the ${row.kind} server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((ok) => setTimeout(ok, 300));
     }
-    say(`${row.kind} server ${row.container_name} ready`);
+    messages.delete(row.addon_id);
+    logs.note(row.addon_id, row.app_id, `${row.kind} server ${row.container_name} ready`);
+  }
+
+  /**
+   * Starts the server in the background, the addon `provisioning` meanwhile; `running` once it
+   * answers (then `after`), `error` at once with the reason when it cannot start. One at a time per addon.
+   */
+  function bringUp(row: AddonServerRow, after: () => Promise<void> = async () => undefined): Promise<void> {
+    const running = pending.get(row.addon_id);
+    if (running) return running;
+    const p = startServer(row)
+      .then(async () => {
+        if (!store.byAddon(row.addon_id)) return;
+        deps.setStatus(row.addon_id, 'running');
+        await after();
+      })
+      .catch((err: Error) => {
+        logger.warn({ addon: row.addon_id, err: err.message }, 'addon server could not start');
+        if (!store.byAddon(row.addon_id)) return;
+        progress(row, `! the ${row.kind} server could not start: ${err.message}`);
+        deps.setStatus(row.addon_id, 'error');
+      })
+      .finally(() => pending.delete(row.addon_id));
+    pending.set(row.addon_id, p);
+    return p;
+  }
+
+  // A server that stops without the emulator asking (docker kill, a crash, the OOM killer) is
+  // started again on its volume, as the platform restarts a database: the addon shows
+  // `provisioning` with the reason meanwhile, and its logs and events (addon_updated) say so.
+  const removing = new Set<string>(); // addon ids whose server the emulator itself is removing
+  const offEvents = runtime.onEvent((e) => {
+    const addonId = e.labels[LABELS.addonId];
+    if (stopped || e.action !== 'die' || !addonId || e.labels[LABELS.owner] !== deps.instanceId) return;
+    if (pending.has(addonId) || removing.has(addonId)) return;
+    const row = store.byAddon(addonId);
+    if (!row) return;
+    progress(row, `the ${row.kind} server stopped unexpectedly (exit code ${e.exitCode ?? '?'}): restarting it on its data`);
+    deps.setStatus(addonId, 'provisioning');
+    void bringUp(row);
+  });
+
+  async function removeContainersAndVolume(row: AddonServerRow): Promise<void> {
+    for (const c of await runtime.list({ [LABELS.addonId]: row.addon_id })) await runtime.remove(c.engineId);
+    await runtime.removeVolume(row.container_name);
   }
 
   /** SCALINGO_<TYPE>_URL always; the short alias (DATABASE_URL, REDIS_URL) unless the app has its own. Returns the names set. */
@@ -153,26 +211,28 @@ export function createAddonServers(deps: AddonServersDeps) {
       };
       row.variables = JSON.stringify(setVariables(row));
       store.insert(row);
-      const p = startServer(row)
-        .then(async () => {
-          deps.setStatus(addon.id, 'running');
-          await deps.restartApp(app.id);
-        })
-        .catch((err: Error) => {
-          logger.warn({ addon: addon.id, err: err.message }, 'addon server could not start');
-          if (store.byAddon(addon.id)) deps.setStatus(addon.id, 'error');
-        })
-        .finally(() => pending.delete(addon.id));
-      pending.set(addon.id, p);
+      void bringUp(row, () => deps.restartApp(app.id));
       return JSON.parse(row.variables) as string[];
     },
 
-    /** addons-upgrade: the plan's memory limit, applied to the running server in place. */
-    async changePlan(addonId: string, planName: string): Promise<void> {
+    /** Why the addon is not running yet (provisioning) or failed (error); undefined once it runs. */
+    statusMessage: (addonId: string): string | undefined => messages.get(addonId),
+
+    /**
+     * addons-upgrade: the plan's memory limit, applied to the running server in place. An addon
+     * whose server could not start (its image failed to build, say) is provisioned again.
+     */
+    async changePlan(addonId: string, planName: string, currentStatus: string): Promise<void> {
       const row = store.byAddon(addonId);
       if (!row) return;
       const bytes = planMemoryBytes(planName);
       store.setMemory(addonId, bytes);
+      row.memory_bytes = bytes;
+      if (currentStatus === 'error') {
+        deps.setStatus(addonId, 'provisioning');
+        await bringUp(row, () => deps.restartApp(row.app_id));
+        return;
+      }
       const c = (await runtime.list({ [LABELS.addonId]: addonId }))[0];
       if (c) await runtime.updateMemory(c.engineId, bytes);
     },
@@ -181,16 +241,22 @@ export function createAddonServers(deps: AddonServersDeps) {
     async removeServer(row: AddonServerRow): Promise<void> {
       const addonId = row.addon_id;
       await pending.get(addonId)?.catch(() => undefined);
+      // Until the row is gone: the server's `die` is the emulator's own doing, not an outage.
+      removing.add(addonId);
+      messages.delete(addonId);
       logs.unfollow(addonId);
-      for (const c of await runtime.list({ [LABELS.addonId]: addonId })) await runtime.remove(c.engineId);
-      await runtime.removeVolume(row.container_name);
-      const spec = ADDON_KINDS[row.kind as AddonKind];
-      const url = spec.url(credentials(row), row.alias, spec.port);
-      for (const name of JSON.parse(row.variables) as string[]) {
-        const v = deps.variables.byName(row.app_id, name);
-        if (v && v.value === url) deps.variables.delete(v.id);
+      try {
+        await removeContainersAndVolume(row);
+        const spec = ADDON_KINDS[row.kind as AddonKind];
+        const url = spec.url(credentials(row), row.alias, spec.port);
+        for (const name of JSON.parse(row.variables) as string[]) {
+          const v = deps.variables.byName(row.app_id, name);
+          if (v && v.value === url) deps.variables.delete(v.id);
+        }
+        store.delete(addonId);
+      } finally {
+        removing.delete(addonId);
       }
-      store.delete(addonId);
     },
 
     /** Everything of an app's addons, and its network, gone (app deletion, after its containers). */
@@ -210,7 +276,9 @@ export function createAddonServers(deps: AddonServersDeps) {
         const addonId = c.labels[LABELS.addonId];
         if (!addonId) continue;
         logs.unfollow(addonId);
-        await runtime.remove(c.engineId);
+        messages.delete(addonId);
+        removing.add(addonId);
+        await runtime.remove(c.engineId).finally(() => removing.delete(addonId));
         await runtime.removeVolume(c.name);
       }
       await runtime.removeNetwork(networkName(appId)).catch(() => undefined);
@@ -218,13 +286,7 @@ export function createAddonServers(deps: AddonServersDeps) {
 
     /** At start: every recorded server runs again (re-created on its volume when gone). */
     async reconcile(): Promise<void> {
-      await Promise.all(
-        store.all().map((row) =>
-          startServer(row)
-            .then(() => deps.setStatus(row.addon_id, 'running'))
-            .catch((err: Error) => logger.warn({ addon: row.addon_id, err: err.message }, 'addon server could not start')),
-        ),
-      );
+      await Promise.all(store.all().map((row) => bringUp(row)));
     },
 
     /**
@@ -287,6 +349,8 @@ export function createAddonServers(deps: AddonServersDeps) {
       await Promise.allSettled([...pending.values()]);
     },
     stop(): void {
+      stopped = true;
+      offEvents();
       logs.stopAll();
     },
   };

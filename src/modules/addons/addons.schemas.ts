@@ -71,6 +71,8 @@ export const addonResource = z
     provisioned_at: isoDateTime,
     deprovisioned_at: z.null(),
     updated_at: isoDateTime,
+    /** The emulator's own, while provisioning or in error: the step under way or the reason. */
+    status_message: z.string().optional(),
   })
   .meta({ id: 'Addon' });
 

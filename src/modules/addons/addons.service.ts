@@ -48,7 +48,14 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       provisioned_at: isoDate(a.created_at),
       deprovisioned_at: null,
       updated_at: isoDate(a.updated_at),
+      // The emulator's own: what a provisioning addon is doing, or why it is in error (docs/fidelity.md).
+      ...statusMessage(a),
     };
+  }
+
+  function statusMessage(a: AddonRow): { status_message?: string } {
+    const message = a.status === 'running' ? undefined : deps.servers?.statusMessage(a.id);
+    return message ? { status_message: message } : {};
   }
 
   function typeData(a: AddonRow) {
@@ -113,7 +120,7 @@ export function createAddonsService(deps: AddonsServiceDeps) {
         // go-scalingo EventUpgradeAddonTypeData: the addon's fields and the old and new plan names.
         deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
       });
-      void deps.servers?.changePlan(addon.id, plan.name).catch(() => undefined);
+      void deps.servers?.changePlan(addon.id, plan.name, addon.status).catch(() => undefined);
       return toJson(defined(store.find(addon.app_id, addon.id), `addon ${addon.id}`));
     },
     remove(user: UserRow, appParam: string, addonId: string): void {

@@ -180,6 +180,10 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
 
   const service = {
     bus,
+    /** Resolves once no deployment of the app is in progress (those queued behind it included). */
+    async appIdle(appId: string): Promise<void> {
+      for (let p = running.get(appId); p; p = running.get(appId)) await p;
+    },
     /** Starts a deployment; answers at once with the queued deployment. */
     deploy(app: AppRow, source: Source, pusher: UserRow | null): DeploymentRow {
       if (running.has(app.id)) throw new ApiError(409, { error: 'a deployment of this app is already in progress: wait for it to end' });

@@ -35,7 +35,10 @@ export const languageOf = (context: string): Language | null => detectLanguage(c
 export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise<Record<string, string>> {
   const recipe = defined(findRecipe(lang), `the ${lang} stack recipe`);
   const { runtime, say } = b;
-  await ensureRecipeImage(runtime, recipe, (l) => say(`       ${l}`));
+  await ensureRecipeImage(runtime, recipe, {
+    onStart: (r) => say(`-----> Building the ${r.title} image (first use)…`),
+    onLine: (l) => say(`       ${l}`),
+  });
   mkdirSync(b.cacheDir, { recursive: true });
   const extra = lang === 'node' ? await prefetchNpm(b.context, b.cacheDir, say) : {};
   const info = await runtime.run(

@@ -50,6 +50,7 @@ export const EVENT_TYPES = {
   new_addon: t('addons', 'Addon added', 'An addon was provisioned'),
   delete_addon: t('addons', 'Addon removed', 'An addon was removed'),
   upgrade_addon: t('addons', 'Addon plan changed', 'The plan of an addon was changed'),
+  addon_updated: t('addons', 'Addon updated', "An addon's status changed (type_data.status: [old, new])"),
   new_alert: t('monitoring', 'Alert added', 'An alert was created'),
   delete_alert: t('monitoring', 'Alert deleted', 'An alert was deleted'),
   alert: t('monitoring', 'Alert', 'An alert fired, reminded, or resolved (type_data.activated)'),

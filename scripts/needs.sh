@@ -1,0 +1,27 @@
+# What the emulator and its tests need on the machine, as Debian packages: sourced by
+# scripts/test-setup.sh (npm test's pretest step) and scripts/docker-up.sh, so the list is written once.
+# Each entry: a check command, then the packages that satisfy it.
+#   dockerd, iptables, busybox-static: the engine and the base image (FROM scratch + a static busybox);
+#   mmdebstrap: the Debian-built stack and addon images, built by the emulator on first use;
+#   git, openssh-client: git_source deployments and the git push endpoint (git's own receive-pack);
+#   postgresql-client: psql through a db-tunnel; socat: the reliability suite's proxy socket;
+#   openssl: the remote-engine test's certificates; chromium: the dashboard test, headless.
+
+has() { command -v "$1" >/dev/null 2>&1; }
+static_busybox() { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x httpd >/dev/null; }
+
+# Prints the Debian packages missing on this machine, one per line.
+missing_packages() {
+  has dockerd || echo docker.io
+  has iptables || echo iptables
+  static_busybox || echo busybox-static
+  has mmdebstrap || echo mmdebstrap
+  has git || echo git
+  { has ssh && has ssh-keygen; } || echo openssh-client
+  has psql || echo postgresql-client
+  has socat || echo socat
+  has openssl || echo openssl
+  { has chromium || [ -x /usr/bin/chromium ]; } || printf '%s\n' chromium fonts-dejavu-core
+}
+
+engine_answers() { timeout 10 docker info >/dev/null 2>&1; }
