@@ -112,7 +112,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const monitoring = createMonitoring({ db, runtime, apps: apps.apps, events, clock, logger, config, instanceId: state.instanceId, stateDir, userById: auth.userById, formation });
   // Autoscalers: API, and the engine that scales after each stats round as the platform's autoscaler user.
   const autoscalers = createAutoscalersModule({ db, apps: apps.apps, events, clock, logger, config, containers: c.containers, monitoring, formation, releaseTypes: (a) => Object.keys(orchestrator.release(a)?.processTypes ?? {}), userById: auth.userById, billingUrl: apps.billingUrl });
-  const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId: state.instanceId, dataDir: state.dataDir, stateDir, apps: apps.apps, events, view: apps.view, upgrades: state.upgrades, apiUrl: () => state.urls().api, addonServers });
+  const logs = createLogsModule({ db, clock, logger, config, runtime, instanceId: state.instanceId, dataDir: state.dataDir, stateDir, apps: apps.apps, events, view: apps.view, upgrades: state.upgrades, apiUrl: () => state.urls().api, addonServers, projects: apps.projects });
   // One-off containers: run/stop/kill, and the attach URL (CONNECT, WebSocket, resize, uploads, wait).
   const oneOff = createOneOffModule({ config, clock, logger, runtime, instanceId: state.instanceId, store: containersStore, apps: apps.apps, containers: c.containers, orchestrator, variables: apps.variablesStore, operations: c.operations, events, view: apps.view, upgrades: state.upgrades, urls: state.urls, logsFollowing: (id) => logs.collector.following().some((f) => f.engineId === id) });
   const { control, areas: own } = buildControl(state, {

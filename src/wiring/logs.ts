@@ -36,6 +36,7 @@ import { createDrainDispatcher } from '../modules/drains/drains.dispatcher.ts';
 import { createDrainsService } from '../modules/drains/drains.service.ts';
 import { drainsRoutes } from '../modules/drains/drains.routes.ts';
 import type { Area, RouteGroup } from './area.ts';
+import { createDatabasesWiring, type DatabasesWiringDeps } from './databases.ts';
 
 export interface LogsModuleDeps {
   db: Db;
@@ -55,6 +56,8 @@ export interface LogsModuleDeps {
   apiUrl: () => string;
   /** Real addon servers (issue #15), handed to the addons service. */
   addonServers?: AddonServers;
+  /** Projects, for a dedicated database's project (issue 22). */
+  projects?: DatabasesWiringDeps['projects'];
 }
 
 export function createLogsModule(deps: LogsModuleDeps) {
@@ -119,8 +122,14 @@ export function createLogsModule(deps: LogsModuleDeps) {
     routes.push(databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
     addonFollowers = registerAddonLogsWebSocket(deps.upgrades, { signer: addonLogsSigner, servers: deps.addonServers });
   }
+  // Dedicated databases (/v1/databases); firewall rules, settings and logs archives in the database API (issue 22).
+  const dbs = createDatabasesWiring({
+    db, clock, region: config.region.name, apps: deps.apps, addons, servers: deps.addonServers, projects: deps.projects, view: deps.view,
+    signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs-archives.key'), clock }), apiUrl: deps.apiUrl, backups: addonBackups, logger,
+  });
+  routes.push(...dbs.routes);
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
-  routes.push(databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers }));
+  routes.push(databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers, describe: dbs.databases.describe }));
   if (deps.addonServers) routes.push(addonServersRoutes({ addons, servers: deps.addonServers }));
 
   /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
@@ -178,6 +187,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
     await archiver.stop();
     dispatcher.stop();
     await addonBackups?.idle();
+    await dbs.restores?.idle();
   }
   const area: Area = { name: 'logs', routes, start, stop };
 

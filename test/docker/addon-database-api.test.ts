@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,7 +96,8 @@ describe('database API of a real PostgreSQL addon (real Docker)', () => {
     const file = join(work, 'backup.tar.gz');
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));
     execFileSync('tar', ['xzf', file, '-C', work]);
-    const dump = readFileSync(join(work, readdirSync(work).find((f) => f.endsWith('.sql'))!), 'utf8');
+    // A pg_dump custom-format file, as the platform's backups; pg_restore prints it back as SQL.
+    const dump = execFileSync('pg_restore', ['-f', '-', join(work, readdirSync(work).find((f) => f.endsWith('.pgsql'))!)], { encoding: 'utf8' });
     expect(dump).toContain('CREATE TABLE public.widgets');
     expect(dump).toContain('sprocket-42');
     // The URL is the credential: a forged one is refused.

@@ -181,9 +181,10 @@ describe('Go clients: projects, stacks, restart bodies and the account surface',
     expect((await go('GET', '/v1/account/invoices?page=1&per_page=20')).body).toMatchObject({ invoices: [], meta: { pagination: { total_count: 0 } } });
     expect((await go('GET', '/v1/account/invoices/inv-1')).body).toMatchObject({ resource: 'invoice' });
     expect((await go('GET', '/v1/databases')).body).toEqual({ databases: [] });
-    const db = await go('POST', '/v1/databases', { addon_provider_id: 'postgresql', plan_id: 'x', name: 'my-db' });
-    expect(db.status).toBe(400);
-    expect(db.body.error).toMatch(/does not provide dedicated databases/);
+    // A technology that is not a dedicated database's: 422 on addon_provider_id (test/docker/dedicated-databases.test.ts makes one).
+    const db = await go('POST', '/v1/databases', { addon_provider_id: 'postgresql', plan_id: 'x', name: 'my-db-app' });
+    expect(db.status).toBe(422);
+    expect(db.body.errors.addon_provider_id[0]).toMatch(/not a dedicated database technology.*postgresql-ng/);
     for (const path of ['/v1/projects', '/v1/scm_integrations', '/v1/account/invoices', '/v1/databases']) expect((await h.call('GET', path, { as: null })).status, path).toBe(401);
   });
 

@@ -5,7 +5,7 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import { ERROR_BODY } from '../../http/api-schemas.ts';
 import { pageParams } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
-import { databaseList, invoiceList, pageQuery, privateNetworkDomainNames, reviewAppList, scmIntegrationList, scmRepoLinkList } from './account.schemas.ts';
+import { invoiceList, pageQuery, privateNetworkDomainNames, reviewAppList, scmIntegrationList, scmRepoLinkList } from './account.schemas.ts';
 
 /**
  * What the official clients read about an account that the emulator has no such thing for: SCM
@@ -73,12 +73,6 @@ export function accountRoutes(deps: { pagination: { defaultPerPage: number; maxP
   r.add({ method: 'get', path: '/v1/account/invoices', summary: 'List invoices (none)', query: pageQuery, responses: { 200: invoiceList } }, (c) => c.json({ invoices: [], meta: { pagination: emptyPage(c) } }));
   r.add({ method: 'get', path: '/v1/account/invoices/:id', summary: 'An invoice (always 404)', responses: refused(404) }, () => {
     throw ApiError.notFound('invoice');
-  });
-
-  // Next-generation databases (dedicated database apps).
-  r.add({ method: 'get', path: '/v1/databases', summary: 'List dedicated databases (none)', responses: { 200: databaseList } }, (c) => c.json({ databases: [] }));
-  r.add({ method: 'post', path: '/v1/databases', summary: 'Create a dedicated database (refused: not provided)', responses: refused(400) }, () => {
-    throw notProvided('dedicated databases: stand-in addons (POST /v1/apps/:app/addons) exist, without a database server');
   });
 
   return r;

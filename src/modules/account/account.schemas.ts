@@ -13,7 +13,6 @@ export const scmIntegrationList = z.object({ scm_integrations: none });
 export const scmRepoLinkList = z.object({ scm_repo_links: none, meta: paginationMeta });
 export const reviewAppList = z.object({ review_apps: none });
 export const invoiceList = z.object({ invoices: none, meta: paginationMeta });
-export const databaseList = z.object({ databases: none });
 
 /** go-scalingo's private network domain names page: pagination fields flat, 0 for no previous/next page. */
 export const privateNetworkDomainNames = z.object({

@@ -140,6 +140,13 @@ export function createAddonBackups(deps: AddonBackupsDeps) {
       return { path, size: statSync(path).size, name: `${b.name}.tar.gz` };
     },
 
+    /** The archive file of a finished backup of this addon (restore); 404 unknown, 400 not finished. */
+    finishedArchive(addon: AddonRow, id: string): string {
+      const b = this.show(addon, id);
+      if (b.status !== 'done' || !existsSync(fileOf(b.id))) throw ApiError.badRequest(`backup ${id} is ${b.status}: only a finished backup can be restored`);
+      return fileOf(b.id);
+    },
+
     sweep,
     async idle(): Promise<void> {
       await Promise.allSettled([...running.values()]);

@@ -28,6 +28,11 @@ export interface KindSpec {
   backup: { cmd: string[]; file: string };
   /** Shell lines writing the backup's dump into the directory "$OUT" (the database API's backups archive it). */
   archive: string;
+  /**
+   * Shell lines loading a backup's dump, extracted in the directory "$IN", into the running server
+   * (issue 22: restore), as the platform's documentation restores one by hand.
+   */
+  restore: string;
   /** Prints the server's users, one a line: `name|password encryption|ro` (encryption and `ro` may be empty). */
   users: string[];
   /**
@@ -37,6 +42,10 @@ export interface KindSpec {
    */
   createUser?: string;
   deleteUser?: string;
+  /** Sets the password of user $NEW_USER to $NEW_PASSWORD (issue 22: update and reset). */
+  setPassword?: string;
+  /** Shell scripts making the server refuse, then accept again, connections without TLS (feature force-ssl); absent: no TLS. */
+  forceSsl?: { on: string; off: string };
   /** An interactive client reading the app's database (README, tests). */
   console: string[];
 }
@@ -75,7 +84,13 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "
     url: (c, host, port) => `postgres://${c.username}:${c.password}@${host}:${port}/${c.database}`,
     variables: ['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL'],
     backup: { cmd: ['sh', '-c', `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner | gzip`], file: 'dump.sql.gz' },
-    archive: `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner > "$OUT/$ADDON_DATABASE.sql"`,
+    // The custom format (.pgsql), as the platform's backups: pg_restore reads it (docs/fidelity.md).
+    archive: `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --format=custom --no-owner --no-privileges -f "$OUT/$ADDON_DATABASE.pgsql"`,
+    // The platform's documented restore (pg_restore --clean --if-exists --no-owner --no-privileges), as the addon's user.
+    restore: String.raw`set -e
+F=$(ls "$IN"/*.pgsql 2>/dev/null | head -n 1)
+[ -n "$F" ] || { echo "the backup holds no .pgsql dump" >&2; exit 2; }
+${PG}/pg_restore --clean --if-exists --no-owner --no-privileges --no-comments --exit-on-error -U "$ADDON_USER" -d "$ADDON_DATABASE" "$F"`,
     users: ['sh', '-c', `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END, CASE WHEN pg_has_role(oid, 'pg_read_all_data', 'MEMBER') AND NOT pg_has_role(oid, 'pg_write_all_data', 'MEMBER') THEN 'ro' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`],
     createUser: String.raw`set -e
 if [ "$READ_ONLY" = 1 ]; then G='GRANT pg_read_all_data TO :"u";'; else G='GRANT pg_read_all_data, pg_write_all_data TO :"u"; GRANT CREATE ON SCHEMA public TO :"u";'; fi
@@ -88,6 +103,19 @@ EOF`,
 ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d "$ADDON_DATABASE" -v u="$NEW_USER" <<'EOF'
 DROP OWNED BY :"u";
 DROP ROLE :"u";
+EOF`,
+    // pg_hba's TCP lines become hostssl (and back), then the server reloads its configuration.
+    forceSsl: {
+      on: String.raw`sed -i -E 's/^host([[:space:]])/hostssl\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
+# The reload is asynchronous (SIGHUP): done once a connection without TLS is refused.
+for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 || exit 0; sleep 0.1; done
+echo "the server still accepts connections without TLS" >&2; exit 1`,
+      off: String.raw`sed -i -E 's/^hostssl([[:space:]])/host\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
+for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 && exit 0; sleep 0.1; done
+echo "the server still refuses connections without TLS" >&2; exit 1`,
+    },
+    setPassword: String.raw`${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -v u="$NEW_USER" -v pw="$NEW_PASSWORD" <<'EOF'
+ALTER ROLE :"u" PASSWORD :'pw';
 EOF`,
     console: ['psql', '-U', 'postgres'],
   },
@@ -115,11 +143,18 @@ exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-po
     variables: ['SCALINGO_MYSQL_URL'],
     backup: { cmd: ['sh', '-c', 'mariadb-dump --single-transaction "$ADDON_DATABASE" | gzip'], file: 'dump.sql.gz' },
     archive: 'mariadb-dump --single-transaction "$ADDON_DATABASE" > "$OUT/$ADDON_DATABASE.sql"',
-    users: ['sh', '-c', `mariadb -N -B -e "SELECT DISTINCT CONCAT(User, '|') FROM mysql.user WHERE User <> '' ORDER BY 1"`],
+    // mariadb-dump writes DROP TABLE IF EXISTS before each table: replaying it puts the tables back as they were.
+    restore: String.raw`set -e
+F=$(ls "$IN"/*.sql 2>/dev/null | head -n 1)
+[ -n "$F" ] || { echo "the backup holds no .sql dump" >&2; exit 2; }
+mariadb "$ADDON_DATABASE" < "$F"`,
+    // Read-only: SELECT without INSERT on the addon's database (what createUser grants with READ_ONLY=1).
+    users: ['sh', '-c', `mariadb -N -B -e "SELECT DISTINCT CONCAT(u.User, '||', IF(d.Select_priv = 'Y' AND d.Insert_priv = 'N', 'ro', '')) FROM mysql.user u LEFT JOIN mysql.db d ON d.User = u.User AND d.Db = '$ADDON_DATABASE' WHERE u.User <> '' ORDER BY 1"`],
     createUser: String.raw`set -e
 if [ "$READ_ONLY" = 1 ]; then P=SELECT; else P=ALL; fi
 mariadb -e "CREATE USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; GRANT $P ON \`$ADDON_DATABASE\`.* TO '$NEW_USER'@'%'; FLUSH PRIVILEGES;"`,
     deleteUser: String.raw`mariadb -e "DROP USER '$NEW_USER'@'%'; FLUSH PRIVILEGES;"`,
+    setPassword: String.raw`mariadb -e "ALTER USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; FLUSH PRIVILEGES;"`,
     console: ['mariadb'],
   },
   redis: {
@@ -128,7 +163,7 @@ mariadb -e "CREATE USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; GRANT $P 
     port: 6379,
     dataDir: '/data',
     script: (mem) => String.raw`set -e
-exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --requirepass "$ADDON_PASSWORD" --maxmemory ${Math.floor((mem * 0.8) / MiB)}mb --save 60 1
+exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --enable-debug-command local --requirepass "$ADDON_PASSWORD" --maxmemory ${Math.floor((mem * 0.8) / MiB)}mb --save 60 1
 `,
     ready: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning ping | grep -q PONG'],
     url: (c, host, port) => `redis://:${c.password}@${host}:${port}`,
@@ -136,15 +171,25 @@ exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --requ
     // An RDB snapshot taken now (SAVE), then copied out.
     backup: { cmd: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cat /data/dump.rdb | gzip'], file: 'dump.rdb.gz' },
     archive: 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cp /data/dump.rdb "$OUT/dump.rdb"',
+    // The snapshot replaces the data set: AOF off, the RDB file swapped and loaded (DEBUG RELOAD NOSAVE, allowed
+    // from inside the container only), AOF on again (rewritten from the loaded data); done once the rewrite ends.
+    restore: String.raw`set -e
+[ -s "$IN/dump.rdb" ] || { echo "the backup holds no dump.rdb" >&2; exit 2; }
+R() { redis-cli -a "$ADDON_PASSWORD" --no-auth-warning "$@"; }
+R CONFIG SET appendonly no >/dev/null
+cp "$IN/dump.rdb" /data/dump.rdb
+R DEBUG RELOAD NOSAVE | grep -q OK || { echo "redis did not load the snapshot" >&2; R CONFIG SET appendonly yes >/dev/null; exit 1; }
+R CONFIG SET appendonly yes >/dev/null
+for i in $(seq 1 600); do R INFO persistence | grep -q 'aof_rewrite_in_progress:0' && R INFO persistence | grep -q 'aof_rewrite_scheduled:0' && break; sleep 0.2; done`,
     // Redis 6+ ACL users (the server runs with `requirepass` only: the `default` user).
     users: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning ACL USERS | sed "s/$/|/"'],
     console: ['redis-cli'],
   },
 };
 
-/** The addon kind served by a provider id (scalingo-postgresql…), if it runs a real server. */
+/** The addon kind served by a provider id (scalingo-postgresql…, or a dedicated database's postgresql-ng), if it runs a real server. */
 export function kindOfProvider(providerId: string): KindSpec | undefined {
-  const k = providerId.replace(/^scalingo-/, '') as AddonKind;
+  const k = providerId.replace(/^scalingo-/, '').replace(/-ng$/, '') as AddonKind;
   return ADDON_KINDS[k];
 }
 

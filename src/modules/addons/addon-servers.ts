@@ -237,6 +237,29 @@ export function createAddonServers(deps: AddonServersDeps) {
       if (c) await runtime.updateMemory(c.engineId, bytes);
     },
 
+    /**
+     * The server restarted on its volume (a plan change restarts it, as on the platform: issue 22) and
+     * waited for until it answers again; throws when it does not come back.
+     */
+    async restart(addonId: string): Promise<void> {
+      const row = store.byAddon(addonId);
+      if (!row || pending.has(addonId)) return;
+      const p = (async () => {
+        for (const c of await runtime.list({ [LABELS.addonId]: addonId })) if (c.state === 'running') await runtime.stop(c.engineId, 10);
+        await startServer(row);
+      })();
+      // Pending meanwhile: the server's `die` is the emulator's own doing, not an outage to supervise.
+      pending.set(addonId, p.catch(() => undefined));
+      try {
+        await p;
+      } finally {
+        pending.delete(addonId);
+      }
+    },
+
+    /** The addon row's status, changed as the servers change it (recorded as an addon_updated event). */
+    setStatus: (addonId: string, status: string) => deps.setStatus(addonId, status),
+
     /** The server, its volume and the variables it set, gone (addon deletion; the row may be gone already). */
     async removeServer(row: AddonServerRow): Promise<void> {
       const addonId = row.addon_id;
@@ -327,6 +350,40 @@ export function createAddonServers(deps: AddonServersDeps) {
       return runtime.execStream(r.engineId, ['sh', '-c', script], { env: env(r.row) });
     },
 
+    /**
+     * Loads a backup archive (tar.gz) into the running server (issue 22): extracted by the engine into a
+     * temporary directory of the container, replayed by the kind's restore script, removed. Throws with
+     * the server's message when the replay fails.
+     */
+    async restoreArchive(addonId: string, archive: NodeJS.ReadableStream): Promise<void> {
+      const r = await service.running(addonId);
+      if (!r) throw new Error('the database server is not running');
+      const spec = ADDON_KINDS[r.row.kind as AddonKind];
+      const dir = `/tmp/restore-${randomBytes(6).toString('hex')}`;
+      const mk = await runtime.exec(r.engineId, ['mkdir', '-m', '0700', dir], {});
+      if (mk.exitCode !== 0) throw new Error(`could not make ${dir} in the server's container`);
+      try {
+        await runtime.putArchive(r.engineId, dir, archive as import('node:stream').Readable);
+      } catch (err) {
+        await runtime.exec(r.engineId, ['rm', '-rf', dir], {}).catch(() => undefined);
+        throw err;
+      }
+      // The script removes the directory itself on its way out: one engine call fewer on the restore's path.
+      const out = await runtime.exec(r.engineId, ['sh', '-c', `trap 'rm -rf "$IN"' EXIT\n${spec.restore}`], { env: { ...env(r.row), IN: dir }, maxBytes: 256 * 1024 });
+      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
+    },
+
+    /** Turns the kind's force-ssl on or off in the running server; false when the kind has no TLS. Throws with the server's message. */
+    async forceSsl(addonId: string, on: boolean): Promise<boolean> {
+      const r = await service.running(addonId);
+      if (!r) throw new Error('the database server is not running');
+      const scripts = ADDON_KINDS[r.row.kind as AddonKind].forceSsl;
+      if (!scripts) return false;
+      const out = await runtime.exec(r.engineId, ['sh', '-c', on ? scripts.on : scripts.off], { env: env(r.row), maxBytes: 64 * 1024 });
+      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').pop()?.slice(0, 300) || `exit code ${out.exitCode}`);
+      return true;
+    },
+
     /** The server's users as its own catalogue lists them (pg_authid, mysql.user, ACL USERS). */
     async users(addonId: string): Promise<{ name: string; passwordEncryption: string; readOnly: boolean }[] | null> {
       const r = await service.running(addonId);
@@ -341,7 +398,7 @@ export function createAddonServers(deps: AddonServersDeps) {
     },
 
     /** Runs the kind's createUser / deleteUser script; false when the kind has none. Throws with the server's message. */
-    async manageUser(addonId: string, action: 'createUser' | 'deleteUser', user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
+    async manageUser(addonId: string, action: 'createUser' | 'deleteUser' | 'setPassword', user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
       const r = await service.running(addonId);
       if (!r) throw new Error('the database server is not running');
       const script = ADDON_KINDS[r.row.kind as AddonKind][action];

@@ -83,9 +83,21 @@ export const ADDON_PROVIDERS: ProviderJson[] = [
   provider('scalingo-influxdb', 'InfluxDB', 'influx', [['influxdb-sandbox', 'Sandbox', 0]]),
 ];
 
+/**
+ * Dedicated databases ("Database NG", POST /v1/databases): a technology is an addon provider whose plans
+ * GET /v1/addon_providers/:id/plans lists (the Terraform provider resolves its plan there), but which
+ * the addon catalogue does not offer for an app's addons. Plan names as the provider's documentation.
+ */
+export const DEDICATED_PROVIDERS: ProviderJson[] = [
+  provider('postgresql-ng', 'PostgreSQL NG', 'pgng', [['postgresql-ng-starter-512', 'Starter 512M', 2880], ['postgresql-ng-business-1024', 'Business 1G', 8640], ['postgresql-ng-enterprise-4096', 'Enterprise 4G', 34560]]),
+];
+
 export function findProvider(idOrName: string): ProviderJson | undefined {
-  return ADDON_PROVIDERS.find((p) => p.id === idOrName || p.name.toLowerCase() === idOrName.toLowerCase());
+  return [...ADDON_PROVIDERS, ...DEDICATED_PROVIDERS].find((p) => p.id === idOrName || p.name.toLowerCase() === idOrName.toLowerCase());
 }
+
+/** Whether a provider is a dedicated database technology (not an app addon). */
+export const isDedicated = (providerId: string) => DEDICATED_PROVIDERS.some((p) => p.id === providerId);
 
 /** A plan by id, or by name (handy with curl; the CLI sends ids). */
 export function findPlan(p: ProviderJson, idOrName: string): PlanJson | undefined {

@@ -10,7 +10,7 @@ import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { AddonRow, AddonsStore } from './addons.store.ts';
-import { ADDON_PROVIDERS, findPlan, findProvider, providerJson } from './addons.catalog.ts';
+import { ADDON_PROVIDERS, findPlan, findProvider, isDedicated, providerJson } from './addons.catalog.ts';
 import type { AddonServers } from './addon-servers.ts';
 import { defined } from '../../shared/defined.ts';
 
@@ -84,9 +84,12 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       const app = deps.apps.visibleApp(user, appParam);
       return store.forApp(app.id).map(toJson);
     },
-    provision(user: UserRow, appParam: string, input: { addon_provider_id: string; plan_id: string }) {
+    provision(user: UserRow, appParam: string, input: { addon_provider_id: string; plan_id: string }, opts: { dedicated?: boolean } = {}) {
       const app = deps.apps.writableApp(user, appParam, 'change addons');
       const provider = findProvider(input.addon_provider_id);
+      if (provider && isDedicated(provider.id) && !opts.dedicated) {
+        throw ApiError.invalid('addon_provider_id', `${provider.id} is a dedicated database technology: create one with POST /v1/databases (scalingo database-create)`);
+      }
       if (!provider) throw ApiError.invalid('addon_provider_id', `is not a known addon provider (known: ${ADDON_PROVIDERS.map((p) => p.id).join(', ')})`);
       const plan = findPlan(provider, input.plan_id);
       if (!plan) throw ApiError.invalid('plan_id', `is not a plan of ${provider.id} (plans: ${provider.plans.map((p) => p.name).join(', ')})`);
@@ -120,7 +123,17 @@ export function createAddonsService(deps: AddonsServiceDeps) {
         // go-scalingo EventUpgradeAddonTypeData: the addon's fields and the old and new plan names.
         deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
       });
-      void deps.servers?.changePlan(addon.id, plan.name, addon.status).catch(() => undefined);
+      const servers = deps.servers;
+      if (servers?.server(addon.id) && addon.status === 'running') {
+        // The server restarts with the plan's memory, as on the platform: the database is `updating`
+        // (its calls answer 503) until it answers again (issue 22; the Terraform provider waits for it).
+        servers.setStatus(addon.id, 'updating');
+        void servers
+          .changePlan(addon.id, plan.name, addon.status)
+          .then(() => servers.restart(addon.id))
+          .then(() => store.byId(addon.id) && servers.setStatus(addon.id, 'running'))
+          .catch(() => store.byId(addon.id) && servers.setStatus(addon.id, 'error'));
+      } else void servers?.changePlan(addon.id, plan.name, addon.status).catch(() => undefined);
       return toJson(defined(store.find(addon.app_id, addon.id), `addon ${addon.id}`));
     },
     remove(user: UserRow, appParam: string, addonId: string): void {

@@ -8,20 +8,30 @@ import { ERROR_BODY } from '../../http/api-schemas.ts';
 import { isoDate } from '../../shared/clock.ts';
 import type { AddonsService } from './addons.service.ts';
 import type { AddonServers } from './addon-servers.ts';
+import type { AddonRow } from './addons.store.ts';
 import { findPlan, findProvider } from './addons.catalog.ts';
 import { databaseEnvelope } from './addons.schemas.ts';
 import { DATABASE_API_BASES, featureOf, lacks, tokenAddon } from './database-api.ts';
 
 const ALL_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as ('get' | 'post' | 'put' | 'patch' | 'delete')[];
 
-export function databaseApiRoutes(deps: { addons: AddonsService; appName: (appId: string) => string; servers?: AddonServers }) {
+export interface DatabaseApiDeps {
+  addons: AddonsService;
+  appName: (appId: string) => string;
+  servers?: AddonServers;
+  /** The Database of an addon that runs a real server (status, version, settings); stand-ins are answered here. */
+  describe?: (addon: AddonRow, appName: string) => Promise<unknown>;
+}
+
+export function databaseApiRoutes(deps: DatabaseApiDeps) {
   const { addons } = deps;
   const r = new ApiRoutes('database-api');
 
   for (const base of DATABASE_API_BASES) {
     // go-scalingo Database (databases.go): enough for `addons-info` to print the database's lines.
-    r.add({ method: 'get', path: `${base}/databases/:id`, summary: 'Get the database of an addon', auth: 'addon', responses: { 200: databaseEnvelope } }, (c) => {
+    r.add({ method: 'get', path: `${base}/databases/:id`, summary: 'Get the database of an addon', auth: 'addon', responses: { 200: databaseEnvelope } }, async (c) => {
       const addon = tokenAddon(addons, c, c.req.param('id'));
+      if (deps.describe && deps.servers?.server(addon.id)) return c.json({ database: await deps.describe(addon, deps.appName(addon.app_id)) });
       const provider = findProvider(addon.provider_id);
       return c.json({
         database: {

@@ -52,3 +52,20 @@ export function lacks(servers: AddonServers | undefined, addon: AddonRow, featur
     `The ${provider} addon ${addon.resource_id} is a stand-in of the Scalingo emulator: no database server runs, so ${feature} are not available. Stand-in addons provide the addon resource, its plan, its log drains and its token.`,
   );
 }
+
+/** The 503 `{error}` of a database that does not answer yet (provisioning, restarting, stopped, failed to start). */
+export function notReady(addon: AddonRow): ApiError {
+  const state = addon.status === 'provisioning' ? 'still starting' : addon.status === 'running' ? 'not running' : `${addon.status}`;
+  return ApiError.unavailable(`the database server of addon ${addon.resource_id} is ${state}: retry once the addon is running`);
+}
+
+/**
+ * The addon the token is for, when it runs a real server that is ready: 401/404 as tokenAddon, the
+ * stand-in's 400 (`lacks`), and a 503 while the addon is not `running`.
+ */
+export function readyAddon(addons: AddonsService, servers: AddonServers | undefined, c: Context, id: string): AddonRow {
+  const addon = tokenAddon(addons, c, id);
+  if (!servers?.server(addon.id)) throw lacks(servers, addon, featureOf(c.req.path, id));
+  if (addon.status !== 'running') throw notReady(addon);
+  return addon;
+}

@@ -19,7 +19,7 @@ import type { AddonRow } from './addons.store.ts';
 import type { AddonServers } from './addon-servers.ts';
 import type { AddonBackups } from './addon-backups.ts';
 import { createUserSchema, databaseBackupEnvelope, databaseBackupList, databaseUserCreated, databaseUserList, downloadUrl, logsUrl } from './addons.schemas.ts';
-import { DATABASE_API_BASES, featureOf, lacks, tokenAddon } from './database-api.ts';
+import { DATABASE_API_BASES, lacks, notReady, readyAddon, tokenAddon } from './database-api.ts';
 
 const LOGS = 'addon-logs';
 const LOGS_URL_TTL_MS = 10 * 60_000;
@@ -47,11 +47,16 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
   const { servers, backups } = deps;
   const r = new ApiRoutes('database-api');
 
-  /** The addon the token is for, when it runs a real server (401 without a valid token, 404 for another addon, 400 for a stand-in). */
-  function realAddon(c: Context, id: string): AddonRow {
-    const addon = tokenAddon(deps.addons, c, id);
-    if (!servers.server(addon.id)) throw lacks(servers, addon, featureOf(c.req.path, id));
-    return addon;
+  /** The addon the token is for, when it runs a real server that is ready (401, 404 another addon, 400 a stand-in, 503 not ready). */
+  const realAddon = (c: Context, id: string): AddonRow => readyAddon(deps.addons, servers, c, id);
+  /** The server's users, or the 503 of a server that stopped answering (restarting after a plan change, stopped). */
+  async function usersOf(addon: AddonRow) {
+    const users = await servers.users(addon.id).catch(async (err: Error) => {
+      if (!(await servers.running(addon.id))) return null;
+      throw err;
+    });
+    if (!users) throw notReady(addon);
+    return users;
   }
   /** The server's own user: the CLI shows it as protected. */
   const ownUser = (addon: AddonRow) => servers.server(addon.id)?.username;
@@ -60,9 +65,11 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
     r.add({ method: 'get', path: `${base}/databases/:id/backups`, summary: 'List the backups of a database', auth: 'addon', responses: { 200: databaseBackupList } }, (c) =>
       c.json({ database_backups: backups.list(realAddon(c, c.req.param('id'))) }),
     );
-    r.add({ method: 'post', path: `${base}/databases/:id/backups`, summary: 'Make a backup of a database now', auth: 'addon', responses: { 201: databaseBackupEnvelope } }, (c) =>
-      c.json({ database_backup: backups.json(backups.create(realAddon(c, c.req.param('id')))) }, 201),
-    );
+    r.add({ method: 'post', path: `${base}/databases/:id/backups`, summary: 'Make a backup of a database now', auth: 'addon', responses: { 201: databaseBackupEnvelope } }, async (c) => {
+      const addon = realAddon(c, c.req.param('id'));
+      if (!(await servers.running(addon.id))) throw notReady(addon);
+      return c.json({ database_backup: backups.json(backups.create(addon)) }, 201);
+    });
     r.add({ method: 'get', path: `${base}/databases/:id/backups/:backup/archive`, summary: 'Get a signed download URL of a backup', auth: 'addon', responses: { 200: downloadUrl } }, (c) =>
       c.json({ download_url: backups.downloadUrl(realAddon(c, c.req.param('id')), c.req.param('backup')) }),
     );
@@ -75,8 +82,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
 
     r.add({ method: 'get', path: `${base}/databases/:id/users`, summary: 'List the users of a database', auth: 'addon', responses: { 200: databaseUserList } }, async (c) => {
       const addon = realAddon(c, c.req.param('id'));
-      const users = await servers.users(addon.id);
-      if (!users) throw ApiError.unavailable('the database server is not running: retry once the addon is running');
+      const users = await usersOf(addon);
       const own = ownUser(addon);
       return c.json({
         'database-users': users.map((u) => ({
@@ -95,7 +101,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         // The token and the server are checked before the body is read.
         const addon = realAddon(c, c.req.param('id'));
         const { database_user: u } = await jsonBody(c, createUserSchema, 'database_user');
-        if ((await servers.users(addon.id))?.some((x) => x.name === u.name)) throw ApiError.invalid('name', `user "${u.name}" already exists`);
+        if ((await usersOf(addon)).some((x) => x.name === u.name)) throw ApiError.invalid('name', `user "${u.name}" already exists`);
         const password = u.password || randomBytes(24).toString('base64url');
         const done = await servers.manageUser(addon.id, 'createUser', { name: u.name, password, readOnly: u.read_only }).catch((err: Error) => {
           throw ApiError.badRequest(`the server refused to create the user: ${err.message}`);
@@ -107,8 +113,8 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
     r.add({ method: 'delete', path: `${base}/databases/:id/users/:name`, summary: 'Delete a user of a database', auth: 'addon', responses: { 204: null } }, async (c) => {
       const addon = realAddon(c, c.req.param('id'));
       const name = c.req.param('name');
-      const users = await servers.users(addon.id);
-      if (!users?.some((x) => x.name === name)) throw ApiError.notFound('user');
+      const users = await usersOf(addon);
+      if (!users.some((x) => x.name === name)) throw ApiError.notFound('user');
       if (name === ownUser(addon) || SYSTEM_USERS.has(name)) throw ApiError.badRequest(`user "${name}" is protected: it cannot be deleted`);
       const done = await servers.manageUser(addon.id, 'deleteUser', { name }).catch((err: Error) => {
         throw ApiError.badRequest(`the server refused to delete the user: ${err.message}`);

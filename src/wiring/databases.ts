@@ -1,0 +1,56 @@
+// Dedicated databases and the database API's settings, firewall rules and logs archives (issue 22),
+// built beside the addons service (wiring/logs.ts), whose routes they precede.
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { AppsService } from '../modules/apps/apps.service.ts';
+import type { AppViewContext } from '../modules/apps/apps.view.ts';
+import type { AddonsService } from '../modules/addons/addons.service.ts';
+import type { AddonServers } from '../modules/addons/addon-servers.ts';
+import type { UrlSigner } from '../modules/logs/logs-url.ts';
+import { addonLogsArchivesRoutes } from '../modules/addons/addon-logs-archives.routes.ts';
+import { databaseUserPasswordsRoutes } from '../modules/addons/database-user-passwords.routes.ts';
+import { databaseRestoresRoutes } from '../modules/addons/database-restores.routes.ts';
+import { createAddonRestores } from '../modules/addons/addon-restores.ts';
+import type { AddonBackups } from '../modules/addons/addon-backups.ts';
+import type { Logger } from '../shared/logger.ts';
+import { createDatabasesStore } from '../modules/databases/databases.store.ts';
+import { createDatabasesService, type DatabasesServiceDeps } from '../modules/databases/databases.service.ts';
+import { createDatabaseSettings } from '../modules/databases/database-settings.ts';
+import { createFirewallRules } from '../modules/databases/firewall-rules.ts';
+import { databasesRoutes } from '../modules/databases/databases.routes.ts';
+import { databaseNgRoutes } from '../modules/databases/database-ng.routes.ts';
+import { databaseFeatureTogglesRoutes } from '../modules/databases/database-feature-toggles.routes.ts';
+import type { RouteGroup } from './area.ts';
+
+export interface DatabasesWiringDeps {
+  db: Db;
+  clock: Clock;
+  region: string;
+  apps: AppsService;
+  addons: AddonsService;
+  servers?: AddonServers;
+  projects?: DatabasesServiceDeps['projects'];
+  view: AppViewContext;
+  signer: UrlSigner;
+  apiUrl: () => string;
+  backups?: AddonBackups;
+  logger: Logger;
+}
+
+export function createDatabasesWiring(deps: DatabasesWiringDeps) {
+  const store = createDatabasesStore(deps.db);
+  const settings = createDatabaseSettings(store);
+  const firewall = createFirewallRules({ store, clock: deps.clock, region: deps.region });
+  const databases = createDatabasesService({ db: deps.db, store, apps: deps.apps, addons: deps.addons, servers: deps.servers, settings, clock: deps.clock, projects: deps.projects });
+  const appName = (id: string) => deps.apps.find(id)?.name ?? id;
+  const routes: RouteGroup[] = [databasesRoutes({ databases, view: deps.view }), databaseNgRoutes({ addons: deps.addons, servers: deps.servers, databases, settings, firewall, appName })];
+  if (deps.servers) {
+    routes.push(addonLogsArchivesRoutes({ addons: deps.addons, servers: deps.servers, signer: deps.signer, apiUrl: deps.apiUrl }));
+    routes.push(databaseUserPasswordsRoutes({ addons: deps.addons, servers: deps.servers }));
+    routes.push(databaseFeatureTogglesRoutes({ addons: deps.addons, servers: deps.servers, settings }));
+  }
+  const restores =
+    deps.servers && deps.backups ? createAddonRestores({ servers: deps.servers, backups: deps.backups, clock: deps.clock, logger: deps.logger, setStatus: deps.servers.setStatus }) : undefined;
+  if (deps.servers && restores) routes.push(databaseRestoresRoutes({ addons: deps.addons, servers: deps.servers, restores }));
+  return { databases, restores, routes };
+}
