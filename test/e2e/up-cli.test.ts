@@ -118,14 +118,21 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     const dataDir = join(root, 'detached-data');
     const ports = ['--port', '5751', '--router-port', '5752', '--ssh-port', '5753', '--data-dir', dataDir];
     const p = run(['up', dir, '--detach', ...ports]);
-    expect(await p.exited, p.stderr()).toBe(0);
-    expect(p.stdout()).toContain('Detached: http://detached-app.localhost:5752 keeps running');
-    expect(dockerPs([`${LABELS.appName}=detached-app`]).map((c) => c.state)).toEqual(['running']);
-    expect((await routerGet(5752, 'detached-app', '/index.html')).body).toBe('hi\n');
-    const d = run(['down', dir, '--volumes', ...ports]);
-    expect(await d.exited, d.stderr()).toBe(0);
-    expect(d.stdout()).toContain('Deleted detached-app');
-    expect(d.stdout()).toMatch(/Stopped the emulator \(pid \d+\)/);
+    try {
+      expect(await p.exited, p.stderr()).toBe(0);
+      expect(p.stdout()).toContain('Detached: http://detached-app.localhost:5752 keeps running');
+      expect(dockerPs([`${LABELS.appName}=detached-app`]).map((c) => c.state)).toEqual(['running']);
+      expect((await routerGet(5752, 'detached-app', '/index.html')).body).toBe('hi\n');
+    } finally {
+      // Also when `up` failed: the emulator it left in the background is stopped (its pid file).
+      const d = run(['down', dir, '--volumes', ...ports]);
+      const code = await d.exited;
+      if (p.child.exitCode === 0) {
+        expect(code, d.stderr()).toBe(0);
+        expect(d.stdout()).toContain('Deleted detached-app');
+        expect(d.stdout()).toMatch(/Stopped the emulator \(pid \d+\)/);
+      }
+    }
     expect(dockerPs([`${LABELS.appName}=detached-app`], true)).toEqual([]);
     await expect(fetch('http://127.0.0.1:5751/_emulator/health')).rejects.toThrow();
   }, 300_000);

@@ -2,7 +2,7 @@
 // `start`, its output in <data dir>/emulator.log, its pid in <data dir>/up-emulator.pid for `down`),
 // with docker.stopContainersOnExit so that stopping it stops the app and its addon servers.
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { probeEmulator, upConfig, type EndpointOptions } from './emulator-endpoint.ts';
 import { UpError } from './up-error.ts';
@@ -10,9 +10,10 @@ import { UpError } from './up-error.ts';
 export const PID_FILE = 'up-emulator.pid';
 const START_WAIT_MS = 60_000;
 
-export async function detachEmulator(opts: EndpointOptions, say: (line: string) => void): Promise<void> {
+/** Starts the background emulator when none answers; resolves with a function stopping it (for a failed `up`), or null. */
+export async function detachEmulator(opts: EndpointOptions, say: (line: string) => void): Promise<(() => void) | null> {
   const config = upConfig(opts);
-  if (await probeEmulator(config.host, config.port)) return;
+  if (await probeEmulator(config.host, config.port)) return null;
   if (config.inMemory) throw new UpError('--detach keeps state on disk: drop --in-memory');
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -28,4 +29,8 @@ export async function detachEmulator(opts: EndpointOptions, say: (line: string) 
     await new Promise((ok) => setTimeout(ok, 250));
   }
   say(`Emulator started in the background (pid ${child.pid}, log ${join(dataDir, 'emulator.log')})`);
+  return () => {
+    child.kill('SIGTERM');
+    rmSync(join(dataDir, PID_FILE), { force: true });
+  };
 }

@@ -69,8 +69,15 @@ export async function upCli(command: 'up' | 'down', argv: string[]): Promise<num
       return 0;
     }
     // Detached: the emulator runs as its own process, so that it outlives this one.
-    if (values.detach) await detachEmulator(common, (l) => console.log(l));
-    const handle = await up({ ...common, watch: !values['no-watch'] && !values.detach, logs: !values.detach });
+    const stopDetached = values.detach ? await detachEmulator(common, (l) => console.log(l)) : null;
+    let handle;
+    try {
+      handle = await up({ ...common, watch: !values['no-watch'] && !values.detach, logs: !values.detach });
+    } catch (err) {
+      // A failed `up --detach` leaves no emulator of its own behind.
+      stopDetached?.();
+      throw err;
+    }
     if (values.detach) {
       await handle.stop();
       console.log(`Detached: ${handle.url} keeps running. \`scalingo-emulator down${positionals[0] ? ` ${positionals[0]}` : ''}\` stops it.`);
