@@ -1,6 +1,8 @@
 // Type declarations of the programmatic API (dist/index.mjs). Written by hand from src/index.ts;
 // test/unit/package-types.test.ts fails when the two differ.
 
+import type { Writable } from 'node:stream';
+
 export declare const VERSION: string;
 
 export interface StartEmulatorOptions {
@@ -106,3 +108,87 @@ export interface EmulatorFaults {
 
 /** Starts an emulator (port 0, in memory, silent) and resolves once its start-up work is done. */
 export declare function startEmulator(options?: StartEmulatorOptions): Promise<StartedEmulator>;
+
+/** Options of `up()`: those of the emulator it starts (or finds on `port`), and of the project. */
+export interface UpOptions {
+  /** API port: an emulator answering there is used, otherwise one is started on it (default: the config's, 5100). */
+  port?: number;
+  routerPort?: number;
+  sshPort?: number;
+  /** Where the started emulator keeps its state (default: the config's, .emulator-data). */
+  dataDir?: string;
+  inMemory?: boolean;
+  /** A configuration file (default: emulator.config.json in the working directory when present). */
+  configFile?: string;
+  /** pino level of the started emulator's logs, on stderr (default 'warn'). */
+  logLevel?: string;
+  /** The environment read for EMULATOR_* settings and `required` variables (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** The project folder (default: the working directory). */
+  dir?: string;
+  /** The app's name (default: the folder's name, made valid). */
+  app?: string;
+  /** Redeploy on changes (default true). */
+  watch?: boolean;
+  /** Follow and print the app's logs (default true). */
+  logs?: boolean;
+  /** Where lines go (default: stdout). */
+  out?: Writable & { isTTY?: boolean };
+  /** Colours (default: when `out` is a terminal and NO_COLOR is unset). */
+  color?: boolean;
+  /** Debounce of redeploys after a change, ms (default 300). */
+  debounceMs?: number;
+}
+
+export interface AddonAccess {
+  kind: string;
+  addonId: string;
+  /** 127.0.0.1:<port> when the server's port is published on the host. */
+  host: string | null;
+  port: number | null;
+  /** The URL the host can use (the app's variable with the host and port replaced). */
+  url: string | null;
+  /** One line for the terminal. */
+  hint: string;
+}
+
+export interface DeploymentResult {
+  id: string;
+  status: string;
+  /** Seconds from the archive to the end. */
+  seconds: number;
+  /** The output's last error line ("!      …"), when it failed. */
+  reason?: string;
+}
+
+export interface UpHandle {
+  app: string;
+  /** http://<app>.localhost:<router port> */
+  url: string;
+  apiUrl: string;
+  /** An API token of the configured user (valid while `up` runs). */
+  token: string;
+  addons: AddonAccess[];
+  /** The variables for the official CLI (SCALINGO_API_URL…). */
+  cliEnv: Record<string, string>;
+  /** The deployment made at start (undefined when the running version was already up to date). */
+  firstDeployment?: DeploymentResult;
+  /** Deployments made since (live changes), newest last. */
+  deployments: DeploymentResult[];
+  /** Deploys now (as a change would); resolves when it ends. */
+  redeploy(): Promise<DeploymentResult>;
+  /** Stops watching and following; stops the emulator `up` started (its containers stop, data stays). */
+  stop(): Promise<void>;
+  /** The emulator `up` started (undefined when it used one already running); not a stable interface. */
+  emulator?: unknown;
+}
+
+/** A mistake of the caller's (bad scalingo.json, unknown addon, port in use…): its message is one line. */
+export declare class UpError extends Error {
+  /** The HTTP status when the emulator refused a call. */
+  readonly status?: number;
+  constructor(message: string, status?: number);
+}
+
+/** Runs a project folder as the platform would: app, addons, variables, deployment, logs, redeploys on change. */
+export declare function up(options?: UpOptions): Promise<UpHandle>;

@@ -41,6 +41,26 @@ const withoutBuildkitSessions = {
   },
 };
 
+/**
+ * docker-modem requires its SSH transport (and with it ssh2, whose poly1305 WebAssembly instance alone
+ * reserves 16 MB) when it loads, though it only uses it for `ssh://` engines. The bundle requires it at
+ * the first such connection instead: an emulator talking to a local socket or TCP never loads ssh2 until
+ * a `git push` reaches its own SSH server (src/modules/git/ssh-server.ts loads it there).
+ */
+const lazyDockerSsh = {
+  name: 'lazy-docker-ssh',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/ssh$/ }, (args) =>
+      /[\\/]docker-modem[\\/]lib[\\/]modem\.js$/.test(args.importer) ? { path: join(args.resolveDir, 'ssh.js'), namespace: 'lazy-docker-ssh' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-docker-ssh' }, (args) => ({
+      contents: `module.exports = function sshAgent(opt) { return require(${JSON.stringify(args.path)})(opt); };`,
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 const force = process.argv.includes('--force');
 const builtAt = Math.min(...outputs.map((p) => (existsSync(p) ? statSync(p).mtimeMs : 0)));
 const stale = force || builtAt === 0 || newest(join(root, 'src')) > builtAt || statSync(join(root, 'package-lock.json')).mtimeMs > builtAt;
@@ -64,7 +84,7 @@ if (stale) {
     logLevel: 'warning',
     // Native addons and optional native helpers stay as packages (the package's only dependencies).
     external: ['better-sqlite3', 'ssh2', 'cpu-features', 'esbuild'],
-    plugins: [withoutBuildkitSessions],
+    plugins: [withoutBuildkitSessions, lazyDockerSsh],
     // CommonJS dependencies inside an ESM bundle need require().
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });

@@ -105,6 +105,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     onAddonLines: (addonId, lines) => logs.dispatcher.deliverAddon(addonId, lines),
     onCode: (appId, deploymentId, dir) => void cron.recordFromBuild(appId, deploymentId, dir),
     localSource: (u) => sources.sources.localPathOf(u),
+    onHookLine: (appId, name, line) => void logs.append(appId, name, line),
   });
   const { orchestrator, deployments, containersStore, addonServers } = c;
   const formation = (appId: string) => containersStore.formation(appId);

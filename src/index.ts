@@ -9,6 +9,11 @@ import { createEmulator, VERSION, type Emulator } from './emulator.ts';
 import { defined } from './shared/defined.ts';
 
 export { VERSION };
+// `up`: a project folder running as the platform would run it (scalingo-emulator up).
+export { up, type UpOptions, type UpHandle } from './cli/up/up.ts';
+export type { AddonAccess } from './cli/up/addon-access.ts';
+export type { DeploymentResult } from './cli/up/deploy.ts';
+export { UpError } from './cli/up/up-error.ts';
 
 export interface StartEmulatorOptions {
   /** Any key of emulator.config.json (users, apps, intervals, clock…); applied over the defaults. */

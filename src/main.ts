@@ -10,6 +10,7 @@ import { ensureBaseImageWithProgress, followDeployments, followImageBuilds } fro
 const USAGE = `Usage: scalingo-emulator [start] [options]
        scalingo-emulator run <app> [--api URL] [--token TOKEN] -- <command…>   (run --help for more)
        scalingo-emulator exec [options] -- <command…>   start, run the command against it, stop (exec --help)
+       scalingo-emulator up [DIR] | down [DIR]   run a project folder as the platform would (up --help)
 
 Options:
   --port <n>          API, auth and logs port (0 = any free port)       [default 5100]
@@ -36,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'run') return (await import('./cli/run.ts')).runCli(argv.slice(1));
   // An emulator for the length of one command (tests in CI): src/cli/exec.ts.
   if (argv[0] === 'exec') return (await import('./cli/exec.ts')).execCli(argv.slice(1));
+  // A project folder running as the platform would run it (src/cli/up/).
+  if (argv[0] === 'up' || argv[0] === 'down') return (await import('./cli/up/up-cli.ts')).upCli(argv[0], argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({

@@ -96,24 +96,29 @@ export class ApiRoutes extends Hono<AppEnv> {
       [def.path],
       ...pre,
       ...(def.middleware ?? []),
-      async (c) => {
-        c.set('route', declared);
-        const body = (parse ? await jsonBody(c, parse, def.bodyRoot) : undefined) as BodyOf<B>;
-        return handler(c as unknown as Context<AppEnv, P>, body);
-      },
+      parse
+        ? async (c) => {
+            c.set('route', declared);
+            return handler(c as unknown as Context<AppEnv, P>, (await jsonBody(c, parse, def.bodyRoot)) as BodyOf<B>);
+          }
+        : // Without a body to parse, the handler is called directly (no promise of the wrapper's own).
+          (c) => {
+            c.set('route', declared);
+            return handler(c as unknown as Context<AppEnv, P>, undefined as BodyOf<B>);
+          },
     );
     return this;
   }
 }
 
 /** Sets `c.var.app` from the path's `:app` through the loader the HTTP app installed (404 if not visible). */
-const loadApp: MiddlewareHandler<AppEnv> = async (c, next) => {
+const loadApp: MiddlewareHandler<AppEnv> = (c, next) => {
   const principal = c.get('principal');
   const loader = c.get('appLoader');
   const key = c.req.param('app');
   // The HTTP app's guard of /v1/apps/:app/* sub-paths may have loaded it already.
   if (principal && loader && key !== undefined && !c.get('app')) c.set('app', loader(principal.user, key));
-  await next();
+  return next();
 };
 
 /** `/v1/apps/:app/x/:id` → `/v1/apps/{app}/x/{id}`; a trailing `*` becomes `{path}`. */

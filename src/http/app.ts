@@ -5,12 +5,13 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './env.ts';
 import type { UserRow } from '../modules/auth/principal.ts';
 import { ApiError, errorResponse } from './errors.ts';
+import { isDiskFull } from '../shared/disk-full.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { AuthService } from '../modules/auth/auth.service.ts';
 import { requestId } from './middleware/request-id.ts';
 import { accessLog } from './middleware/access-log.ts';
-import { jsonOnly, limitBody } from './middleware/json-only.ts';
+import { bodyGuards } from './middleware/json-only.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { responseConformance } from './middleware/conformance.ts';
@@ -59,19 +60,18 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   app.use('*', accessLog(deps.logger));
   if (deps.validateResponses) app.use('*', responseConformance(deps.logger));
   app.use('/v1/*', authenticate(deps.auth, authOf));
-  app.use('/v1/*', jsonOnly());
-  app.use('/v1/*', limitBody(deps.bodyLimitBytes));
+  app.use('/v1/*', bodyGuards(deps.bodyLimitBytes));
   if (deps.rateLimit.enabled) app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.clock }));
   const appAccess = deps.appAccess;
   if (appAccess) {
-    app.use('/v1/apps/:app/*', async (c, next) => {
+    app.use('/v1/apps/:app/*', (c, next) => {
       const p = c.get('principal');
       // The loader declared routes use for their `:app` (api-routes.ts); `/*` covers `/v1/apps/:app` itself too.
       c.set('appLoader', appAccess);
       // Hono's `/*` also matches `/v1/apps/<x>` itself (e.g. /v1/apps/collaboration): sub-paths only.
       // Undeclared sub-paths of another user's app are a 404 of the app too, as before.
       if (p && /^\/v1\/apps\/[^/]+\/./.test(c.req.path)) c.set('app', appAccess(p.user, c.req.param('app')));
-      await next();
+      return next();
     });
   }
 
@@ -90,6 +90,10 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
     // Docker down: the endpoints that need it answer 503 with a plain explanation.
     if (err instanceof EngineUnavailableError) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
     const log = c.get('log')?.() ?? deps.logger;
+    if (isDiskFull(err)) {
+      log.warn({ err, method: c.req.method, path: c.req.path }, 'disk full: write refused');
+      return errorResponse(c, ApiError.insufficientStorage());
+    }
     log.error({ err, method: c.req.method, path: c.req.path }, 'unexpected error');
     return errorResponse(c, ApiError.internal(`internal error, request id ${c.get('requestId') ?? 'unknown'}`));
   });

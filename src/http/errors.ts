@@ -58,10 +58,16 @@ export class ApiError extends Error {
   static unavailable(error: string): ApiError {
     return new ApiError(503, { error });
   }
+  /** The disk holding the data directory is full: the same request can succeed once space returns. */
+  static insufficientStorage(error = DISK_FULL_MESSAGE): ApiError {
+    return new ApiError(507, { error });
+  }
   static internal(error = 'internal server error'): ApiError {
     return new ApiError(500, { error });
   }
 }
+
+export const DISK_FULL_MESSAGE = "The disk holding the emulator's data directory is full (no space left on device): free some space, then retry";
 
 export function errorResponse(c: Context, err: ApiError): Response {
   for (const [k, v] of Object.entries(err.headers)) c.header(k, v);

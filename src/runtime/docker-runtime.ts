@@ -12,6 +12,8 @@ import { dockerResources } from './docker-resources.ts';
 import { AsyncQueue } from './async-queue.ts';
 import { demuxBuffer, frameDemuxer, lineSplitter, parseTimestampedLine, statsFromDocker } from './engine-parse.ts';
 
+const FOLLOW_QUEUE_LINES = 1_000;
+
 export interface DockerRuntimeOptions {
   /** The engine: `unix:///path` or `tcp://host:port` (docker.host); else socketPath; else DOCKER_HOST… (engine-endpoint.ts). */
   host?: string;
@@ -270,7 +272,11 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       const since = o.sinceMs !== undefined ? o.sinceMs / 1000 : undefined;
       const base = { stdout: true, stderr: true, timestamps: true, since, tail: o.tail } as const;
       let source: Readable | null = null;
-      const queue = new AsyncQueue<LogLine>({ highWater: 5000, onPressure: (p) => (p ? source?.pause() : source?.resume()) });
+      // Lines parsed but not yet taken by the collector, per followed container. The pipeline's own queue
+      // (logs.queueMaxLines) bounds what waits to be stored; this bounds what waits in front of it: with 20
+      // containers in a burst, 20 × 1,000 lines (~6 MB: 289 bytes of heap a ~90-byte line) rather than 20 × 5,000
+      // (~29 MB) while a burst comes in (issue 25: peak RSS during a 1,000,000-line ingest).
+      const queue = new AsyncQueue<LogLine>({ highWater: FOLLOW_QUEUE_LINES, onPressure: (p) => (p ? source?.pause() : source?.resume()) });
       const mkSplit = (stream: 'stdout' | 'stderr') =>
         lineSplitter((raw) => {
           const l = parseTimestampedLine(raw, stream);

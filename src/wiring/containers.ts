@@ -20,6 +20,7 @@ import { buildCacheDir } from '../modules/caches/build-cache.ts';
 import { createAddonServers, type AddonServers } from '../modules/addons/addon-servers.ts';
 import { createAddonServersStore } from '../modules/addons/addon-servers.store.ts';
 import { createAddonsStore } from '../modules/addons/addons.store.ts';
+import { createDeployHookRunner } from '../modules/containers/deploy-hook.ts';
 import { addonStatusSetter } from '../modules/addons/addon-status.ts';
 import type { Area, Shared } from './area.ts';
 import type { Accounts } from './accounts.ts';
@@ -34,6 +35,8 @@ export interface ContainersWiring {
   onCode: (appId: string, deploymentId: string, dir: string) => void;
   /** Path of an uploaded source archive (`scalingo deploy`), if the URL is one of the emulator's. */
   localSource: (url: string) => string | null;
+  /** Output of a postdeploy / first-deploy hook: the app's logs (the logs area, built later). */
+  onHookLine: (appId: string, name: string, line: string) => void;
 }
 
 export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>, a: Pick<Apps, 'apps' | 'variablesStore' | 'billingUrl'>, w: ContainersWiring) {
@@ -67,7 +70,15 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
     : undefined;
   const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId, logsUrl: w.logsUrl, networkOf: addonServers?.networkOf });
   const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: a.billingUrl, userById: auth.userById });
-  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById, onCode: w.onCode, buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined });
+  const runHook = createDeployHookRunner({
+    runtime,
+    instanceId,
+    appEnv: (id) => variablesStore.asEnv(id),
+    networkOf: (id) => orchestrator.networkOf(id),
+    size: config.containerSizes.find((z) => z.name === 'M') ?? config.containerSizes[0],
+    maxRunMs: 20 * 60_000,
+  });
+  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById, onCode: w.onCode, runHook, onHookLine: w.onHookLine, buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined });
   // Deleting an app removes its containers and the images built for it.
   apps.addHooks({ beforeDelete: (app) => orchestrator.removeApp(app), afterDelete: (app) => orchestrator.forgetRemoved(app.id) });
   // Then its addon servers, their volumes and the app's network (its containers are gone by now).
@@ -121,7 +132,11 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
     /** config docker.stopContainersOnExit: after the state is exported, before the engine connection closes. */
     stopOnExit: {
       name: 'containers-on-exit',
-      stop: async () => void (config.docker.stopContainersOnExit && (await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers')))),
+      stop: async () => {
+        if (!config.docker.stopContainersOnExit) return;
+        await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
+        await addonServers?.stopServers();
+      },
     } satisfies Area,
     /** Bound directories (config `apps`): deployed at start, redeployed on change. */
     watcher: {

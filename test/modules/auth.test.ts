@@ -97,6 +97,22 @@ describe('auth service', () => {
     expect(expired.body.error).toMatch(/expired/);
   });
 
+  it('serves a verified bearer from its cache only for the exact header, until it expires', async () => {
+    const bearer = await h.bearer();
+    expect(h.emu.auth.cachedPrincipal(`Bearer ${bearer}`)).toBeUndefined();
+    const verified = await h.emu.auth.authenticate(`Bearer ${bearer}`);
+    expect(h.emu.auth.cachedPrincipal(`Bearer ${bearer}`)).toBe(verified);
+    // Other spellings go through the full check, which still accepts them.
+    for (const header of [`bearer ${bearer}`, `Bearer  ${bearer}`, ` Bearer ${bearer}`]) {
+      expect(h.emu.auth.cachedPrincipal(header)).toBeUndefined();
+      expect((await h.emu.auth.authenticate(header)).user.id).toBe(verified.user.id);
+    }
+    expect(h.emu.auth.cachedPrincipal(undefined)).toBeUndefined();
+    clock.advance(3601_000);
+    expect(h.emu.auth.cachedPrincipal(`Bearer ${bearer}`)).toBeUndefined();
+    await expect(h.emu.auth.authenticate(`Bearer ${bearer}`)).rejects.toThrow(/expired/);
+  });
+
   it('revoking an API token revokes the bearers made from it', async () => {
     const created = await h.call('POST', '/v1/tokens', { body: { token: { name: 'short-lived' } } });
     const bearer = await h.bearer(created.body.token.token);

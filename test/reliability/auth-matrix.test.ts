@@ -32,7 +32,8 @@ describe('authentication on every route', () => {
   let appId: string;
 
   beforeAll(async () => {
-    h = await startEmulator({}, { runtime: new FakeLogsRuntime(), clock });
+    // Hundreds of wrong admin tokens go to the control plane here: their rate limit (60 a minute, control-plane.test.ts) is raised.
+    h = await startEmulator({ rateLimit: { perMinute: 100_000 } }, { runtime: new FakeLogsRuntime(), clock });
     const seen = new Map<string, { method: string; path: string }>();
     for (const r of h.emu.app.routes) if (r.method !== 'ALL' && !r.path.includes('*')) seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
     routes = [...seen.values()];

@@ -18,4 +18,9 @@ export const checks: {
   faults: Same<Published.EmulatorFaults, Source.EmulatorFaults>;
   start: Same<Parameters<typeof Published.startEmulator>, Parameters<typeof Source.startEmulator>>;
   version: Same<typeof Published.VERSION, typeof Source.VERSION>;
-} = { options: true, started: true, users: true, reset: true, snapshot: true, clock: true, faultSpec: true, fault: true, faults: true, start: true, version: true };
+  upOptions: Same<Published.UpOptions, Source.UpOptions>;
+  upHandle: Same<Public<Published.UpHandle>, Public<Source.UpHandle>>;
+  addonAccess: Same<Published.AddonAccess, Source.AddonAccess>;
+  deploymentResult: Same<Published.DeploymentResult, Source.DeploymentResult>;
+  up: Same<Parameters<typeof Published.up>, Parameters<typeof Source.up>>;
+} = { upOptions: true, upHandle: true, addonAccess: true, deploymentResult: true, up: true, options: true, started: true, users: true, reset: true, snapshot: true, clock: true, faultSpec: true, fault: true, faults: true, start: true, version: true };

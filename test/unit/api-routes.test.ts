@@ -14,6 +14,8 @@ const auth = {
     if (header !== 'Bearer ok') throw ApiError.unauthorized();
     return { user, tokenId: null };
   },
+  // No bearer is cached here: every request goes through authenticate() above.
+  cachedPrincipal: () => undefined,
 } as unknown as AuthService;
 const apps = new Map([['mine', { id: 'ap-1', name: 'mine' }]]);
 

@@ -44,6 +44,34 @@ async function extract(buf: Buffer | Readable, limits = LIMITS) {
 }
 
 describe('archive extraction limits', () => {
+  it('stops reading at the end-of-archive blocks: an endless tail is never read', async () => {
+    let pulled = 0;
+    // A valid archive, then zeros without end (what tar's parser used to keep in memory).
+    const endless = Readable.from(
+      (function* () {
+        yield tar([{ path: 'app/a.txt', data: 'hello' }]);
+        for (;;) {
+          pulled++;
+          yield Buffer.alloc(64 * 1024);
+        }
+      })(),
+    );
+    const { dest, result } = await extract(endless);
+    expect(result.entries).toBe(1);
+    expect(readdirSync(join(dest, 'app'))).toEqual(['a.txt']);
+    // Far under the 1 MB limit: the stream was stopped, not cut by a limit.
+    expect(pulled * 64 * 1024).toBeLessThan(1 << 20);
+  });
+
+  it('refuses compressed data inside the tar stream (tar would decompress it out of the meters), even sent a byte at a time', async () => {
+    const nested = gzipSync(gzipSync(tar([{ path: 'app/a.txt', data: 'hello' }])));
+    await expect(extract(nested)).rejects.toThrow(/holds a compressed archive inside the tar stream/);
+    // A zstd frame (which tar would decompress itself) arriving a byte at a time.
+    const zstd = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.alloc(1024, 7)]);
+    const byteByByte = Readable.from((function* () { for (const b of zstd) yield Buffer.from([b]); })());
+    await expect(extract(byteByByte)).rejects.toThrow(/holds a compressed archive inside the tar stream/);
+  });
+
   it('extracts a gzip or a plain tar, links inside the directory included', async () => {
     const entries = [{ path: 'app/a.txt', data: 'hello' }, { path: 'app/l', type: 'SymbolicLink', linkpath: 'a.txt' }, { path: 'app/h', type: 'Link', linkpath: 'app/a.txt' }];
     for (const buf of [gzipSync(tar(entries)), tar(entries)]) {

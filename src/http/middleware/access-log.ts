@@ -7,8 +7,7 @@ import type { Logger } from '../../shared/logger.ts';
  * The level is checked on the emulator's logger first: below debug, no request pays for a child logger.
  */
 export function accessLog(logger?: Logger): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (logger && !logger.isLevelEnabled('debug')) return next();
+  const timed: MiddlewareHandler<AppEnv> = async (c, next) => {
     const start = performance.now();
     await next();
     const log = c.get('log')();
@@ -17,4 +16,6 @@ export function accessLog(logger?: Logger): MiddlewareHandler<AppEnv> {
       log.debug({ method: c.req.method, path: c.req.path.replace(/^\/attach\/[^/]+/, '/attach/<token>'), status: c.res.status, ms: Math.round((performance.now() - start) * 10) / 10 }, 'request');
     }
   };
+  // Below debug level the request passes through synchronously (no promise of this middleware's own).
+  return (c, next) => (logger && !logger.isLevelEnabled('debug') ? next() : timed(c, next));
 }

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../env.ts';
 import type { AuthService } from '../../modules/auth/auth.service.ts';
 import type { RouteAuth } from '../api-routes.ts';
@@ -8,11 +8,19 @@ import type { RouteAuth } from '../api-routes.ts';
  * on their declaration (api-routes.ts) when they are public or also take a username and password.
  */
 export function authenticate(auth: AuthService, authOf: (method: string, path: string) => RouteAuth | undefined): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const kind = authOf(c.req.method, c.req.path);
-    if (kind !== 'public') {
-      c.set('principal', await auth.authenticate(c.req.header('authorization'), { allowPassword: kind === 'password' }));
-    }
+  const verify = async (c: Context<AppEnv>, next: Next, allowPassword: boolean) => {
+    c.set('principal', await auth.authenticate(c.req.header('authorization'), { allowPassword }));
     await next();
+  };
+  return (c, next) => {
+    const kind = authOf(c.req.method, c.req.path);
+    if (kind === 'public') return next();
+    // The hot path: a bearer verified before and not expired, answered without a promise of its own.
+    const cached = auth.cachedPrincipal(c.req.header('authorization'));
+    if (cached) {
+      c.set('principal', cached);
+      return next();
+    }
+    return verify(c, next, kind === 'password');
   };
 }

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
@@ -9,18 +9,25 @@ const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * The API sends and receives JSON only: a request body of another declared type (XML, forms…)
  * is refused with 415 and a JSON error. A body without Content-Type, or with curl's default
  * application/x-www-form-urlencoded (`curl -d '{...}'`), is read as JSON.
+ *
+ * Then the body size limit (limitBody), in the same middleware: a request without a body (GET, HEAD)
+ * goes through one step.
  */
-export function jsonOnly(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (WITH_BODY.has(c.req.method)) {
-      const type = c.req.header('content-type');
-      const hasBody = bodyAnnounced(c.req.header('content-length'), c.req.header('transfer-encoding'));
-      if (hasBody && type && !/^application\/(([\w.+-]+\+)?json|x-www-form-urlencoded)\b/i.test(type.trim())) {
-        throw ApiError.unsupportedMediaType(`the API accepts JSON only (Content-Type: application/json), not "${type.split(';')[0]}"`);
-      }
-    }
-    await next();
+export function bodyGuards(maxSize: number): MiddlewareHandler<AppEnv> {
+  const limit = limitBody(maxSize);
+  return (c, next) => {
+    if (!WITH_BODY.has(c.req.method)) return next();
+    refuseNonJson(c);
+    return limit(c, next);
   };
+}
+
+function refuseNonJson(c: Context<AppEnv>): void {
+  const type = c.req.header('content-type');
+  const hasBody = bodyAnnounced(c.req.header('content-length'), c.req.header('transfer-encoding'));
+  if (hasBody && type && !/^application\/(([\w.+-]+\+)?json|x-www-form-urlencoded)\b/i.test(type.trim())) {
+    throw ApiError.unsupportedMediaType(`the API accepts JSON only (Content-Type: application/json), not "${type.split(';')[0]}"`);
+  }
 }
 
 export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {

@@ -8,14 +8,14 @@ const VALID_ID = /^[\w.-]{1,128}$/;
 
 /** Gives every request an id (kept from X-Request-ID when the client sends one) and a child logger. */
 export function requestId(logger: Logger): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     const incoming = c.req.header('x-request-id');
     const id = incoming && VALID_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', id);
     let child: Logger | undefined;
     c.set('log', () => (child ??= logger.child({ reqId: id })));
     setHeaderEarly(c, 'X-Request-ID', id);
-    await next();
+    return next();
   };
 }
 

@@ -17,11 +17,27 @@ const MAX_LINES = 1000;
 
 export function addonServersRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
   const r = new ApiRoutes('addons');
-  const serverOf = (c: Context<AppEnv, '/v1/apps/:app/addons/:id/server/logs' | '/v1/apps/:app/addons/:id/server/dump'>) => {
+  const serverOf = (c: Context<AppEnv, '/v1/apps/:app/addons/:id/server' | '/v1/apps/:app/addons/:id/server/logs' | '/v1/apps/:app/addons/:id/server/dump'>) => {
     const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.req.param('app'), c.req.param('id'));
     if (!deps.servers.server(addon.id)) throw ApiError.badRequest('this addon is a stand-in: no database server runs, so it has no logs nor backups');
     return addon;
   };
+
+  // Where the host reaches the server (`up` prints it): the port published on 127.0.0.1, null while it does not run.
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/addons/:id/server',
+      summary: "Where the addon's server is reached from the host (emulator)",
+      responses: { 200: z.object({ server: z.object({ kind: z.string(), running: z.boolean(), host: z.string().nullable(), port: z.number().nullable() }) }) },
+    },
+    async (c) => {
+      const addon = serverOf(c);
+      const kind = deps.servers.server(addon.id)?.kind ?? '';
+      const r = await deps.servers.running(addon.id);
+      return c.json({ server: { kind, running: Boolean(r), host: r?.hostPort ? r.host : null, port: r?.hostPort ?? null } });
+    },
+  );
 
   r.add(
     { method: 'get', path: '/v1/apps/:app/addons/:id/server/logs', summary: "The addon server's recent output (emulator)", query: z.object({ n: z.string().optional() }), responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' } } },

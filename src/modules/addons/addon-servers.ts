@@ -307,6 +307,15 @@ export function createAddonServers(deps: AddonServersDeps) {
       await runtime.removeNetwork(networkName(appId)).catch(() => undefined);
     },
 
+    /** docker.stopContainersOnExit: every server stops (kept with its volume; `reconcile` starts it again). */
+    async stopServers(): Promise<void> {
+      // The emulator is exiting: these stops are its own doing, not outages to restart.
+      stopped = true;
+      offEvents();
+      const running = (await runtime.list({ [LABELS.owner]: deps.instanceId })).filter((c) => c.labels[LABELS.addonId] && c.state === 'running');
+      await Promise.all(running.map((c) => runtime.stop(c.engineId, 10).catch((err: Error) => logger.warn({ container: c.name, err: err.message }, 'addon server not stopped'))));
+    },
+
     /** At start: every recorded server runs again (re-created on its volume when gone). */
     async reconcile(): Promise<void> {
       await Promise.all(store.all().map((row) => bringUp(row)));

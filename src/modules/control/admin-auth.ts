@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -24,18 +25,49 @@ export function sameToken(given: string, expected: string): boolean {
 }
 
 /**
+ * Wrong admin tokens, counted in fixed one-minute windows for all callers together (the control
+ * plane answers loopback peers only: there is no client to tell apart). Past `perMinute` (the API's
+ * rate limit), a wrong token answers 429 as the API's limit does, until the window ends; the right
+ * token always passes, so guessing cannot lock the owner out.
+ */
+export function adminFailureWindow(opts: { perMinute: number; clock: Clock }) {
+  let start = Number.NEGATIVE_INFINITY;
+  let count = 0;
+  return {
+    /** Seconds left in the window once its failures reached the limit, else 0. */
+    blockedFor(): number {
+      const now = opts.clock.now();
+      if (now - start >= 60_000) {
+        start = now;
+        count = 0;
+      }
+      return count >= opts.perMinute ? Math.max(1, Math.ceil((start + 60_000 - now) / 1000)) : 0;
+    },
+    record(): void {
+      count++;
+    },
+  };
+}
+export type AdminFailureWindow = ReturnType<typeof adminFailureWindow>;
+
+/**
  * Middleware for /_emulator/* routes that change or reveal state. Requests made in-process through
  * app.request() have no peer socket: they come from the emulator's own process and pass the
  * peer check (the token is still required).
  */
-export function requireAdmin(deps: { token: () => string }): MiddlewareHandler<AppEnv> {
+export function requireAdmin(deps: { token: () => string; failures?: AdminFailureWindow }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     if (incoming && !isLoopback(incoming.socket.remoteAddress)) throw ApiError.forbidden('the control plane answers loopback clients only');
     const header = c.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw ApiError.unauthorized('the control plane needs Authorization: Bearer <admin token> (printed at start, config adminToken)');
-    if (!sameToken(m[1], deps.token())) throw ApiError.unauthorized('invalid admin token');
+    if (!sameToken(m[1], deps.token())) {
+      const wait = deps.failures?.blockedFor() ?? 0;
+      if (wait) throw ApiError.tooManyRequests(wait);
+      deps.failures?.record();
+      throw ApiError.unauthorized('invalid admin token');
+    }
     await next();
   };
 }

@@ -3,7 +3,7 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import { jsonBody, readJson } from '../../http/validate.ts';
 import { isoDate } from '../../shared/clock.ts';
-import { requireAdmin } from './admin-auth.ts';
+import { requireAdmin, type AdminFailureWindow } from './admin-auth.ts';
 import { addFaultBody, advanceSchema, clockAnswer, faultEnvelope, faultList, resetSchema, snapshotEnvelope, snapshotList } from './control.schemas.ts';
 import type { Control } from './control.ts';
 import { SNAPSHOT_MAX_BYTES, snapshotJson } from './snapshots.ts';
@@ -16,10 +16,10 @@ const SNAPSHOT_FILE = { contentType: 'application/vnd.sqlite3', description: 'Th
  * The control plane: /_emulator/reset, snapshots, faults, clock. Every route needs the admin token
  * from a loopback peer (admin-auth.ts); /_emulator/health and /_emulator/billing stay public (their own routes).
  */
-export function controlRoutes(deps: { control: Control; adminToken: () => string }) {
+export function controlRoutes(deps: { control: Control; adminToken: () => string; adminFailures?: AdminFailureWindow }) {
   const { control } = deps;
   const r = new ApiRoutes('control');
-  const admin = requireAdmin({ token: deps.adminToken });
+  const admin = requireAdmin({ token: deps.adminToken, failures: deps.adminFailures });
   const small = limitBody(JSON_LIMIT);
   const clockJson = () => ({ clock: { mode: control.clock.mode, now: isoDate(control.clock.now()) } });
 

@@ -3,7 +3,7 @@
 // backtracking), never a user regex. Workload faults that act once (crash, oom) are carried out
 // by the control service and are not kept; docker_unavailable and log_delay stay until removed
 // (docker_unavailable ends by itself after its seconds, on the emulator's clock).
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { RE2JS } from 're2js';
 import type { AppEnv } from '../../http/env.ts';
@@ -196,19 +196,25 @@ const STATUS_ERRORS = {
  * id, so an injected 500 carries an id and the access log records the injected outcome.
  */
 export function faultMiddleware(faults: Faults): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  // Synchronous when no fault applies (every request but injected ones): no promise of its own.
+  return (c, next) => {
     if (!faults.size() || c.req.path.startsWith('/_emulator')) return next();
     const hit = faults.matchApi(c.req.method, c.req.path);
-    if (!hit) return next();
-    // Latency is wall-clock time even with a manual clock: it is the network's delay, not the platform's.
-    if (hit.latencyMs) await new Promise((r) => setTimeout(r, hit.latencyMs));
-    if (hit.drop) {
-      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-      // The client sees its connection closed without an answer (ECONNRESET / "socket hang up").
-      incoming?.socket.destroy();
-      return new Response(null, { status: 502 });
-    }
-    if (hit.status) throw STATUS_ERRORS[hit.status]();
-    return next();
+    return hit ? applyFault(c, next, hit) : next();
   };
+}
+
+/** An API fault that matched: its latency, then a dropped connection, an injected status, or the route itself. */
+async function applyFault(c: Context<AppEnv>, next: Next, hit: ApiFaultHit): Promise<Response | undefined> {
+  // Latency is wall-clock time even with a manual clock: it is the network's delay, not the platform's.
+  if (hit.latencyMs) await new Promise((r) => setTimeout(r, hit.latencyMs));
+  if (hit.drop) {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    // The client sees its connection closed without an answer (ECONNRESET / "socket hang up").
+    incoming?.socket.destroy();
+    return new Response(null, { status: 502 });
+  }
+  if (hit.status) throw STATUS_ERRORS[hit.status]();
+  await next();
+  return undefined;
 }

@@ -10,7 +10,7 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import type { AuthService } from '../auth/auth.service.ts';
 import type { AppsService } from '../apps/apps.service.ts';
-import { isLoopback, requireAdmin } from '../control/admin-auth.ts';
+import { isLoopback, requireAdmin, type AdminFailureWindow } from '../control/admin-auth.ts';
 import { dashboardAssets } from './dashboard.assets.ts';
 import { alertStatesAnswer, alertStatesQuery, sessionAnswer, sessionSchema } from './dashboard.schemas.ts';
 
@@ -20,6 +20,8 @@ export interface DashboardRoutesDeps {
   /** Configured users, the first one being the default of a session. */
   usernames: () => string[];
   adminToken: () => string;
+  /** Wrong admin tokens, counted with the control plane's. */
+  adminFailures?: AdminFailureWindow;
   /** Is this alert firing now (the alert engine's state)? */
   alertActive: (alertId: string) => boolean;
   bearerTtlSeconds: number;
@@ -31,7 +33,7 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 
 export function dashboardRoutes(deps: DashboardRoutesDeps) {
   const r = new ApiRoutes('dashboard');
-  const admin = requireAdmin({ token: deps.adminToken });
+  const admin = requireAdmin({ token: deps.adminToken, failures: deps.adminFailures });
 
   const loopbackOnly = (c: { env: unknown }) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;

@@ -6,11 +6,11 @@
 import { open, stat } from 'node:fs/promises';
 import { constants, type Stats } from 'node:fs';
 import { posix } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Unpack } from 'tar';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { isDiskFull } from '../../shared/disk-full.ts';
 
 export interface SourceLimits {
   /** Bytes read from the source (the archive as given, or a git clone on disk). */
@@ -60,28 +60,6 @@ export async function openLocalArchive(path: string, limits: SourceLimits): Prom
     throw new SourceError(`archive ${path} is ${mb(st.size)}: larger than the limit of ${mb(limits.maxArchiveBytes)}`);
   }
   return fh.createReadStream({ highWaterMark: 64 * 1024 });
-}
-
-/** Downloads an archive as a stream: the size cap is checked as bytes arrive, never after buffering. */
-export async function openHttpArchive(url: string, limits: SourceLimits, signal: AbortSignal): Promise<Readable> {
-  let res: Response;
-  try {
-    res = await fetch(url, { redirect: 'follow', signal });
-  } catch (err) {
-    if (signal.aborted) throw signal.reason;
-    throw new SourceError(`cannot download ${url}: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}`);
-  }
-  if (!res.ok || !res.body) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new SourceError(`cannot download ${url}: HTTP ${res.status}`);
-  }
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (declared > limits.maxArchiveBytes) {
-    await res.body.cancel().catch(() => undefined);
-    throw new SourceError(`archive at ${url} is ${mb(declared)}: larger than the limit of ${mb(limits.maxArchiveBytes)}`);
-  }
-  // One object at run time; the types differ because tsconfig also loads the DOM lib (the dashboard's).
-  return Readable.fromWeb(res.body as WebReadableStream<Uint8Array>, { highWaterMark: 64 * 1024 });
 }
 
 /** Counts bytes going through and fails the pipeline past the limit. */
@@ -144,10 +122,21 @@ export function entryProblem(path: string, type: string, linkpath: string | unde
   return null;
 }
 
+/** Compressed data inside the tar stream: tar would decompress it itself, out of the expanded-size meter's sight. */
+function nestedCompression(head: Buffer): boolean {
+  const gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+  const zstd = head.length >= 4 && head.readUInt32BE(0) === 0x28b52ffd;
+  return gzip || zstd;
+}
+
+/** Marks the source stopped on purpose: the archive's end-of-archive blocks were read. */
+const ARCHIVE_COMPLETE = new Error('end of archive');
+
 /**
  * Extracts a tar stream (gzip-compressed or not) into `dest`, enforcing every limit while reading.
  * `input` counts against maxArchiveBytes unless `countArchive` is false (git's own tar stream: the
- * clone was measured on disk).
+ * clone was measured on disk). Reading stops at the tar end-of-archive blocks: whatever follows is
+ * never read (tar's parser would otherwise keep it in memory, growing with every byte received).
  */
 export async function extractArchive(input: Readable, dest: string, limits: SourceLimits, signal: AbortSignal, what: string, countArchive = true): Promise<{ entries: number; bytes: number }> {
   let entries = 0;
@@ -158,12 +147,14 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
     problem ??= new SourceError(msg);
     source.destroy(problem);
   };
+  const stop = new AbortController();
   const unpack = new Unpack({
     cwd: dest,
     strict: true,
     preservePaths: false,
     preserveOwner: false,
     maxDepth: 64,
+    zstd: false,
     filter: (path, entry) => {
       if (problem) return false;
       const e = entry as { type?: string; size?: number; linkpath?: string };
@@ -182,25 +173,53 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
     unpack.on('close', () => ok());
     unpack.on('error', (err: Error) => failed(err));
   });
-  const gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-  const expandedMeter = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      expanded += chunk.length;
-      if (expanded > limits.maxExpandedBytes) return cb(new SourceError(`${what} expands to more than ${mb(limits.maxExpandedBytes)} (the limit)`));
-      cb(null, chunk);
-    },
+  unpacked.catch(() => undefined);
+  let complete = false;
+  unpack.on('eof', () => {
+    complete = true;
+    unpack.end();
+    stop.abort(ARCHIVE_COMPLETE);
   });
+  const gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
   const stages: NodeJS.ReadWriteStream[] = [];
   if (countArchive) stages.push(archiveMeter(limits, what));
   if (gzip) stages.push(createGunzip({ chunkSize: 64 * 1024 }));
-  stages.push(expandedMeter);
+  // The tar stream's first 4 bytes are held until known (a source may send 1 byte at a time): tar sniffs its first write.
+  let lead: Buffer | null = Buffer.alloc(0);
+  const feed = new Writable({
+    highWaterMark: 64 * 1024,
+    write(chunk: Buffer, _enc, cb) {
+      if (complete) return cb();
+      expanded += chunk.length;
+      if (expanded > limits.maxExpandedBytes) return cb(new SourceError(`${what} expands to more than ${mb(limits.maxExpandedBytes)} (the limit)`));
+      if (lead) {
+        chunk = Buffer.concat([lead, chunk]);
+        if (chunk.length < 4) return void ((lead = chunk), cb());
+        lead = null;
+        if (nestedCompression(chunk)) return cb(new SourceError(`${what} holds a compressed archive inside the tar stream: a .tar.gz archive is expected`));
+      }
+      if (unpack.write(chunk)) cb();
+      else unpack.once('drain', () => cb());
+    },
+    final(cb) {
+      if (lead?.length) unpack.write(lead);
+      if (!complete) unpack.end();
+      cb();
+    },
+  });
   try {
-    await Promise.all([pipeline([source, ...stages, unpack as unknown as NodeJS.WritableStream], { signal }), unpacked]);
+    const piped = pipeline([source, ...stages, feed], { signal: AbortSignal.any([signal, stop.signal]) }).catch((err) => {
+      if (!(complete && !problem && !signal.aborted)) throw err;
+    });
+    // Settled by Promise.all below; a rejection after the other one failed first is not an unhandled one.
+    piped.catch(() => undefined);
+    await Promise.all([piped, unpacked]);
   } catch (err) {
+    stop.abort(err);
     unpack.abort(err as Error);
     if (problem) throw problem;
     if (signal.aborted) throw signal.reason;
-    if (err instanceof SourceError) throw err;
+    if (err instanceof SourceError || isDiskFull(err)) throw err;
     const e = err as NodeJS.ErrnoException;
     throw new SourceError(`cannot extract ${what} (a .tar.gz archive is expected): ${e.code === 'Z_DATA_ERROR' ? 'invalid gzip data' : e.message}`);
   }

@@ -6,7 +6,8 @@ import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { objectId } from '../../shared/ids.ts';
 import { isoDate } from '../../shared/clock.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, DISK_FULL_MESSAGE } from '../../http/errors.ts';
+import { isDiskFull, retryWhileDiskFull } from '../../shared/disk-full.ts';
 import type { UserRow } from '../auth/principal.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
@@ -19,6 +20,7 @@ import { prepareSource, type Source, type SourceLimits } from './sources.ts';
 import { parseProcfile } from './procfile.ts';
 import { buildpackBuild, languageOf } from './slug-build.ts';
 import { defined } from '../../shared/defined.ts';
+import { DeploymentQueue } from './deployment-queue.ts';
 
 export const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
 
@@ -50,6 +52,12 @@ export interface DeploymentsServiceDeps {
   userById: (id: string) => UserRow | undefined;
   /** Reads more of the code than the Procfile (cron.json); throwing fails the build with the message. */
   onCode?: (appId: string, deploymentId: string, codeDir: string) => void;
+  /** Runs the postdeploy / first-deploy hook of a built release; resolves with its exit code. */
+  runHook?: (app: AppRow, rel: { deploymentId: string; image: string; processTypes: Record<string, string> }, name: string, command: string, onLine: (line: string) => void) => Promise<number>;
+  /** A hook's output line, as the app's logs show it (`[postdeploy]`). */
+  onHookLine?: (appId: string, name: string, line: string) => void;
+  /** Deployments of one app that may wait while one runs (the API's); past it, 409. */
+  maxQueuedDeployments?: number;
 }
 
 /**
@@ -63,6 +71,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
   bus.setMaxListeners(0);
   const running = new Map<string, Promise<void>>(); // app id → deployment in progress
   const queued = new Map<string, { source: Source; pusher: UserRow | null }>(); // coalesced redeploys (watcher)
+  const waiting = new DeploymentQueue(deps.maxQueuedDeployments ?? 10); // deployments posted while one runs
   const building = new Set<string>(); // deployment ids whose builds/<id>/ is in use
   // A build started since the last sweep (true at first: a killed process may have left some).
   let builtSinceSweep = true;
@@ -131,9 +140,23 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
         say(`!      Build failed: ${(err as Error).message}`);
         throw Object.assign(err as Error, { status: 'build-error' });
       }
+      const hook = deployHook(context, processTypes, Boolean(deps.apps.find(app.id)?.last_deployment_id));
+      delete processTypes.postdeploy;
       say(`-----> Process types: ${Object.entries(processTypes).map(([k, v]) => `${k}${v ? ` (${v})` : ''}`).join(', ')}`);
       setStatus('pushing', { image: tag, process_types: JSON.stringify(processTypes) });
       setStatus('starting');
+      // Before the new version takes traffic (and before the formation changes): a failing hook leaves the running version.
+      if (hook && deps.runHook) {
+        say(`-----> Running the ${hook.name} hook: ${hook.command}`);
+        const code = await deps.runHook(app, { deploymentId: d.id, image: tag, processTypes }, hook.name, hook.command, (l) => {
+          say(`       ${l}`);
+          deps.onHookLine?.(app.id, hook.name, l);
+        });
+        if (code !== 0) {
+          say(`!      The ${hook.name} hook failed (exit code ${code}): the previous version keeps running`);
+          throw Object.assign(new Error(`${hook.name} hook exited with code ${code}`), { status: 'hook-error' });
+        }
+      }
       // First deployment: one web container (when there is a web type), other types at 0.
       if (!deps.containers.formation(app.id).length) {
         for (const type of Object.keys(processTypes)) deps.containers.upsertFormation({ app_id: app.id, type, id: objectId(), amount: type === 'web' ? 1 : 0, size: 'M', command: processTypes[type] });
@@ -155,11 +178,18 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, d.id);
     } catch (err) {
       const status = (err as { status?: string }).status ?? 'build-error';
-      if (!(err as { status?: string }).status) say(`!      ${(err as Error).message}`);
-      final = setStatus(status);
-      deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, null);
-      // The running version stays: the app goes back to what it was.
-      deps.apps.setStatus(app.id, previousStatus === 'booting' ? 'new' : previousStatus);
+      if (isDiskFull(err)) {
+        // The build's own files are what filled it, most often: they go before the status is written.
+        await removeBuildDir(workDir);
+        say(`!      ${DISK_FULL_MESSAGE.replace(': free', ', the build stopped: free')}`);
+      } else if (!(err as { status?: string }).status) say(`!      ${(err as Error).message}`);
+      final = await retryWhileDiskFull(() => {
+        const row = setStatus(status);
+        deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, null);
+        // The running version stays: the app goes back to what it was.
+        deps.apps.setStatus(app.id, previousStatus === 'booting' ? 'new' : previousStatus);
+        return row;
+      }, logger, 'the end of a deployment');
     } finally {
       await removeBuildDir(workDir);
       building.delete(d.id);
@@ -178,31 +208,52 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
     }
   }
 
+  /** Runs a deployment; when it ends, the app's next queued deployment (or a watcher's coalesced redeploy) starts. */
+  function start(app: AppRow, d: DeploymentRow, source: Source, pusher: UserRow | null): void {
+    const p = pipeline(app, d, source, pusher)
+      .catch((err) => logger.error({ err, deployment: d.id }, 'deployment pipeline failed'))
+      .finally(() => {
+        running.delete(app.id);
+        const fresh = deps.apps.find(app.id);
+        if (!fresh || deps.orchestrator.gone(app.id)) {
+          for (const q of waiting.drop(app.id)) store.update({ ...q.row, status: 'aborted', output: '!      Aborted: the app was deleted\n', finished_at: clock.now() });
+          queued.delete(app.id);
+          return;
+        }
+        const next = waiting.next(app.id);
+        if (next) return start(fresh, next.row, next.source, next.pusher);
+        const redeploy = queued.get(app.id);
+        queued.delete(app.id);
+        if (redeploy) service.deploy(fresh, redeploy.source, redeploy.pusher);
+      });
+    running.set(app.id, p);
+    // An app deletion waits for its deployment: the image it builds is then removed with the others.
+    deps.orchestrator.track(app.id, p);
+  }
+
   const service = {
     bus,
     /** Resolves once no deployment of the app is in progress (those queued behind it included). */
     async appIdle(appId: string): Promise<void> {
       for (let p = running.get(appId); p; p = running.get(appId)) await p;
     },
-    /** Starts a deployment; answers at once with the queued deployment. */
-    deploy(app: AppRow, source: Source, pusher: UserRow | null): DeploymentRow {
-      if (running.has(app.id)) throw new ApiError(409, { error: 'a deployment of this app is already in progress: wait for it to end' });
+    /**
+     * Starts a deployment; answers at once with it. While another deployment of the app runs, `queue`
+     * puts it in the app's line (status `queued`, started in order; 409 past the line's length);
+     * without `queue` (a git push, which waits on its own), 409.
+     */
+    deploy(app: AppRow, source: Source, pusher: UserRow | null, opts: { queue?: boolean } = {}): DeploymentRow {
+      const busy = running.has(app.id);
+      if (busy && !opts.queue) throw new ApiError(409, { error: 'a deployment of this app is already in progress: wait for it to end' });
+      if (busy && waiting.isFull(app.id)) {
+        throw new ApiError(409, { error: `${waiting.max} deployments of this app are already queued: wait for one of them to end` });
+      }
       assertNotBeingDeleted(app, deps.orchestrator, deps.apps);
       const d: DeploymentRow = { id: objectId(clock.now()), app_id: app.id, status: 'queued', source: source.location, source_kind: source.kind, git_ref: source.gitRef ?? null, image: null, process_types: '{}', pusher_id: pusher?.id ?? null, output: '', created_at: clock.now(), finished_at: null };
       store.insert(d);
       emit({ appId: app.id, deploymentId: d.id, type: 'new', data: { deployment: d.id } });
-      const p = pipeline(app, d, source, pusher)
-        .catch((err) => logger.error({ err, deployment: d.id }, 'deployment pipeline failed'))
-        .finally(() => {
-          running.delete(app.id);
-          const next = queued.get(app.id);
-          queued.delete(app.id);
-          const fresh = deps.apps.find(app.id);
-          if (next && fresh && !deps.orchestrator.gone(app.id)) service.deploy(fresh, next.source, next.pusher);
-        });
-      running.set(app.id, p);
-      // An app deletion waits for its deployment: the image it builds is then removed with the others.
-      deps.orchestrator.track(app.id, p);
+      if (busy) waiting.push(app.id, { row: d, source, pusher });
+      else start(app, d, source, pusher);
       return d;
     },
     /** The API's deployment: 503 (and no deployment recorded) while the engine cannot be reached. */
@@ -210,7 +261,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       await assertEngineAvailable(deps.runtime);
       const fresh = deps.apps.find(app.id);
       if (!fresh) throw ApiError.notFound('app');
-      return service.deploy(fresh, source, pusher);
+      return service.deploy(fresh, source, pusher, { queue: true });
     },
     /** For watchers: deploy now, or once the running deployment ends (changes coalesce). */
     deploySoon(app: AppRow, source: Source, pusher: UserRow | null): void {
@@ -260,3 +311,20 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
 }
 
 export type DeploymentsService = ReturnType<typeof createDeploymentsService>;
+
+/**
+ * The hook of a deployment: the manifest's scripts.first-deploy on the app's first successful
+ * deployment (a one-click deploy's), otherwise the Procfile's postdeploy entry.
+ */
+function deployHook(context: string, processTypes: Record<string, string>, deployedBefore: boolean): { name: string; command: string } | null {
+  if (!deployedBefore) {
+    const file = join(context, 'scalingo.json');
+    try {
+      const firstDeploy = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { scripts?: { 'first-deploy'?: unknown } }).scripts?.['first-deploy'] : undefined;
+      if (typeof firstDeploy === 'string' && firstDeploy.trim()) return { name: 'first-deploy', command: firstDeploy };
+    } catch {
+      // A manifest that is not JSON names no hook (the platform reads it only for review apps and one-click deploys).
+    }
+  }
+  return processTypes.postdeploy ? { name: 'postdeploy', command: processTypes.postdeploy } : null;
+}

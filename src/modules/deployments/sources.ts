@@ -3,7 +3,8 @@ import { mkdir, readdir, stat, lstat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { extractArchive, openHttpArchive, openLocalArchive, SourceError, timeLimit, type SourceLimits } from './archive-extract.ts';
+import { openHttpArchive } from './http-archive.ts';
+import { extractArchive, openLocalArchive, SourceError, timeLimit, type SourceLimits } from './archive-extract.ts';
 import { extractPushedCommit } from './push-source.ts';
 
 export { SourceError, type SourceLimits } from './archive-extract.ts';

@@ -260,14 +260,32 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     stops.add(stop);
   }
 
+  /**
+   * Room for one more connection: at maxConnections, the oldest one still not authenticated is
+   * closed for it (as OpenSSH's MaxStartups drops pending ones), so idle connections never lock a
+   * user out; only when every connection is authenticated is the new one refused.
+   */
+  function admit(): boolean {
+    if (sockets.size < limits.maxConnections) return true;
+    for (const s of sockets) {
+      if (authenticated.has(s)) continue;
+      s.destroy();
+      sockets.delete(s);
+      return true;
+    }
+    logger.warn({ max: limits.maxConnections }, 'ssh: connection refused, every connection slot is taken by an authenticated user');
+    return false;
+  }
+
   return {
     /** Binds the port (0 = any free one); ssh2 loads at the first connection. */
     async listen(): Promise<number> {
       net = createServer((socket) => {
+        socket.on('error', () => undefined);
+        if (!admit()) return void socket.destroy();
         sockets.add(socket);
         const peer = `${socket.remoteAddress}:${socket.remotePort}`;
         byPeer.set(peer, socket);
-        socket.on('error', () => undefined);
         // Bounded in time on the raw socket, so a peer that never even identifies is dropped too:
         // authenticated within authTimeoutMs, and alive at most as long as one command may run.
         const authTimer = setTimeout(() => authenticated.has(socket) || socket.destroy(), limits.authTimeoutMs);
@@ -286,7 +304,6 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
           },
         );
       });
-      net.maxConnections = limits.maxConnections;
       net.on('error', (err) => logger.warn({ err }, 'ssh listener error'));
       const listener = net;
       await new Promise<void>((ok, fail) => {

@@ -1,0 +1,139 @@
+import { describe, it, expect, afterAll } from 'vitest';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { docker, dockerPs, eventually } from '../support/docker-cli.ts';
+import { routerGet } from '../support/apps.ts';
+
+// `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
+// Ctrl-C stops the app's containers and exits 0; --detach leaves them running until `down`.
+const ROOT = resolve(import.meta.dirname, '../..');
+const NODE_TSX = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/main.ts')];
+const root = mkdtempSync(join(tmpdir(), 'emu-up-cli-'));
+
+function run(args: string[], opts: { env?: Record<string, string> } = {}) {
+  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], { cwd: root, env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+function project(name: string, files: Record<string, string>): string {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+  return dir;
+}
+
+const PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory'];
+const WEB = { Procfile: 'web: echo "web up on $PORT"; exec httpd -f -p $PORT -h /app\n', 'index.html': 'hi\n' };
+
+async function badInput(args: string[], env?: Record<string, string>): Promise<string> {
+  const p = run(args, { env });
+  const code = await p.exited;
+  expect(code, p.stderr()).toBe(1);
+  const lines = p.stderr().trim().split('\n');
+  expect(lines, p.stderr()).toHaveLength(1);
+  expect(p.stderr()).not.toMatch(/\n\s+at /);
+  return lines[0];
+}
+
+describe('scalingo-emulator up: bad input gets one clear line and exit 1', () => {
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('a folder that is not an app', async () => {
+    const dir = project('empty-folder', { 'README.md': '# nothing to run\n' });
+    expect(await badInput(['up', dir, ...PORTS])).toMatch(/^up: .*empty-folder is not an app: no Procfile, Dockerfile, package\.json/);
+    expect(await badInput(['up', join(root, 'missing'), ...PORTS])).toMatch(/^up: .*missing: no such folder$/);
+  });
+
+  it('invalid JSON in scalingo.json, with the position', async () => {
+    const dir = project('bad-json', { ...WEB, 'scalingo.json': '{\n  "env": {\n    "A": {"value": "1"},\n  }\n}\n' });
+    expect(await badInput(['up', dir, ...PORTS])).toMatch(/^up: scalingo\.json: invalid JSON at line 4 column 3: /);
+    const wrongType = project('bad-field', { ...WEB, 'scalingo.json': '{"formation": {"web": {"amount": "two"}}}' });
+    expect(await badInput(['up', wrongType, ...PORTS])).toMatch(/^up: scalingo\.json: formation\.web\.amount /);
+  });
+
+  it('an unknown addon or plan', async () => {
+    const addon = project('bad-addon', { ...WEB, 'scalingo.json': '{"addons": [{"plan": "cassandra:big"}]}' });
+    expect(await badInput(['up', addon, ...PORTS])).toMatch(/^up: scalingo\.json: addons\.0: unknown addon "cassandra" \(known: postgresql, mysql, redis/);
+    const plan = project('bad-plan', { ...WEB, 'scalingo.json': '{"addons": ["postgresql:postgresql-huge"]}' });
+    expect(await badInput(['up', plan, ...PORTS])).toMatch(/^up: scalingo\.json: addons\.0: unknown plan "postgresql-huge" of postgresql \(plans: postgresql-sandbox/);
+  });
+
+  it('a missing required env var (and its description)', async () => {
+    const dir = project('needs-key', { ...WEB, 'scalingo.json': '{"env": {"STRIPE_KEY": {"required": true, "description": "the Stripe API key"}}}' });
+    expect(await badInput(['up', dir, ...PORTS])).toMatch(/^up: scalingo\.json: env STRIPE_KEY is required \(the Stripe API key\): set it in the shell/);
+  });
+
+  it('a port in use by another program', async () => {
+    const server: Server = createServer((s) => s.destroy());
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const dir = project('port-taken', WEB);
+      expect(await badInput(['up', dir, '--port', String(port), '--router-port', '0', '--ssh-port', '0', '--in-memory'])).toBe(`up: port ${port} is in use by another program: choose another --port / --router-port / --ssh-port`);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('bad usage is exit 2 with the usage', async () => {
+    const p = run(['up', 'a', 'b']);
+    expect(await p.exited).toBe(2);
+    expect(p.stderr()).toContain('Usage: scalingo-emulator up [DIR]');
+  });
+});
+
+describe('scalingo-emulator up as a process (real Docker)', () => {
+  // Each test removes what it made: in memory, the emulator `up` started removes its apps' containers and images when it stops.
+  afterAll(() => {
+    for (const name of ['ctrl-c-app', 'detached-app']) for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
+  });
+
+  it('Ctrl-C stops the app and the emulator and exits 0', async () => {
+    const dir = project('ctrl-c-app', WEB);
+    cpSync(join(ROOT, 'fixtures/apps/busybox-web/index.html'), join(dir, 'index.html'));
+    const p = run(['up', dir, ...PORTS]);
+    await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, { timeoutMs: 120_000, what: `up ready: ${p.stdout()}${p.stderr()}` });
+    expect(p.child.exitCode, p.stderr()).toBeNull();
+    await eventually(() => /^web-1\s+\| web up on 5000$/m.test(p.stdout()), { timeoutMs: 30_000, what: 'the web-1 line' });
+    const running = dockerPs([`${LABELS.appName}=ctrl-c-app`]);
+    expect(running.map((c) => c.state)).toEqual(['running']);
+    p.child.kill('SIGINT');
+    expect(await p.exited).toBe(0);
+    expect(p.stdout()).toContain('SIGINT: stopping');
+    expect(dockerPs([`${LABELS.appName}=ctrl-c-app`], true)).toEqual([]);
+  }, 300_000);
+
+  it('--detach leaves the app running; down stops it, down --volumes deletes it', async () => {
+    const dir = project('detached-app', WEB);
+    const dataDir = join(root, 'detached-data');
+    const ports = ['--port', '5751', '--router-port', '5752', '--ssh-port', '5753', '--data-dir', dataDir];
+    const p = run(['up', dir, '--detach', ...ports]);
+    try {
+      expect(await p.exited, p.stderr()).toBe(0);
+      expect(p.stdout()).toContain('Detached: http://detached-app.localhost:5752 keeps running');
+      expect(dockerPs([`${LABELS.appName}=detached-app`]).map((c) => c.state)).toEqual(['running']);
+      expect((await routerGet(5752, 'detached-app', '/index.html')).body).toBe('hi\n');
+    } finally {
+      // Also when `up` failed: the emulator it left in the background is stopped (its pid file).
+      const d = run(['down', dir, '--volumes', ...ports]);
+      const code = await d.exited;
+      if (p.child.exitCode === 0) {
+        expect(code, d.stderr()).toBe(0);
+        expect(d.stdout()).toContain('Deleted detached-app');
+        expect(d.stdout()).toMatch(/Stopped the emulator \(pid \d+\)/);
+      }
+    }
+    expect(dockerPs([`${LABELS.appName}=detached-app`], true)).toEqual([]);
+    await expect(fetch('http://127.0.0.1:5751/_emulator/health')).rejects.toThrow();
+  }, 300_000);
+});
