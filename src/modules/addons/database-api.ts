@@ -15,7 +15,8 @@ export const DATABASE_API_BASES = ['/api', '/_emulator/databases/api'] as const;
 const FEATURES: [RegExp, string][] = [
   [/^\/logs_archives/, 'log archives'],
   [/^\/logs/, 'logs'],
-  [/^\/backups|^\/periodic_backups|^\/pitr|^\/recovery/, 'backups'],
+  [/^\/pitr|^\/recovery/, 'point-in-time recovery'],
+  [/^\/backups|^\/periodic_backups/, 'backups'],
   [/^\/users/, 'database users'],
   [/^\/maintenance/, 'maintenance windows'],
   [/^\/features/, 'database features (force TLS, Internet access)'],

@@ -49,7 +49,7 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
   r.add({ method: 'get', path: '/v1/databases/:id/endpoints', summary: 'The endpoints of a dedicated database (its published port)', responses: { 200: endpointList } }, async (c) =>
     c.json({ endpoints: await databases.endpoints(user(c), databases.find(user(c), c.req.param('id'))) }),
   );
-  r.add({ method: 'get', path: '/v1/databases/:id/net_peerings', summary: 'Net peerings of a dedicated database (none locally)', responses: { 200: z.object({ net_peerings: z.array(z.never()) }) } }, (c) => {
+  r.add({ method: 'get', path: '/v1/databases/:id/net_peerings', summary: 'Net peerings of a dedicated database (none locally)', responses: { 200: z.object({ net_peerings: z.array(z.object({ id: z.string() })) }) } }, (c) => {
     databases.find(user(c), c.req.param('id'));
     return c.json({ net_peerings: [] });
   });
