@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContainerRuntime } from './runtime.ts';
 import { IMAGE_RECIPES, RECIPE_LABEL, recipeHash, type ImageRecipe } from './image-recipes.ts';
-import { buildRootfs, debianSuite } from './rootfs.ts';
+import { buildRootfs, debianSuite, removeBuildDir } from './rootfs.ts';
 
 // Images from recipes, built once and cached by the recipe hash in the image's label: `npm run
 // images` builds them ahead (with progress), the emulator builds a missing one on first use (a
@@ -119,15 +119,18 @@ async function build(runtime: ContainerRuntime, recipe: ImageRecipe, say: (line:
     await runtime.importImage({ tarPath: tar, tag: recipe.tag, changes: [...recipe.changes, `LABEL ${RECIPE_LABEL}=${hash}`, 'LABEL io.scalingo-emulator.base=debian'] });
     say(`${recipe.tag} built in ${Math.round((Date.now() - started) / 1000)} s`);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeBuildDir(dir);
   }
 }
 
-/** Root filesystems left by a process that died during a build (the pid in the name is gone). */
+/**
+ * Build directories left by a process that died during a build (the pid in the name is gone): the
+ * unfinished root filesystem and mmdebstrap's temporary chroot with what it had mounted.
+ */
 function removeAbandonedRootfsDirs(): void {
   for (const name of readdirSync(tmpdir())) {
     const pid = Number(/^scalingo-emu-rootfs-[a-z]+-(\d+)-/.exec(name)?.[1]);
-    if (pid && !processAlive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    if (pid && !processAlive(pid)) removeBuildDir(join(tmpdir(), name));
   }
 }
 

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ImageRecipe } from './image-recipes.ts';
 
 // Root filesystems from Debian's packages with mmdebstrap, using the machine's own Debian mirror
@@ -73,7 +73,10 @@ export function buildRootfs(recipe: ImageRecipe, suite: string, out: string, onL
     ...(sources.length ? sources : ['http://deb.debian.org/debian']),
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn('mmdebstrap', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    // mmdebstrap's own temporary root (with /dev, /proc and /sys mounted in it while packages install)
+    // lives in the build's directory, so a build cut short leaves nothing outside it (removeBuildDir).
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', TMPDIR: dirname(out) };
+    const child = spawn('mmdebstrap', args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     const tail: string[] = [];
     const timer = setTimeout(() => child.kill('SIGTERM'), BUILD_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
@@ -98,4 +101,19 @@ export function buildRootfs(recipe: ImageRecipe, suite: string, out: string, onL
       else reject(new Error(`mmdebstrap failed (exit ${code}):\n${tail.join('\n')}`));
     });
   });
+}
+
+/**
+ * Removes a build's directory: first whatever is still mounted under it (the chroot's /dev, /proc and
+ * /sys when mmdebstrap was killed), deepest first, then the files, never crossing into another file
+ * system — a bind mount left in place is skipped, never emptied.
+ */
+export function removeBuildDir(dir: string): void {
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((line) => (line.split(' ')[1] ?? '').replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))))
+    .filter((m) => m === dir || m.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) spawnSync('umount', ['-l', m]);
+  spawnSync('rm', ['-rf', '--one-file-system', dir]);
 }

@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create as tarCreate } from 'tar';
@@ -10,6 +10,7 @@ import { debianSuite } from '../../src/runtime/rootfs.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { FAST, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
+import { spawnEmulator, type EmulatorProcess } from '../reliability/emulator-process.ts';
 
 // Issue #20: the emulator builds each Debian-based image the first time a deployment or an addon
 // needs it. This group runs before every other test file (vitest.config.ts). CI starts it with no
@@ -29,6 +30,13 @@ const taggedSince = (tag: string, since: number) =>
   docker('events', '--since', String(since), '--until', String(Math.ceil(Date.now() / 1000)), '--filter', 'type=image', '--filter', 'event=tag', '--format', '{{.Actor.Attributes.name}}')
     .split('\n')
     .filter((name) => name === tag).length;
+
+/** SIGKILL to a process's descendants (the build's mmdebstrap and its children), deepest first. */
+function killTree(pid: number): void {
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  for (const child of children) killTree(child);
+  for (const child of children) spawnSync('kill', ['-9', String(child)]);
+}
 
 describe('images built on first use (real Docker, Debian packages)', () => {
   let h: Harness;
@@ -163,10 +171,55 @@ describe('images built on first use (real Docker, Debian packages)', () => {
     2 * BUILD,
   );
 
+  it.runIf(allMissing('mysql'))(
+    'an emulator killed (with the build it runs) during an image build leaves no image and no mount; at its next start the addon builds it and runs',
+    async () => {
+      const dataDir = join(work, 'killed-build');
+      mkdirSync(dataDir);
+      const config = { intervals: FAST, addons: { servers: true }, logLevel: 'error' };
+      let emu: EmulatorProcess = await spawnEmulator(dataDir, config);
+      let instance = '';
+      const app = 'first-killed-build';
+      try {
+        expect((await emu.call('POST', '/v1/apps', { body: { app: { name: app } } })).status).toBe(201);
+        const add = await emu.call('POST', `/v1/apps/${app}/addons`, { body: { addon: { addon_provider_id: 'scalingo-mysql', plan_id: 'mysql-sandbox' } } });
+        expect(add.status, add.text).toBe(201);
+        const id = add.body.addon.id as string;
+        const first = emu;
+        // Killed once mmdebstrap installs packages in its chroot (/dev, /proc and /sys mounted there).
+        await eventually(async () => (await first.call('GET', `/v1/apps/${app}/addons/${id}/server/logs?n=1000`)).text.includes('I: installing'), {
+          timeoutMs: BUILD,
+          intervalMs: 100,
+          what: 'the MySQL image build to be under way',
+        });
+        instance = docker('network', 'ls', '--filter', `label=${LABELS.appId}=${add.body.addon.app_id}`, '--format', `{{.Label "${LABELS.owner}"}}`);
+        const buildDir = `scalingo-emu-rootfs-mysql-${first.pid}-`;
+        killTree(first.pid);
+        await first.kill9();
+        expect(current(recipe('mysql'))).toBe(false);
+        expect(spawnSync('docker', ['image', 'inspect', recipe('mysql').tag]).status, 'no image may pass for built').not.toBe(0);
+
+        emu = await spawnEmulator(dataDir, config);
+        await waitForAddon(emu.call, app, id, BUILD);
+        expect(current(recipe('mysql'))).toBe(true);
+        expect(dockerPs([`${LABELS.addonId}=${id}`]).map((c) => c.state)).toEqual(['running']);
+        // What the killed build left (its root filesystem, mmdebstrap's chroot and its mounts) is gone.
+        expect(readdirSync(tmpdir()).filter((n) => n.startsWith(buildDir))).toEqual([]);
+        expect(readFileSync('/proc/self/mounts', 'utf8')).not.toContain(buildDir);
+      } finally {
+        await emu.call('DELETE', `/v1/apps/${app}?current_name=${app}`).catch(() => undefined);
+        await emu.stop();
+        if (instance) removeInstance(instance);
+      }
+    },
+    2 * BUILD,
+  );
+
   it(
     'a deployment of each language and an addon of each kind find or build their image; two needs of one image share one build',
     async () => {
       const since = Math.floor(Date.now() / 1000) - 1;
+      const missing = new Set(IMAGE_RECIPES.filter((r) => !current(r)).map((r) => r.id));
       for (const app of ['first-python', 'first-ruby', 'first-db', 'first-db-two']) await createApp(app);
       if (!apps.includes('first-node')) await createApp('first-node');
       // Everything at once: the builds the emulator needs run side by side, one per image.
@@ -186,21 +239,21 @@ describe('images built on first use (real Docker, Debian packages)', () => {
         expect((await routerGet(h.emu.urls.routerPort, app)).body, app).toMatch(runtime);
       }
       const built = (id: string, title: string, output: string) => {
-        if (missingAtStart.has(id)) expect(output).toContain(`-----> Building the ${title} image (first use)…`);
+        if (missing.has(id)) expect(output).toContain(`-----> Building the ${title} image (first use)…`);
         else expect(output).not.toContain('(first use)');
       };
       built('python', 'Python stack', py.output);
       built('ruby', 'Ruby stack', rb.output);
       expect(nd.output).not.toContain('(first use)'); // built by the test above, or before the run
-      if (missingAtStart.has('postgresql')) {
+      if (missing.has('postgresql')) {
         for (const m of [messages[0], messages[1]]) expect([...m].join('\n')).toContain('building the PostgreSQL server image (first use)');
         expect(await addonLogs('first-db-two', pg2)).toContain('[image] importing the root filesystem into Docker');
       }
-      if (missingAtStart.has('mysql')) expect([...messages[2]].join('\n')).toContain('building the MySQL (MariaDB) server image (first use)');
+      if (missing.has('mysql')) expect([...messages[2]].join('\n')).toContain('building the MySQL (MariaDB) server image (first use)');
       // Observed in Docker: each image carries its recipe, and each was tagged once however many waited for it.
       for (const id of ['python', 'ruby', 'postgresql', 'mysql']) {
         expect(current(recipe(id)), id).toBe(true);
-        expect(taggedSince(recipe(id).tag, since), `builds of ${id}`).toBe(missingAtStart.has(id) ? 1 : 0);
+        expect(taggedSince(recipe(id).tag, since), `builds of ${id}`).toBe(missing.has(id) ? 1 : 0);
       }
       for (const id of [pg1, pg2, mysql]) expect(dockerPs([`${LABELS.addonId}=${id}`])[0]?.state, id).toBe('running');
     },
