@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ImageRecipe } from './image-recipes.ts';
@@ -105,15 +105,20 @@ export function buildRootfs(recipe: ImageRecipe, suite: string, out: string, onL
 
 /**
  * Removes a build's directory: first whatever is still mounted under it (the chroot's /dev, /proc and
- * /sys when mmdebstrap was killed), deepest first, then the files, never crossing into another file
- * system — a bind mount left in place is skipped, never emptied.
+ * /sys when mmdebstrap was killed), deepest first; then the files, only once nothing is mounted there
+ * any more — a mount that would not go is left in place with its directory, never emptied.
  */
 export function removeBuildDir(dir: string): void {
-  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+  for (const m of mountsUnder(dir)) spawnSync('umount', ['-l', m]);
+  if (mountsUnder(dir).length) return;
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Mount points at or below `dir`, deepest first (/proc/self/mounts escapes spaces as \\040). */
+function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mounts', 'utf8')
     .split('\n')
     .map((line) => (line.split(' ')[1] ?? '').replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))))
     .filter((m) => m === dir || m.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
-  for (const m of mounts) spawnSync('umount', ['-l', m]);
-  spawnSync('rm', ['-rf', '--one-file-system', dir]);
 }
