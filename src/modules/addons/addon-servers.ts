@@ -11,6 +11,7 @@ import type { AddonRow } from './addons.store.ts';
 import type { AddonServersStore, AddonServerRow } from './addon-servers.store.ts';
 import { ADDON_KINDS, kindOfProvider, planMemoryBytes, type AddonKind } from './addon-kinds.ts';
 import { createAddonLogs } from './addon-logs.ts';
+import { createAddonServerExec, serverEnv, type RunningServer } from './addon-server-exec.ts';
 import { defined } from '../../shared/defined.ts';
 
 // Real database servers for the postgresql, mysql and redis addons (issue #15). Each addon gets a
@@ -71,7 +72,6 @@ export function createAddonServers(deps: AddonServersDeps) {
   const networkName = (appId: string) => `scalingo-emu-${deps.instanceId}-net-${appId.toLowerCase()}`;
   const labels = (row: AddonServerRow) => ({ [LABELS.owner]: deps.instanceId, [LABELS.appId]: row.app_id, [LABELS.addonId]: row.addon_id, [LABELS.type]: `addon-${row.kind}` });
   const credentials = (row: AddonServerRow) => ({ username: row.username, password: row.password, database: row.database });
-  const env = (row: AddonServerRow) => ({ ADDON_USER: row.username, ADDON_PASSWORD: row.password, ADDON_DATABASE: row.database });
 
   /** Creates (or re-creates, on the same volume) the server container and waits until it answers. */
   async function startServer(row: AddonServerRow): Promise<void> {
@@ -91,7 +91,7 @@ export function createAddonServers(deps: AddonServersDeps) {
         name: row.container_name,
         image: recipe.tag,
         cmd: ['sh', '-c', spec.script(row.memory_bytes)],
-        env: env(row),
+        env: serverEnv(row),
         labels: labels(row),
         memoryBytes: row.memory_bytes,
         publishPort: spec.port,
@@ -107,7 +107,7 @@ export function createAddonServers(deps: AddonServersDeps) {
     logs.follow(row.addon_id, row.app_id, engineId);
     const deadline = deps.clock.now() + READY_TIMEOUT_MS;
     for (;;) {
-      const r = await runtime.exec(engineId, spec.ready, { env: env(row) }).catch(() => ({ exitCode: -1 }));
+      const r = await runtime.exec(engineId, spec.ready, { env: serverEnv(row) }).catch(() => ({ exitCode: -1 }));
       if (r.exitCode === 0) break;
       const info = await runtime.inspect(engineId);
       if (info?.state !== 'running') throw new Error(`the ${row.kind} server stopped (exit code ${info?.exitCode ?? '?'})`);
@@ -176,6 +176,13 @@ export function createAddonServers(deps: AddonServersDeps) {
     });
     return set;
   }
+
+  const running = async (addonId: string): Promise<RunningServer | null> => {
+    const row = store.byAddon(addonId);
+    const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
+    return row && c && c.state === 'running' ? { row, engineId: c.engineId, host: runtime.publishHost, hostPort: c.hostPort } : null;
+  };
+  const exec = createAddonServerExec(runtime, running);
 
   const service = {
     /** Whether the provider's addons run a real server. */
@@ -321,92 +328,11 @@ export function createAddonServers(deps: AddonServersDeps) {
       await Promise.all(store.all().map((row) => bringUp(row)));
     },
 
-    /**
-     * A dump of the addon's database made now (pg_dump, mariadb-dump, or a Redis RDB snapshot),
-     * gzipped, streamed; null when the addon runs no server or the server is not running.
-     */
-    async dump(addonId: string): Promise<{ stream: NodeJS.ReadableStream; file: string; exitCode: Promise<number> } | null> {
-      const row = store.byAddon(addonId);
-      const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
-      if (!row || !c || c.state !== 'running') return null;
-      const spec = ADDON_KINDS[row.kind as AddonKind];
-      const { stdout, exitCode } = await runtime.execStream(c.engineId, spec.backup.cmd, { env: env(row) });
-      return { stream: stdout, file: `${row.database}-${spec.backup.file}`, exitCode };
-    },
-
     /** The running server of an addon: its row, container and the port published on the runtime's publishHost (null when not running). */
-    async running(addonId: string): Promise<{ row: AddonServerRow; engineId: string; host: string; hostPort: number | null } | null> {
-      const row = store.byAddon(addonId);
-      const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
-      return row && c && c.state === 'running' ? { row, engineId: c.engineId, host: runtime.publishHost, hostPort: c.hostPort } : null;
-    },
+    running,
 
-    /** A backup archive made now: the kind's dump in a temporary directory of the container, tar.gz on stdout. */
-    async archive(addonId: string): Promise<{ stdout: NodeJS.ReadableStream; exitCode: Promise<number> } | null> {
-      const r = await service.running(addonId);
-      if (!r) return null;
-      const spec = ADDON_KINDS[r.row.kind as AddonKind];
-      const script = `set -e\nOUT=$(mktemp -d)\ntrap 'rm -rf "$OUT"' EXIT\n${spec.archive}\ntar czf - -C "$OUT" .\n`;
-      return runtime.execStream(r.engineId, ['sh', '-c', script], { env: env(r.row) });
-    },
-
-    /**
-     * Loads a backup archive (tar.gz) into the running server (issue 22): extracted by the engine into a
-     * temporary directory of the container, replayed by the kind's restore script, removed. Throws with
-     * the server's message when the replay fails.
-     */
-    async restoreArchive(addonId: string, archive: NodeJS.ReadableStream): Promise<void> {
-      const r = await service.running(addonId);
-      if (!r) throw new Error('the database server is not running');
-      const spec = ADDON_KINDS[r.row.kind as AddonKind];
-      const dir = `/tmp/restore-${randomBytes(6).toString('hex')}`;
-      const mk = await runtime.exec(r.engineId, ['mkdir', '-m', '0700', dir], {});
-      if (mk.exitCode !== 0) throw new Error(`could not make ${dir} in the server's container`);
-      try {
-        await runtime.putArchive(r.engineId, dir, archive as import('node:stream').Readable);
-      } catch (err) {
-        await runtime.exec(r.engineId, ['rm', '-rf', dir], {}).catch(() => undefined);
-        throw err;
-      }
-      // The script removes the directory itself on its way out: one engine call fewer on the restore's path.
-      const out = await runtime.exec(r.engineId, ['sh', '-c', `trap 'rm -rf "$IN"' EXIT\n${spec.restore}`], { env: { ...env(r.row), IN: dir }, maxBytes: 256 * 1024 });
-      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
-    },
-
-    /** Turns the kind's force-ssl on or off in the running server; false when the kind has no TLS. Throws with the server's message. */
-    async forceSsl(addonId: string, on: boolean): Promise<boolean> {
-      const r = await service.running(addonId);
-      if (!r) throw new Error('the database server is not running');
-      const scripts = ADDON_KINDS[r.row.kind as AddonKind].forceSsl;
-      if (!scripts) return false;
-      const out = await runtime.exec(r.engineId, ['sh', '-c', on ? scripts.on : scripts.off], { env: env(r.row), maxBytes: 64 * 1024 });
-      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').pop()?.slice(0, 300) || `exit code ${out.exitCode}`);
-      return true;
-    },
-
-    /** The server's users as its own catalogue lists them (pg_authid, mysql.user, ACL USERS). */
-    async users(addonId: string): Promise<{ name: string; passwordEncryption: string; readOnly: boolean }[] | null> {
-      const r = await service.running(addonId);
-      if (!r) return null;
-      const spec = ADDON_KINDS[r.row.kind as AddonKind];
-      const out = await runtime.exec(r.engineId, spec.users, { env: env(r.row), maxBytes: 1024 * 1024 });
-      if (out.exitCode !== 0) throw new Error(`listing the users failed: ${out.stderr.trim().slice(0, 300)}`);
-      return out.stdout.split('\n').filter((l) => l.trim()).map((l) => {
-        const [name = '', enc = '', ro = ''] = l.trim().split('|');
-        return { name, passwordEncryption: enc, readOnly: ro === 'ro' };
-      });
-    },
-
-    /** Runs the kind's createUser / deleteUser script; false when the kind has none. Throws with the server's message. */
-    async manageUser(addonId: string, action: 'createUser' | 'deleteUser' | 'setPassword', user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
-      const r = await service.running(addonId);
-      if (!r) throw new Error('the database server is not running');
-      const script = ADDON_KINDS[r.row.kind as AddonKind][action];
-      if (!script) return false;
-      const out = await runtime.exec(r.engineId, ['sh', '-c', script], { env: { ...env(r.row), NEW_USER: user.name, NEW_PASSWORD: user.password ?? '', READ_ONLY: user.readOnly ? '1' : '0' }, maxBytes: 64 * 1024 });
-      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').pop()?.slice(0, 300) || `exit code ${out.exitCode}`);
-      return true;
-    },
+    // What runs inside a running server (dumps, backups, restores, users, TLS): addon-server-exec.ts.
+    ...exec,
 
     /** The server reachable as `alias` (its host name on the app's network), if any. */
     byAlias: (alias: string) => store.all().find((r) => r.alias === alias),
