@@ -157,7 +157,10 @@ async function main(argv: string[]): Promise<number> {
       missingRecipeImages(emulator.runtime).then(
         (missing) =>
           missing.length &&
-          console.log(`  Not built yet: ${missing.join(', ')} — each is built from Debian packages the first time an app or addon needs it (about a minute each), or ahead with \`npm run images\``),
+          console.log(
+            `  Not built yet: ${missing.join(', ')} — each is built from Debian packages the first time an app or addon needs it ` +
+              '(about a minute each), or ahead with `npm run images`',
+          ),
         () => undefined,
       );
     },

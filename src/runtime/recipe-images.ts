@@ -116,7 +116,8 @@ async function build(runtime: ContainerRuntime, recipe: ImageRecipe, say: (line:
     const tar = join(dir, 'rootfs.tar');
     await buildRootfs(recipe, suite, tar, say);
     say('importing the root filesystem into Docker');
-    await runtime.importImage({ tarPath: tar, tag: recipe.tag, changes: [...recipe.changes, `LABEL ${RECIPE_LABEL}=${hash}`, 'LABEL io.scalingo-emulator.base=debian'] });
+    const labels = [`LABEL ${RECIPE_LABEL}=${hash}`, 'LABEL io.scalingo-emulator.base=debian'];
+    await runtime.importImage({ tarPath: tar, tag: recipe.tag, changes: [...recipe.changes, ...labels] });
     say(`${recipe.tag} built in ${Math.round((Date.now() - started) / 1000)} s`);
   } finally {
     removeBuildDir(dir);

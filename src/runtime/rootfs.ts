@@ -48,7 +48,9 @@ export function mmdebstrapAvailable(): boolean {
  * failure throws with the last lines of mmdebstrap's output.
  */
 export function buildRootfs(recipe: ImageRecipe, suite: string, out: string, onLine: (line: string) => void): Promise<void> {
-  if (!mmdebstrapAvailable()) throw new Error('mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`');
+  if (!mmdebstrapAvailable()) {
+    throw new Error('mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`');
+  }
   const sources = debianSources();
   const cache = debCacheDir();
   mkdirSync(cache, { recursive: true });

@@ -15,14 +15,16 @@ import { spawnEmulator, type EmulatorProcess } from '../reliability/emulator-pro
 // Issue #20: the emulator builds each Debian-based image the first time a deployment or an addon
 // needs it. This group runs before every other test file (vitest.config.ts). CI starts it with no
 // emulator image and no package cache (SCALINGO_EMULATOR_TEST_FROM_SCRATCH=1), so there every image
-// is built here, through the emulator, and observed in Docker; on a machine that already has them,
-// the tests that need a missing image are skipped and the rest checks that everything runs.
+// is built here, through the emulator, and observed in Docker. Elsewhere, on a machine that already has
+// them, the tests that need a missing image are skipped (with CI=true they remove it first and run).
 const FROM_SCRATCH = process.env.SCALINGO_EMULATOR_TEST_FROM_SCRATCH === '1';
 // A first build downloads Debian packages: minutes on a fresh machine, more when several run at once.
 const BUILD = 20 * 60_000;
 const recipe = (id: string) => IMAGE_RECIPES.find((r) => r.id === id) as ImageRecipe;
 const current = (r: ImageRecipe) =>
   spawnSync('docker', ['image', 'inspect', '-f', `{{index .Config.Labels "${RECIPE_LABEL}"}}`, r.tag], { encoding: 'utf8' }).stdout.trim() === recipeHash(r, debianSuite());
+// In CI these tests never skip: the images they must see built are removed first when a run did not start from scratch.
+if (process.env.CI === 'true' && !FROM_SCRATCH) for (const id of ['node', 'redis', 'mysql']) spawnSync('docker', ['rmi', '-f', recipe(id).tag]);
 const missingAtStart = new Set(IMAGE_RECIPES.filter((r) => !current(r)).map((r) => r.id));
 const allMissing = (...ids: string[]) => ids.every((id) => missingAtStart.has(id));
 /** How many times Docker tagged `tag` since `since` (seconds): one per finished build. */

@@ -19,6 +19,8 @@ export interface RunningServer {
 /** The addon's credentials, as the kind's scripts read them. */
 export const serverEnv = (row: AddonServerRow) => ({ ADDON_USER: row.username, ADDON_PASSWORD: row.password, ADDON_DATABASE: row.database });
 
+type UserAction = 'createUser' | 'deleteUser' | 'setPassword';
+
 const lastError = (stderr: string, exitCode: number) => stderr.trim().split('\n').pop()?.slice(0, 300) || `exit code ${exitCode}`;
 
 export function createAddonServerExec(runtime: ContainerRuntime, running: (addonId: string) => Promise<RunningServer | null>) {
@@ -69,7 +71,8 @@ export function createAddonServerExec(runtime: ContainerRuntime, running: (addon
         throw err;
       }
       // The script removes the directory itself on its way out: one engine call fewer on the restore's path.
-      const out = await runtime.exec(r.engineId, ['sh', '-c', `trap 'rm -rf "$IN"' EXIT\n${spec.restore}`], { env: { ...serverEnv(r.row), IN: dir }, maxBytes: 256 * 1024 });
+      const script = `trap 'rm -rf "$IN"' EXIT\n${spec.restore}`;
+      const out = await runtime.exec(r.engineId, ['sh', '-c', script], { env: { ...serverEnv(r.row), IN: dir }, maxBytes: 256 * 1024 });
       if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
     },
 
@@ -97,11 +100,12 @@ export function createAddonServerExec(runtime: ContainerRuntime, running: (addon
     },
 
     /** Runs the kind's createUser / deleteUser script; false when the kind has none. Throws with the server's message. */
-    async manageUser(addonId: string, action: 'createUser' | 'deleteUser' | 'setPassword', user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
+    async manageUser(addonId: string, action: UserAction, user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
       const r = await mustRun(addonId);
       const script = kind(r)[action];
       if (!script) return false;
-      const out = await runtime.exec(r.engineId, ['sh', '-c', script], { env: { ...serverEnv(r.row), NEW_USER: user.name, NEW_PASSWORD: user.password ?? '', READ_ONLY: user.readOnly ? '1' : '0' }, maxBytes: 64 * 1024 });
+      const env = { ...serverEnv(r.row), NEW_USER: user.name, NEW_PASSWORD: user.password ?? '', READ_ONLY: user.readOnly ? '1' : '0' };
+      const out = await runtime.exec(r.engineId, ['sh', '-c', script], { env, maxBytes: 64 * 1024 });
       if (out.exitCode !== 0) throw new Error(lastError(out.stderr, out.exitCode));
       return true;
     },
