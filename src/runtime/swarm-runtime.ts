@@ -155,7 +155,8 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
 
     async run(spec, o = {}) {
       if (spec.tty || spec.openStdin || spec.networkNone) {
-        const engine = await oneOffEngine();
+        // Builds (no network) stay on the manager, where their images are committed and kept.
+        const engine = spec.networkNone ? manager : await oneOffEngine();
         const info = await engine.run(spec, o);
         plainEngine.set(info.engineId, engine);
         return info;
@@ -169,10 +170,10 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
         throw err;
       }
       await nodes.refresh();
-      await nodes.spreadImage(spec.image, imageId);
-      // A named volume (addon data) stays where it was made: its service is pinned to the manager node.
-      const pinned = (spec.binds ?? []).some((b) => !b.startsWith('/'));
+      // A named volume (addon data) stays where it was made, a host path exists where it was made: pinned to the manager.
+      const pinned = (spec.binds ?? []).length > 0;
       const constraints = pinned && nodes.managerId ? [`node.id==${nodes.managerId}`] : [];
+      if (!pinned) await nodes.spreadImage(spec.image, imageId);
       const created = (await d.createService(serviceSpec(spec, imageId, { replicas: o.start === false ? 0 : 1, constraints }) as unknown as Docker.CreateServiceOptions)) as { id?: string; ID?: string };
       const id = created.id ?? created.ID ?? '';
       if (o.start !== false) await tasks.untilStarted(id, null);

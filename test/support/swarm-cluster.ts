@@ -26,6 +26,8 @@ export interface SwarmCluster {
   node2?: { id: string; socket: string; addr: string; cli(...args: string[]): string };
   addNode(): Promise<void>;
   leave(): Promise<void>;
+  /** What leave() should have removed and is still there (empty when all is clean). */
+  leftovers(): string[];
 }
 
 export async function startSwarm(): Promise<SwarmCluster> {
@@ -41,6 +43,7 @@ export async function startSwarm(): Promise<SwarmCluster> {
   const node2Addr = `10.231.${octet}.2`;
   const dir = mkdtempSync(join(tmpdir(), 'emu-swarm-'));
   let daemon: ChildProcess | null = null;
+  let daemonPid = 0;
   run('ip', 'netns', 'add', ns);
   run('ip', 'link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', ns);
   run('ip', 'addr', 'add', `${managerAddr}/24`, 'dev', hostIf);
@@ -85,7 +88,8 @@ export async function startSwarm(): Promise<SwarmCluster> {
       quiet('docker', 'swarm', 'leave', '--force');
       if (daemon) {
         const pidFile = join(dir, 'dockerd.pid');
-        const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : daemon.pid;
+        const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : (daemon.pid ?? 0);
+        daemonPid = pid;
         if (pid) quiet('kill', String(pid));
         const deadline = Date.now() + 30_000;
         while (pid && existsSync(`/proc/${pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
@@ -94,6 +98,15 @@ export async function startSwarm(): Promise<SwarmCluster> {
       quiet('ip', 'netns', 'del', ns);
       if (!gwbridgeBefore) quiet('docker', 'network', 'rm', 'docker_gwbridge');
       rmSync(dir, { recursive: true, force: true });
+    },
+    leftovers() {
+      const left: string[] = [];
+      if (run('ip', 'netns', 'list').includes(ns)) left.push(`network namespace ${ns}`);
+      if (run('ip', '-br', 'link').includes(hostIf)) left.push(`veth ${hostIf}`);
+      if (daemonPid && existsSync(`/proc/${daemonPid}`)) left.push(`dockerd ${daemonPid}`);
+      if (existsSync(dir)) left.push(dir);
+      if (docker('info', '--format', '{{.Swarm.LocalNodeState}}') !== 'inactive') left.push('the swarm');
+      return left;
     },
   };
   return cluster;
