@@ -1,57 +1,85 @@
-// Loopback doors to the ports tasks publish on other nodes. A task's host-mode port is published on the
-// node that runs it (the routing mesh needs IPVS, which not every kernel has); the router, readiness and
-// db-tunnels reach containers at publishHost:hostPort only. For a task on another node, the swarm runtime
-// opens a listener on the loopback address and pipes each connection to <node address>:<port>, so the
-// rest of the emulator keeps reaching every container the same way.
+// One loopback door per published service. A task's host-mode port is published on the node that runs
+// it (the routing mesh needs IPVS, which not every kernel has), and it changes when Swarm moves the task
+// to another node. The router, readiness and db-tunnels reach containers at publishHost:hostPort only,
+// and keep the hostPort they were given: so the swarm runtime gives each service a listener on the
+// loopback address, stable for its life, that pipes each connection to where the task runs now
+// (<node address>:<port>, or 127.0.0.1:<port> on the manager).
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
-export function createNodeForwarder(listenHost: string) {
-  const doors = new Map<string, Promise<{ server: Server; port: number }>>();
+export interface DoorTarget {
+  host: string;
+  port: number;
+}
+
+interface Door {
+  server: Server;
+  port: number;
+  target: DoorTarget | null;
+}
+
+export function createServiceDoors(listenHost: string) {
+  const doors = new Map<string, Promise<Door>>();
   const sockets = new Set<Socket>();
 
-  function open(addr: string, port: number): Promise<{ server: Server; port: number }> {
-    return new Promise((resolve, reject) => {
-      const server = createServer((client) => {
-        const upstream = connect({ host: addr, port });
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('error', () => (client.destroy(), upstream.destroy()));
-          s.on('close', () => (sockets.delete(s), client.destroy(), upstream.destroy()));
-        }
-        client.pipe(upstream);
-        upstream.pipe(client);
+  function pipe(client: Socket, door: Door, resolve: () => Promise<DoorTarget | null>): void {
+    sockets.add(client);
+    client.on('error', () => client.destroy());
+    client.on('close', () => sockets.delete(client));
+    client.pause();
+    void (async () => {
+      // The target is asked again when unknown (a task moved: its door was told to forget).
+      door.target ??= await resolve().catch(() => null);
+      const target = door.target;
+      if (!target || client.destroyed) return void client.destroy();
+      const upstream = connect(target);
+      sockets.add(upstream);
+      upstream.on('error', () => {
+        door.target = null;
+        client.destroy();
       });
-      server.on('error', reject);
-      server.listen(0, listenHost, () => {
-        const a = server.address();
-        resolve({ server, port: typeof a === 'object' && a ? a.port : 0 });
+      upstream.on('close', () => (sockets.delete(upstream), client.destroy()));
+      client.on('close', () => upstream.destroy());
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.resume();
+    })();
+  }
+
+  function open(resolve: () => Promise<DoorTarget | null>): Promise<Door> {
+    return new Promise((ok, fail) => {
+      const door: Door = { server: createServer((client) => pipe(client, door, resolve)), port: 0, target: null };
+      door.server.on('error', fail);
+      door.server.listen(0, listenHost, () => {
+        const a = door.server.address();
+        door.port = typeof a === 'object' && a ? a.port : 0;
+        ok(door);
       });
     });
   }
 
   return {
-    /** The loopback port that reaches `addr:port` (one listener per target, opened once). */
-    async portFor(addr: string, port: number): Promise<number> {
-      const key = `${addr}:${port}`;
-      let door = doors.get(key);
+    /** The loopback port of the service's door (opened on first use); `resolve` says where its task runs now. */
+    async portOf(serviceId: string, resolve: () => Promise<DoorTarget | null>): Promise<number> {
+      let door = doors.get(serviceId);
       if (!door) {
-        door = open(addr, port);
-        doors.set(key, door);
-        door.catch(() => doors.delete(key));
+        door = open(resolve);
+        doors.set(serviceId, door);
+        door.catch(() => doors.delete(serviceId));
       }
       return (await door).port;
     },
-    /** Closes the doors to targets no longer in use. */
-    async keepOnly(targets: Set<string>): Promise<void> {
-      for (const [key, door] of doors) {
-        if (targets.has(key)) continue;
-        doors.delete(key);
-        (await door.catch(() => null))?.server.close();
-      }
+    /** The service's task changed (started, moved): the next connection asks where it runs. */
+    forget(serviceId: string): void {
+      void doors.get(serviceId)?.then((d) => void (d.target = null), () => undefined);
     },
-    async close(): Promise<void> {
+    async close(serviceId: string): Promise<void> {
+      const door = doors.get(serviceId);
+      doors.delete(serviceId);
+      (await door?.catch(() => null))?.server.close();
+    },
+    async closeAll(): Promise<void> {
       for (const s of sockets) s.destroy();
-      await this.keepOnly(new Set());
+      await Promise.all([...doors.keys()].map((id) => this.close(id)));
     },
   };
 }

@@ -15,7 +15,7 @@ import { answersHttp } from './readiness.ts';
 import { isContainerId, serviceInfo, serviceSpec, SWARM_LABELS, TASK_LABELS, newestTask, taskPort, type SwarmService } from './swarm-services.ts';
 import { createSwarmNodes } from './swarm-nodes.ts';
 import { createSwarmTasks } from './swarm-tasks.ts';
-import { createNodeForwarder } from './swarm-forward.ts';
+import { createServiceDoors, type DoorTarget } from './swarm-forward.ts';
 
 export interface SwarmRuntimeOptions extends DockerRuntimeOptions {
   /** Node (hostname or id) that runs plain containers: one-offs and builds; default the manager. */
@@ -35,7 +35,9 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   const publishHost = manager.publishHost;
   const nodes = createSwarmNodes({ manager, managerDocker: docker, tls: opts.tls, publishHost });
   const tasks = createSwarmTasks(docker, nodes);
-  const forward = createNodeForwarder(publishHost);
+  const doors = createServiceDoors(publishHost);
+  // Where the manager's published ports are reached: its own host for a TCP engine, else this machine.
+  const managerHost = endpoint.kind === 'tcp' ? endpoint.host : '127.0.0.1';
   /** Engine of each plain container (one-offs, builds), by container id. */
   const plainEngine = new Map<string, ContainerRuntime>();
   const listeners = new Set<(e: RuntimeEvent) => void>();
@@ -50,12 +52,22 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     const base = serviceInfo(s, t);
     const cid = t?.Status.ContainerStatus?.ContainerID;
     if (!t || !cid) return base;
-    const { node, engine } = await nodes.engineOf(t.NodeID);
+    const { engine } = await nodes.engineOf(t.NodeID);
     const c = await engine.inspect(cid);
     if (!c) return base;
-    const port = c.state === 'running' ? (taskPort(t) ?? c.hostPort) : null;
-    const hostPort = port === null ? null : node.manager ? port : await forward.portFor(node.addr, port);
+    const published = c.state === 'running' && (s.Spec.EndpointSpec?.Ports?.length ?? 0) > 0;
+    const hostPort = published ? await doors.portOf(s.ID, () => whereRuns(s.ID)) : null;
     return { ...base, state: c.state, exitCode: c.exitCode, startedAt: c.startedAt, finishedAt: c.finishedAt, oomKilled: c.oomKilled, hostPort };
+  }
+
+  /** Where the service's task publishes its port now: the door of the service pipes there. */
+  async function whereRuns(serviceId: string): Promise<DoorTarget | null> {
+    const t = newestTask(await tasks.tasks(serviceId));
+    if (!t || t.Status.State !== 'running') return null;
+    const { node, engine } = await nodes.engineOf(t.NodeID);
+    const port = taskPort(t) ?? (await engine.inspect(t.Status.ContainerStatus?.ContainerID ?? ''))?.hostPort ?? null;
+    if (port === null) return null;
+    return { host: node.manager ? managerHost : node.addr, port };
   }
 
   /** Engine holding plain container `id` (the one-off node's when unknown: its typed errors then apply). */
@@ -92,6 +104,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
         const node = (await nodes.refresh().catch(() => nodes.list)).find((n) => n.id === e.labels[TASK_LABELS.nodeId]);
         if (e.action !== 'start' && node && (node.availability !== 'active' || node.state !== 'ready')) return void checkNodes();
       }
+      doors.forget(serviceId);
       out = { ...e, engineId: serviceId };
     }
     for (const l of listeners) l(out);
@@ -210,6 +223,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
         return;
       }
       try {
+        await doors.close(engineId);
         await (await docker()).getService(engineId).remove();
       } catch (err) {
         if (!isStatus(err, 404)) throw err;
@@ -295,7 +309,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
       for (const off of subscribed.values()) off();
       subscribed.clear();
       listeners.clear();
-      await forward.close();
+      await doors.closeAll();
       await nodes.close();
       await manager.close();
     },
