@@ -5,7 +5,7 @@
 // Per-container calls (logs, stats, exec, attach, wait) go to the engine of the node running the task
 // (swarm-nodes.ts); images stay on the manager and are copied to the nodes (nodes never pull).
 import type Docker from 'dockerode';
-import type { ContainerInfo, ContainerRuntime, EngineStatus, RuntimeEvent } from './runtime.ts';
+import type { ContainerInfo, ContainerRuntime, EngineStatus } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.ts';
 import { dockerodeOptions, resolveEngineEndpoint } from './engine-endpoint.ts';
@@ -15,6 +15,7 @@ import { answersHttp } from './readiness.ts';
 import { isContainerId, serviceInfo, serviceSpec, SWARM_LABELS, TASK_LABELS, newestTask, taskPort, type SwarmService } from './swarm-services.ts';
 import { createSwarmNodes } from './swarm-nodes.ts';
 import { createSwarmTasks } from './swarm-tasks.ts';
+import { createSwarmEvents } from './swarm-events.ts';
 import { createServiceDoors, type DoorTarget } from './swarm-forward.ts';
 
 export interface SwarmRuntimeOptions extends DockerRuntimeOptions {
@@ -40,12 +41,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   const managerHost = endpoint.kind === 'tcp' ? endpoint.host : '127.0.0.1';
   /** Engine of each plain container (one-offs, builds), by container id. */
   const plainEngine = new Map<string, ContainerRuntime>();
-  const listeners = new Set<(e: RuntimeEvent) => void>();
-  const subscribed = new Map<ContainerRuntime, () => void>();
-  const rescheduled = new Set<string>();
-  let watch: NodeJS.Timeout | null = null;
-  // Events are relayed one after the other (each may ask the manager about its task): their order is kept.
-  let relaying: Promise<void> = Promise.resolve();
+  const events = createSwarmEvents({ manager, nodes, tasks, onTaskChange: (id) => doors.forget(id), watchMs: opts.watchMs ?? 2000 });
 
   async function inspectService(s: SwarmService): Promise<ContainerInfo> {
     const t = newestTask(await tasks.tasks(s.ID));
@@ -60,10 +56,19 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     return { ...base, state: c.state, exitCode: c.exitCode, startedAt: c.startedAt, finishedAt: c.finishedAt, oomKilled: c.oomKilled, hostPort };
   }
 
+  let managerSeen = { ok: false, at: 0 };
+  /** Whether the engine is a swarm manager, as it said within the last 5 s (or now, when `fresh`). */
+  async function isManager(fresh: boolean): Promise<boolean> {
+    if (!fresh && Date.now() - managerSeen.at < 5000) return managerSeen.ok;
+    const info = (await (await docker()).info().catch(() => ({}))) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
+    managerSeen = { ok: info.Swarm?.LocalNodeState === 'active' && info.Swarm.ControlAvailable === true, at: Date.now() };
+    return managerSeen.ok;
+  }
+
   /** Where the service's task publishes its port now: the door of the service pipes there. */
   async function whereRuns(serviceId: string): Promise<DoorTarget | null> {
     const t = newestTask(await tasks.tasks(serviceId));
-    if (!t || t.Status.State !== 'running') return null;
+    if (t?.Status.State !== 'running') return null;
     const { node, engine } = await nodes.engineOf(t.NodeID);
     const port = taskPort(t) ?? (await engine.inspect(t.Status.ContainerStatus?.ContainerID ?? ''))?.hostPort ?? null;
     if (port === null) return null;
@@ -92,46 +97,15 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     return { engine: c.engine, cid: c.cid };
   }
 
-  /** Engine events of task containers speak of their service; those of a task being moved off a node are not the app's. */
-  async function relay(e: RuntimeEvent): Promise<void> {
-    const serviceId = e.labels[TASK_LABELS.serviceId];
-    let out = e;
-    if (serviceId) {
-      const s = await tasks.service(serviceId).catch(() => null);
-      if (s) {
-        const newest = newestTask(await tasks.tasks(serviceId).catch(() => []));
-        if (newest && newest.ID !== e.labels[TASK_LABELS.taskId]) return; // an older task of the service
-        const node = (await nodes.refresh().catch(() => nodes.list)).find((n) => n.id === e.labels[TASK_LABELS.nodeId]);
-        if (e.action !== 'start' && node && (node.availability !== 'active' || node.state !== 'ready')) return void checkNodes();
-      }
-      doors.forget(serviceId);
-      out = { ...e, engineId: serviceId };
-    }
-    for (const l of listeners) l(out);
-  }
-
-  async function subscribeAll(): Promise<void> {
-    for (const engine of [manager, ...(await nodes.otherEngines())]) {
-      if (!subscribed.has(engine)) subscribed.set(engine, engine.onEvent((e) => void (relaying = relaying.then(() => relay(e)).catch(() => undefined))));
-    }
-  }
-
-  async function checkNodes(): Promise<void> {
-    await nodes.refresh();
-    await subscribeAll();
-    await tasks.reschedule(`${LABELS.managed}=1`, rescheduled);
-  }
-
   const runtime: ContainerRuntime = {
     publishHost,
     async probe(): Promise<EngineStatus> {
       const status = await manager.probe();
       if (!status.ok) return status;
-      const info = (await (await docker()).info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
-      if (info.Swarm?.LocalNodeState !== 'active' || !info.Swarm.ControlAvailable) return { ok: false, error: NOT_A_MANAGER };
-      return status;
+      return (await isManager(true)) ? status : { ok: false, error: NOT_A_MANAGER };
     },
-    available: () => manager.available(),
+    // An engine that answers but is no manager cannot take work either (services need one): 503s meanwhile.
+    available: async () => (await manager.available()) && (await isManager(false)),
     onEngine: (l) => manager.onEngine(l),
 
     // Images live on the manager (spread to the nodes when a service needs them); networks are the manager's.
@@ -272,13 +246,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
       return t.engine.execStream(t.cid, cmd, o);
     },
 
-    onEvent(listener) {
-      listeners.add(listener);
-      void subscribeAll().catch(() => undefined);
-      watch ??= setInterval(() => void checkNodes().catch(() => undefined), opts.watchMs ?? 2000);
-      watch.unref();
-      return () => void listeners.delete(listener);
-    },
+    onEvent: (listener) => events.onEvent(listener),
 
     async logs(engineId, o) {
       const t = await target(engineId);
@@ -305,10 +273,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     },
 
     async close() {
-      if (watch) clearInterval(watch);
-      for (const off of subscribed.values()) off();
-      subscribed.clear();
-      listeners.clear();
+      events.close();
       await doors.closeAll();
       await nodes.close();
       await manager.close();
