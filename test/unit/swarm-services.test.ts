@@ -2,6 +2,7 @@
 // back onto a ContainerInfo (pure functions of src/runtime/swarm-services.ts; the runtime itself is
 // tested on a real swarm in test/docker/swarm-runtime.docker.test.ts).
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { newestTask, serviceInfo, serviceName, serviceSpec, SWARM_LABELS, taskState, type SwarmService, type SwarmTask } from '../../src/runtime/swarm-services.ts';
 
@@ -57,5 +58,15 @@ describe('swarm services', () => {
     // updateMemory's in-place change is read from the service's label.
     s.Spec.Labels[SWARM_LABELS.memory] = String(128 * MiB);
     expect(serviceInfo(s, null).memoryLimit).toBe(128 * MiB);
+  });
+});
+
+describe('docker.mode (configuration)', () => {
+  it('local by default; swarm with an optional one-off node; anything else refused, naming the key', () => {
+    expect(loadConfig({ ignoreDefaultFile: true, env: {} }).docker).toMatchObject({ mode: 'local', swarm: {} });
+    const swarm = loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: 'node-2' } } } });
+    expect(swarm.docker).toMatchObject({ mode: 'swarm', swarm: { oneOffNode: 'node-2' } });
+    expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'kubernetes' } } as never })).toThrow(/docker\.mode/);
+    expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: '' } } } })).toThrow(/docker\.swarm\.oneOffNode/);
   });
 });
