@@ -137,7 +137,7 @@ export function createSwarmNodes(o: { manager: ContainerRuntime; managerDocker: 
     /** Engines of the nodes other than the manager (for events, lists of plain containers). */
     async otherEngines(): Promise<ContainerRuntime[]> {
       await refresh();
-      return nodes.filter((n) => !n.manager && n.engine).map((n) => n.engine as ContainerRuntime);
+      return nodes.filter((n) => !n.manager && n.engine && n.state === 'ready').map((n) => n.engine as ContainerRuntime);
     },
     get managerId() {
       return selfId;

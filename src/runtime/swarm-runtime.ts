@@ -10,7 +10,7 @@ import { LABELS } from './runtime.ts';
 import { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.ts';
 import { dockerodeOptions, resolveEngineEndpoint } from './engine-endpoint.ts';
 import { isStatus, translateDockerError } from './docker-errors.ts';
-import { NoSuchContainerError, NoSuchImageError, RuntimeError } from './errors.ts';
+import { EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError } from './errors.ts';
 import { answersHttp } from './readiness.ts';
 import { isContainerId, serviceInfo, serviceSpec, SWARM_LABELS, TASK_LABELS, newestTask, taskPort, type SwarmService } from './swarm-services.ts';
 import { createSwarmNodes } from './swarm-nodes.ts';
@@ -48,8 +48,11 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     const base = serviceInfo(s, t);
     const cid = t?.Status.ContainerStatus?.ContainerID;
     if (!t || !cid) return base;
-    const { engine } = await nodes.engineOf(t.NodeID);
-    const c = await engine.inspect(cid);
+    // A node out of reach (lost): what the manager knows of the task, until Swarm or the node watch moves it.
+    const c = await nodes
+      .engineOf(t.NodeID)
+      .then(({ engine }) => engine.inspect(cid))
+      .catch((err) => (err instanceof EngineUnavailableError ? null : Promise.reject(err)));
     if (!c) return base;
     const published = c.state === 'running' && (s.Spec.EndpointSpec?.Ports?.length ?? 0) > 0;
     const hostPort = published ? await doors.portOf(s.ID, () => whereRuns(s.ID)) : null;
@@ -79,7 +82,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   async function engineOfPlain(id: string): Promise<ContainerRuntime> {
     const known = plainEngine.get(id);
     if (known) return known;
-    for (const e of [manager, ...(await nodes.otherEngines())]) if (await e.inspect(id)) return e;
+    for (const e of [manager, ...(await nodes.otherEngines())]) if (await e.inspect(id).catch(() => null)) return e;
     return manager;
   }
 
@@ -215,7 +218,9 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
       const services = (await (await docker()).listServices({ filters: JSON.stringify(filters) })) as unknown as SwarmService[];
       const out = await Promise.all(services.map((s) => inspectService(s)));
       for (const e of [manager, ...(await nodes.otherEngines())]) {
-        for (const c of await e.list(labels)) if (!c.labels[TASK_LABELS.serviceId]) out.push(c);
+        // Another node's engine out of reach: its plain containers (one-offs) are not listed meanwhile.
+        const found = await e.list(labels).catch((err) => (e !== manager && err instanceof EngineUnavailableError ? [] : Promise.reject(err)));
+        for (const c of found) if (!c.labels[TASK_LABELS.serviceId]) out.push(c);
       }
       return out;
     },

@@ -204,6 +204,34 @@ describe('swarm runtime', () => {
         return answers.size === 4;
       }, { timeoutMs: 60_000, what: 'the router to reach all 4 moved web tasks' });
     }, LONG);
+
+    it('node 2 lost (its daemon stopped): its tasks start on the manager, ps and the router follow', async () => {
+      docker('node', 'update', '--availability', 'active', node2().id);
+      const res = await h.call('POST', `/v1/apps/${APP}/scale`, { body: { containers: [{ name: 'web', amount: 6 }, { name: 'worker', amount: 2 }] } });
+      expect(res.status).toBe(202);
+      expect((await waitForOperation(h, defined(res.headers.get('location'), 'Location'), 180_000)).status).toBe('done');
+      // Swarm puts the new ones on the emptier node 2.
+      const moved = await eventually(() => placement('web').filter((t) => t.state === 'running' && t.node === node2().id), { timeoutMs: 60_000, what: 'web tasks on node 2' });
+      expect(moved.length).toBeGreaterThan(0);
+      await defined(cluster, 'the swarm').loseNode2();
+      await eventually(() => docker('node', 'inspect', '-f', '{{.Status.State}}', node2().id) === 'down', { timeoutMs: 90_000, what: 'the swarm to see node 2 down' });
+      await eventually(() => {
+        const p = placement('web');
+        return p.length === 6 && p.every((t) => t.state === 'running' && t.node === cluster?.managerNodeId);
+      }, { timeoutMs: 120_000, what: 'the 6 web tasks running on the manager' });
+      const ps = await eventually(async () => {
+        const c = (await h.call('GET', `/v1/apps/${APP}/ps`)).body.containers as { label: string; state: string }[];
+        const web = c.filter((x) => x.label.startsWith('web-'));
+        return web.length === 6 && web.every((x) => x.state === 'running') ? web : null;
+      }, { timeoutMs: 60_000, what: 'ps: 6 web containers running' });
+      expect(ps.map((x) => x.label).sort()).toEqual(['web-1', 'web-2', 'web-3', 'web-4', 'web-5', 'web-6']);
+      const answers = new Set<string>();
+      await eventually(async () => {
+        const r = await routerGet(h.emu.urls.routerPort, APP);
+        if (r.status === 200) answers.add(r.body.trim());
+        return answers.size === 6;
+      }, { timeoutMs: 60_000, what: 'the router to reach the 6 web tasks' });
+    }, LONG);
   });
 
 });

@@ -25,6 +25,8 @@ export interface SwarmCluster {
   managerNodeId: string;
   node2?: { id: string; socket: string; addr: string; cli(...args: string[]): string };
   addNode(): Promise<void>;
+  /** Node 2's daemon stops (SIGTERM) and stays down: to the swarm, a node lost. */
+  loseNode2(): Promise<void>;
   leave(): Promise<void>;
   /** What leave() should have removed and is still there (empty when all is clean). */
   leftovers(): string[];
@@ -82,6 +84,17 @@ export async function startSwarm(): Promise<SwarmCluster> {
       const id = cli('info', '--format', '{{.Swarm.NodeID}}');
       docker('node', 'update', '--label-add', `io.scalingo-emulator.engine=unix://${socket}`, id);
       cluster.node2 = { id, socket, addr: node2Addr, cli };
+    },
+    async loseNode2() {
+      const pidFile = join(dir, 'dockerd.pid');
+      daemonPid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : (daemon?.pid ?? 0);
+      if (!daemonPid) throw new Error('node 2 has no daemon to stop');
+      run('kill', String(daemonPid));
+      const deadline = Date.now() + 60_000;
+      while (existsSync(`/proc/${daemonPid}`)) {
+        if (Date.now() > deadline) throw new Error(`node 2's dockerd (${daemonPid}) did not stop within 60 s`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     },
     async leave() {
       if (cluster.node2) quiet('docker', '-H', `unix://${cluster.node2.socket}`, 'swarm', 'leave', '--force');
