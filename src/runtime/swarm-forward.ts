@@ -1,10 +1,11 @@
-// One loopback door per published service. A task's host-mode port is published on the node that runs
+// One loopback door per published service (on a port of DOOR_PORTS, swarm-ports.ts). A task's host-mode port is published on the node that runs
 // it (the routing mesh needs IPVS, which not every kernel has), and it changes when Swarm moves the task
 // to another node. The router, readiness and db-tunnels reach containers at publishHost:hostPort only,
 // and keep the hostPort they were given: so the swarm runtime gives each service a listener on the
 // loopback address, stable for its life, that pipes each connection to where the task runs now
 // (<node address>:<port>, or 127.0.0.1:<port> on the manager).
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { DOOR_PORTS, pickPort } from './swarm-ports.ts';
 
 export interface DoorTarget {
   host: string;
@@ -45,17 +46,28 @@ export function createServiceDoors(listenHost: string) {
     })();
   }
 
-  function open(resolve: () => Promise<DoorTarget | null>): Promise<Door> {
-    return new Promise((ok, fail) => {
-      const door: Door = { server: createServer((client) => pipe(client, door, resolve)), port: 0, target: null };
-      door.server.on('error', fail);
-      door.server.listen(0, listenHost, () => {
-        const a = door.server.address();
-        door.port = typeof a === 'object' && a ? a.port : 0;
-        ok(door);
-      });
-    });
+  /** A listener on a port of DOOR_PORTS (swarm-ports.ts: never one Docker may give a container). */
+  async function open(resolve: () => Promise<DoorTarget | null>): Promise<Door> {
+    for (let attempt = 0; ; attempt++) {
+      const port = await pickPort(DOOR_PORTS, inUse(), listenHost);
+      try {
+        return await new Promise<Door>((ok, fail) => {
+          const door: Door = { server: createServer((client) => pipe(client, door, resolve)), port, target: null };
+          door.server.once('error', fail);
+          door.server.listen({ port, host: listenHost, exclusive: true }, () => {
+            door.server.on('error', () => undefined);
+            ok(door);
+          });
+        });
+      } catch (err) {
+        // Taken between the check and the listen: another port.
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw err;
+      }
+    }
   }
+
+  const ports = new Set<number>();
+  const inUse = () => ports;
 
   return {
     /** The loopback port of the service's door (opened on first use); `resolve` says where its task runs now. */
@@ -64,7 +76,7 @@ export function createServiceDoors(listenHost: string) {
       if (!door) {
         door = open(resolve);
         doors.set(serviceId, door);
-        door.catch(() => doors.delete(serviceId));
+        door.then((d) => ports.add(d.port), () => doors.delete(serviceId));
       }
       return (await door).port;
     },
@@ -75,7 +87,9 @@ export function createServiceDoors(listenHost: string) {
     async close(serviceId: string): Promise<void> {
       const door = doors.get(serviceId);
       doors.delete(serviceId);
-      (await door?.catch(() => null))?.server.close();
+      const d = await door?.catch(() => null);
+      d?.server.close();
+      if (d) ports.delete(d.port);
     },
     async closeAll(): Promise<void> {
       for (const s of sockets) s.destroy();

@@ -164,7 +164,14 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
       const pinned = (spec.binds ?? []).length > 0;
       const constraints = pinned && nodes.managerId ? [`node.id==${nodes.managerId}`] : [];
       if (!pinned) await nodes.spreadImage(spec.image, imageId);
-      const created = (await d.createService(serviceSpec(spec, imageId, { replicas: o.start === false ? 0 : 1, constraints }) as unknown as Docker.CreateServiceOptions)) as { id?: string; ID?: string };
+      const publishedPort = spec.publishPort ? await tasks.servicePort() : undefined;
+      let created: { id?: string; ID?: string };
+      try {
+        const full = serviceSpec(spec, imageId, { replicas: o.start === false ? 0 : 1, constraints, publishedPort });
+        created = (await d.createService(full as unknown as Docker.CreateServiceOptions)) as { id?: string; ID?: string };
+      } finally {
+        if (publishedPort) tasks.portChosen(publishedPort);
+      }
       const id = created.id ?? created.ID ?? '';
       if (o.start !== false) await tasks.untilStarted(id, null);
       return inspectService(await tasks.mustService(id));

@@ -57,7 +57,7 @@ export interface ServiceSpec {
     ForceUpdate?: number;
   };
   Mode: { Replicated?: { Replicas: number } };
-  EndpointSpec?: { Mode: string; Ports?: { Protocol: string; TargetPort: number; PublishMode: string }[] };
+  EndpointSpec?: { Mode: string; Ports?: { Protocol: string; TargetPort: number; PublishedPort?: number; PublishMode: string }[] };
 }
 
 const MAX_SERVICE_NAME = 63;
@@ -78,7 +78,7 @@ function mountsOf(binds: string[]): Record<string, unknown>[] {
   });
 }
 
-export function serviceSpec(spec: ContainerSpec, imageId: string, o: { replicas: number; constraints: string[] }): ServiceSpec {
+export function serviceSpec(spec: ContainerSpec, imageId: string, o: { replicas: number; constraints: string[]; publishedPort?: number }): ServiceSpec {
   const labels = { ...spec.labels, [LABELS.managed]: '1' };
   const name = serviceName(spec.name);
   return {
@@ -107,7 +107,7 @@ export function serviceSpec(spec: ContainerSpec, imageId: string, o: { replicas:
     Mode: { Replicated: { Replicas: o.replicas } },
     // dnsrr: no virtual IP (IPVS), which kernels without ip_vs lack; host-mode ports for the same reason
     // (the routing mesh needs IPVS): each task publishes its port on the node that runs it.
-    EndpointSpec: { Mode: 'dnsrr', Ports: spec.publishPort ? [{ Protocol: 'tcp', TargetPort: spec.publishPort, PublishMode: 'host' }] : [] },
+    EndpointSpec: { Mode: 'dnsrr', Ports: spec.publishPort ? [{ Protocol: 'tcp', TargetPort: spec.publishPort, PublishedPort: o.publishedPort, PublishMode: 'host' }] : [] },
   };
 }
 

@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 import { isStatus } from './docker-errors.ts';
 import { ConflictError, NoSuchContainerError, RuntimeError } from './errors.ts';
 import type { ContainerRuntime } from './runtime.ts';
+import { pickPort, SERVICE_PORTS } from './swarm-ports.ts';
 import { newestTask, type ServiceSpec, type SwarmService, type SwarmTask } from './swarm-services.ts';
 import type { SwarmNode, SwarmNodes } from './swarm-nodes.ts';
 
@@ -12,6 +13,17 @@ const EXITED = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createSwarmTasks(docker: () => Promise<Docker>, nodes: SwarmNodes) {
+  /** Ports being given to services not created yet (the services' own are read from the manager). */
+  const choosing = new Set<number>();
+  /** A host port for a new service: one no service has, free on the manager, outside Docker's range (swarm-ports.ts). */
+  async function servicePort(): Promise<number> {
+    const services = (await (await docker()).listServices()) as unknown as SwarmService[];
+    const used = new Set([...choosing, ...services.flatMap((x) => (x.Spec.EndpointSpec?.Ports ?? []).map((p) => p.PublishedPort ?? 0))]);
+    const port = await pickPort(SERVICE_PORTS, used, '0.0.0.0');
+    choosing.add(port);
+    return port;
+  }
+
   async function service(id: string): Promise<SwarmService | null> {
     try {
       return (await (await docker()).getService(id).inspect()) as SwarmService;
@@ -109,7 +121,7 @@ export function createSwarmTasks(docker: () => Promise<Docker>, nodes: SwarmNode
     return moved;
   }
 
-  return { service, mustService, tasks, update, newTask, untilStarted, container, mustContainer, awaitContainer, reschedule };
+  return { servicePort, portChosen: (port: number) => void choosing.delete(port), service, mustService, tasks, update, newTask, untilStarted, container, mustContainer, awaitContainer, reschedule };
 }
 
 export type SwarmTasks = ReturnType<typeof createSwarmTasks>;

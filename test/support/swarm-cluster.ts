@@ -109,7 +109,11 @@ export async function startSwarm(): Promise<SwarmCluster> {
       }
       quiet('ip', 'link', 'del', hostIf);
       quiet('ip', 'netns', 'del', ns);
-      if (!gwbridgeBefore) quiet('docker', 'network', 'rm', 'docker_gwbridge');
+      // Swarm made docker_gwbridge: removed once its endpoints are (they go asynchronously after the leave).
+      for (let i = 0; !gwbridgeBefore && i < 50 && docker('network', 'ls', '-q', '--filter', 'name=^docker_gwbridge$'); i++) {
+        quiet('docker', 'network', 'rm', 'docker_gwbridge');
+        await new Promise((r) => setTimeout(r, 200));
+      }
       rmSync(dir, { recursive: true, force: true });
     },
     leftovers() {

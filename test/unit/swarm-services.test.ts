@@ -2,6 +2,9 @@
 // back onto a ContainerInfo (pure functions of src/runtime/swarm-services.ts; the runtime itself is
 // tested on a real swarm in test/docker/swarm-runtime.docker.test.ts).
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { DOOR_PORTS, SERVICE_PORTS, pickPort, portFree } from '../../src/runtime/swarm-ports.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { newestTask, serviceInfo, serviceName, serviceSpec, SWARM_LABELS, taskState, type SwarmService, type SwarmTask } from '../../src/runtime/swarm-services.ts';
@@ -68,5 +71,20 @@ describe('docker.mode (configuration)', () => {
     expect(swarm.docker).toMatchObject({ mode: 'swarm', swarm: { oneOffNode: 'node-2' } });
     expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'kubernetes' } } as never })).toThrow(/docker\.mode/);
     expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: '' } } } })).toThrow(/docker\.swarm\.oneOffNode/);
+  });
+});
+
+describe('ports the swarm runtime chooses', () => {
+  it('below the kernel ephemeral range (where Docker allocates), services and doors apart; used and taken ports skipped', async () => {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    expect(SERVICE_PORTS.last).toBeLessThan(DOOR_PORTS.first);
+    expect(DOOR_PORTS.last).toBe(low - 1);
+    const taken = createServer();
+    await new Promise<void>((ok) => taken.listen(DOOR_PORTS.first, '127.0.0.1', ok));
+    const one = { first: DOOR_PORTS.first, last: DOOR_PORTS.first + 2 };
+    expect(await portFree(DOOR_PORTS.first, '127.0.0.1')).toBe(false);
+    expect(await pickPort(one, new Set([DOOR_PORTS.first + 1]), '127.0.0.1')).toBe(DOOR_PORTS.first + 2);
+    await expect(pickPort(one, new Set([DOOR_PORTS.first + 1, DOOR_PORTS.first + 2]), '127.0.0.1')).rejects.toThrow(/no free port left/);
+    await new Promise((ok) => taken.close(ok));
   });
 });
