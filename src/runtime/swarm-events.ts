@@ -27,7 +27,7 @@ export function createSwarmEvents(o: { manager: ContainerRuntime; nodes: SwarmNo
         const newest = newestTask(await tasks.tasks(serviceId).catch(() => []));
         if (newest && newest.ID !== e.labels[TASK_LABELS.taskId]) return; // an older task of the service
         const node = (await nodes.refresh().catch(() => nodes.list)).find((n) => n.id === e.labels[TASK_LABELS.nodeId]);
-        if (e.action !== 'start' && node && (node.availability !== 'active' || node.state !== 'ready')) return void checkNodes();
+        if (e.action !== 'start' && node && (node.availability !== 'active' || node.state !== 'ready')) return void checkNodes().catch(() => undefined);
       }
       o.onTaskChange(serviceId);
       out = { ...e, engineId: serviceId };

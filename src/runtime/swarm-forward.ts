@@ -43,7 +43,7 @@ export function createServiceDoors(listenHost: string) {
       client.pipe(upstream);
       upstream.pipe(client);
       client.resume();
-    })();
+    })().catch(() => client.destroy());
   }
 
   /** A listener on a port of DOOR_PORTS (swarm-ports.ts: never one Docker may give a container). */

@@ -115,8 +115,8 @@ export function createSwarmTasks(docker: () => Promise<Docker>, nodes: SwarmNode
       if (!t?.NodeID || !gone.has(t.NodeID) || handled.has(t.ID)) continue;
       if (t.Status.State === 'complete' || t.Status.State === 'failed') continue; // it had ended: the emulator's to restart
       handled.add(t.ID);
-      await newTask(s);
-      moved.push(s.ID);
+      // A service removed meanwhile (the app scaled down, deleted) has nothing to move.
+      if (await newTask(s).then(() => true, (err) => (isStatus(err, 404) ? false : Promise.reject(err)))) moved.push(s.ID);
     }
     return moved;
   }
