@@ -185,7 +185,7 @@ export const configSchema = z
          * containers are services placed on any node (src/runtime/swarm-runtime.ts; docs/architecture.md "Swarm").
          */
         mode: z.enum(['local', 'swarm']).default('local'),
-        /** docker.mode "swarm": the node (hostname or id) that runs one-offs and builds; default the manager. */
+        /** docker.mode "swarm": the node (hostname or id) that runs attached one-offs; default the manager (builds always run there). */
         swarm: z.object({ oneOffNode: z.string().min(1).optional() }).strict().prefault({}),
         /** Stop the app containers when the emulator stops (otherwise they keep running and are reconciled at next start). */
         stopContainersOnExit: z.boolean().default(false),

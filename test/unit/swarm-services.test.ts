@@ -69,6 +69,8 @@ describe('docker.mode (configuration)', () => {
     expect(loadConfig({ ignoreDefaultFile: true, env: {} }).docker).toMatchObject({ mode: 'local', swarm: {} });
     const swarm = loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: 'node-2' } } } });
     expect(swarm.docker).toMatchObject({ mode: 'swarm', swarm: { oneOffNode: 'node-2' } });
+    const fromEnv = loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_DOCKER_MODE: 'swarm', EMULATOR_DOCKER_ONE_OFF_NODE: 'n2' } });
+    expect(fromEnv.docker).toMatchObject({ mode: 'swarm', swarm: { oneOffNode: 'n2' } });
     expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'kubernetes' } } as never })).toThrow(/docker\.mode/);
     expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: '' } } } })).toThrow(/docker\.swarm\.oneOffNode/);
   });
