@@ -24,6 +24,9 @@ const KEY_FILE = 'dependency-layer.key';
 /** The tag of an app's dependency image (removed with the app). */
 export const dependencyTag = (appId: string) => `scalingo-emulator/deps-${appId.toLowerCase()}:current`;
 
+/** Whether the app's build cache names a dependency image (then the app has one to remove). */
+export const hasDependencyLayer = (cacheDir: string) => existsSync(join(cacheDir, KEY_FILE));
+
 export interface DependencyBuild {
   runtime: ContainerRuntime;
   instanceId: string;
