@@ -20,6 +20,7 @@ import { dependencyInputs, dependencyScript } from './build-scripts.ts';
 const BUILD_MEMORY = 2 * 1024 * 1024 * 1024;
 const KEY_LABEL = 'io.scalingo-emulator.deps-key';
 const KEY_FILE = 'dependency-layer.key';
+const LEGACY_CACHE = ['node_modules', 'node_modules.key', 'venv', 'venv.key', 'bundle'];
 
 /** The tag of an app's dependency image (removed with the app). */
 export const dependencyTag = (appId: string) => `scalingo-emulator/deps-${appId.toLowerCase()}:current`;
@@ -55,6 +56,8 @@ export async function dependencyLayer(b: DependencyBuild, lang: Language): Promi
     b.say('-----> Reusing the dependency layer from the build cache (dependency files unchanged)');
     return tag;
   }
+  // What builds before the dependency layer kept in the cache (copies of node_modules, the virtualenv, the gems).
+  for (const old of LEGACY_CACHE) rmSync(join(b.cacheDir, old), { recursive: true, force: true });
   const stage = mkdtempSync(join(tmpdir(), 'scalingo-emu-deps-'));
   let engineId: string;
   try {
