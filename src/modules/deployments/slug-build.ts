@@ -48,7 +48,9 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
   const stack = defined(stackRecipe(lang, suite), `the ${lang} stack recipe`);
   const installed = version ?? STACK_VERSIONS[lang].find((v) => v.suite === debianSuite());
   const asked = request ? ` (${request.from} asks for ${request.wanted})` : '';
-  say(`       Using ${TITLES[lang]} ${installed?.version ?? ''} from Debian ${installed?.suite ?? debianSuite()}${asked}`.replace(/ {2}/, ' '));
+  // A host of a suite the table does not know (testing, unstable) has its own version in the default stack.
+  const what = installed ? `${TITLES[lang]} ${installed.version} from Debian ${installed.suite}` : `the ${TITLES[lang]} of Debian ${debianSuite()}`;
+  say(`       Using ${what}${asked}`);
   await ensureRecipeImage(runtime, stack, {
     onStart: (r) => say(`-----> Building the ${r.title} image (first use)…`),
     onLine: (l) => say(`       ${l}`),
