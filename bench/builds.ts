@@ -27,22 +27,35 @@ const KINDS: Kind[] = [
       `FROM ${stack}\nWORKDIR /app\nCOPY package.json package-lock.json ./\nCOPY .npm-cache /tmp/npm-cache\n` +
       'RUN npm ci --offline --cache /tmp/npm-cache --no-audit --no-fund --loglevel=error\nCOPY . .\n',
   },
-  { lang: 'python', fixture: 'python-web', changed: 'app.py', dockerfile: (stack) => `FROM ${stack}\nWORKDIR /app\nCOPY requirements.txt ./\nRUN python3 -m venv /app/.venv\nCOPY . .\n` },
+  {
+    lang: 'python',
+    fixture: 'python-web',
+    changed: 'app.py',
+    dockerfile: (stack) =>
+      `FROM ${stack}\nWORKDIR /app\nCOPY requirements.txt ./\nRUN python3 -m venv /app/.venv\nCOPY . .\n`,
+  },
   {
     lang: 'ruby',
     fixture: 'ruby-web',
     changed: 'app.rb',
-    dockerfile: (stack) => `FROM ${stack}\nWORKDIR /app\nCOPY Gemfile ./\nRUN bundle config set --local path vendor/bundle && bundle install\nCOPY . .\n`,
+    dockerfile: (stack) =>
+      `FROM ${stack}\nWORKDIR /app\nCOPY Gemfile ./\nRUN bundle config set --local path vendor/bundle && bundle install\nCOPY . .\n`,
   },
 ];
 
-function run(cmd: string, args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<void> {
   return new Promise((ok, fail) => {
     const p = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'ignore', 'pipe'] });
     let err = '';
     p.stderr.on('data', (d) => (err += d));
     p.on('error', fail);
-    p.on('close', (code) => (code === 0 ? ok() : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`))));
+    p.on('close', (code) =>
+      code === 0 ? ok() : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`)),
+    );
     p.stdin.end(opts.input ?? '');
   });
 }
@@ -60,13 +73,22 @@ const s = (n: number) => `${n.toFixed(1)} s`;
  */
 export const section: Section = {
   name: 'builds',
-  description: 'buildpack-like builds (Node, Python, Ruby): first build and cached rebuild vs a plain docker build (issue 25)',
+  description:
+    'buildpack-like builds (Node, Python, Ruby): first build and cached rebuild vs a plain docker build (issue 25)',
   async run(ctx: BenchContext): Promise<Result> {
     const src = (p: string) => pathToFileURL(join(ctx.emulatorDir, 'src', p)).href;
-    const { createDockerRuntime } = (await import(src('runtime/docker-runtime.ts'))) as typeof import('../src/runtime/docker-runtime.ts');
-    const { buildpackBuild } = (await import(src('modules/deployments/slug-build.ts'))) as typeof import('../src/modules/deployments/slug-build.ts');
-    const { dependencyTag } = (await import(src('modules/deployments/dependency-layer.ts'))) as typeof import('../src/modules/deployments/dependency-layer.ts');
-    const { stackRecipe } = (await import(src('runtime/image-recipes.ts'))) as typeof import('../src/runtime/image-recipes.ts');
+    const { createDockerRuntime } = (await import(
+      src('runtime/docker-runtime.ts')
+    )) as typeof import('../src/runtime/docker-runtime.ts');
+    const { buildpackBuild } = (await import(
+      src('modules/deployments/slug-build.ts')
+    )) as typeof import('../src/modules/deployments/slug-build.ts');
+    const { dependencyTag } = (await import(
+      src('modules/deployments/dependency-layer.ts')
+    )) as typeof import('../src/modules/deployments/dependency-layer.ts');
+    const { stackRecipe } = (await import(
+      src('runtime/image-recipes.ts')
+    )) as typeof import('../src/runtime/image-recipes.ts');
     const runtime = createDockerRuntime();
     const rounds = ctx.quick ? 1 : ctx.rounds;
     const tmp = mkdtempSync(join(tmpdir(), 'bench-builds-'));
@@ -88,7 +110,8 @@ export const section: Section = {
           const say = (line: string) => {
             const at = (performance.now() - t0) / 1000;
             if (line.includes('Downloading npm packages')) marks.fetch = at;
-            if (/Installing (dependencies|gems)|No dependencies/.test(line) && marks.deps === undefined) marks.deps = at;
+            if (/Installing (dependencies|gems)|No dependencies/.test(line) && marks.deps === undefined)
+              marks.deps = at;
             if (line.includes('Adding the code')) marks.code = at;
           };
           const ours = (n: number) => {
@@ -96,18 +119,55 @@ export const section: Section = {
             images.push(tag);
             t0 = performance.now();
             const cacheDir = join(dir, 'cache');
-            return timed(() => buildpackBuild({ runtime, instanceId: 'benchbuilds', appId, deploymentId: `${appId}-${n}`, context: app, cacheDir, tag, labels: {}, procfile: null, say }, kind.lang));
+            return timed(() =>
+              buildpackBuild(
+                {
+                  runtime,
+                  instanceId: 'benchbuilds',
+                  appId,
+                  deploymentId: `${appId}-${n}`,
+                  context: app,
+                  cacheDir,
+                  tag,
+                  labels: {},
+                  procfile: null,
+                  say,
+                },
+                kind.lang,
+              ),
+            );
           };
           const plain = (n: number, ...extra: string[]) => {
             const tag = `scalingo-emulator/bench-builds-plain-${appId}:${n}`;
             images.push(tag);
             const env = { ...process.env, DOCKER_BUILDKIT: '0' };
-            return timed(() => run('docker', ['build', '-q', '--network', 'none', '--label', BASE_LABEL, ...extra, '-t', tag, '-f', '-', ctxDir], { input: kind.dockerfile(stack), env }));
+            return timed(() =>
+              run(
+                'docker',
+                ['build', '-q', '--network', 'none', '--label', BASE_LABEL, ...extra, '-t', tag, '-f', '-', ctxDir],
+                { input: kind.dockerfile(stack), env },
+              ),
+            );
           };
           // The registry fetch a `docker build` would do in its `RUN npm ci` (its containers cannot reach the registry here).
           const fetch = () =>
             kind.lang === 'node'
-              ? timed(() => run('npm', ['ci', '--ignore-scripts', '--omit=dev', '--cache', join(ctxDir, '.npm-cache'), '--no-audit', '--no-fund', '--loglevel=error'], { cwd: ctxDir }).then(() => rmSync(join(ctxDir, 'node_modules'), { recursive: true, force: true })))
+              ? timed(() =>
+                  run(
+                    'npm',
+                    [
+                      'ci',
+                      '--ignore-scripts',
+                      '--omit=dev',
+                      '--cache',
+                      join(ctxDir, '.npm-cache'),
+                      '--no-audit',
+                      '--no-fund',
+                      '--loglevel=error',
+                    ],
+                    { cwd: ctxDir },
+                  ).then(() => rmSync(join(ctxDir, 'node_modules'), { recursive: true, force: true })),
+                )
               : Promise.resolve(0);
           const plainFirst = round % 2 === 1;
           const baseline = async () => {
@@ -120,12 +180,18 @@ export const section: Section = {
           for (const [k, v] of Object.entries(marks)) add(`${kind.lang} mark ${k}`, v);
           if (!plainFirst) await baseline();
           const comment = kind.lang === 'node' ? '//' : '#';
-          for (const d of [app, ctxDir]) writeFileSync(join(d, kind.changed), `${readFileSync(join(d, kind.changed), 'utf8')}\n${comment} change ${round}\n`);
+          for (const d of [app, ctxDir])
+            writeFileSync(
+              join(d, kind.changed),
+              `${readFileSync(join(d, kind.changed), 'utf8')}\n${comment} change ${round}\n`,
+            );
           if (plainFirst) add(`${kind.lang} plain cached`, await plain(2));
           add(`${kind.lang} cached`, await ours(2));
           if (!plainFirst) add(`${kind.lang} plain cached`, await plain(2));
           images.push(dependencyTag(appId));
-          ctx.log(`builds round ${round + 1} ${kind.lang}: first ${s(fig.get(`${kind.lang} first`)?.at(-1) ?? 0)}, cached ${s(fig.get(`${kind.lang} cached`)?.at(-1) ?? 0)}`);
+          ctx.log(
+            `builds round ${round + 1} ${kind.lang}: first ${s(fig.get(`${kind.lang} first`)?.at(-1) ?? 0)}, cached ${s(fig.get(`${kind.lang} cached`)?.at(-1) ?? 0)}`,
+          );
         }
       }
     } finally {
@@ -148,7 +214,15 @@ export const section: Section = {
         `Each round builds both, alternating which goes first; ${rounds} round(s).`,
       tables: [
         {
-          headers: ['app', 'emulator first', 'plain docker build first (of which registry fetch)', 'ratio', 'emulator cached', 'plain docker build cached', 'ratio'],
+          headers: [
+            'app',
+            'emulator first',
+            'plain docker build first (of which registry fetch)',
+            'ratio',
+            'emulator cached',
+            'plain docker build cached',
+            'ratio',
+          ],
           rows: KINDS.map((k) => [
             k.lang,
             bestMedian(fig.get(`${k.lang} first`) ?? [], s, false),
@@ -160,12 +234,24 @@ export const section: Section = {
           ]),
         },
         {
-          caption: 'Where the emulator\'s first build goes (median seconds from the start of the build; "—": no such step)',
+          caption:
+            'Where the emulator\'s first build goes (median seconds from the start of the build; "—": no such step)',
           headers: ['app', 'registry fetch starts', 'first line of the dependency step', 'code layer starts', 'done'],
-          rows: KINDS.map((k) => [k.lang, ...['fetch', 'deps', 'code'].map((x) => (fig.has(`${k.lang} mark ${x}`) ? s(m(`${k.lang} mark ${x}`)) : '—')), s(m(`${k.lang} first`))]),
+          rows: KINDS.map((k) => [
+            k.lang,
+            ...['fetch', 'deps', 'code'].map((x) =>
+              fig.has(`${k.lang} mark ${x}`) ? s(m(`${k.lang} mark ${x}`)) : '—',
+            ),
+            s(m(`${k.lang} first`)),
+          ]),
         },
       ],
-      targets: ['first', 'cached'].map((w) => ({ what: `Node app ${w} build vs plain docker build`, target: `≤ ${MAX_RATIO}×`, measured: `${ratio('node', w).toFixed(2)}× (median)`, met: ratio('node', w) <= MAX_RATIO })),
+      targets: ['first', 'cached'].map((w) => ({
+        what: `Node app ${w} build vs plain docker build`,
+        target: `≤ ${MAX_RATIO}×`,
+        measured: `${ratio('node', w).toFixed(2)}× (median)`,
+        met: ratio('node', w) <= MAX_RATIO,
+      })),
     };
   },
 };

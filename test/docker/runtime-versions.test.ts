@@ -38,7 +38,9 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
     await tarCreate({ gzip: true, file: archive, cwd: dir }, [app]);
     expect((await h.call('POST', '/v1/apps', { body: { app: { name: app } } })).status).toBe(201);
     apps.push(app);
-    expect((await h.call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url: archive } } })).status).toBe(201);
+    expect(
+      (await h.call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url: archive } } })).status,
+    ).toBe(201);
     const d = await waitForDeployment(h, app, undefined, LONG);
     return { d, output: (await h.call('GET', `/v1/apps/${app}/deployments/${d.id}/output`)).text as string };
   };
@@ -60,39 +62,62 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
     for (const f of files) rmSync(f, { recursive: true, force: true });
   }, LONG);
 
-  it('engines.node "20.x": the app runs Node.js 20 from Debian trixie', async () => {
-    const pkg = { name: 'node20', engines: { node: '20.x' }, scripts: { start: 'node server.js' } };
-    const { d, output } = await deploy('node20', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
-    expect(d.status, output).toBe('success');
-    expect(output).toContain('Using Node.js 20.19.2 from Debian trixie (engines.node in package.json asks for 20.x)');
-    expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
-    expect((await routerGet(h.emu.urls.routerPort, 'node20')).body).toBe('v20.19.2');
-  }, LONG);
+  it(
+    'engines.node "20.x": the app runs Node.js 20 from Debian trixie',
+    async () => {
+      const pkg = { name: 'node20', engines: { node: '20.x' }, scripts: { start: 'node server.js' } };
+      const { d, output } = await deploy('node20', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
+      expect(d.status, output).toBe('success');
+      expect(output).toContain('Using Node.js 20.19.2 from Debian trixie (engines.node in package.json asks for 20.x)');
+      expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
+      expect((await routerGet(h.emu.urls.routerPort, 'node20')).body).toBe('v20.19.2');
+    },
+    LONG,
+  );
 
-  it('no engines: the default stack (Debian bookworm, Node.js 18)', async () => {
-    const pkg = { name: 'node-default', scripts: { start: 'node server.js' } };
-    const { d, output } = await deploy('node-default', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
-    expect(d.status, output).toBe('success');
-    expect(docker('exec', await webContainer('node-default'), 'node', '--version')).toBe('v18.20.4');
-  }, LONG);
+  it(
+    'no engines: the default stack (Debian bookworm, Node.js 18)',
+    async () => {
+      const pkg = { name: 'node-default', scripts: { start: 'node server.js' } };
+      const { d, output } = await deploy('node-default', {
+        'package.json': JSON.stringify(pkg),
+        'server.js': NODE_SERVER,
+      });
+      expect(d.status, output).toBe('success');
+      expect(docker('exec', await webContainer('node-default'), 'node', '--version')).toBe('v18.20.4');
+    },
+    LONG,
+  );
 
-  it('runtime.txt python-3.13: the app runs Python 3.13 from Debian trixie', async () => {
-    const { d, output } = await deploy('python313', { 'runtime.txt': 'python-3.13.0\n', 'requirements.txt': '', 'app.py': PYTHON_SERVER });
-    expect(d.status, output).toBe('success');
-    expect(docker('exec', await webContainer('python313'), 'python3', '--version')).toBe('Python 3.13.5');
-    expect((await routerGet(h.emu.urls.routerPort, 'python313')).body).toBe('3.13.5');
-  }, LONG);
+  it(
+    'runtime.txt python-3.13: the app runs Python 3.13 from Debian trixie',
+    async () => {
+      const { d, output } = await deploy('python313', {
+        'runtime.txt': 'python-3.13.0\n',
+        'requirements.txt': '',
+        'app.py': PYTHON_SERVER,
+      });
+      expect(d.status, output).toBe('success');
+      expect(docker('exec', await webContainer('python313'), 'python3', '--version')).toBe('Python 3.13.5');
+      expect((await routerGet(h.emu.urls.routerPort, 'python313')).body).toBe('3.13.5');
+    },
+    LONG,
+  );
 
-  it('a version no Debian suite has: build-error naming the versions that exist, nothing started', async () => {
-    const pkg = { name: 'node22', engines: { node: '>=22' }, scripts: { start: 'node server.js' } };
-    const node = await deploy('node22', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
-    expect(node.d.status).toBe('build-error');
-    expect(node.output).toContain('Node.js ">=22" (engines.node in package.json) is not available');
-    expect(node.output).toContain('which have Node.js 18.20.4 (Debian bookworm) and 20.19.2 (Debian trixie)');
-    const ruby = await deploy('ruby27-app', { Gemfile: '', '.ruby-version': '2.7.8\n', 'app.rb': 'puts 1\n' });
-    expect(ruby.d.status).toBe('build-error');
-    expect(ruby.output).toContain('Ruby "2.7.8" (.ruby-version) is not available');
-    const appId = (await h.call('GET', '/v1/apps/node22')).body.app.id as string;
-    expect(dockerPs([`${LABELS.appId}=${appId}`], true)).toEqual([]);
-  }, LONG);
+  it(
+    'a version no Debian suite has: build-error naming the versions that exist, nothing started',
+    async () => {
+      const pkg = { name: 'node22', engines: { node: '>=22' }, scripts: { start: 'node server.js' } };
+      const node = await deploy('node22', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
+      expect(node.d.status).toBe('build-error');
+      expect(node.output).toContain('Node.js ">=22" (engines.node in package.json) is not available');
+      expect(node.output).toContain('which have Node.js 18.20.4 (Debian bookworm) and 20.19.2 (Debian trixie)');
+      const ruby = await deploy('ruby27-app', { Gemfile: '', '.ruby-version': '2.7.8\n', 'app.rb': 'puts 1\n' });
+      expect(ruby.d.status).toBe('build-error');
+      expect(ruby.output).toContain('Ruby "2.7.8" (.ruby-version) is not available');
+      const appId = (await h.call('GET', '/v1/apps/node22')).body.app.id as string;
+      expect(dockerPs([`${LABELS.appId}=${appId}`], true)).toEqual([]);
+    },
+    LONG,
+  );
 });

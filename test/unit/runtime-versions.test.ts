@@ -2,7 +2,12 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requestedVersion, resolveVersion, satisfies, STACK_VERSIONS } from '../../src/modules/deployments/runtime-versions.ts';
+import {
+  requestedVersion,
+  resolveVersion,
+  satisfies,
+  STACK_VERSIONS,
+} from '../../src/modules/deployments/runtime-versions.ts';
 
 const dirs: string[] = [];
 const appDir = (files: Record<string, string>) => {
@@ -41,11 +46,19 @@ describe('npm semver ranges', () => {
 
 describe('the runtime version an app asks for', () => {
   it('reads engines.node, runtime.txt, the Gemfile ruby directive then .ruby-version', () => {
-    expect(requestedVersion('node', appDir({ 'package.json': '{"engines":{"node":"20.x"}}' }))).toEqual({ wanted: '20.x', from: 'engines.node in package.json' });
+    expect(requestedVersion('node', appDir({ 'package.json': '{"engines":{"node":"20.x"}}' }))).toEqual({
+      wanted: '20.x',
+      from: 'engines.node in package.json',
+    });
     expect(requestedVersion('node', appDir({ 'package.json': '{}' }))).toBeNull();
     expect(requestedVersion('python', appDir({ 'runtime.txt': 'python-3.13.1\n' }))?.wanted).toBe('python-3.13.1');
-    expect(requestedVersion('ruby', appDir({ Gemfile: "source 'x'\nruby '3.3.0'\n", '.ruby-version': '3.1.2' }))?.wanted).toBe('3.3.0');
-    expect(requestedVersion('ruby', appDir({ Gemfile: '', '.ruby-version': 'ruby-3.1.2\n' }))).toEqual({ wanted: 'ruby-3.1.2', from: '.ruby-version' });
+    expect(
+      requestedVersion('ruby', appDir({ Gemfile: "source 'x'\nruby '3.3.0'\n", '.ruby-version': '3.1.2' }))?.wanted,
+    ).toBe('3.3.0');
+    expect(requestedVersion('ruby', appDir({ Gemfile: '', '.ruby-version': 'ruby-3.1.2\n' }))).toEqual({
+      wanted: 'ruby-3.1.2',
+      from: '.ruby-version',
+    });
   });
 
   it('picks the highest Node.js satisfying the range, and the Python or Ruby of the same major.minor', () => {
@@ -61,8 +74,11 @@ describe('the runtime version an app asks for', () => {
     expect(() => resolveVersion('node', { wanted: '22.x', from: 'engines.node in package.json' })).toThrow(
       'Node.js "22.x" (engines.node in package.json) is not available: the emulator builds its stacks from Debian\'s packages, which have Node.js 18.20.4 (Debian bookworm) and 20.19.2 (Debian trixie). Ask for one of those (e.g. "engines": { "node": "20.x" }).',
     );
-    expect(() => resolveVersion('python', { wanted: 'python-3.12.1', from: 'runtime.txt' })).toThrow(/Python "python-3.12.1" \(runtime.txt\) is not available.*3\.11\.2 \(Debian bookworm\) and 3\.13\.5.*python-3\.13/);
+    expect(() => resolveVersion('python', { wanted: 'python-3.12.1', from: 'runtime.txt' })).toThrow(
+      /Python "python-3.12.1" \(runtime.txt\) is not available.*3\.11\.2 \(Debian bookworm\) and 3\.13\.5.*python-3\.13/,
+    );
     expect(() => resolveVersion('ruby', { wanted: 'jruby-9.4', from: '.ruby-version' })).toThrow(/Ruby "jruby-9.4"/);
-    for (const versions of Object.values(STACK_VERSIONS)) expect(versions.map((v) => v.suite)).toEqual(['bookworm', 'trixie']);
+    for (const versions of Object.values(STACK_VERSIONS))
+      expect(versions.map((v) => v.suite)).toEqual(['bookworm', 'trixie']);
   });
 });

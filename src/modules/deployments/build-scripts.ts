@@ -13,19 +13,26 @@ import type { Language } from './buildpacks.ts';
 /** Files and directories (relative to the app) whose content makes the dependency layer. */
 export function dependencyInputs(lang: Language, dir: string): string[] | null {
   const present = (names: string[]) => names.filter((f) => existsSync(join(dir, f)));
-  if (lang === 'node') return existsSync(join(dir, 'node_modules')) ? null : present(['package.json', 'package-lock.json', 'npm-shrinkwrap.json', '.npmrc']);
+  if (lang === 'node') {
+    return existsSync(join(dir, 'node_modules'))
+      ? null
+      : present(['package.json', 'package-lock.json', 'npm-shrinkwrap.json', '.npmrc']);
+  }
   if (lang === 'python') return present(['requirements.txt', 'Pipfile', 'Pipfile.lock', 'vendor']);
   return present(['Gemfile', 'Gemfile.lock', '.ruby-version', 'vendor/cache']);
 }
 
 const OFFLINE_HINT = (index: string, how: string) =>
-  `echo "!     The ${index} cannot be reached from the emulator (its containers have no network; only Debian's mirror and the npm registry are reachable from this machine)."; echo "!     Vendor the dependencies in the app and deploy again: ${how}"`;
+  `echo "!     The ${index} cannot be reached from the emulator (its containers have no network; ` +
+  `only Debian's mirror and the npm registry are reachable from this machine)."; ` +
+  `echo "!     Vendor the dependencies in the app and deploy again: ${how}"`;
 
 const NODE = String.raw`
 if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then cmd=ci; else cmd=install; fi
 echo "-----> Installing dependencies: npm $cmd (offline, from the package cache)"
 if ! npm $cmd --offline --cache /cache/npm --no-audit --no-fund --loglevel=error; then
-  echo "!     npm could not install the dependencies from the package cache: the npm registry is reached from the emulator's host before the build (see the lines above)."
+  echo "!     npm could not install the dependencies from the package cache:"
+  echo "!     the npm registry is reached from the emulator's host before the build (see the lines above)."
   exit 1
 fi
 `;
@@ -81,7 +88,8 @@ export function codeScript(lang: Language, dir: string): string | null {
   if (lang !== 'node') return null;
   const steps: string[] = [];
   if (existsSync(join(dir, 'node_modules'))) {
-    steps.push('echo "-----> node_modules is part of the code: rebuilding it (npm rebuild)"', 'npm rebuild --offline --no-audit --no-fund --loglevel=error');
+    steps.push('echo "-----> node_modules is part of the code: rebuilding it (npm rebuild)"');
+    steps.push('npm rebuild --offline --no-audit --no-fund --loglevel=error');
   }
   if (hasBuildScript(dir)) steps.push('echo "-----> Running the build script (npm run build)"', 'npm run build');
   return steps.length ? `set -e; ${steps.join('; ')}` : null;

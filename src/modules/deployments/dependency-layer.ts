@@ -68,7 +68,12 @@ export async function dependencyLayer(b: DependencyBuild, lang: Language): Promi
   }
   try {
     // The build container's own labels would be inherited by the app's containers: blanked.
-    const changes = ['WORKDIR /app', 'CMD ["sh"]', `LABEL ${LABELS.owner}="" ${LABELS.type}="" ${LABELS.deploymentId}=""`, `LABEL ${KEY_LABEL}=${key}`];
+    const changes = [
+      'WORKDIR /app',
+      'CMD ["sh"]',
+      `LABEL ${LABELS.owner}="" ${LABELS.type}="" ${LABELS.deploymentId}=""`,
+      `LABEL ${KEY_LABEL}=${key}`,
+    ];
     await b.runtime.commit(engineId, { tag, changes });
   } finally {
     removeLater(b.runtime, engineId);
@@ -87,7 +92,12 @@ async function runStep(b: DependencyBuild, tar: Readable, script: string, lang: 
       cmd: ['sh', '-c', script],
       env: {},
       // Not the instance label: the containers area reconciles (and removes) what carries it.
-      labels: { [LABELS.owner]: b.instanceId, [LABELS.appId]: b.appId, [LABELS.type]: 'build', [LABELS.deploymentId]: b.deploymentId },
+      labels: {
+        [LABELS.owner]: b.instanceId,
+        [LABELS.appId]: b.appId,
+        [LABELS.type]: 'build',
+        [LABELS.deploymentId]: b.deploymentId,
+      },
       memoryBytes: BUILD_MEMORY,
       binds: [`${b.cacheDir}:/cache`],
       networkNone: true,
@@ -116,7 +126,9 @@ function removeLater(runtime: ContainerRuntime, engineId: string): void {
 }
 
 function layerKey(b: DependencyBuild, inputs: string[], script: string): string {
-  const h = createHash('sha256').update(JSON.stringify({ v: 1, stack: b.stack.tag, stackHash: b.stackHash, script, extra: b.extra }));
+  const h = createHash('sha256').update(
+    JSON.stringify({ v: 1, stack: b.stack.tag, stackHash: b.stackHash, script, extra: b.extra }),
+  );
   const add = (rel: string) => {
     const full = join(b.context, rel);
     const st = lstatSync(full);

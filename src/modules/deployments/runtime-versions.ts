@@ -46,7 +46,9 @@ export function requestedVersion(lang: Language, dir: string): VersionRequest | 
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { engines?: { node?: unknown } };
       const wanted = pkg.engines?.node;
-      return typeof wanted === 'string' && wanted.trim() ? { wanted: wanted.trim().slice(0, 100), from: 'engines.node in package.json' } : null;
+      return typeof wanted === 'string' && wanted.trim()
+        ? { wanted: wanted.trim().slice(0, 100), from: 'engines.node in package.json' }
+        : null;
     } catch {
       return null; // npm itself reports an unreadable package.json
     }
@@ -69,10 +71,18 @@ export function requestedVersion(lang: Language, dir: string): VersionRequest | 
  */
 export function resolveVersion(lang: Language, req: VersionRequest): StackVersion {
   const versions = STACK_VERSIONS[lang];
-  const found = lang === 'node' ? versions.filter((v) => satisfies(v.version, req.wanted)).pop() : versions.find((v) => sameMinor(v.version, req.wanted, lang));
+  const found =
+    lang === 'node'
+      ? versions.filter((v) => satisfies(v.version, req.wanted)).pop()
+      : versions.find((v) => sameMinor(v.version, req.wanted, lang));
   if (found) return found;
   const have = versions.map((v) => `${v.version} (Debian ${v.suite})`).join(' and ');
-  const example = lang === 'node' ? `"engines": { "node": "${major(versions)}.x" }` : lang === 'python' ? `python-${minor(versions)}` : minor(versions);
+  const example =
+    lang === 'node'
+      ? `"engines": { "node": "${major(versions)}.x" }`
+      : lang === 'python'
+        ? `python-${minor(versions)}`
+        : minor(versions);
   throw new Error(
     `${NAMES[lang]} ${JSON.stringify(req.wanted)} (${req.from}) is not available: the emulator builds its stacks from Debian's packages, ` +
       `which have ${NAMES[lang]} ${have}. Ask for one of those (e.g. ${example}).`,
@@ -114,7 +124,14 @@ function comparator(text: string): (v: Triple) => boolean {
   const given = nums.indexOf(null) === -1 ? 3 : nums.indexOf(null);
   const lo: Triple = [nums[0] ?? 0, given > 1 ? (nums[1] ?? 0) : 0, given > 2 ? (nums[2] ?? 0) : 0];
   // The first version after the partial one: 18 → 19.0.0, 18.2 → 18.3.0 (Infinity for `*`).
-  const next: Triple = given === 0 ? [Number.POSITIVE_INFINITY, 0, 0] : given === 1 ? [lo[0] + 1, 0, 0] : given === 2 ? [lo[0], lo[1] + 1, 0] : [lo[0], lo[1], lo[2] + 1];
+  const next: Triple =
+    given === 0
+      ? [Number.POSITIVE_INFINITY, 0, 0]
+      : given === 1
+        ? [lo[0] + 1, 0, 0]
+        : given === 2
+          ? [lo[0], lo[1] + 1, 0]
+          : [lo[0], lo[1], lo[2] + 1];
   switch (op) {
     case '>=':
       return (v) => cmp(v, lo) >= 0;

@@ -49,7 +49,9 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
   const installed = version ?? STACK_VERSIONS[lang].find((v) => v.suite === debianSuite());
   const asked = request ? ` (${request.from} asks for ${request.wanted})` : '';
   // A host of a suite the table does not know (testing, unstable) has its own version in the default stack.
-  const what = installed ? `${TITLES[lang]} ${installed.version} from Debian ${installed.suite}` : `the ${TITLES[lang]} of Debian ${debianSuite()}`;
+  const what = installed
+    ? `${TITLES[lang]} ${installed.version} from Debian ${installed.suite}`
+    : `the ${TITLES[lang]} of Debian ${debianSuite()}`;
   say(`       Using ${what}${asked}`);
   await ensureRecipeImage(runtime, stack, {
     onStart: (r) => say(`-----> Building the ${r.title} image (first use)…`),
@@ -60,7 +62,11 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
   const stackHash = recipeHash(stack, stack.suite ?? debianSuite());
   const base = await dependencyLayer({ ...b, stack, stackHash, extra }, lang);
   const step = codeScript(lang, b.context);
-  const dockerfile = [`FROM ${base}`, 'COPY . /app', ...(step ? [`RUN ${JSON.stringify(['sh', '-c', step])}`] : [])].join('\n');
+  const dockerfile = [
+    `FROM ${base}`,
+    'COPY . /app',
+    ...(step ? [`RUN ${JSON.stringify(['sh', '-c', step])}`] : []),
+  ].join('\n');
   say('-----> Adding the code');
   await runtime.buildImage({
     contextDir: b.context,
@@ -74,6 +80,9 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
   });
   say('-----> Build finished');
   const types = { ...defaultProcessTypes(lang, b.context), ...(b.procfile ?? {}) };
-  if (!Object.keys(types).length) throw new Error(`no Procfile and no default web process for this ${lang} app: add a Procfile (e.g. \`web: <command>\`)`);
+  if (!Object.keys(types).length)
+    throw new Error(
+      `no Procfile and no default web process for this ${lang} app: add a Procfile (e.g. \`web: <command>\`)`,
+    );
   return types;
 }
