@@ -27,6 +27,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   let instance = '';
   const files: string[] = [];
   const apps: string[] = [];
+  const archives = new Map<string, string>();
 
   /** Deploys the files as an archive to a new app; resolves the deployment and its output. */
   const deploy = async (app: string, content: Record<string, string>) => {
@@ -38,10 +39,17 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
     await tarCreate({ gzip: true, file: archive, cwd: dir }, [app]);
     expect((await h.call('POST', '/v1/apps', { body: { app: { name: app } } })).status).toBe(201);
     apps.push(app);
-    expect(
-      (await h.call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url: archive } } })).status,
-    ).toBe(201);
-    const d = await waitForDeployment(h, app, undefined, LONG);
+    archives.set(app, archive);
+    return redeploy(app);
+  };
+  /** Deploys the app's archive again; resolves the new deployment and its output. */
+  const redeploy = async (app: string) => {
+    const before = (await h.call('GET', `/v1/apps/${app}/deployments`)).body.deployments[0]?.id;
+    const source_url = archives.get(app);
+    expect((await h.call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url } } })).status).toBe(201);
+    const finished = (x: { id: string; status: string }) =>
+      x.id !== before && ['success', 'build-error', 'crashed-error', 'timeout-error'].includes(x.status);
+    const d = await waitForDeployment(h, app, finished, LONG);
     return { d, output: (await h.call('GET', `/v1/apps/${app}/deployments/${d.id}/output`)).text as string };
   };
   const webContainer = async (app: string) => {
@@ -71,6 +79,23 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
       expect(output).toContain('Using Node.js 20.19.2 from Debian trixie (engines.node in package.json asks for 20.x)');
       expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
       expect((await routerGet(h.emu.urls.routerPort, 'node20')).body).toBe('v20.19.2');
+    },
+    LONG,
+  );
+
+  it(
+    'a redeployment reuses the dependency layer; after DELETE …/caches/deployment it is built again',
+    async () => {
+      const again = await redeploy('node20');
+      expect(again.d.status, again.output).toBe('success');
+      expect(again.output).toContain('Reusing the dependency layer from the build cache');
+      expect(again.output).not.toContain('Installing dependencies');
+      expect((await h.call('DELETE', '/v1/apps/node20/caches/deployment')).status).toBe(204);
+      const fresh = await redeploy('node20');
+      expect(fresh.d.status, fresh.output).toBe('success');
+      expect(fresh.output).toContain('Installing dependencies: npm install (offline, from the package cache)');
+      expect(fresh.output).not.toContain('Reusing the dependency layer');
+      expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
     },
     LONG,
   );
