@@ -84,8 +84,8 @@ export const section: Section = {
       src('modules/deployments/slug-build.ts')
     )) as typeof import('../src/modules/deployments/slug-build.ts');
     const { dependencyTag } = (await import(
-      src('modules/deployments/dependency-layer.ts')
-    )) as typeof import('../src/modules/deployments/dependency-layer.ts');
+      src('modules/deployments/buildpacks.ts')
+    )) as typeof import('../src/modules/deployments/buildpacks.ts');
     const { stackRecipe } = (await import(
       src('runtime/image-recipes.ts')
     )) as typeof import('../src/runtime/image-recipes.ts');

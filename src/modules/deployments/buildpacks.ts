@@ -7,6 +7,9 @@ import { join } from 'node:path';
 
 export type Language = 'node' | 'python' | 'ruby';
 
+/** The tag of an app's dependency image (dependency-layer.ts); it goes with the app. */
+export const dependencyTag = (appId: string) => `scalingo-emulator/deps-${appId.toLowerCase()}:current`;
+
 /** Detection order of the platform's buildpacks: the first match wins. */
 export function detectLanguage(dir: string): Language | null {
   if (existsSync(join(dir, 'package.json'))) return 'node';

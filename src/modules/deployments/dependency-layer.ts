@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import { packDirectory } from '../../runtime/images.ts';
 import type { ImageRecipe } from '../../runtime/image-recipes.ts';
-import type { Language } from './buildpacks.ts';
+import { dependencyTag, type Language } from './buildpacks.ts';
 import { dependencyInputs, dependencyScript } from './build-scripts.ts';
 
 // The dependency layer of a buildpack-like build: the image a `docker build` would have after
@@ -22,11 +22,6 @@ const KEY_LABEL = 'io.scalingo-emulator.deps-key';
 const KEY_FILE = 'dependency-layer.key';
 const LEGACY_CACHE = ['node_modules', 'node_modules.key', 'venv', 'venv.key', 'bundle'];
 
-/** The tag of an app's dependency image (removed with the app). */
-export const dependencyTag = (appId: string) => `scalingo-emulator/deps-${appId.toLowerCase()}:current`;
-
-/** Whether the app's build cache names a dependency image (then the app has one to remove). */
-export const hasDependencyLayer = (cacheDir: string) => existsSync(join(cacheDir, KEY_FILE));
 
 export interface DependencyBuild {
   runtime: ContainerRuntime;

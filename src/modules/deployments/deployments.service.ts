@@ -19,7 +19,6 @@ import type { DeploymentRow, DeploymentsStore } from './deployments.store.ts';
 import { prepareSource, type Source, type SourceLimits } from './sources.ts';
 import { parseProcfile } from './procfile.ts';
 import { buildpackBuild, languageOf } from './slug-build.ts';
-import { dependencyTag, hasDependencyLayer } from './dependency-layer.ts';
 import { defined } from '../../shared/defined.ts';
 import { DeploymentQueue } from './deployment-queue.ts';
 
@@ -76,16 +75,6 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
   const building = new Set<string>(); // deployment ids whose builds/<id>/ is in use
   // A build started since the last sweep (true at first: a killed process may have left some).
   let builtSinceSweep = true;
-  // An app's dependency image goes with the app; most apps never had one (a stat, no engine call). The
-  // listeners run before the caches area's removal of the build cache gets under way.
-  const cacheDirOf = deps.buildCacheDir;
-  if (cacheDirOf) {
-    deps.events.onRecord((e) => {
-      if (e.app_id && e.type === 'delete_app' && hasDependencyLayer(cacheDirOf(e.app_id))) {
-        void deps.runtime.removeImage(dependencyTag(e.app_id)).catch((err: Error) => logger.warn({ app: e.app_id, err: err.message }, 'could not remove a dependency image'));
-      }
-    });
-  }
 
   /** Removes a build directory; again a little later, in case a cut extraction still had a write in flight. */
   async function removeBuildDir(dir: string): Promise<void> {
