@@ -20,10 +20,10 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
       await ensureBusyboxImage(docker, tag);
     },
 
-    async buildImage({ contextDir, dockerfile, tag, labels, onLine }) {
+    async buildImage({ contextDir, dockerfile, tag, labels, networkNone, onLine }) {
       const docker = await engine();
       const tar = await packDirectory(contextDir, dockerfile ? { Dockerfile: dockerfile } : {});
-      const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels, forcerm: true });
+      const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels, forcerm: true, ...(networkNone ? { networkmode: 'none' } : {}) });
       await followBuild(docker, stream, onLine);
     },
 

@@ -131,8 +131,11 @@ export interface ContainerRuntime {
   // Images
   /** Builds the base busybox image when missing (offline, FROM scratch). */
   ensureBaseImage(tag: string): Promise<void>;
-  /** Builds an image from a directory (with its Dockerfile, or `dockerfile` text given). Lines of output go to onLine. */
-  buildImage(opts: { contextDir: string; dockerfile?: string; tag: string; labels: Record<string, string>; onLine?: (line: string) => void }): Promise<void>;
+  /**
+   * Builds an image from a directory (with its Dockerfile, or `dockerfile` text given). Lines of output go to onLine.
+   * `networkNone`: the RUN steps get no network (buildpack-like builds), as `docker build --network none`.
+   */
+  buildImage(opts: { contextDir: string; dockerfile?: string; tag: string; labels: Record<string, string>; networkNone?: boolean; onLine?: (line: string) => void }): Promise<void>;
   imageExists(tag: string): Promise<boolean>;
   removeImage(tag: string): Promise<void>;
   /** Default command of an image (its CMD/ENTRYPOINT joined), '' when none. */
