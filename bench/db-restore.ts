@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,20 @@ const APP = 'bench-restore-app';
 const MiB = 1024 * 1024;
 /** The flags of the database API's restore (addon-kinds.ts), given to the baseline's pg_restore too. */
 const RESTORE_FLAGS = ['--clean', '--if-exists', '--no-owner', '--no-privileges', '--no-comments', '--exit-on-error'];
+
+/** One HTTP request on a connection of its own (no keep-alive pool: minutes of psql between two calls outlast any idle timeout). */
+function request(url: string, method: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', (err) => reject(new Error(`${method} ${url.replace(/\?.*/, '')}: ${err.message}`)));
+    req.end();
+  });
+}
 
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', maxBuffer: 64 * MiB }).trim();
 
@@ -51,9 +66,8 @@ export const section: Section = {
       }
       const token = JSON.parse(await c.expect('POST', `/v1/apps/${APP}/addons/${addonId}/token`, 200)).addon.token as string;
       const dbapi = async (method: 'GET' | 'POST', path: string, status: number) => {
-        // fetch, not the keep-alive pool: a psql batch can outlast the server's keep-alive, and a reused socket would be closed.
-        const res = await fetch(`${emu.api}/api${path}`, { method, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-        const text = await res.text();
+        const res = await request(`${emu.api}/api${path}`, method, { authorization: `Bearer ${token}`, accept: 'application/json' });
+        const text = res.body.toString();
         if (res.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${res.status} ${text.slice(0, 300)}`);
         return JSON.parse(text);
       };
@@ -88,8 +102,7 @@ export const section: Section = {
 
       // The same .pgsql file, in the container, for the baseline.
       const { download_url } = await dbapi('GET', `/databases/${addonId}/backups/${backup.id}/archive`, 200);
-      const res = await fetch(download_url);
-      writeFileSync(join(tmp, 'backup.tar.gz'), Buffer.from(await res.arrayBuffer()));
+      writeFileSync(join(tmp, 'backup.tar.gz'), (await request(download_url, 'GET')).body);
       execFileSync('tar', ['xzf', join(tmp, 'backup.tar.gz'), '-C', tmp]);
       const dump = readdirSync(tmp).find((f) => f.endsWith('.pgsql')) ?? '';
       const dumpBytes = statSync(join(tmp, dump)).size;
