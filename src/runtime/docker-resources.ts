@@ -151,7 +151,7 @@ async function startExec(docker: Docker, engineId: string, cmd: string[], o: { u
   const input = o.stdin;
   if (input) {
     // The hijacked connection carries stdin raw (not multiplexed): piped, then half-closed at the input's end, which
-    // closes the command's stdin. A command that exits before reading it all ends the connection: the input is dropped.
+    // closes the command's stdin. A command that exits before reading it all ends the output: the input is dropped.
     input.on('error', () => raw.destroy());
     raw.on('close', () => input.destroy());
     input.pipe(raw);
@@ -167,6 +167,8 @@ async function startExec(docker: Docker, engineId: string, cmd: string[], o: { u
   void ended.then(() => {
     stdout.end();
     stderr.end();
+    // The output is over: a half-open connection still writing the rest of an unread input would stay open.
+    if (o.stdin && !o.stdin.readableEnded) raw.destroy();
   });
   const exitCode = ended.then(async () => (await exec.inspect()).ExitCode ?? -1);
   return { stdout, stderr, exitCode };
