@@ -5,7 +5,8 @@
 #   mmdebstrap: the Debian-built stack and addon images, built by the emulator on first use;
 #   git, openssh-client: git_source deployments and the git push endpoint (git's own receive-pack);
 #   postgresql-client: psql through a db-tunnel; socat: the reliability suite's proxy socket;
-#   openssl: the remote-engine test's certificates; chromium: the dashboard test, headless.
+#   openssl: the remote-engine test's certificates; chromium: the dashboard test, headless;
+#   iproute2, util-linux (ip netns, nsenter): the swarm test's second node, a dockerd in its own network namespace.
 
 has() { command -v "$1" >/dev/null 2>&1; }
 static_busybox() { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x httpd >/dev/null; }
@@ -21,6 +22,8 @@ missing_packages() {
   has psql || echo postgresql-client
   has socat || echo socat
   has openssl || echo openssl
+  has ip || echo iproute2
+  has nsenter || echo util-linux
   { has chromium || [ -x /usr/bin/chromium ]; } || printf '%s\n' chromium fonts-dejavu-core
 }
 

@@ -31,6 +31,8 @@ const ENV_KEYS: Record<string, { path: string[]; kind: 'string' | 'int' | 'bool'
   EMULATOR_DOCKER_CERT_PATH: { path: ['docker', 'tls', 'certPath'], kind: 'string' },
   EMULATOR_DOCKER_PUBLISH_HOST: { path: ['docker', 'publishHost'], kind: 'string' },
   EMULATOR_STOP_CONTAINERS_ON_EXIT: { path: ['docker', 'stopContainersOnExit'], kind: 'bool' },
+  EMULATOR_DOCKER_MODE: { path: ['docker', 'mode'], kind: 'string' },
+  EMULATOR_DOCKER_ONE_OFF_NODE: { path: ['docker', 'swarm', 'oneOffNode'], kind: 'string' },
   EMULATOR_VALIDATE_RESPONSES: { path: ['validateResponses'], kind: 'bool' },
 };
 

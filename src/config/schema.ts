@@ -180,6 +180,13 @@ export const configSchema = z
           .optional(),
         /** IP address the containers' ports are published on, and where the router, readiness and db-tunnels reach them. */
         publishHost: z.union([z.ipv4(), z.ipv6()], { error: 'expected an IP address (the engine machine\'s, e.g. 127.0.0.1)' }).default('127.0.0.1'),
+        /**
+         * `local`: containers on the engine above. `swarm`: that engine is a Docker Swarm manager and app and addon
+         * containers are services placed on any node (src/runtime/swarm-runtime.ts; docs/architecture.md "Swarm").
+         */
+        mode: z.enum(['local', 'swarm']).default('local'),
+        /** docker.mode "swarm": the node (hostname or id) that runs attached one-offs; default the manager (builds always run there). */
+        swarm: z.object({ oneOffNode: z.string().min(1).optional() }).strict().prefault({}),
         /** Stop the app containers when the emulator stops (otherwise they keep running and are reconciled at next start). */
         stopContainersOnExit: z.boolean().default(false),
       })

@@ -1,6 +1,6 @@
-// The only view of the container engine the rest of the emulator has. docker-runtime.ts is its
-// one implementation over dockerode (with docker-resources.ts and images.ts, the only files that import dockerode);
-// tests pass an in-memory one (test/support/fake-runtime.ts). Both pass the same contract suite
+// The only view of the container engine the rest of the emulator has. docker-runtime.ts implements it
+// over dockerode on one engine (with docker-resources.ts and images.ts), swarm-runtime.ts over a Docker Swarm;
+// tests pass an in-memory one (test/support/fake-runtime.ts). All pass the same contract suite
 // (test/contract/runtime-contract.ts); docs/architecture.md "Runtime" describes the whole.
 import type { Duplex, Readable } from 'node:stream';
 import { EngineUnavailableError } from './errors.ts';

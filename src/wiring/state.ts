@@ -14,6 +14,7 @@ import type { Urls } from '../shared/urls.ts';
 import { secret } from '../shared/ids.ts';
 import type { ContainerRuntime } from '../runtime/runtime.ts';
 import { createDockerRuntime } from '../runtime/docker-runtime.ts';
+import { createSwarmRuntime } from '../runtime/swarm-runtime.ts';
 import { createUpgradeTable } from '../http/ws.ts';
 import { createFaults } from '../modules/control/faults.ts';
 import { withFaults } from '../modules/control/runtime-faults.ts';
@@ -39,7 +40,10 @@ export function createState(config: EmulatorConfig, opts: StateOptions) {
   const instanceId = metaValue(db, 'instance_id', () => randomBytes(4).toString('hex'));
   // Workload faults (docker_unavailable, log_delay) act on the runtime every area sees.
   const faults = createFaults({ clock });
-  const runtime = withFaults(opts.runtime ?? createDockerRuntime({ host: config.docker.host, socketPath: config.docker.socketPath || undefined, tls: config.docker.tls, publishHost: config.docker.publishHost }), faults);
+  // docker.mode: one engine, or a swarm behind its manager (the same engine options name the manager).
+  const engine = { host: config.docker.host, socketPath: config.docker.socketPath || undefined, tls: config.docker.tls, publishHost: config.docker.publishHost };
+  const makeRuntime = () => (config.docker.mode === 'swarm' ? createSwarmRuntime({ ...engine, oneOffNode: config.docker.swarm.oneOffNode }) : createDockerRuntime(engine));
+  const runtime = withFaults(opts.runtime ?? makeRuntime(), faults);
 
   // Known once the ports are bound (port 0 picks a free one): the servers and git areas fill them in.
   const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
