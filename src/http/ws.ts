@@ -3,7 +3,7 @@
 // one-off attach…). emulator.ts wires `handle` to the server once.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { ApiError } from './errors.ts';
 import type { Logger } from '../shared/logger.ts';
 
@@ -20,9 +20,14 @@ export function createUpgradeTable(deps: { logger: Logger }) {
   const entries: { prefix: string; handler: UpgradeHandler }[] = [];
   // One server per message bound (a socket that has not authenticated yet gets a small one).
   const servers = new Map<number, WebSocketServer>();
-  const serverFor = (maxPayload: number) => {
+  // ws is loaded at the first upgrade: an emulator nobody follows logs or attaches to never loads it.
+  const serverFor = async (maxPayload: number) => {
     let wss = servers.get(maxPayload);
-    if (!wss) servers.set(maxPayload, (wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload })));
+    if (!wss) {
+      const { WebSocketServer } = await import('ws');
+      wss = servers.get(maxPayload) ?? new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload });
+      servers.set(maxPayload, wss);
+    }
     return wss;
   };
 
@@ -47,9 +52,10 @@ export function createUpgradeTable(deps: { logger: Logger }) {
      * 'error' listener here: a malformed frame (RSV bits, unmasked, invalid UTF-8, too long) makes ws
      * emit 'error' and close that socket with 1002/1007/1009 — without a listener the process would die.
      */
-    accept(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { maxPayload?: number } = {}): Promise<WebSocket> {
+    async accept(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { maxPayload?: number } = {}): Promise<WebSocket> {
+      const wss = await serverFor(opts.maxPayload ?? WS_MAX_PAYLOAD);
       return new Promise((resolve) =>
-        serverFor(opts.maxPayload ?? WS_MAX_PAYLOAD).handleUpgrade(req, socket, head, (ws) => {
+        wss.handleUpgrade(req, socket, head, (ws) => {
           ws.on('error', (err) => deps.logger.debug({ err: err.message, path: (req.url ?? '').split('?')[0].replace(/^\/attach\/[^/]+/, '/attach/<token>') }, 'websocket closed on a protocol error'));
           resolve(ws);
         }),

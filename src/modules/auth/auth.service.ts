@@ -1,4 +1,3 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { ApiError } from '../../http/errors.ts';
 import type { Principal, UserRow } from './principal.ts';
 import type { Db } from '../../db/database.ts';
@@ -14,6 +13,9 @@ export const DASHBOARD_TOKEN_NAME = 'emulator-dashboard';
 // A hash that no password matches, until the background hashing of syncUsers replaces it.
 const PENDING_HASH = 'pending';
 const ISSUER = 'scalingo-emulator';
+// jose (JWT signing and verification) is loaded by the first exchange or bearer check, not at start.
+let jose: Promise<typeof import('jose')> | undefined;
+const loadJose = () => (jose ??= import('jose'));
 
 export interface AuthServiceDeps {
   db: Db;
@@ -210,6 +212,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       const row = typeof apiToken === 'string' ? tokenFromSecret(apiToken) : apiToken;
       touch(row.id);
       const now = Math.floor(clock.now() / 1000);
+      const { SignJWT } = await loadJose();
       return new SignJWT({ tid: row.id })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(row.user_id)
@@ -247,6 +250,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         let claims = hit && hit.exp * 1000 > now ? hit : undefined;
         if (!claims) {
           if (hit) verified.delete(value);
+          const { jwtVerify, errors: joseErrors } = await loadJose();
           try {
             const { payload } = await jwtVerify(value, deps.jwtSecret, { issuer: ISSUER, currentDate: new Date(now), algorithms: ['HS256'] });
             if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string' || typeof payload.exp !== 'number') throw new Error('claims');

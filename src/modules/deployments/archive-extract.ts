@@ -9,7 +9,6 @@ import { posix } from 'node:path';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { Unpack } from 'tar';
 import { isDiskFull } from '../../shared/disk-full.ts';
 
 export interface SourceLimits {
@@ -148,6 +147,8 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
     source.destroy(problem);
   };
   const stop = new AbortController();
+  // tar is loaded at the first extraction: most starts never extract an archive.
+  const { Unpack } = await import('tar');
   const unpack = new Unpack({
     cwd: dest,
     strict: true,

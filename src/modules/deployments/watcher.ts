@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { mkdirSync, statSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../shared/logger.ts';
@@ -24,6 +24,8 @@ const IGNORED = /(^|[/\\])(\.git|node_modules)([/\\]|$)/;
 export function bindDirectories(deps: { bound: BoundApp[]; apps: AppsService; deployments: DeploymentsService; userByLogin: (l: string) => UserRow | undefined; defaultOwner: string; debounceMs: number; logger: Logger }) {
   const watchers: FSWatcher[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  // chokidar is loaded only when the config binds directories (most emulators bind none).
+  const toWatch: { dir: string; onChange: (event: string, path: string) => void }[] = [];
   for (const b of deps.bound) {
     const dir = resolve(b.dir);
     mkdirSync(dir, { recursive: true });
@@ -38,29 +40,41 @@ export function bindDirectories(deps: { bound: BoundApp[]; apps: AppsService; de
     const source = { kind: 'directory' as const, location: dir };
     if (!app.last_deployment_id || newestMtime(dir) > (app.last_deployed_at ?? 0)) deps.deployments.deploySoon(app, source, owner);
     let timer: NodeJS.Timeout | undefined;
-    const w = watch(dir, { ignoreInitial: true, ignored: (p: string) => IGNORED.test(p) });
-    w.on('all', (event, path) => {
-      if (timer) {
-        clearTimeout(timer);
-        timers.delete(timer);
-      }
-      const t = setTimeout(() => {
-        timers.delete(t);
-        const fresh = deps.apps.find(app.id);
-        if (!fresh) return;
-        deps.logger.info({ app: fresh.name, event, path }, 'source changed: redeploying');
-        deps.deployments.deploySoon(fresh, source, owner);
-      }, deps.debounceMs);
-      timer = t;
-      timers.add(t);
+    toWatch.push({
+      dir,
+      onChange: (event, path) => {
+          if (timer) {
+            clearTimeout(timer);
+            timers.delete(timer);
+          }
+          const t = setTimeout(() => {
+            timers.delete(t);
+            const fresh = deps.apps.find(app.id);
+            if (!fresh) return;
+            deps.logger.info({ app: fresh.name, event, path }, 'source changed: redeploying');
+            deps.deployments.deploySoon(fresh, source, owner);
+          }, deps.debounceMs);
+        timer = t;
+        timers.add(t);
+      },
     });
-    watchers.push(w);
   }
+  const watching = toWatch.length
+    ? import('chokidar').then(({ watch }) => {
+        for (const { dir, onChange } of toWatch) {
+          watchers.push(watch(dir, { ignoreInitial: true, ignored: (p: string) => IGNORED.test(p) }).on('all', onChange));
+        }
+      })
+    : Promise.resolve();
   return {
     /** Resolves once every watcher is watching. */
-    ready: () => Promise.all(watchers.map((w) => new Promise<void>((ok) => w.once('ready', () => ok())))),
+    async ready() {
+      await watching;
+      await Promise.all(watchers.map((w) => new Promise<void>((ok) => w.once('ready', () => ok()))));
+    },
     async close() {
       for (const t of timers) clearTimeout(t);
+      await watching.catch(() => undefined);
       await Promise.all(watchers.map((w) => w.close()));
     },
   };
