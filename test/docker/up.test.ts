@@ -7,6 +7,7 @@ import { up, type UpHandle } from '../../src/cli/up/up.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { routerGet } from '../support/apps.ts';
+import { chromium } from 'playwright-core';
 
 // `up` end to end on real Docker: a project with scalingo.json (env generators, a PostgreSQL addon,
 // formation) and a Procfile postdeploy, observed through docker ps, the router's answers, psql in the
@@ -135,6 +136,24 @@ describe('scalingo-emulator up (real Docker)', () => {
     expect(JSON.stringify(cron.body)).toContain('echo nightly');
     // .gitignore'd files are not deployed.
     expect((await get(h, '/tmp/ignored.txt')).status).not.toBe(200);
+  }, LONG);
+
+  it('the dashboard at the printed address shows the up app like any other (headless Chromium)', async () => {
+    const address = /^ {2}Dashboard {3}(\S+)$/m.exec(printed.text())?.[1];
+    expect(address, printed.text()).toMatch(/\/_emulator\/\?token=ad-/);
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await page.goto(String(address));
+      await page.locator(`tr[data-app="${APP}"] [data-status="running"]`).waitFor({ timeout: 30_000 });
+      await page.click(`tr[data-app="${APP}"] a`);
+      await page.locator('tr[data-container="web-1"] [data-status="running"]').waitFor({ timeout: 30_000 });
+      await page.locator('tr[data-container="worker-1"] [data-status="running"]').waitFor({ timeout: 30_000 });
+      await page.click('#deployments tr[data-deployment]');
+      await page.locator('#deployment-output', { hasText: 'Running the postdeploy hook' }).waitFor({ timeout: 30_000 });
+    } finally {
+      await browser.close();
+    }
   }, LONG);
 
   it('redeploys a change of the folder; a failing postdeploy leaves the running version up and says why', async () => {
