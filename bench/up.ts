@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { BenchContext, Result, Section } from './lib/types.ts';
@@ -77,7 +77,8 @@ export const section: Section = {
   name: 'up',
   description: '`up` of node-pg-redis from nothing, and a one-file change served again, vs the same by hand with docker (issue 21)',
   async run(ctx: BenchContext): Promise<Result> {
-    const rounds = ctx.quick ? 1 : Math.min(ctx.rounds, 2);
+    const rounds = ctx.quick ? 1 : Math.min(ctx.rounds, 3);
+    const loads: string[] = [];
     const firstUp: number[] = [];
     const firstRaw: number[] = [];
     const loopUp: number[] = [];
@@ -93,6 +94,8 @@ export const section: Section = {
       mark(rawDir, 'v0');
       mark(upDir, 'v0');
       let handle: Awaited<ReturnType<typeof up>> | undefined;
+      const loadAt = () => loadavg()[0].toFixed(1);
+      const loadBefore = loadAt();
       try {
         const raw = await rawFromScratch(rawDir, `bench-up-raw:${r}`, net);
         firstRaw.push(raw.ms);
@@ -115,6 +118,8 @@ export const section: Section = {
           await untilServed(() => routerPage(port, app), `up${i}`, 120_000);
           loopUp.push(performance.now() - t1);
         }
+        loads.push(`${loadBefore}→${loadAt()}`);
+        ctx.log(`  round ${r + 1}: by hand ${ms(firstRaw.at(-1) ?? 0)}, up ${ms(firstUp.at(-1) ?? 0)}, load average ${loads.at(-1)}`);
       } finally {
         await handle?.stop().catch(() => undefined);
         for (const id of (await docker('ps', '-aq', '--filter', `label=${LABEL}`)).split('\n').filter(Boolean)) await docker('rm', '-f', '-v', id).catch(() => undefined);
@@ -128,13 +133,15 @@ export const section: Section = {
     return {
       title: '`up`: first run and inner loop of node-pg-redis (issue 21)',
       method:
-        'First run: `up()` on a fresh copy of fixtures/apps/node-pg-redis with a scalingo.json naming postgresql and redis (in memory: empty npm cache, no image, no addon server) until the router serves the app; by hand: `npm ci` on the host with an empty cache, a Docker network, the same PostgreSQL and Redis images started with the same scripts (waiting until each answers), `docker build` (FROM the node stack, COPY) and `docker run` until the app answers. Inner loop: an edit of server.js until the new answer is served (watcher, archive, build, new container, router), against a cached `docker build` + `docker run` of the same change until the new container answers. Medians.',
+        'First run: `up()` on a fresh copy of fixtures/apps/node-pg-redis with a scalingo.json naming postgresql and redis (in memory: empty npm cache, no image, no addon server) until the router serves the app; by hand: `npm ci` on the host with an empty cache, a Docker network, the same PostgreSQL and Redis images started with the same scripts (waiting until each answers), `docker build` (FROM the node stack, COPY) and `docker run` until the app answers. The addon servers start while the code builds (the deployment waits for them before starting the app containers). Rounds run by hand first, then `up`, each with the same load around it. Inner loop: an edit of server.js until the new answer is served (watcher, archive, build, new container, router), against a cached `docker build` + `docker run` of the same change until the new container answers. Medians.',
       tables: [
         {
           headers: ['measure', 'up', 'by hand', 'ratio'],
           rows: [
             ['first run, from nothing', bestMedian(firstUp, ms, false), bestMedian(firstRaw, ms, false), firstRatio.toFixed(2)],
             ['one-file change served again', bestMedian(loopUp, ms, false), bestMedian(loopRaw, ms, false), loopRatio.toFixed(2)],
+            ['first run, per round (by hand / up)', firstRaw.map((v, i) => `${ms(v)} / ${ms(firstUp[i] ?? 0)}`).join('; '), '', ''],
+            ['load average (1 min), start→end of each round', loads.join('; '), '', ''],
           ],
         },
       ],

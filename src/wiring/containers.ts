@@ -22,6 +22,7 @@ import { createAddonServersStore } from '../modules/addons/addon-servers.store.t
 import { createAddonsStore } from '../modules/addons/addons.store.ts';
 import { createDeployHookRunner } from '../modules/containers/deploy-hook.ts';
 import { addonStatusSetter } from '../modules/addons/addon-status.ts';
+import { waitForAddons } from '../modules/addons/addons-started.ts';
 import type { Area, Shared } from './area.ts';
 import type { Accounts } from './accounts.ts';
 import type { Apps } from './apps.ts';
@@ -46,6 +47,8 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
   const containersStore = createContainersStore(db);
   const deploymentsStore = createDeploymentsStore(db);
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
+  const addonsStore = createAddonsStore(db);
+  const addonsStarted = (appId: string, say: (line: string) => void) => waitForAddons(addonsStore, appId, say);
   // Real addon servers (issue #15): app containers join the app's network with them.
   const addonServers: AddonServers | undefined = config.addons.servers
     ? createAddonServers({
@@ -55,14 +58,16 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
         clock,
         logger,
         instanceId,
-        setStatus: addonStatusSetter({ store: createAddonsStore(db), events, appOf: (id) => apps.find(id) }),
+        setStatus: addonStatusSetter({ store: addonsStore, events, appOf: (id) => apps.find(id) }),
         restartApp: async (appId) => {
+          const since = clock.now();
           // A deployment under way starts its containers itself: restart after it, not in the middle of it.
           await deployments.appIdle(appId);
           const app = apps.find(appId);
           const rel = app && orchestrator.release(app);
           if (!app || !rel || orchestrator.gone(appId)) return;
-          await orchestrator.converge(app, rel, () => true);
+          // Containers started since the server answered already have its variables and network.
+          await orchestrator.converge(app, rel, (c) => c.created_at < since);
           orchestrator.settleStatus(appId);
         },
         onLines: w.onAddonLines,
@@ -78,7 +83,7 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
     size: config.containerSizes.find((z) => z.name === 'M') ?? config.containerSizes[0],
     maxRunMs: 20 * 60_000,
   });
-  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById, onCode: w.onCode, runHook, onHookLine: w.onHookLine, buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined });
+  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById, onCode: w.onCode, runHook, onHookLine: w.onHookLine, addonsStarted: addonServers && addonsStarted, buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined });
   // Deleting an app removes its containers and the images built for it.
   apps.addHooks({ beforeDelete: (app) => orchestrator.removeApp(app), afterDelete: (app) => orchestrator.forgetRemoved(app.id) });
   // Then its addon servers, their volumes and the app's network (its containers are gone by now).

@@ -1,5 +1,5 @@
 import { describe, it, expect, afterAll } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -94,8 +94,16 @@ describe('scalingo-emulator up: bad input gets one clear line and exit 1', () =>
 
 describe('scalingo-emulator up as a process (real Docker)', () => {
   // Each test removes what it made: in memory, the emulator `up` started removes its apps' containers and images when it stops.
+  const leftVolumes: string[] = [];
   afterAll(() => {
-    for (const name of ['ctrl-c-app', 'detached-app']) for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
+    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app']) for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
+    // What a failed `down --volumes` test would leave: the addon server and its volume (named after it).
+    for (const v of leftVolumes) {
+      for (const c of dockerPs([`${LABELS.addonId}=${v}`], true)) {
+        docker('rm', '-f', c.id);
+        spawnSync('docker', ['volume', 'rm', c.name]);
+      }
+    }
   });
 
   it('Ctrl-C stops the app and the emulator and exits 0', async () => {
@@ -136,4 +144,38 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     expect(dockerPs([`${LABELS.appName}=detached-app`], true)).toEqual([]);
     await expect(fetch('http://127.0.0.1:5751/_emulator/health')).rejects.toThrow();
   }, 300_000);
+
+  it('after a Ctrl-C (no emulator answering), down keeps the data and down --volumes removes the addon server and its volume', async () => {
+    const dir = project('stopped-app', { ...WEB, 'scalingo.json': '{"addons": ["redis:redis-sandbox"]}' });
+    const ports = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', join(root, 'stopped-data')];
+    const p = run(['up', dir, ...ports]);
+    await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, { timeoutMs: 240_000, what: `up ready: ${p.stdout()}${p.stderr()}` });
+    expect(p.child.exitCode, p.stderr()).toBeNull();
+    // The addon's id, asked of the emulator `up` started, with the token and URL it printed.
+    const apiUrl = /export SCALINGO_API_URL=(\S+)/.exec(p.stdout())?.[1];
+    const token = /--api-token (\S+)/.exec(p.stdout())?.[1];
+    const res = await fetch(`${apiUrl}/v1/apps/stopped-app/addons`, { headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
+    const addonId: string = (await res.json()).addons[0].id;
+    leftVolumes.push(addonId);
+    const server = dockerPs([`${LABELS.addonId}=${addonId}`], true)[0];
+    expect(server.state).toBe('running');
+    p.child.kill('SIGINT');
+    expect(await p.exited).toBe(0);
+    expect(dockerPs([`${LABELS.addonId}=${addonId}`], true).map((c) => c.state)).toEqual(['exited']);
+    docker('volume', 'inspect', server.name);
+
+    const stop = run(['down', dir, ...ports]);
+    expect(await stop.exited, stop.stderr()).toBe(0);
+    expect(stop.stdout()).toContain("Stopped stopped-app's containers and addon servers (no emulator was running");
+    expect(dockerPs([`${LABELS.appName}=stopped-app`])).toEqual([]);
+    expect(dockerPs([`${LABELS.addonId}=${addonId}`]).filter((c) => c.state === 'running')).toEqual([]);
+    docker('volume', 'inspect', server.name);
+
+    const wipe = run(['down', dir, '--volumes', ...ports]);
+    expect(await wipe.exited, wipe.stderr()).toBe(0);
+    expect(wipe.stdout()).toContain('Deleted stopped-app, its addons and their data');
+    expect(dockerPs([`${LABELS.addonId}=${addonId}`], true)).toEqual([]);
+    expect(() => docker('volume', 'inspect', server.name)).toThrow(/no such volume/i);
+    expect(dockerPs([`${LABELS.appName}=stopped-app`], true)).toEqual([]);
+  }, 420_000);
 });

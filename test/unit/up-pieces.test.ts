@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { manifestVariables, parseManifest } from '../../src/cli/up/manifest.ts';
-import { loadIgnore, wildcard } from '../../src/cli/up/ignore.ts';
+import { loadIgnore } from '../../src/cli/up/ignore.ts';
+import { watchFolder } from '../../src/cli/up/watch.ts';
+import { eventually } from '../support/docker-cli.ts';
 import { appNameFrom } from '../../src/cli/up/project.ts';
 import { createLogPrinter, splitLogLine } from '../../src/cli/up/log-printer.ts';
 import { UpError } from '../../src/cli/up/up-error.ts';
@@ -66,12 +68,54 @@ describe('.gitignore matching', () => {
     }
   });
 
-  it('wildcards never backtrack without end on hostile patterns', () => {
-    expect(wildcard('*a*a*a*a*a*a*a*a*b', 'a'.repeat(5000), false)).toBe(false);
-    expect(wildcard('**/**/**/**/**/x', 'a/b/c/d/e/f/g', true)).toBe(false);
-    expect(wildcard('a?c', 'abc', true)).toBe(true);
-    expect(wildcard('*.js', 'dir/x.js', true)).toBe(false);
-    expect(wildcard('**/x.js', 'a/b/x.js', true)).toBe(true);
+  it('honours negations as git does: a file re-included, not one under an excluded directory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'up-ignore-'));
+    try {
+      writeFileSync(join(dir, '.gitignore'), '*.log\n!keep.log\n/build/\n!build/kept.js\ndist/*\n!dist/public/\nREADME.MD\n');
+      const ignored = loadIgnore(dir);
+      expect(ignored('keep.log', false)).toBe(false);
+      expect(ignored('logs/keep.log', false)).toBe(false);
+      expect(ignored('other.log', false)).toBe(true);
+      // git cannot re-include a file whose parent directory is excluded.
+      expect(ignored('build/kept.js', false)).toBe(true);
+      expect(ignored('dist/x.js', false)).toBe(true);
+      expect(ignored('dist/public', true)).toBe(false);
+      expect(ignored('dist/public/app.js', false)).toBe(false);
+      // Case-sensitive, as git on Linux (core.ignorecase false).
+      expect(ignored('README.md', false)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the watcher follows negations: a re-included file redeploys, an ignored one does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'up-watch-'));
+    const changes: string[] = [];
+    writeFileSync(join(dir, '.gitignore'), '*.log\n!keep.log\n');
+    const w = await watchFolder(dir, 50, (path) => changes.push(path));
+    try {
+      // In one burst: the change reported is the last one the watcher saw (other.log, were it watched).
+      writeFileSync(join(dir, 'keep.log'), 'x');
+      writeFileSync(join(dir, 'other.log'), 'x');
+      await eventually(() => changes.length > 0, { timeoutMs: 10_000, what: 'a change reported' });
+      expect(changes).toEqual(['keep.log']);
+    } finally {
+      await w.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('hostile patterns end at once (the matcher never backtracks without end)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'up-ignore-'));
+    try {
+      writeFileSync(join(dir, '.gitignore'), `${'*a'.repeat(40)}b\n${'**/'.repeat(20)}x\n`);
+      const ignored = loadIgnore(dir);
+      expect(ignored(`${'a'.repeat(200)}b${'a'.repeat(50)}`, false)).toBe(false);
+      expect(ignored('a/b/c/d/e/f/g', false)).toBe(false);
+      expect(ignored('a/b/x', false)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

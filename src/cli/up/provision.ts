@@ -16,6 +16,7 @@ interface Provider {
 export interface AddonJson {
   id: string;
   status: string;
+  status_message?: string;
   addon_provider: { id: string; name: string };
   plan: { id: string; name: string };
 }
@@ -59,8 +60,8 @@ export async function ensureApp(api: ApiClient, name: string, manifest: Manifest
   return { app, created: true };
 }
 
-/** Provisions the addons the app lacks (one per provider), changes a plan that differs, waits until all run. */
-export async function ensureAddons(api: ApiClient, app: string, wanted: WantedAddon[], say: (line: string) => void): Promise<AddonJson[]> {
+/** Provisions the addons the app lacks (one per provider) and changes a plan that differs; their servers start meanwhile. */
+export async function ensureAddons(api: ApiClient, app: string, wanted: WantedAddon[], say: (line: string) => void): Promise<void> {
   const { addons } = await api.get<{ addons: AddonJson[] }>(`/v1/apps/${app}/addons`);
   for (const w of wanted) {
     const current = addons.find((a) => a.addon_provider.id === w.provider.id);
@@ -73,16 +74,22 @@ export async function ensureAddons(api: ApiClient, app: string, wanted: WantedAd
       await api.send('PATCH', `/v1/apps/${app}/addons/${current.id}`, { addon: { plan_id: w.plan.id } });
     }
   }
+}
+
+/** Resolves with the app's addons once all run; one that failed to start is an error with its reason. */
+export async function addonsRunning(api: ApiClient, app: string, say: (line: string) => void): Promise<AddonJson[]> {
   const deadline = Date.now() + ADDON_WAIT_MS;
   let announced = false;
   for (;;) {
     const { addons: now } = await api.get<{ addons: AddonJson[] }>(`/v1/apps/${app}/addons`);
+    const failed = now.find((a) => a.status === 'error');
+    if (failed) throw new UpError(`the ${failed.addon_provider.id} addon could not start${failed.status_message ? `: ${failed.status_message}` : ''}`);
     const waiting = now.filter((a) => a.status !== 'running');
     if (!waiting.length) return now;
     if (Date.now() > deadline) throw new UpError(`addons still not running after ${ADDON_WAIT_MS / 60_000} minutes: ${waiting.map((a) => a.addon_provider.id).join(', ')}`);
-    if (!announced) say(`Waiting for ${waiting.map((a) => a.addon_provider.id).join(', ')} to run (the first time builds the server's image: minutes)…`);
+    if (!announced) say(`Starting ${waiting.map((a) => a.addon_provider.id).join(', ')} beside the build (the first time builds the server's image: minutes)…`);
     announced = true;
-    await new Promise((ok) => setTimeout(ok, 1000));
+    await new Promise((ok) => setTimeout(ok, 500));
   }
 }
 

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import { apiClient, type ApiClient } from './api-client.ts';
 import { openEndpoint, type Endpoint, type EndpointOptions } from './emulator-endpoint.ts';
 import { readManifest, readProject, type Project } from './project.ts';
-import { applyFormation, ensureAddons, ensureApp, ensureVariables, wantedAddons, type AddonJson } from './provision.ts';
+import { addonsRunning, applyFormation, ensureAddons, ensureApp, ensureVariables, wantedAddons, type AddonJson } from './provision.ts';
 import { deployFolder, type DeploymentResult } from './deploy.ts';
 import { createLogPrinter, type LogPrinter } from './log-printer.ts';
 import { followLogs } from './log-follow.ts';
@@ -77,9 +77,12 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
   if (!(await api.find(`/v1/apps/${name}`))) manifestVariables(project.manifest.env, { app: name, url: '', existing: {}, shell: opts.env ?? process.env });
   const { app, created } = await ensureApp(api, name, project.manifest);
   print.info(created ? `Created the app ${name}` : `Resuming the app ${name}`);
-  const addons = await ensureAddons(api, name, wanted, (l) => print.info(l));
+  await ensureAddons(api, name, wanted, (l) => print.info(l));
   const set = await ensureVariables(api, app, project.manifest, opts.env ?? process.env);
   if (set.length) print.info(`Variables set from scalingo.json: ${set.join(', ')}`);
+  // The addon servers start while the code builds (the deployment waits for them before its hook and containers).
+  const running = addonsRunning(api, name, (l) => print.info(l));
+  running.catch(() => undefined);
 
   const logs = opts.logs === false ? undefined : followLogs(api, name, (c, text) => print.line(c, text));
   const deployments: DeploymentResult[] = [];
@@ -108,6 +111,10 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
   } else {
     print.info('The running version is up to date: no deployment');
   }
+  const addons = await running.catch((err: Error) => {
+    logs?.close();
+    throw err;
+  });
   if (await applyFormation(api, name, project.manifest)) print.info(`Formation from scalingo.json: ${Object.entries(project.manifest.formation ?? {}).map(([t, f]) => `${t}=${f.amount}${f.size ? `:${f.size}` : ''}`).join(' ')}`);
 
   const access = await addonAccess(api, name, addons);

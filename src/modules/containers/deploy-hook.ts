@@ -30,7 +30,16 @@ export function createDeployHookRunner(deps: DeployHookDeps): DeployHookRunner {
       cmd: ['sh', '-c', command],
       env: containerEnv({ appName: app.name, type: name, index: 1, size: deps.size, stack: app.stack_id, version: rel.deploymentId, appVariables: deps.appEnv(app.id), extra: { CONTAINER: name } }),
       // `owner`, not `instance`: the reconciler leaves it alone and the logs collector does not follow it (its lines come from here).
-      labels: { [LABELS.managed]: '1', [LABELS.owner]: deps.instanceId, [LABELS.appId]: app.id, [LABELS.appName]: app.name, [LABELS.type]: name },
+      // The release image carries `instance` (a label of the build): emptied here, or the container would inherit it
+      // and every hook line would reach the app's logs twice.
+      labels: {
+        [LABELS.managed]: '1',
+        [LABELS.instance]: '',
+        [LABELS.owner]: deps.instanceId,
+        [LABELS.appId]: app.id,
+        [LABELS.appName]: app.name,
+        [LABELS.type]: name,
+      },
       memoryBytes: deps.size.memory,
       network: deps.networkOf(app.id),
     });

@@ -58,6 +58,11 @@ export interface DeploymentsServiceDeps {
   onHookLine?: (appId: string, name: string, line: string) => void;
   /** Deployments of one app that may wait while one runs (the API's); past it, 409. */
   maxQueuedDeployments?: number;
+  /**
+   * Resolves once none of the app's addon servers is still starting (they start beside the build);
+   * `say` tells the deployment's output what it waits for. Absent: no wait.
+   */
+  addonsStarted?: (appId: string, say: (line: string) => void) => Promise<void>;
 }
 
 /**
@@ -145,6 +150,8 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       say(`-----> Process types: ${Object.entries(processTypes).map(([k, v]) => `${k}${v ? ` (${v})` : ''}`).join(', ')}`);
       setStatus('pushing', { image: tag, process_types: JSON.stringify(processTypes) });
       setStatus('starting');
+      // Addons provisioned with the app start while it builds: the hook and the new containers find them answering.
+      await deps.addonsStarted?.(app.id, say);
       // Before the new version takes traffic (and before the formation changes): a failing hook leaves the running version.
       if (hook && deps.runHook) {
         say(`-----> Running the ${hook.name} hook: ${hook.command}`);
