@@ -1,5 +1,5 @@
 // Dedicated databases and the database API's settings, firewall rules and logs archives (issue 22),
-// built beside the addons service (wiring/logs.ts), whose routes they precede.
+// built beside the addons service (wiring/addons.ts), whose routes they precede.
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { AppsService } from '../modules/apps/apps.service.ts';

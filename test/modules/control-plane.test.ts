@@ -162,7 +162,7 @@ describe('control plane: admin token, reset, snapshots', () => {
   });
 
   it('in-process: emu.control does what the routes do (reset, snapshot, restore from a Buffer, faults)', async () => {
-    const control = h.emu.control;
+    const control = h.emu.area('control').control;
     await control.reset();
     await h.call('POST', '/v1/apps', { body: { app: { name: 'inproc-app' } } });
     const snap = control.snapshot();

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
-import { openAreas, resumeAreas, routesOf, startAreas, stopAreas, type Area } from '../../src/wiring/area.ts';
+import { openUnits as openAreas, resumeUnits as resumeAreas, routesOf, startUnits as startAreas, stopUnits as stopAreas, type Unit as Area } from '../../src/wiring/area.ts';
 
 // The lifecycle loops of the areas table (src/wiring/area.ts): order, reverse order, and what one
 // failing area does to the others.
