@@ -1,6 +1,3 @@
-// First: @hono/zod-openapi adds `.openapi()` to zod's schemas as they are made; the route modules make theirs
-// when the areas below are imported.
-import '@hono/zod-openapi';
 import type { EmulatorConfig } from './config/schema.ts';
 import type { Urls } from './shared/urls.ts';
 import type { Shared } from './wiring/area.ts';

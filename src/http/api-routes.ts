@@ -1,3 +1,4 @@
+import '@hono/zod-openapi'; // before any schema is made (see api-schemas.ts)
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';

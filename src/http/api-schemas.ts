@@ -1,3 +1,6 @@
+// Before any schema is made: @hono/zod-openapi gives zod's schemas `.openapi()` as they are created (zod 4
+// sets methods per instance), and the OpenAPI document needs it of every schema it registers.
+import '@hono/zod-openapi';
 import { z } from 'zod';
 
 /**
