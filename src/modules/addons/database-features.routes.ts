@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { jsonBody } from '../../http/validate.ts';
+import { jsonBody, lineCount } from '../../http/validate.ts';
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -151,8 +151,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
     (c) => {
       const id = checkAddonLogsUrl(deps.signer, servers, c.req.param('id'), c.req.query());
       if (c.req.query('stream') === 'true') throw ApiError.badRequest('follow the logs of an addon with a WebSocket (Upgrade: websocket), as `scalingo logs --addon -f` does');
-      const raw = c.req.query('n');
-      const n = raw && /^\d{1,9}$/.test(raw) ? Math.min(MAX_LINES, Number(raw)) : 100;
+      const n = lineCount(c.req.query('n'), MAX_LINES) ?? 100;
       const lines = servers.logs.recent(id, n);
       // The Go CLI prints "There is no log" on 204, like for an app.
       if (!lines.length) return c.body(null, 204);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { pageParams, parseWith, readJson, wrappedBody } from '../../http/validate.ts';
+import { pageQuery } from '../../http/api-schemas.ts';
 import { appEnvelope, appList, childAppList, createAppSchema, createChildAppSchema, renameSchema, settingsSchema, transferSchema, updateAppSchema } from './apps.schemas.ts';
 import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
@@ -19,7 +20,6 @@ export interface AppsRoutesDeps {
 }
 
 const currentName = z.object({ current_name: z.string().optional() });
-const pageQuery = z.object({ page: z.string().optional(), per_page: z.string().optional() });
 
 export function appsRoutes(deps: AppsRoutesDeps) {
   const { apps, view } = deps;
