@@ -150,7 +150,7 @@ export const section: Section = {
       title: 'Control plane: reset, snapshot, restore',
       method:
         `In-process emulator (the tree benchmarked, loaded in the driver; real Docker runtime, no container running), the calls the programmatic API makes: ` +
-        `\`emu.control.reset()\`, \`snapshot()\`, \`restore(id)\`. Each reset is timed alone, after the state was made through the HTTP API; ${perRound} resets per round, median per round. ` +
+        `\`emu.area('control').control.reset()\`, \`snapshot()\`, \`restore(id)\`. Each reset is timed alone, after the state was made through the HTTP API; ${perRound} resets per round, median per round. ` +
         `Snapshot and restore: ${APPS} apps with ${VARIABLES_PER_APP} variables each (and their events), snapshot file of ${(snapshotSize / 1024).toFixed(0)} KiB; restore includes the reconciliation with Docker (one engine listing, no container to start).`,
       tables: [{ caption: `median per round: best / median of ${ctx.rounds} rounds`, headers: ['operation', 'time'], rows }],
       targets: [{ what: 'reset() without containers, after a typical test', target: `< ${MAX_RESET_MS} ms`, measured: `${ms(typicalMedian)} (median)`, met: typicalMedian < MAX_RESET_MS }],
