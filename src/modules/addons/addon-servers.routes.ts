@@ -19,7 +19,7 @@ const MAX_LINES = 1000;
 export function addonServersRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
   const r = new ApiRoutes('addons');
   const serverOf = (c: Context<AppEnv, '/v1/apps/:app/addons/:id/server' | '/v1/apps/:app/addons/:id/server/logs' | '/v1/apps/:app/addons/:id/server/dump'>) => {
-    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.req.param('app'), c.req.param('id'));
+    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.get('app').id, c.req.param('id'));
     if (!deps.servers.server(addon.id)) throw ApiError.badRequest('this addon is a stand-in: no database server runs, so it has no logs nor backups');
     return addon;
   };
