@@ -187,8 +187,12 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
   const responses: RouteConfig['responses'] = {};
   for (const [status, spec] of Object.entries(def.responses)) {
     if (spec === null) responses[status] = { description: 'No body' };
-    else if (spec instanceof z.ZodType) responses[status] = { description: describeStatus(Number(status)), content: { 'application/json': { schema: spec } } };
-    else responses[status] = { description: spec.description ?? describeStatus(Number(status)), content: Object.fromEntries([spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }])) };
+    else if (spec instanceof z.ZodType) {
+      responses[status] = { description: describeStatus(Number(status)), content: { 'application/json': { schema: spec } } };
+    } else {
+      const content = Object.fromEntries([spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }]));
+      responses[status] = { description: spec.description ?? describeStatus(Number(status)), content };
+    }
   }
   return {
     method,
