@@ -44,6 +44,7 @@ function buildLogs(s: Shared, needs: LogsNeeds) {
   const apiUrl = () => s.urls().api;
   const cfg = config.logs;
   const store = createLogsStore(db);
+  const archiver = createArchiver({ db, store, dir: join(s.stateDir, 'logs-archives'), clock, logger, limits: cfg });
   let storedSinceRotation = 0;
   let rotating = false;
 
@@ -69,7 +70,6 @@ function buildLogs(s: Shared, needs: LogsNeeds) {
     },
   });
   const hub = createLogsHub({ logger, clock, pingMs: config.intervals.logsPingMs, maxLines: cfg.subscriberMaxLines });
-  const archiver = createArchiver({ db, store, dir: join(s.stateDir, 'logs-archives'), clock, logger, limits: cfg });
   const signer = createUrlSigner({ key: loadSecretKey(s.dataDir, 'logs.key'), clock });
   const service = createLogsService({ apps, store, hub, signer, archiver, apiUrl, limits: cfg });
   const collector = createLogsCollector({ runtime: s.runtime, instanceId: s.instanceId, pipeline, logger });
