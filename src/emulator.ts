@@ -55,22 +55,12 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     }
     await startUnits(units, logger, { engineUp: engine.ok });
   };
-  const { db, clock, instanceId, dataDir, stateDir, upgrades, faults, adminToken, startedAt } = shared;
+  // The shared state, but the URLs as a getter: they are known once the ports are bound.
+  const { urls, setUrls, upstreams, ...state } = shared;
   return {
-    config,
-    logger,
-    runtime,
-    db,
-    clock,
-    instanceId,
-    dataDir,
-    stateDir,
-    upgrades,
-    faults,
-    adminToken,
-    startedAt,
+    ...state,
     get urls() {
-      return shared.urls();
+      return urls();
     },
     area,
     app: area('http').app,
