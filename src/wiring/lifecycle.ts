@@ -1,6 +1,6 @@
 // The order of the areas' units (by name): opened and started in this order, stopped in reverse order, route
 // groups mounted in this order. A unit sits after what it needs, which is therefore still there while it
-// stops. test/unit/areas.test.ts checks that every unit is listed once.
+// stops. test/unit/area-registry.test.ts checks that every unit is listed once.
 export const LIFECYCLE = [
   'state', // engine connection, database, temp dir: closed last
   'monitoring', // stats, alerts, notifiers: notifications of the work that ends below still go out
