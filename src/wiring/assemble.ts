@@ -13,6 +13,8 @@ export interface Assembled {
   units: Unit[];
   /** Every area's app hooks, in AREAS order. */
   appHooks: AppHooks[];
+  /** The names of an area's units (the table of areas in docs/architecture.md). */
+  unitsOf(name: AreaName): string[];
 }
 
 type AnyArea = AreaDefinition<AreaName, AreaName, AreaName>;
@@ -40,6 +42,7 @@ export function assemble(
     area: <K extends AreaName>(name: K) => get(name, 'the emulator') as AreaApis[K],
     units: inOrder(builtUnits(), lifecycle),
     appHooks: areas.flatMap((def) => built.get(def.name)?.appHooks ?? []),
+    unitsOf: (name) => (built.get(name)?.units ?? []).map((u) => u.name),
   };
 }
 
