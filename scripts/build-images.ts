@@ -3,7 +3,8 @@
 // from the machine's Debian mirror configuration + docker import). Each is rebuilt only when its
 // recipe changes. `npm run images` builds all; `npm run images -- node postgresql` only those (and the
 // busybox base, which is always checked); `npm run images -- busybox` the base alone. The emulator builds
-// a missing one on first use as well: building ahead only saves that wait.
+// a missing one on first use as well: building ahead only saves that wait. Stacks of another Debian suite (the
+// runtime versions apps ask for: `npm run images -- node-trixie`) are built only when named.
 import Docker from 'dockerode';
 import { ensureBusyboxImage } from '../src/runtime/images.ts';
 import { DEFAULT_STACK_IMAGE } from '../src/config/schema.ts';
@@ -25,7 +26,7 @@ if (!wanted.length || wanted.includes('busybox')) {
 }
 const runtime = createDockerRuntime();
 const named = wanted.filter((w) => w !== 'busybox');
-const recipes = named.length ? IMAGE_RECIPES.filter((r) => named.includes(r.id)) : wanted.length ? [] : IMAGE_RECIPES;
+const recipes = named.length ? named.map((id) => findRecipe(id)).filter((r) => r !== undefined) : wanted.length ? [] : IMAGE_RECIPES;
 for (const recipe of recipes) {
   const started = Date.now();
   const onLine = (line: string) => console.log(`[${Math.round((Date.now() - started) / 1000)}s] ${recipe.tag}: ${line}`);

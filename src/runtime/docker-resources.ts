@@ -1,7 +1,7 @@
 // Images, networks, volumes and exec of the Docker runtime: the part of ContainerRuntime that is not
 // about a container's life (docker-runtime.ts spreads these into the runtime and guards them alike).
 import type Docker from 'dockerode';
-import { PassThrough, type Readable } from 'node:stream';
+import { type Duplex, PassThrough, type Readable } from 'node:stream';
 import type { ContainerRuntime } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
@@ -20,10 +20,10 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
       await ensureBusyboxImage(docker, tag);
     },
 
-    async buildImage({ contextDir, dockerfile, tag, labels, onLine }) {
+    async buildImage({ contextDir, dockerfile, tag, labels, networkNone, onLine }) {
       const docker = await engine();
       const tar = await packDirectory(contextDir, dockerfile ? { Dockerfile: dockerfile } : {});
-      const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels, forcerm: true });
+      const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels, forcerm: true, ...(networkNone ? { networkmode: 'none' } : {}) });
       await followBuild(docker, stream, onLine);
     },
 
@@ -144,9 +144,18 @@ function splitTag(tag: string): [string, string] {
 }
 
 /** Starts an exec; stdout and stderr are demultiplexed into two streams that end with it. */
-async function startExec(docker: Docker, engineId: string, cmd: string[], o: { user?: string; env?: Record<string, string> }) {
-  const exec = await docker.getContainer(engineId).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, User: o.user, Env: o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined });
-  const raw = (await exec.start({ hijack: true, stdin: false })) as unknown as Readable;
+async function startExec(docker: Docker, engineId: string, cmd: string[], o: { user?: string; env?: Record<string, string>; stdin?: Readable }) {
+  const env = o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined;
+  const exec = await docker.getContainer(engineId).exec({ Cmd: cmd, AttachStdin: !!o.stdin, AttachStdout: true, AttachStderr: true, User: o.user, Env: env });
+  const raw = (await exec.start({ hijack: true, stdin: !!o.stdin })) as unknown as Duplex;
+  const input = o.stdin;
+  if (input) {
+    // The hijacked connection carries stdin raw (not multiplexed): piped, then half-closed at the input's end, which
+    // closes the command's stdin. A command that exits before reading it all ends the output: the input is dropped.
+    input.on('error', () => raw.destroy());
+    raw.on('close', () => input.destroy());
+    input.pipe(raw);
+  }
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   docker.modem.demuxStream(raw, stdout, stderr);
@@ -158,6 +167,8 @@ async function startExec(docker: Docker, engineId: string, cmd: string[], o: { u
   void ended.then(() => {
     stdout.end();
     stderr.end();
+    // The output is over: a half-open connection still writing the rest of an unread input would stay open.
+    if (o.stdin && !o.stdin.readableEnded) raw.destroy();
   });
   const exitCode = ended.then(async () => (await exec.inspect()).ExitCode ?? -1);
   return { stdout, stderr, exitCode };

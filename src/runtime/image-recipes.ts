@@ -18,6 +18,8 @@ export interface ImageRecipe {
   customize: string[];
   /** `docker import --change` instructions (ENV, WORKDIR, CMD…). */
   changes: string[];
+  /** Debian suite the packages come from when not the host's (a stack pinned to another suite's versions). */
+  suite?: string;
 }
 
 /** Label holding the recipe hash; an image without it (or with another) is rebuilt. */
@@ -85,8 +87,24 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
   },
 ];
 
+/** Stacks of another Debian suite (`node-trixie`…): built on first use, like the others, but not by default. */
+const SUITE_STACK = /^(node|python|ruby)-([a-z]+)$/;
+
 export function findRecipe(id: string): ImageRecipe | undefined {
+  const m = SUITE_STACK.exec(id);
+  if (m) return stackRecipe(m[1], m[2]);
   return IMAGE_RECIPES.find((r) => r.id === id || r.tag === id);
+}
+
+/**
+ * The language stack built from one Debian suite's packages (each suite has one version of
+ * nodejs, python3 and ruby): the default stack when `suite` is undefined, else the same recipe
+ * pinned to that suite, under its own tag.
+ */
+export function stackRecipe(lang: string, suite?: string): ImageRecipe | undefined {
+  const base = IMAGE_RECIPES.find((r) => r.id === lang && r.kind === 'stack');
+  if (!base || !suite) return base;
+  return { ...base, id: `${lang}-${suite}`, tag: base.tag.replace(/:/, `-${suite}:`), title: `${base.title} (Debian ${suite})`, suite };
 }
 
 /** Hash of what makes the image: packages, hooks, changes and the Debian suite. */

@@ -47,7 +47,7 @@ const emit = (e: ImageBuildEvent) => {
 /** Whether the engine has the image built from this very recipe. */
 export async function recipeImageCurrent(runtime: ContainerRuntime, recipe: ImageRecipe): Promise<boolean> {
   const labels = await runtime.imageLabels(recipe.tag);
-  return labels?.[RECIPE_LABEL] === recipeHash(recipe, debianSuite());
+  return labels?.[RECIPE_LABEL] === recipeHash(recipe, recipe.suite ?? debianSuite());
 }
 
 /** Ids of the recipes whose image is missing or out of date on the engine. */
@@ -107,7 +107,7 @@ function startBuild(runtime: ContainerRuntime, recipe: ImageRecipe): Build {
 
 async function build(runtime: ContainerRuntime, recipe: ImageRecipe, say: (line: string) => void): Promise<void> {
   removeAbandonedRootfsDirs();
-  const suite = debianSuite();
+  const suite = recipe.suite ?? debianSuite();
   const hash = recipeHash(recipe, suite);
   const dir = mkdtempSync(join(tmpdir(), `${ROOTFS_DIR_PREFIX}${recipe.id}-${process.pid}-`));
   const started = Date.now();
@@ -130,7 +130,7 @@ async function build(runtime: ContainerRuntime, recipe: ImageRecipe, say: (line:
  */
 function removeAbandonedRootfsDirs(): void {
   for (const name of readdirSync(tmpdir())) {
-    const pid = Number(/^scalingo-emu-rootfs-[a-z]+-(\d+)-/.exec(name)?.[1]);
+    const pid = Number(/^scalingo-emu-rootfs-[a-z-]+?-(\d+)-/.exec(name)?.[1]);
     if (pid && !processAlive(pid)) removeBuildDir(join(tmpdir(), name));
   }
 }

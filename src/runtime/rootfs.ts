@@ -34,6 +34,15 @@ export function debianSources(): string[] {
   });
 }
 
+/** The Debian archive the host's sources use (deb.debian.org when they name none). */
+export function debianMirror(sources: string[]): string {
+  for (const f of sources) {
+    const m = /(?:^\s*deb\s+(?:\[[^\]]*\]\s+)?|^URIs:\s*)(\S+\/debian)\/?\s*$/m.exec(readFileSync(f, 'utf8'));
+    if (m) return m[1];
+  }
+  return 'http://deb.debian.org/debian';
+}
+
 export function debCacheDir(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'scalingo-emulator', 'debs');
@@ -72,7 +81,8 @@ export function buildRootfs(recipe: ImageRecipe, suite: string, out: string, onL
     '--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/archives/*.deb',
     suite,
     out,
-    ...(sources.length ? sources : ['http://deb.debian.org/debian']),
+    // The host's source files name the host's suites: another suite comes from the same mirror.
+    ...(sources.length && suite === debianSuite() ? sources : [debianMirror(sources)]),
   ];
   return new Promise((resolve, reject) => {
     // mmdebstrap's own temporary root (with /dev, /proc and /sys mounted in it while packages install)

@@ -131,8 +131,11 @@ export interface ContainerRuntime {
   // Images
   /** Builds the base busybox image when missing (offline, FROM scratch). */
   ensureBaseImage(tag: string): Promise<void>;
-  /** Builds an image from a directory (with its Dockerfile, or `dockerfile` text given). Lines of output go to onLine. */
-  buildImage(opts: { contextDir: string; dockerfile?: string; tag: string; labels: Record<string, string>; onLine?: (line: string) => void }): Promise<void>;
+  /**
+   * Builds an image from a directory (with its Dockerfile, or `dockerfile` text given). Lines of output go to onLine.
+   * `networkNone`: the RUN steps get no network (buildpack-like builds), as `docker build --network none`.
+   */
+  buildImage(opts: { contextDir: string; dockerfile?: string; tag: string; labels: Record<string, string>; networkNone?: boolean; onLine?: (line: string) => void }): Promise<void>;
   imageExists(tag: string): Promise<boolean>;
   removeImage(tag: string): Promise<void>;
   /** Default command of an image (its CMD/ENTRYPOINT joined), '' when none. */
@@ -171,8 +174,15 @@ export interface ContainerRuntime {
   wait(engineId: string): Promise<number>;
   /** Changes the memory limit of a container in place (addon plan changes). */
   updateMemory(engineId: string, memoryBytes: number): Promise<void>;
-  /** Runs a command in a running container; output bounded by maxBytes (rest dropped). */
-  exec(engineId: string, cmd: string[], opts?: { user?: string; env?: Record<string, string>; maxBytes?: number }): Promise<{ exitCode: number; stdout: string; stderr: string }>;
+  /**
+   * Runs a command in a running container; output bounded by maxBytes (rest dropped). `stdin`, when given, is
+   * streamed to the command's standard input, closed at its end (a restore's archive: issue 22).
+   */
+  exec(
+    engineId: string,
+    cmd: string[],
+    opts?: { user?: string; env?: Record<string, string>; maxBytes?: number; stdin?: Readable },
+  ): Promise<{ exitCode: number; stdout: string; stderr: string }>;
   /** Runs a command in a running container and streams its stdout (backups); `exitCode` resolves at the end. */
   execStream(engineId: string, cmd: string[], opts?: { user?: string; env?: Record<string, string> }): Promise<{ stdout: Readable; exitCode: Promise<number> }>;
 

@@ -61,6 +61,8 @@ describe('dedicated databases, firewall rules and database settings (real Docker
     expect(ng.project_id).toMatch(/\S/);
     expect(ng.database.status).toBe('creating');
     appId = ng.id;
+    // The CLI tells a database from an app by this flag (Scalingo/cli utils/database.go): user management, no `run`.
+    expect((await go('GET', `/v1/apps/${NAME}`)).body.app.flags).toMatchObject({ 'dedicated-database': true });
 
     // waitUntilDatabaseProvisioned: GET /v1/databases, the app's addons, a token, the DB API's database.
     const addons = (await go('GET', `/v1/apps/${NAME}/addons`)).body.addons;

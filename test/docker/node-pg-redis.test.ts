@@ -97,14 +97,23 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
     expect(JSON.parse(res.body)).toMatchObject({ notes: ['written by the migration'], hits: 43 });
   }, LONG);
 
-  it('a second deployment reuses the build cache', async () => {
+  it('a second deployment reuses the dependency layer: the new image is one COPY layer on the same dependency image', async () => {
     const first = (await h.call('GET', `/v1/apps/${APP}/deployments`)).body.deployments[0].id;
     await h.call('POST', `/v1/apps/${APP}/deployments`, { body: { deployment: { source_url: archive } } });
     const d = await waitForDeployment(h, APP, (x) => x.id !== first && ['success', 'build-error', 'crashed-error', 'timeout-error'].includes(x.status), 600_000);
     const output = (await h.call('GET', `/v1/apps/${APP}/deployments/${d.id}/output`)).text;
     expect(d.status, output).toBe('success');
     expect(output).toContain('npm packages already in the build cache');
-    expect(output).toContain('Restoring node_modules from the build cache');
+    expect(output).toContain('Reusing the dependency layer from the build cache');
+    expect(output).not.toContain('npm ci');
+    const appId = (await h.call('GET', `/v1/apps/${APP}`)).body.app.id as string;
+    const depsImage = docker('image', 'inspect', '-f', '{{.Id}}', `scalingo-emulator/deps-${appId}:current`);
+    // Above it: the COPY of the code and the labels, no command run (the builder's "#(nop)" steps).
+    const history = docker('history', '--no-trunc', '--format', '{{.ID}} {{.CreatedBy}}', `scalingo-emulator/app-${appId}:${d.id}`).split('\n');
+    const above = history.slice(0, history.findIndex((l) => l.startsWith(`${depsImage} `)));
+    expect(above.length, history.join('\n')).toBeGreaterThan(0);
+    expect(above.filter((l) => !l.includes('#(nop)')), history.join('\n')).toEqual([]);
+    expect(above.filter((l) => /#\(nop\) COPY /.test(l))).toHaveLength(1);
   }, LONG);
 
   it('the server\'s output reaches the addon\'s drain and its logs; a dump made now holds the data', async () => {
@@ -152,11 +161,14 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
     expect((await h.call('DELETE', `/v1/apps/${APP}/addons/ad-00000000-0000-0000-0000-000000000000`)).status).toBe(404);
   }, LONG);
 
-  it('deleting the app removes its addon servers, their volumes and its network', async () => {
+  it('deleting the app removes its addon servers, their volumes, its network and its dependency image', async () => {
+    const appId = (await h.call('GET', `/v1/apps/${APP}`)).body.app.id as string;
+    expect(docker('images', '-q', `scalingo-emulator/deps-${appId}`)).not.toBe('');
     const volume = docker('inspect', '-f', '{{range .Mounts}}{{.Name}}{{end}}', pg.container);
     expect((await h.call('DELETE', `/v1/apps/${APP}?current_name=${APP}`)).status).toBe(204);
     await eventually(() => !addonContainer(pg.id), { what: 'the postgresql server to go' });
     expect(docker('volume', 'ls', '-q').split('\n')).not.toContain(volume);
     expect(docker('network', 'ls', '--format', '{{.Name}}').split('\n').filter((n) => n.startsWith(`scalingo-emu-${instance}-`))).toEqual([]);
+    await eventually(() => docker('images', '-q', `scalingo-emulator/deps-${appId}`) === '', { what: 'the dependency image to go' });
   }, LONG);
 });

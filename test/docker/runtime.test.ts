@@ -1,5 +1,8 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { LABELS, type RuntimeEvent } from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
@@ -16,6 +19,23 @@ afterAll(async () => {
 });
 
 describe('docker runtime (real engine)', () => {
+  it('buildImage with networkNone: the RUN steps see no interface but loopback (without it, the bridge\'s too)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'emu-rt-build-'));
+    const tags = [`scalingo-emulator/rt-${instance}:none`, `scalingo-emulator/rt-${instance}:bridge`];
+    try {
+      // Two commands (the builder's layer cache would give the second build the first one's layer).
+      const dockerfile = (step: string) => `FROM ${DEFAULT_STACK_IMAGE}\nRUN echo ${step} ${instance}; ls /sys/class/net > /interfaces\n`;
+      await runtime.buildImage({ contextDir: dir, dockerfile: dockerfile('none'), tag: tags[0], labels, networkNone: true });
+      await runtime.buildImage({ contextDir: dir, dockerfile: dockerfile('bridge'), tag: tags[1], labels });
+      const interfaces = (tag: string) => docker('run', '--rm', '--network', 'none', tag, 'cat', '/interfaces').split('\n').sort();
+      expect(interfaces(tags[0])).toEqual(['lo']);
+      expect(interfaces(tags[1]).length).toBeGreaterThan(1);
+    } finally {
+      for (const t of tags) await runtime.removeImage(t);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('smoke: a container from the offline image answers HTTP on 127.0.0.1 and is removed', async () => {
     const info = await runtime.run({
       name: `emu-${instance}-web-1`,

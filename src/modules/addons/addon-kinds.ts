@@ -29,8 +29,8 @@ export interface KindSpec {
   /** Shell lines writing the backup's dump into the directory "$OUT" (the database API's backups archive it). */
   archive: string;
   /**
-   * Shell lines loading a backup's dump, extracted in the directory "$IN", into the running server
-   * (issue 22: restore), as the platform's documentation restores one by hand.
+   * Bash lines (run under `set -eo pipefail`) loading a backup's dump into the running server (issue 22: restore),
+   * as the platform's documentation restores one by hand; the backup archive (tar.gz) arrives on stdin.
    */
   restore: string;
   /** Prints the server's users, one a line: `name|password encryption|ro` (encryption and `ro` may be empty). */
@@ -87,10 +87,9 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "
     // The custom format (.pgsql), as the platform's backups: pg_restore reads it (docs/fidelity.md).
     archive: `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --format=custom --no-owner --no-privileges -f "$OUT/$ADDON_DATABASE.pgsql"`,
     // The platform's documented restore (pg_restore --clean --if-exists --no-owner --no-privileges), as the addon's user.
-    restore: String.raw`set -e
-F=$(ls "$IN"/*.pgsql 2>/dev/null | head -n 1)
-[ -n "$F" ] || { echo "the backup holds no .pgsql dump" >&2; exit 2; }
-${PG}/pg_restore --clean --if-exists --no-owner --no-privileges --no-comments --exit-on-error -U "$ADDON_USER" -d "$ADDON_DATABASE" "$F"`,
+    // The dump is read as it comes out of the archive (pg_restore of a custom-format stream: no copy on disk).
+    restore: String.raw`{ tar xzOf - --wildcards '*.pgsql' || { echo "the backup holds no .pgsql dump" >&2; exit 2; }; } |
+  ${PG}/pg_restore --clean --if-exists --no-owner --no-privileges --no-comments --exit-on-error -U "$ADDON_USER" -d "$ADDON_DATABASE"`,
     users: ['sh', '-c', `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END, CASE WHEN pg_has_role(oid, 'pg_read_all_data', 'MEMBER') AND NOT pg_has_role(oid, 'pg_write_all_data', 'MEMBER') THEN 'ro' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`],
     createUser: String.raw`set -e
 if [ "$READ_ONLY" = 1 ]; then G='GRANT pg_read_all_data TO :"u";'; else G='GRANT pg_read_all_data, pg_write_all_data TO :"u"; GRANT CREATE ON SCHEMA public TO :"u";'; fi
@@ -144,10 +143,7 @@ exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-po
     backup: { cmd: ['sh', '-c', 'mariadb-dump --single-transaction "$ADDON_DATABASE" | gzip'], file: 'dump.sql.gz' },
     archive: 'mariadb-dump --single-transaction "$ADDON_DATABASE" > "$OUT/$ADDON_DATABASE.sql"',
     // mariadb-dump writes DROP TABLE IF EXISTS before each table: replaying it puts the tables back as they were.
-    restore: String.raw`set -e
-F=$(ls "$IN"/*.sql 2>/dev/null | head -n 1)
-[ -n "$F" ] || { echo "the backup holds no .sql dump" >&2; exit 2; }
-mariadb "$ADDON_DATABASE" < "$F"`,
+    restore: String.raw`{ tar xzOf - --wildcards '*.sql' || { echo "the backup holds no .sql dump" >&2; exit 2; }; } | mariadb "$ADDON_DATABASE"`,
     // Read-only: SELECT without INSERT on the addon's database (what createUser grants with READ_ONLY=1).
     users: ['sh', '-c', `mariadb -N -B -e "SELECT DISTINCT CONCAT(u.User, '||', IF(d.Select_priv = 'Y' AND d.Insert_priv = 'N', 'ro', '')) FROM mysql.user u LEFT JOIN mysql.db d ON d.User = u.User AND d.Db = '$ADDON_DATABASE' WHERE u.User <> '' ORDER BY 1"`],
     createUser: String.raw`set -e
@@ -173,7 +169,9 @@ exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --enab
     archive: 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cp /data/dump.rdb "$OUT/dump.rdb"',
     // The snapshot replaces the data set: AOF off, the RDB file swapped and loaded (DEBUG RELOAD NOSAVE, allowed
     // from inside the container only), AOF on again (rewritten from the loaded data); done once the rewrite ends.
-    restore: String.raw`set -e
+    restore: String.raw`IN=$(mktemp -d)
+trap 'rm -rf "$IN"' EXIT
+tar xzf - -C "$IN"
 [ -s "$IN/dump.rdb" ] || { echo "the backup holds no dump.rdb" >&2; exit 2; }
 R() { redis-cli -a "$ADDON_PASSWORD" --no-auth-warning "$@"; }
 R CONFIG SET appendonly no >/dev/null

@@ -14,6 +14,8 @@ import type { AddonBackups } from './addon-backups.ts';
 
 /** Restores remembered (the newest), for GET …/restores/:id. */
 const KEEP = 200;
+/** The archive is read in chunks of 1 MiB (not 64 KiB): 16× fewer writes on the way to the server's stdin. */
+const READ_CHUNK = 1024 * 1024;
 
 export interface RestoreRecord {
   id: string;
@@ -59,7 +61,7 @@ export function createAddonRestores(deps: AddonRestoresDeps) {
       for (const old of [...records.keys()].slice(0, Math.max(0, records.size - KEEP))) records.delete(old);
       deps.setStatus(addon.id, 'restoring');
       const p = deps.servers
-        .restoreArchive(addon.id, createReadStream(file))
+        .restoreArchive(addon.id, createReadStream(file, { highWaterMark: READ_CHUNK }))
         .then(() => void (record.status = 'done'))
         .catch((err: Error) => {
           deps.logger.warn({ addon: addon.id, backup: backupId, err: err.message }, 'addon restore failed');

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AddonServerRow } from './addon-servers.store.ts';
@@ -54,25 +53,14 @@ export function createAddonServerExec(runtime: ContainerRuntime, running: (addon
     },
 
     /**
-     * Loads a backup archive (tar.gz) into the running server (issue 22): extracted by the engine into a
-     * temporary directory of the container, replayed by the kind's restore script, removed. Throws with
-     * the server's message when the replay fails.
+     * Loads a backup archive (tar.gz) into the running server (issue 22): streamed on the standard input of the
+     * kind's restore script, which reads the dump out of it as it arrives (no copy of the archive in the
+     * container: bench/db-restore.ts). Throws with the server's message when the replay fails.
      */
-    async restoreArchive(addonId: string, archive: NodeJS.ReadableStream): Promise<void> {
+    async restoreArchive(addonId: string, archive: Readable): Promise<void> {
       const r = await mustRun(addonId);
-      const spec = kind(r);
-      const dir = `/tmp/restore-${randomBytes(6).toString('hex')}`;
-      const mk = await runtime.exec(r.engineId, ['mkdir', '-m', '0700', dir], {});
-      if (mk.exitCode !== 0) throw new Error(`could not make ${dir} in the server's container`);
-      try {
-        await runtime.putArchive(r.engineId, dir, archive as Readable);
-      } catch (err) {
-        await runtime.exec(r.engineId, ['rm', '-rf', dir], {}).catch(() => undefined);
-        throw err;
-      }
-      // The script removes the directory itself on its way out: one engine call fewer on the restore's path.
-      const script = `trap 'rm -rf "$IN"' EXIT\n${spec.restore}`;
-      const out = await runtime.exec(r.engineId, ['sh', '-c', script], { env: { ...serverEnv(r.row), IN: dir }, maxBytes: 256 * 1024 });
+      const script = `set -eo pipefail\n${kind(r).restore}`;
+      const out = await runtime.exec(r.engineId, ['bash', '-c', script], { env: serverEnv(r.row), maxBytes: 256 * 1024, stdin: archive });
       if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
     },
 

@@ -119,17 +119,21 @@ export function createAddonServers(deps: AddonServersDeps) {
   }
 
   /**
-   * Starts the server in the background, the addon `provisioning` meanwhile; `running` once it
-   * answers (then `after`), `error` at once with the reason when it cannot start. One at a time per addon.
+   * Starts the server in the background (after `first`, when given: a restart's stop), the addon `provisioning`
+   * or `updating` meanwhile; `running` once it answers (then `after`), `error` at once with the reason (its status
+   * message) when it cannot start. One at a time per addon: the addon is pending from the call on, so the
+   * supervisor takes a `die` meanwhile for the emulator's own doing, not an outage.
    */
-  function bringUp(row: AddonServerRow, after: () => Promise<void> = async () => undefined): Promise<void> {
+  function bringUp(row: AddonServerRow, steps: { first?: () => Promise<void>; after?: () => Promise<void> } = {}): Promise<void> {
     const running = pending.get(row.addon_id);
     if (running) return running;
-    const p = startServer(row)
+    const p = Promise.resolve()
+      .then(() => steps.first?.())
+      .then(() => startServer(row))
       .then(async () => {
         if (!store.byAddon(row.addon_id)) return;
         deps.setStatus(row.addon_id, 'running');
-        await after();
+        await steps.after?.();
       })
       .catch((err: Error) => {
         logger.warn({ addon: row.addon_id, err: err.message }, 'addon server could not start');
@@ -218,7 +222,7 @@ export function createAddonServers(deps: AddonServersDeps) {
       };
       row.variables = JSON.stringify(setVariables(row));
       store.insert(row);
-      void bringUp(row, () => deps.restartApp(app.id));
+      void bringUp(row, { after: () => deps.restartApp(app.id) });
       return JSON.parse(row.variables) as string[];
     },
 
@@ -226,8 +230,9 @@ export function createAddonServers(deps: AddonServersDeps) {
     statusMessage: (addonId: string): string | undefined => messages.get(addonId),
 
     /**
-     * addons-upgrade: the plan's memory limit, applied to the running server in place. An addon
-     * whose server could not start (its image failed to build, say) is provisioned again.
+     * addons-upgrade: the plan's memory limit. A running server restarts with it, as on the platform (issue 22: the
+     * caller shows it `updating` meanwhile); an addon whose server could not start (its image failed to build, say)
+     * is provisioned again; one still starting gets the limit in place. Ends `running`, or `error` with the reason.
      */
     async changePlan(addonId: string, planName: string, currentStatus: string): Promise<void> {
       const row = store.byAddon(addonId);
@@ -237,31 +242,29 @@ export function createAddonServers(deps: AddonServersDeps) {
       row.memory_bytes = bytes;
       if (currentStatus === 'error') {
         deps.setStatus(addonId, 'provisioning');
-        await bringUp(row, () => deps.restartApp(row.app_id));
-        return;
+        await bringUp(row, { after: () => deps.restartApp(row.app_id) });
+      } else if (currentStatus === 'running') {
+        await service.restart(addonId, async (c) => runtime.updateMemory(c, bytes));
+      } else {
+        const c = (await runtime.list({ [LABELS.addonId]: addonId }))[0];
+        if (c) await runtime.updateMemory(c.engineId, bytes);
       }
-      const c = (await runtime.list({ [LABELS.addonId]: addonId }))[0];
-      if (c) await runtime.updateMemory(c.engineId, bytes);
     },
 
     /**
-     * The server restarted on its volume (a plan change restarts it, as on the platform: issue 22) and
-     * waited for until it answers again; throws when it does not come back.
+     * The server stopped (after `change` of its stopped container, when given), then brought up again on its volume
+     * as any start: `running` once it answers, `error` with the reason when it does not come back.
      */
-    async restart(addonId: string): Promise<void> {
+    restart(addonId: string, change?: (engineId: string) => Promise<void>): Promise<void> {
       const row = store.byAddon(addonId);
-      if (!row || pending.has(addonId)) return;
-      const p = (async () => {
-        for (const c of await runtime.list({ [LABELS.addonId]: addonId })) if (c.state === 'running') await runtime.stop(c.engineId, 10);
-        await startServer(row);
-      })();
-      // Pending meanwhile: the server's `die` is the emulator's own doing, not an outage to supervise.
-      pending.set(addonId, p.catch(() => undefined));
-      try {
-        await p;
-      } finally {
-        pending.delete(addonId);
-      }
+      if (!row) return Promise.resolve();
+      const first = async () => {
+        for (const c of await runtime.list({ [LABELS.addonId]: addonId })) {
+          if (c.state === 'running') await runtime.stop(c.engineId, 10);
+          await change?.(c.engineId);
+        }
+      };
+      return bringUp(row, { first });
     },
 
     /** The addon row's status, changed as the servers change it (recorded as an addon_updated event). */

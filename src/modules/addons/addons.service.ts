@@ -124,16 +124,10 @@ export function createAddonsService(deps: AddonsServiceDeps) {
         deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
       });
       const servers = deps.servers;
-      if (servers?.server(addon.id) && addon.status === 'running') {
-        // The server restarts with the plan's memory, as on the platform: the database is `updating`
-        // (its calls answer 503) until it answers again (issue 22; the Terraform provider waits for it).
-        servers.setStatus(addon.id, 'updating');
-        void servers
-          .changePlan(addon.id, plan.name, addon.status)
-          .then(() => servers.restart(addon.id))
-          .then(() => store.byId(addon.id) && servers.setStatus(addon.id, 'running'))
-          .catch(() => store.byId(addon.id) && servers.setStatus(addon.id, 'error'));
-      } else void servers?.changePlan(addon.id, plan.name, addon.status).catch(() => undefined);
+      // A running server restarts with the plan's memory, as on the platform: the database is `updating` (its calls
+      // answer 503) until it answers again, then `running` or `error` (issue 22; the Terraform provider waits for it).
+      if (servers?.server(addon.id) && addon.status === 'running') servers.setStatus(addon.id, 'updating');
+      void servers?.changePlan(addon.id, plan.name, addon.status).catch(() => undefined); // its failures end in the addon's status
       return toJson(defined(store.find(addon.app_id, addon.id), `addon ${addon.id}`));
     },
     remove(user: UserRow, appParam: string, addonId: string): void {

@@ -149,12 +149,13 @@ export function createAppsService(deps: AppsServiceDeps) {
       return store.visibleTo(user.id);
     },
 
-    create(user: UserRow, input: CreateInput, opts: { dryRun?: boolean } = {}): AppRow {
+    /** `flags`: the app's own flags (a dedicated database's app has `dedicated-database`). */
+    create(user: UserRow, input: CreateInput, opts: { dryRun?: boolean; flags?: Record<string, boolean> } = {}): AppRow {
       const stackId = input.stack_id ?? deps.defaultStack;
       checkStack(stackId);
       checkNameFree(input.name);
       checkCanOwnAnother(user);
-      const row = newRow(user, { name: input.name, stack_id: stackId, git_source: input.git_source ?? null });
+      const row = newRow(user, { name: input.name, stack_id: stackId, git_source: input.git_source ?? null, flags: JSON.stringify(opts.flags ?? {}) });
       if (opts.dryRun) return row;
       tx(deps.db, () => {
         store.insert(row);

@@ -293,7 +293,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         // first: nothing new starts meanwhile, and each start removes what it made.
         for (let jobs = work.get(app.id); jobs?.size; jobs = work.get(app.id)) await Promise.allSettled([...jobs]);
         // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
-        if (!store.liveContainers(app.id).length && !deps.deployments.imagesOf(app.id).length) return;
+        if (!store.liveContainers(app.id).length && !deps.deployments.allImagesOf(app.id).length) return;
         for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
         const filter = { [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id };
         // A removal already under way elsewhere answers 409 at once: list again until none is left.
@@ -303,7 +303,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
           if (round) await sleep(250);
           await Promise.all(left.map((c) => runtime.remove(c.engineId)));
         }
-        for (const image of deps.deployments.imagesOf(app.id)) await runtime.removeImage(image);
+        for (const image of deps.deployments.allImagesOf(app.id)) await runtime.removeImage(image);
       } catch (err) {
         removing.delete(app.id); // the app stays: it may start containers again
         throw err;

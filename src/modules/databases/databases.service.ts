@@ -80,7 +80,8 @@ export function createDatabasesService(deps: DatabasesServiceDeps) {
       if (!deps.servers) throw ApiError.badRequest('dedicated databases run a real server: start the emulator with addon servers on (addons.servers)');
       deps.projects?.check(user, input.project_id);
       return tx(deps.db, () => {
-        const created = apps.create(user, { name: input.name });
+        // The flag the CLI reads to tell a database from an app (Scalingo/cli utils/database.go: user management, no `run`).
+        const created = apps.create(user, { name: input.name }, { flags: { 'dedicated-database': true } });
         const app = deps.projects ? deps.projects.assign(created, input.project_id) : created;
         const addon = addons.provision(user, app.id, { addon_provider_id: provider.id, plan_id: plan.id }, { dedicated: true });
         store.insert({ app_id: app.id, addon_id: addon.id, created_at: deps.clock.now() });

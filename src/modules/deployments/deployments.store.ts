@@ -1,3 +1,4 @@
+import { dependencyTag } from './buildpacks.ts';
 import type { Db } from '../../db/database.ts';
 
 export interface DeploymentRow {
@@ -36,6 +37,11 @@ export function createDeploymentsStore(db: Db) {
     update: (row: Pick<DeploymentRow, 'id' | 'status' | 'image' | 'process_types' | 'output' | 'finished_at'>) => void s.update.run(row),
     unfinished: () => s.unfinished.all(),
     imagesOf: (appId: string) => s.images.all(appId),
+    /** Every image an app's deletion removes: its deployments' images, and its dependency image once it deployed. */
+    allImagesOf: (appId: string) => {
+      const images = s.images.all(appId);
+      return (s.count.get(appId) ?? 0) > 0 ? [...images, dependencyTag(appId)] : images;
+    },
   };
 }
 

@@ -1,18 +1,20 @@
 import { mkdirSync } from 'node:fs';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import { packDirectory } from '../../runtime/images.ts';
-import { findRecipe } from '../../runtime/image-recipes.ts';
+import type { ContainerRuntime } from '../../runtime/runtime.ts';
+import { recipeHash, stackRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
-import { compileScript, defaultProcessTypes, detectLanguage, type Language } from './buildpacks.ts';
+import { debianSuite } from '../../runtime/rootfs.ts';
+import { defaultProcessTypes, detectLanguage, type Language } from './buildpacks.ts';
+import { codeScript } from './build-scripts.ts';
+import { dependencyLayer } from './dependency-layer.ts';
 import { prefetchNpm } from './npm-prefetch.ts';
+import { requestedVersion, resolveVersion, STACK_VERSIONS } from './runtime-versions.ts';
 import { defined } from '../../shared/defined.ts';
 
-// A buildpack-like build: a container of the language's stack image (no network, the app's build
-// cache mounted at /cache) gets the code in /app, runs the compile script with its output streamed
-// as the deployment's output, and is committed as the app's image. One-offs and all process types
-// then run on that same image.
-
-const BUILD_MEMORY = 2 * 1024 * 1024 * 1024;
+// A buildpack-like build, in the layers a `docker build` of the app would make: the stack image of the
+// runtime version the app asks for (runtime-versions.ts), the app's dependency layer (built once and
+// reused while the dependency files are unchanged: dependency-layer.ts), then the code as one COPY
+// layer (plus the code step, e.g. `npm run build`, without network) built by the engine's builder.
+// One-offs and all process types then run on that image.
 
 export interface BuildpackBuild {
   runtime: ContainerRuntime;
@@ -28,51 +30,59 @@ export interface BuildpackBuild {
   say: (line: string) => void;
 }
 
+const TITLES: Record<Language, string> = { node: 'Node.js', python: 'Python', ruby: 'Ruby' };
+
 /** The language of the code, or null when no buildpack applies (then the Procfile-only build runs). */
 export const languageOf = (context: string): Language | null => detectLanguage(context);
 
+/** The classic builder's own progress lines; the steps' output is what the deployment shows. */
+const BUILDER_CHATTER = /^(Step \d+\/\d+ : | ---> |Removing intermediate container |Successfully (built|tagged) )/;
+
 /** Builds the image; resolves the process types (Procfile over the language's defaults). */
 export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise<Record<string, string>> {
-  const recipe = defined(findRecipe(lang), `the ${lang} stack recipe`);
   const { runtime, say } = b;
-  await ensureRecipeImage(runtime, recipe, {
+  say(`-----> ${TITLES[lang]} app detected`);
+  const request = requestedVersion(lang, b.context);
+  const version = request ? resolveVersion(lang, request) : null;
+  const suite = version && version.suite !== debianSuite() ? version.suite : undefined;
+  const stack = defined(stackRecipe(lang, suite), `the ${lang} stack recipe`);
+  const installed = version ?? STACK_VERSIONS[lang].find((v) => v.suite === debianSuite());
+  const asked = request ? ` (${request.from} asks for ${request.wanted})` : '';
+  // A host of a suite the table does not know (testing, unstable) has its own version in the default stack.
+  const what = installed
+    ? `${TITLES[lang]} ${installed.version} from Debian ${installed.suite}`
+    : `the ${TITLES[lang]} of Debian ${debianSuite()}`;
+  say(`       Using ${what}${asked}`);
+  await ensureRecipeImage(runtime, stack, {
     onStart: (r) => say(`-----> Building the ${r.title} image (first use)…`),
     onLine: (l) => say(`       ${l}`),
   });
   mkdirSync(b.cacheDir, { recursive: true });
   const extra = lang === 'node' ? await prefetchNpm(b.context, b.cacheDir, say) : {};
-  const info = await runtime.run(
-    {
-      name: `scalingo-emu-${b.instanceId}-build-${b.deploymentId.toLowerCase()}`,
-      image: recipe.tag,
-      cmd: ['sh', '-c', compileScript(lang)],
-      env: {},
-      // Not the instance label: the containers area reconciles (and removes) what carries it.
-      labels: { [LABELS.owner]: b.instanceId, [LABELS.appId]: b.appId, [LABELS.type]: 'build', [LABELS.deploymentId]: b.deploymentId },
-      memoryBytes: BUILD_MEMORY,
-      binds: [`${b.cacheDir}:/cache`],
-      networkNone: true,
-      workingDir: '/app',
+  const stackHash = recipeHash(stack, stack.suite ?? debianSuite());
+  const base = await dependencyLayer({ ...b, stack, stackHash, extra }, lang);
+  const step = codeScript(lang, b.context);
+  const dockerfile = [
+    `FROM ${base}`,
+    'COPY . /app',
+    ...(step ? [`RUN ${JSON.stringify(['sh', '-c', step])}`] : []),
+  ].join('\n');
+  say('-----> Adding the code');
+  await runtime.buildImage({
+    contextDir: b.context,
+    dockerfile: `${dockerfile}\n`,
+    tag: b.tag,
+    labels: b.labels,
+    networkNone: true,
+    onLine: (l) => {
+      if (!BUILDER_CHATTER.test(l)) say(/^(-----> |!|\s)/.test(l) ? l : `       ${l}`);
     },
-    { start: false },
-  );
-  try {
-    await runtime.putArchive(info.engineId, '/app', await packDirectory(b.context, extra));
-    await runtime.start(info.engineId);
-    const logs = await runtime.logs(info.engineId, { follow: true });
-    // The script's own lines (-----> steps, ! errors, indented details) as they are; tools' output indented.
-    for await (const l of logs) if (l.text.trim()) say(/^(-----> |!|\s)/.test(l.text) ? l.text : `       ${l.text}`);
-    const code = await runtime.wait(info.engineId);
-    if (code !== 0) throw new Error(`the ${lang} build exited with code ${code}`);
-    await runtime.commit(info.engineId, {
-      tag: b.tag,
-      // The build container's own labels would be inherited by the app's containers: blanked.
-      changes: ['WORKDIR /app', 'CMD ["sh"]', `LABEL ${LABELS.owner}="" ${LABELS.type}=""`, ...Object.entries(b.labels).map(([k, v]) => `LABEL ${k}=${v}`)],
-    });
-  } finally {
-    await runtime.remove(info.engineId).catch(() => undefined);
-  }
+  });
+  say('-----> Build finished');
   const types = { ...defaultProcessTypes(lang, b.context), ...(b.procfile ?? {}) };
-  if (!Object.keys(types).length) throw new Error(`no Procfile and no default web process for this ${lang} app: add a Procfile (e.g. \`web: <command>\`)`);
+  if (!Object.keys(types).length)
+    throw new Error(
+      `no Procfile and no default web process for this ${lang} app: add a Procfile (e.g. \`web: <command>\`)`,
+    );
   return types;
 }
