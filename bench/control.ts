@@ -90,9 +90,9 @@ export const section: Section = {
           const typical: number[] = [];
           const http: number[] = [];
           for (let i = 0; i < perRound; i++) {
-            empty.push(await timed(() => emu.control.reset()));
+            empty.push(await timed(() => emu.area('control').control.reset()));
             await typicalTestState(emu, 5, `r${round}-${i}`);
-            typical.push(await timed(() => emu.control.reset()));
+            typical.push(await timed(() => emu.area('control').control.reset()));
             await typicalTestState(emu, 5, `h${round}-${i}`);
             http.push(await timed(async () => {
               const res = await fetch(`${emu.urls.api}/_emulator/reset`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` } });
@@ -119,10 +119,10 @@ export const section: Section = {
             const r: number[] = [];
             for (let i = 0; i < Math.max(2, perRound / 3); i++) {
               let id = '';
-              s.push(await timed(() => (id = e.control.snapshot().id)));
-              snapshotSize = e.control.snapshots.find(id).size;
-              r.push(await timed(() => e.control.restore(id)));
-              e.control.snapshots.remove(id);
+              s.push(await timed(() => (id = e.area('control').control.snapshot().id)));
+              snapshotSize = e.area('control').control.snapshots.find(id).size;
+              r.push(await timed(() => e.area('control').control.restore(id)));
+              e.area('control').control.snapshots.remove(id);
             }
             snaps.push(median(s));
             restores.push(median(r));
@@ -150,7 +150,7 @@ export const section: Section = {
       title: 'Control plane: reset, snapshot, restore',
       method:
         `In-process emulator (the tree benchmarked, loaded in the driver; real Docker runtime, no container running), the calls the programmatic API makes: ` +
-        `\`emu.control.reset()\`, \`snapshot()\`, \`restore(id)\`. Each reset is timed alone, after the state was made through the HTTP API; ${perRound} resets per round, median per round. ` +
+        `\`emu.area('control').control.reset()\`, \`snapshot()\`, \`restore(id)\`. Each reset is timed alone, after the state was made through the HTTP API; ${perRound} resets per round, median per round. ` +
         `Snapshot and restore: ${APPS} apps with ${VARIABLES_PER_APP} variables each (and their events), snapshot file of ${(snapshotSize / 1024).toFixed(0)} KiB; restore includes the reconciliation with Docker (one engine listing, no container to start).`,
       tables: [{ caption: `median per round: best / median of ${ctx.rounds} rounds`, headers: ['operation', 'time'], rows }],
       targets: [{ what: 'reset() without containers, after a typical test', target: `< ${MAX_RESET_MS} ms`, measured: `${ms(typicalMedian)} (median)`, met: typicalMedian < MAX_RESET_MS }],

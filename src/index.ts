@@ -141,11 +141,12 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     throw err;
   }
   const users: EmulatorUser[] = config.users.map((u, i) => {
-    const row = defined(emu.auth.userByLogin(u.username), `configured user ${u.username}`);
-    const token = i === 0 ? emu.startupToken : (u.apiTokens[0] ?? emu.auth.rotateStartupToken(row.id));
+    const row = defined(emu.area('accounts').auth.userByLogin(u.username), `configured user ${u.username}`);
+    const token = i === 0 ? emu.startupToken : (u.apiTokens[0] ?? emu.area('accounts').auth.rotateStartupToken(row.id));
     return { username: u.username, email: u.email, password: u.password, token };
   });
-  const { control, adminToken } = emu;
+  const { adminToken } = emu;
+  const { control } = emu.area('control');
   const api = emu.urls.api;
   let stopped: Promise<void> | undefined;
   // In memory, nothing could find this instance's containers and images again: they go with it.

@@ -89,7 +89,7 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
     await emu.ready();
     await ensureBaseImageWithProgress(emu, progress);
     // Bound directories' first deployments end before the command runs against them.
-    await emu.deployments.idle();
+    await emu.area('containers').deployments.idle();
     unfollow();
     starting.done(emu.urls.api);
   } catch (err) {
@@ -135,7 +135,7 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
   const stopping = progress.start('Stopping the emulator (removing its containers)');
   try {
     // In memory, the apps' containers and images go too (`reset`); with a data dir they stay for the next start.
-    if (config.inMemory) await emu.control.reset();
+    if (config.inMemory) await emu.area('control').control.reset();
     await emu.stop();
     stopping.done();
   } catch (err) {

@@ -24,7 +24,7 @@ export async function ensureBaseImageWithProgress(emu: Emulator, progress: Progr
 export function followDeployments(emu: Emulator, progress: Progress): () => void {
   const tasks = new Map<string, Task>();
   const onEvent = (e: DeploymentStreamEvent) => {
-    const appName = emu.apps.find(e.appId)?.name ?? e.appId;
+    const appName = emu.area('apps').apps.find(e.appId)?.name ?? e.appId;
     if (e.type === 'new') {
       tasks.set(e.deploymentId, progress.start(`Deploying ${appName}`, { app: appName, deployment: e.deploymentId }));
       return;
@@ -42,8 +42,8 @@ export function followDeployments(emu: Emulator, progress: Progress): () => void
     if (status === 'success') task.done(`deployed, http://${appName}.localhost:${emu.urls.routerPort}`);
     else task.fail(`${status} (GET ${emu.urls.api}/v1/apps/${appName}/deployments/${e.deploymentId}/output)`);
   };
-  emu.deployments.bus.on('event', onEvent);
-  return () => void emu.deployments.bus.off('event', onEvent);
+  emu.area('containers').deployments.bus.on('event', onEvent);
+  return () => void emu.area('containers').deployments.bus.off('event', onEvent);
 }
 
 /** Shows each image the emulator builds on first use (a stack or an addon server); returns the unsubscribe function. */

@@ -1,7 +1,9 @@
+import '@hono/zod-openapi'; // before any schema is made (see api-schemas.ts)
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from './env.ts';
+import { ApiError } from './errors.ts';
 import { jsonBody } from './validate.ts';
 
 /**
@@ -34,7 +36,11 @@ export type Responses = Record<number, ResponseSpec>;
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface RouteDef<P extends string = string, B extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface RouteDef<
+  P extends string = string,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+> {
   method: Method | Method[];
   /** Hono syntax (`/v1/apps/:app/containers/:id`); the document writes `{app}`. */
   path: P;
@@ -54,15 +60,26 @@ export interface RouteDef<P extends string = string, B extends z.ZodType | undef
   bodyRoot?: string;
   /** The handler reads the body itself (raw uploads, several accepted shapes); `body` only documents it. */
   rawBody?: boolean;
-  /** Documented query parameters (the handler reads them). */
-  query?: z.ZodObject;
+  /**
+   * Query parameters, validated before the body is read (a value that does not fit is a 400 `{error}` naming
+   * it; parameters not declared are ignored) and handed to the handler parsed, as its third argument. A
+   * required one that is missing is left to the handler, which answers as the platform does (a signed URL
+   * without its signature is a 403, an invitation without its token a 422).
+   */
+  query?: Q;
   /** Route middleware, run after the app is loaded (e.g. a tighter body limit). */
   middleware?: MiddlewareHandler<AppEnv>[];
   responses: Responses;
 }
 
 type BodyOf<B> = B extends z.ZodType ? z.infer<B> : undefined;
-export type RouteHandler<P extends string, B> = (c: Context<AppEnv, P>, body: BodyOf<B>) => Response | Promise<Response>;
+// Partial: a missing required parameter reaches the handler (see `query`).
+type QueryOf<Q> = Q extends z.ZodObject ? Partial<z.infer<Q>> : undefined;
+export type RouteHandler<P extends string, B, Q = undefined> = (
+  c: Context<AppEnv, P>,
+  body: BodyOf<B>,
+  query: QueryOf<Q>,
+) => Response | Promise<Response>;
 
 /** A declared route as the rest of the program sees it (auth middleware, conformance check, document). */
 export interface DeclaredRoute {
@@ -82,7 +99,10 @@ export class ApiRoutes extends Hono<AppEnv> {
     super();
   }
 
-  add<P extends string, B extends z.ZodType | undefined = undefined>(def: RouteDef<P, B>, handler: RouteHandler<P, B>): this {
+  add<P extends string, B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined>(
+    def: RouteDef<P, B, Q>,
+    handler: RouteHandler<P, B, Q>,
+  ): this {
     const auth = def.auth ?? (def.path.startsWith('/v1/') ? 'user' : 'public');
     const declared: DeclaredRoute = { def: def as RouteDef, auth, area: this.area };
     this.declared.push(declared);
@@ -91,6 +111,8 @@ export class ApiRoutes extends Hono<AppEnv> {
     const pre: MiddlewareHandler<AppEnv>[] = [];
     if (def.app ?? /\/:app(\/|$)/.test(def.path)) pre.push(loadApp);
     const parse = def.body && !def.rawBody ? def.body : undefined;
+    const query = def.query?.partial();
+    const queryOf = (c: Context<AppEnv>) => (query ? parseQuery(c, query) : undefined) as QueryOf<Q>;
     this.on(
       methods.map((m) => m.toUpperCase()),
       [def.path],
@@ -99,16 +121,25 @@ export class ApiRoutes extends Hono<AppEnv> {
       parse
         ? async (c) => {
             c.set('route', declared);
-            return handler(c as unknown as Context<AppEnv, P>, (await jsonBody(c, parse, def.bodyRoot)) as BodyOf<B>);
+            const q = queryOf(c);
+            return handler(c as unknown as Context<AppEnv, P>, (await jsonBody(c, parse, def.bodyRoot)) as BodyOf<B>, q);
           }
         : // Without a body to parse, the handler is called directly (no promise of the wrapper's own).
           (c) => {
             c.set('route', declared);
-            return handler(c as unknown as Context<AppEnv, P>, undefined as BodyOf<B>);
+            return handler(c as unknown as Context<AppEnv, P>, undefined as BodyOf<B>, queryOf(c));
           },
     );
     return this;
   }
+}
+
+/** The request's query parameters (the first value of each) as the declaration's schema reads them; else a 400. */
+function parseQuery(c: Context<AppEnv>, schema: z.ZodObject): unknown {
+  const parsed = schema.safeParse(c.req.query());
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw ApiError.badRequest(`invalid query parameter ${issue.path.map(String).join('.') || 'query'}: ${issue.message}`);
 }
 
 /** Sets `c.var.app` from the path's `:app` through the loader the HTTP app installed (404 if not visible). */
@@ -156,8 +187,12 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
   const responses: RouteConfig['responses'] = {};
   for (const [status, spec] of Object.entries(def.responses)) {
     if (spec === null) responses[status] = { description: 'No body' };
-    else if (spec instanceof z.ZodType) responses[status] = { description: describeStatus(Number(status)), content: { 'application/json': { schema: spec } } };
-    else responses[status] = { description: spec.description ?? describeStatus(Number(status)), content: Object.fromEntries([spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }])) };
+    else if (spec instanceof z.ZodType) {
+      responses[status] = { description: describeStatus(Number(status)), content: { 'application/json': { schema: spec } } };
+    } else {
+      const content = Object.fromEntries([spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }]));
+      responses[status] = { description: spec.description ?? describeStatus(Number(status)), content };
+    }
   }
   return {
     method,

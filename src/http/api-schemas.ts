@@ -1,3 +1,6 @@
+// Before any schema is made: @hono/zod-openapi gives zod's schemas `.openapi()` as they are created (zod 4
+// sets methods per instance), and the OpenAPI document needs it of every schema it registers.
+import '@hono/zod-openapi';
 import { z } from 'zod';
 
 /**
@@ -32,3 +35,6 @@ export const paginationMeta = z
 
 /** Free-form JSON object (for bodies whose keys are data, e.g. stats series or addon configs). */
 export const anyObject = z.record(z.string(), z.unknown());
+
+/** The `page` / `per_page` query of a paginated list (read by `pageParams`, src/http/validate.ts). */
+export const pageQuery = z.object({ page: z.string().optional(), per_page: z.string().optional() });

@@ -51,7 +51,7 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   // 1. request id + child logger, so every later line (and a 500) carries the id;
   //    then injected API faults (control plane), seen by the client as the platform's own failures;
   // 2. access log, timing everything below;
-  // 3. authentication of every /v1 route (a few public ones are listed in authenticate.ts): a client
+  // 3. authentication of every /v1 route (except the routes declared `auth: 'public'`, read from the declarations): a client
   //    without credentials learns nothing else (401 before 415/413/404);
   // 4. JSON-only and body size limits on the API, before anything reads a body;
   // 5. rate limiting per token, which needs the principal.

@@ -125,6 +125,16 @@ export function pageParams(c: Context, defaults: { defaultPerPage: number; maxPe
   return { page, perPage: Math.min(perPage, defaults.maxPerPage) };
 }
 
+/**
+ * The `n` query parameter (how many lines of logs): undefined when absent or empty, else a whole number of at
+ * most nine digits, capped at `max`; anything else is a 400. The one parser of every route that takes `n`.
+ */
+export function lineCount(raw: string | undefined, max: number): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,9}$/.test(raw)) throw ApiError.badRequest(`invalid n "${raw}": it must be a whole number of lines`);
+  return Math.min(Number(raw), max);
+}
+
 /** Largest page / per_page read: (page - 1) × per_page stays a safe integer, SQLite gets an INTEGER. */
 const MAX_PAGE = 999_999_999;
 

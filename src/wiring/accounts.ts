@@ -10,31 +10,47 @@ import { createKeysService } from '../modules/keys/keys.service.ts';
 import { keysRoutes } from '../modules/keys/keys.routes.ts';
 import { loadSecretKey } from '../shared/secrets.ts';
 import { defined } from '../shared/defined.ts';
-import type { Area, Shared } from './area.ts';
+import type { Shared, Unit } from './area.ts';
+import { defineArea } from './define-area.ts';
 
-export function buildAccounts(s: Shared) {
+export const accountsArea = defineArea({
+  name: 'accounts',
+  folders: ['auth', 'events', 'keys'],
+  needs: [],
+  build: (s) => buildAccounts(s),
+});
+
+function buildAccounts(s: Shared) {
   const { db, clock, config, logger } = s;
-  const auth = createAuthService({ db, store: createAuthStore(db), clock, jwtSecret: loadSecretKey(s.dataDir, 'jwt.key'), bearerTtlSeconds: config.auth.bearerTtlSeconds });
+  const auth = createAuthService({
+    db,
+    store: createAuthStore(db),
+    clock,
+    jwtSecret: loadSecretKey(s.dataDir, 'jwt.key'),
+    bearerTtlSeconds: config.auth.bearerTtlSeconds,
+  });
   auth.syncUsers(config.users);
   const firstUser = defined(auth.userByLogin(config.users[0].username), 'the first configured user');
   /** Ready-to-use API token of the first configured user, replaced at each start. */
   const startupToken = config.users[0].apiTokens[0] ?? auth.rotateStartupToken(firstUser.id);
   const events = createEventsService({ store: createEventsStore(db), clock, userById: auth.userById });
-  const keys = createKeysService({ db, store: createKeysStore(db), events, clock, logger, userById: auth.userById, userByLogin: auth.userByLogin });
+  const { userById, userByLogin } = auth;
+  const keys = createKeysService({ db, store: createKeysStore(db), events, clock, logger, userById, userByLogin });
 
-  const authArea: Area = {
+  const region = { regionName: config.region.name, regionDisplayName: config.region.displayName };
+  const authUnit: Unit = {
     name: 'auth',
-    routes: [authRoutes({ auth, urls: s.urls, regionName: config.region.name, regionDisplayName: config.region.displayName })],
+    routes: [authRoutes({ auth, urls: s.urls, ...region })],
     // The configured passwords are hashed in the background: written before the database closes.
     stop: () => auth.passwordsReady(),
   };
-  const keysArea: Area = {
+  const keysUnit: Unit = {
     name: 'keys',
     routes: [keysRoutes({ keys })],
     // What the git endpoint authenticates with: the configured keys of each user.
     start: () => keys.syncConfigured(config.users),
   };
-  return { auth, events, keys, startupToken, areas: { auth: authArea, keys: keysArea } };
+  return { api: { auth, events, keys, startupToken }, units: [authUnit, keysUnit] };
 }
 
-export type Accounts = ReturnType<typeof buildAccounts>;
+export type Accounts = ReturnType<typeof buildAccounts>['api'];

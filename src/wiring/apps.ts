@@ -1,6 +1,6 @@
 // Apps and what hangs on them without a container: collaborators, projects, custom domains, variables,
-// the events feed, the account's listings, stacks and build caches. The apps area's routes hold the
-// `/v1/apps/:app` catch-alls: it is the last row of the table.
+// the events feed, the account's listings, stacks and build caches. The apps unit's routes hold the
+// `/v1/apps/:app` catch-alls: it is the last of LIFECYCLE.
 import { createAppsStore } from '../modules/apps/apps.store.ts';
 import { createAppsService } from '../modules/apps/apps.service.ts';
 import { appsRoutes } from '../modules/apps/apps.routes.ts';
@@ -21,10 +21,18 @@ import { eventsRoutes } from '../modules/events/events.routes.ts';
 import { accountRoutes } from '../modules/account/account.routes.ts';
 import { stacksRoutes } from '../modules/stacks/stacks.routes.ts';
 import { cachesRoutes } from '../modules/caches/caches.routes.ts';
-import type { Area, Shared } from './area.ts';
+import type { Shared, Unit } from './area.ts';
 import type { Accounts } from './accounts.ts';
+import { defineArea } from './define-area.ts';
 
-export function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>) {
+export const appsArea = defineArea({
+  name: 'apps',
+  folders: ['apps', 'collaborators', 'projects', 'domains', 'variables', 'account', 'stacks', 'caches'],
+  needs: ['accounts'],
+  build: (s, deps) => buildApps(s, deps.accounts),
+});
+
+function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>) {
   const { db, clock, config } = s;
   const { auth, events } = accounts;
   const billingUrl = () => `${s.urls().api}/_emulator/billing`;
@@ -41,7 +49,14 @@ export function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>
     userByEmail: auth.userByEmail,
     userById: auth.userById,
   });
-  const projects = createProjectsService({ db, store: createProjectsStore(db), events, clock, userById: auth.userById, visibleApp: (u, key) => apps.visibleApp(u, key) });
+  const projects = createProjectsService({
+    db,
+    store: createProjectsStore(db),
+    events,
+    clock,
+    userById: auth.userById,
+    visibleApp: (u, key) => apps.visibleApp(u, key),
+  });
   const collaborators = createCollaboratorsService({
     db,
     store: collaboratorsStore,
@@ -67,27 +82,23 @@ export function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>
     projectOf: (a) => projects.ofApp(a),
   };
 
-  const area = (name: string, ...routes: NonNullable<Area['routes']>): Area => ({ name, routes });
+  const unit = (name: string, ...routes: NonNullable<Unit['routes']>): Unit => ({ name, routes });
+  const { pagination } = config;
+  const variables = createVariablesService({ db, store: variablesStore, apps, events });
   return {
-    apps,
-    projects,
-    collaborators,
-    domains,
-    variablesStore,
-    view,
-    billingUrl,
-    areas: {
-      events: area('events', eventsRoutes({ events, pagination: config.pagination })),
-      collaborators: area('collaborators', collaboratorsRoutes({ collaborators, view })),
-      domains: area('domains', domainsRoutes({ domains })),
-      caches: area('caches', cachesRoutes({ events, stateDir: s.stateDir })),
-      stacks: area('stacks', stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack })),
-      variables: area('variables', variablesRoutes({ variables: createVariablesService({ db, store: variablesStore, apps, events }) })),
-      projects: area('projects', projectsRoutes({ projects })),
-      account: area('account', accountRoutes({ pagination: config.pagination })),
-      apps: area('apps', appsRoutes({ apps, view, pagination: config.pagination, projects })),
-    },
+    api: { apps, projects, collaborators, domains, variablesStore, view, billingUrl },
+    units: [
+      unit('events', eventsRoutes({ events, pagination })),
+      unit('collaborators', collaboratorsRoutes({ collaborators, view })),
+      unit('domains', domainsRoutes({ domains })),
+      unit('caches', cachesRoutes({ events, stateDir: s.stateDir })),
+      unit('stacks', stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack })),
+      unit('variables', variablesRoutes({ variables })),
+      unit('projects', projectsRoutes({ projects })),
+      unit('account', accountRoutes({ pagination })),
+      unit('apps', appsRoutes({ apps, view, pagination, projects })),
+    ],
   };
 }
 
-export type Apps = ReturnType<typeof buildApps>;
+export type Apps = ReturnType<typeof buildApps>['api'];

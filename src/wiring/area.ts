@@ -1,8 +1,8 @@
-// One shape for every area of the emulator, and the loops that bring them up and down. emulator.ts
-// lists the areas once, in one table; each area is built from the shared dependencies by one file of
-// src/wiring/. The table's order is the lifecycle: opened and started in order, stopped in reverse
-// order, so what an area needs is earlier in the table and is still there while it stops. Route groups
-// are mounted in the same order (more specific paths first: the apps area, with its catch-alls, is last).
+// The lifecycle units of the areas, and the loops that bring them up and down. Each area (src/wiring/areas.ts)
+// returns its units when it is built; LIFECYCLE (src/wiring/lifecycle.ts) lists every unit once, in order:
+// opened and started in order, stopped in reverse order, so what a unit needs is earlier in the list and is
+// still there while it stops. Route groups are mounted in the same order (more specific paths first: the apps
+// unit, with its catch-alls, is last).
 import type { HttpAppDeps } from '../http/app.ts';
 import type { UpgradeTable } from '../http/ws.ts';
 import type { EmulatorConfig } from '../config/schema.ts';
@@ -11,6 +11,8 @@ import type { ContainerRuntime } from '../runtime/runtime.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Urls } from '../shared/urls.ts';
+import type { Faults } from '../modules/control/faults.ts';
+import type { UpstreamSource } from '../router/proxy.ts';
 
 /** Whatever `createHttpApp({ routes })` mounts (a Hono sub-app today). */
 export type RouteGroup = HttpAppDeps['routes'][number];
@@ -20,7 +22,7 @@ export interface StartContext {
   engineUp: boolean;
 }
 
-export interface Area {
+export interface Unit {
   name: string;
   /** Mounted on the API in table order. */
   routes?: RouteGroup[];
@@ -51,43 +53,59 @@ export interface Shared {
   urls: () => Urls;
   /** WebSocket upgrades on the API port, by path prefix. */
   upgrades: UpgradeTable;
+  /** The bound ports, once known (the servers and git areas fill them in). */
+  setUrls: (next: Partial<Urls>) => void;
+  /** API and workload faults of the control plane (the runtime above already goes through them). */
+  faults: Faults;
+  /** Token of the control plane (/_emulator/*): config adminToken, or a random `ad-…` one per start. */
+  adminToken: string;
+  /** Date.now() when the emulator was created (health). */
+  startedAt: number;
+  /** The router's upstreams, when a test replaces them (default: the running web containers). */
+  upstreams?: UpstreamSource;
 }
 
-export function routesOf(areas: readonly Area[]): RouteGroup[] {
-  return areas.flatMap((a) => a.routes ?? []);
+export function routesOf(units: readonly Unit[]): RouteGroup[] {
+  return units.flatMap((u) => u.routes ?? []);
 }
 
 /**
- * Runs one hook of every area in table order. The first failure ends the run and is thrown as it is
- * (callers such as the CLI read its `code`, e.g. EADDRINUSE), logged with the area's name.
+ * Runs one hook of every unit in order. The first failure ends the run and is thrown as it is
+ * (callers such as the CLI read its `code`, e.g. EADDRINUSE), logged with the unit's name.
  */
-async function inOrder(areas: readonly Area[], logger: Logger, hook: string, run: (a: Area) => Promise<void> | void | undefined): Promise<void> {
-  for (const a of areas) {
+async function inOrder(
+  units: readonly Unit[],
+  logger: Logger,
+  hook: string,
+  run: (u: Unit) => Promise<void> | void | undefined,
+): Promise<void> {
+  for (const u of units) {
     try {
-      await run(a);
+      await run(u);
     } catch (err) {
-      logger.debug({ err, area: a.name, hook }, 'area failed');
+      logger.debug({ err, area: u.name, hook }, 'area failed');
       throw err;
     }
   }
 }
 
-export const openAreas = (areas: readonly Area[], logger: Logger) => inOrder(areas, logger, 'open', (a) => a.open?.());
-export const startAreas = (areas: readonly Area[], logger: Logger, ctx: StartContext) => inOrder(areas, logger, 'start', (a) => a.start?.(ctx));
-export const resumeAreas = (areas: readonly Area[], logger: Logger) => inOrder(areas, logger, 'resume', (a) => a.resume?.());
+export const openUnits = (units: readonly Unit[], logger: Logger) => inOrder(units, logger, 'open', (u) => u.open?.());
+export const startUnits = (units: readonly Unit[], logger: Logger, ctx: StartContext) =>
+  inOrder(units, logger, 'start', (u) => u.start?.(ctx));
+export const resumeUnits = (units: readonly Unit[], logger: Logger) => inOrder(units, logger, 'resume', (u) => u.resume?.());
 
 /**
- * Stops every area in reverse table order. One area's failure does not keep the others (and the
- * database, first in the table) from stopping: it is logged, and the first one is thrown at the end.
+ * Stops every unit in reverse order. One unit's failure does not keep the others (and the database,
+ * first in the list) from stopping: it is logged, and the first one is thrown at the end.
  */
-export async function stopAreas(areas: readonly Area[], logger: Logger): Promise<void> {
+export async function stopUnits(units: readonly Unit[], logger: Logger): Promise<void> {
   let first: unknown;
-  for (const a of [...areas].reverse()) {
-    if (!a.stop) continue;
+  for (const u of [...units].reverse()) {
+    if (!u.stop) continue;
     try {
-      await a.stop();
+      await u.stop();
     } catch (err) {
-      logger.warn({ err, area: a.name }, 'area did not stop cleanly');
+      logger.warn({ err, area: u.name }, 'area did not stop cleanly');
       first ??= err;
     }
   }

@@ -1,10 +1,11 @@
 // Containers and what makes them: operations, the orchestrator (Docker ↔ database), deployments and
-// their builds, real addon servers (issue #15), bound directories (redeploy on change) and the
-// deployments stream. Each gets its row in the table: the orchestrator reconciles after the addon
-// servers it connects apps to, and stops reacting before the deployments and addon work drain.
+// their builds, bound directories (redeploy on change) and the deployments stream. Each gets its unit in
+// LIFECYCLE: the orchestrator reconciles after the addon servers it connects apps to (the addons area),
+// and stops reacting before the deployments and addon work drain.
 import { join } from 'node:path';
 import { DEFAULT_STACK_IMAGE } from '../config/schema.ts';
 import type { AppRow } from '../modules/apps/apps.store.ts';
+import type { AppHooks } from '../modules/apps/apps.service.ts';
 import { createContainersStore } from '../modules/containers/containers.store.ts';
 import { createOrchestrator } from '../modules/containers/orchestrator.ts';
 import { createContainersService } from '../modules/containers/containers.service.ts';
@@ -17,64 +18,88 @@ import { deploymentsRoutes } from '../modules/deployments/deployments.routes.ts'
 import { bindDirectories } from '../modules/deployments/watcher.ts';
 import { registerDeploymentsStream } from '../modules/deployments/deployments.stream.ts';
 import { buildCacheDir } from '../modules/caches/build-cache.ts';
-import { createAddonServers, type AddonServers } from '../modules/addons/addon-servers.ts';
-import { createAddonServersStore } from '../modules/addons/addon-servers.store.ts';
-import { createAddonsStore } from '../modules/addons/addons.store.ts';
 import { createDeployHookRunner } from '../modules/containers/deploy-hook.ts';
-import { addonStatusSetter } from '../modules/addons/addon-status.ts';
 import { waitForAddons } from '../modules/addons/addons-started.ts';
-import type { Area, Shared } from './area.ts';
+import type { Shared, Unit } from './area.ts';
 import type { Accounts } from './accounts.ts';
 import type { Apps } from './apps.ts';
+import type { Cron } from './cron.ts';
+import type { Sources } from './sources.ts';
+import { defineArea } from './define-area.ts';
 
-export interface ContainersWiring {
-  /** Signed URL of a container's logs (crash events): the logs area, built later. */
+/** What the containers area calls of areas built after it (logs, addons), once everything is built. */
+export interface ContainersLater {
+  /** Signed URL of a container's logs (crash events). */
   logsUrl: (app: AppRow, container: string) => string;
-  /** Output of an addon server: to the addon's drains (the logs area, built later). */
-  onAddonLines: NonNullable<Parameters<typeof createAddonServers>[0]['onLines']>;
-  /** Code of a finished build (its cron.json): the cron area. */
-  onCode: (appId: string, deploymentId: string, dir: string) => void;
-  /** Path of an uploaded source archive (`scalingo deploy`), if the URL is one of the emulator's. */
-  localSource: (url: string) => string | null;
-  /** Output of a postdeploy / first-deploy hook: the app's logs (the logs area, built later). */
+  /** Output of a postdeploy / first-deploy hook: the app's logs. */
   onHookLine: (appId: string, name: string, line: string) => void;
+  /** The app's network, when it has addon servers. */
+  networkOf: (appId: string) => string | undefined;
+  /** config docker.stopContainersOnExit: the addon servers stop after the apps' containers. */
+  stopAddonServers: () => Promise<void>;
+  /** A deployment's wait for the app's addon servers still starting (none without addon servers). */
+  addonsStarted?: (appId: string, say: (line: string) => void) => Promise<void>;
 }
 
-export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>, a: Pick<Apps, 'apps' | 'variablesStore' | 'billingUrl'>, w: ContainersWiring) {
+export const containersArea = defineArea({
+  name: 'containers',
+  folders: ['containers', 'operations', 'deployments'],
+  needs: ['accounts', 'apps', 'sources', 'cron'],
+  later: ['logs', 'addons'],
+  build: (s, deps) =>
+    buildContainers(s, deps, {
+      logsUrl: (a, container) => deps.late('logs').service.signedUrl(a, container),
+      onHookLine: (appId, name, line) => void deps.late('logs').append(appId, name, line),
+      networkOf: (appId) => deps.late('addons').servers?.networkOf(appId),
+      stopAddonServers: async () => deps.late('addons').servers?.stopServers(),
+      addonsStarted: s.config.addons.servers
+        ? (appId, say) => waitForAddons(deps.late('addons').store, appId, say)
+        : undefined,
+    }),
+});
+
+interface ContainersNeeds {
+  accounts: Pick<Accounts, 'auth' | 'events'>;
+  apps: Pick<Apps, 'apps' | 'variablesStore' | 'billingUrl'>;
+  sources: Sources;
+  cron: Pick<Cron, 'recordFromBuild'>;
+}
+
+function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) {
   const { db, clock, config, logger, runtime, instanceId, stateDir } = s;
-  const { auth, events } = accounts;
-  const { apps, variablesStore } = a;
+  const { auth, events } = needs.accounts;
+  const { apps, variablesStore } = needs.apps;
   const containersStore = createContainersStore(db);
   const deploymentsStore = createDeploymentsStore(db);
   const operations = createOperationsService({ store: createOperationsStore(db), clock, log: logger });
-  const addonsStore = createAddonsStore(db);
-  const addonsStarted = (appId: string, say: (line: string) => void) => waitForAddons(addonsStore, appId, say);
-  // Real addon servers (issue #15): app containers join the app's network with them.
-  const addonServers: AddonServers | undefined = config.addons.servers
-    ? createAddonServers({
-        store: createAddonServersStore(db),
-        variables: variablesStore,
-        runtime,
-        clock,
-        logger,
-        instanceId,
-        setStatus: addonStatusSetter({ store: addonsStore, events, appOf: (id) => apps.find(id) }),
-        restartApp: async (appId) => {
-          const since = clock.now();
-          // A deployment under way starts its containers itself: restart after it, not in the middle of it.
-          await deployments.appIdle(appId);
-          const app = apps.find(appId);
-          const rel = app && orchestrator.release(app);
-          if (!app || !rel || orchestrator.gone(appId)) return;
-          // Containers started since the server answered already have its variables and network.
-          await orchestrator.converge(app, rel, (c) => c.created_at < since);
-          orchestrator.settleStatus(appId);
-        },
-        onLines: w.onAddonLines,
-      })
-    : undefined;
-  const orchestrator = createOrchestrator({ runtime, store: containersStore, apps: apps.store, deployments: deploymentsStore, variables: variablesStore, events, clock, logger, config, instanceId, logsUrl: w.logsUrl, networkOf: addonServers?.networkOf });
-  const containers = createContainersService({ db, store: containersStore, apps: apps.store, orchestrator, operations, runtime, events, clock, sizes: config.containerSizes, instanceId, billingUrl: a.billingUrl, userById: auth.userById });
+  const orchestrator = createOrchestrator({
+    runtime,
+    store: containersStore,
+    apps: apps.store,
+    deployments: deploymentsStore,
+    variables: variablesStore,
+    events,
+    clock,
+    logger,
+    config,
+    instanceId,
+    logsUrl: w.logsUrl,
+    networkOf: w.networkOf,
+  });
+  const containers = createContainersService({
+    db,
+    store: containersStore,
+    apps: apps.store,
+    orchestrator,
+    operations,
+    runtime,
+    events,
+    clock,
+    sizes: config.containerSizes,
+    instanceId,
+    billingUrl: needs.apps.billingUrl,
+    userById: auth.userById,
+  });
   const runHook = createDeployHookRunner({
     runtime,
     instanceId,
@@ -83,17 +108,43 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
     size: config.containerSizes.find((z) => z.name === 'M') ?? config.containerSizes[0],
     maxRunMs: 20 * 60_000,
   });
-  const deployments = createDeploymentsService({ store: deploymentsStore, apps: apps.store, containers: containersStore, orchestrator, runtime, events, clock, logger, stacks: config.stacks, baseImage: DEFAULT_STACK_IMAGE, workDir: join(stateDir, 'builds'), sources: config.sources, instanceId, userById: auth.userById, onCode: w.onCode, runHook, onHookLine: w.onHookLine, addonsStarted: addonServers && addonsStarted, buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined });
-  // Deleting an app removes its containers and the images built for it.
-  apps.addHooks({ beforeDelete: (app) => orchestrator.removeApp(app), afterDelete: (app) => orchestrator.forgetRemoved(app.id) });
-  // Then its addon servers, their volumes and the app's network (its containers are gone by now).
-  // A reset or restore removes apps without the deletion path: afterDelete finds what is left by label.
-  if (addonServers) apps.addHooks({ afterCreate: (app) => addonServers.appCreated(app.id), beforeDelete: (app) => addonServers.removeApp(app.id), afterDelete: (app) => void addonServers.removeLeftovers(app.id).catch((err: Error) => logger.warn({ err: err.message }, 'addon servers of a removed app not removed')) });
-  // …and whatever build directory its deployments left.
-  apps.addHooks({ afterDelete: () => void deployments.sweepBuilds() });
-  // An app created with a git_source (local path or file://) deploys from it at once.
-  apps.addHooks({ afterCreate: (app) => void (app.git_source && deployments.deploy(app, { kind: 'git', location: app.git_source }, auth.userById(app.owner_id) ?? null)) });
-  registerDeploymentsStream({ upgrades: s.upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs });
+  const deployments = createDeploymentsService({
+    store: deploymentsStore,
+    apps: apps.store,
+    containers: containersStore,
+    orchestrator,
+    runtime,
+    events,
+    clock,
+    logger,
+    stacks: config.stacks,
+    baseImage: DEFAULT_STACK_IMAGE,
+    workDir: join(stateDir, 'builds'),
+    sources: config.sources,
+    instanceId,
+    userById: auth.userById,
+    onCode: (appId, deploymentId, dir) => void needs.cron.recordFromBuild(appId, deploymentId, dir),
+    runHook,
+    onHookLine: w.onHookLine,
+    addonsStarted: w.addonsStarted,
+    buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined,
+  });
+  const appHooks: AppHooks[] = [
+    // Deleting an app removes its containers and the images built for it (its addon servers follow: the
+    // addons area's hooks run after these), and whatever build directory its deployments left.
+    {
+      beforeDelete: (app) => orchestrator.removeApp(app),
+      afterDelete: (app) => orchestrator.forgetRemoved(app.id),
+    },
+    { afterDelete: () => void deployments.sweepBuilds() },
+    // An app created with a git_source (local path or file://) deploys from it at once.
+    {
+      afterCreate: (app) => {
+        if (app.git_source) void deployments.deploy(app, { kind: 'git', location: app.git_source }, auth.userById(app.owner_id) ?? null);
+      },
+    },
+    registerDeploymentsStream({ upgrades: s.upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs }),
+  ];
 
   const reconcile = async () => {
     try {
@@ -104,28 +155,28 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
     }
   };
   let bound: ReturnType<typeof bindDirectories> | undefined;
-  const areas = {
-    operations: { name: 'operations', open: () => operations.failInterrupted(), stop: () => operations.idle() } satisfies Area,
-    // Addon servers first: the app's containers connect to them when they start.
-    addonServers: {
-      name: 'addon-servers',
-      start: async ({ engineUp }) => void (engineUp && (await addonServers?.reconcile())),
-      async stop() {
-        await addonServers?.idle();
-        addonServers?.stop();
-      },
-    } satisfies Area,
-    deployments: {
+  const units: Unit[] = [
+    { name: 'operations', open: () => operations.failInterrupted(), stop: () => operations.idle() },
+    {
       name: 'deployments',
-      routes: [deploymentsRoutes({ deployments, store: deploymentsStore, apps, urls: s.urls, pagination: config.pagination, localSource: w.localSource })],
+      routes: [
+        deploymentsRoutes({
+          deployments,
+          store: deploymentsStore,
+          apps,
+          urls: s.urls,
+          pagination: config.pagination,
+          localSource: (u) => needs.sources.sources.localPathOf(u),
+        }),
+      ],
       // Work cut by the last stop ends plainly; build directories of a killed process go (nothing builds yet).
       async open() {
         deployments.abortInterrupted();
         await deployments.sweepBuilds();
       },
       stop: () => deployments.idle(),
-    } satisfies Area,
-    containers: {
+    },
+    {
       name: 'containers',
       routes: [containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: s.urls })],
       start: async ({ engineUp }) => void (engineUp && (await reconcile())),
@@ -133,27 +184,39 @@ export function buildContainers(s: Shared, accounts: Pick<Accounts, 'auth' | 'ev
       resume: () => orchestrator.reconcile().then(() => undefined),
       // No more reactions to the engine (pending crash restarts), before the work under way drains.
       stop: () => orchestrator.close(),
-    } satisfies Area,
-    /** config docker.stopContainersOnExit: after the state is exported, before the engine connection closes. */
-    stopOnExit: {
+    },
+    // config docker.stopContainersOnExit: after the state is exported, before the engine connection closes.
+    {
       name: 'containers-on-exit',
       stop: async () => {
         if (!config.docker.stopContainersOnExit) return;
         await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
-        await addonServers?.stopServers();
+        await w.stopAddonServers();
       },
-    } satisfies Area,
-    /** Bound directories (config `apps`): deployed at start, redeployed on change. */
-    watcher: {
+    },
+    // Bound directories (config `apps`): deployed at start, redeployed on change.
+    {
       name: 'bound-directories',
       async start() {
-        bound = bindDirectories({ bound: config.apps, apps, deployments, userByLogin: auth.userByLogin, defaultOwner: config.users[0].username, debounceMs: config.intervals.watchDebounceMs, logger });
+        bound = bindDirectories({
+          bound: config.apps,
+          apps,
+          deployments,
+          userByLogin: auth.userByLogin,
+          defaultOwner: config.users[0].username,
+          debounceMs: config.intervals.watchDebounceMs,
+          logger,
+        });
         await bound.ready();
       },
       stop: () => bound?.close(),
-    } satisfies Area,
+    },
+  ];
+  return {
+    api: { containersStore, deploymentsStore, operations, orchestrator, containers, deployments },
+    units,
+    appHooks,
   };
-  return { containersStore, deploymentsStore, operations, addonServers, orchestrator, containers, deployments, areas };
 }
 
-export type Containers = ReturnType<typeof buildContainers>;
+export type Containers = ReturnType<typeof buildContainers>['api'];

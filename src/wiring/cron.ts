@@ -1,59 +1,49 @@
 // Wiring of the Scalingo Scheduler: cron.json read at build time, GET cron_tasks, and the schedules that
-// run the jobs as detached one-offs of the platform user. emulator.ts builds it with one call, lists its
-// area, and passes `recordFromBuild` to the deployments.
-import type { Db } from '../db/database.ts';
-import type { EmulatorConfig } from '../config/schema.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Logger } from '../shared/logger.ts';
-import type { UserRow } from '../modules/auth/principal.ts';
+// run the jobs as detached one-offs of the platform user. The containers area hands `recordFromBuild`
+// to the deployments; the one-off area, built later, runs the jobs.
 import { defined } from '../shared/defined.ts';
-import type { AppsService } from '../modules/apps/apps.service.ts';
-import type { EventsService } from '../modules/events/events.service.ts';
-import type { OneOffService } from '../modules/one-off/one-off.service.ts';
 import { PLATFORM_USER_ID } from '../modules/alerts/alert-engine.ts';
 import { createCronStore } from '../modules/cron/cron.store.ts';
-import { createCronService } from '../modules/cron/cron.service.ts';
+import { createCronService, type CronService } from '../modules/cron/cron.service.ts';
 import { cronRoutes } from '../modules/cron/cron.routes.ts';
-import type { Area } from './area.ts';
+import type { Unit } from './area.ts';
+import { defineArea } from './define-area.ts';
 
-export interface CronModuleDeps {
-  db: Db;
-  apps: AppsService;
-  events: EventsService;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<EmulatorConfig, 'cron' | 'containerSizes'>;
-  userById: (id: string) => UserRow | undefined;
-  /** Late-bound: the one-off area is built after the deployments that feed this module. */
-  oneOff: () => Pick<OneOffService, 'run' | 'stop'>;
+export interface Cron {
+  service: CronService;
+  /** Code of a finished build (its cron.json): the deployments call it. */
+  recordFromBuild: CronService['recordFromBuild'];
 }
 
-export function createCronModule(deps: CronModuleDeps) {
-  const c = deps.config.cron;
-  const service = createCronService({
-    store: createCronStore(deps.db),
-    apps: deps.apps,
-    clock: deps.clock,
-    logger: deps.logger,
-    rules: { maxJobs: c.maxJobs, minIntervalMs: c.minIntervalMinutes * 60_000, secondsField: c.secondsField, sizes: deps.config.containerSizes.map((s) => s.name) },
-    maxRunMs: c.maxRunMinutes * 60_000,
-    syncMs: c.syncMs,
-    runUser: () => defined(deps.userById(PLATFORM_USER_ID), 'the platform user'),
-    runOneOff: (user, app, input) => deps.oneOff().run(user, app, input),
-    stopOneOff: (user, app, id) => deps.oneOff().stop(user, app, id),
-  });
-  // Deployments and app deletions change the schedules at once.
-  deps.events.onRecord(service.onEvent);
-  const routes = cronRoutes({ cron: service });
-  const area: Area = { name: 'cron', routes: [routes], start: () => service.start(), stop: () => service.stop() };
-  return {
-    area,
-    service,
-    routes,
-    recordFromBuild: service.recordFromBuild,
-    start: service.start,
-    stop: service.stop,
-  };
-}
-
-export type CronModule = ReturnType<typeof createCronModule>;
+export const cronArea = defineArea({
+  name: 'cron',
+  folders: ['cron'],
+  needs: ['accounts', 'apps'],
+  later: ['one-off'],
+  build(s, deps) {
+    const c = s.config.cron;
+    const { auth, events } = deps.accounts;
+    const oneOff = () => deps.late('one-off').service;
+    const service = createCronService({
+      store: createCronStore(s.db),
+      apps: deps.apps.apps,
+      clock: s.clock,
+      logger: s.logger,
+      rules: {
+        maxJobs: c.maxJobs,
+        minIntervalMs: c.minIntervalMinutes * 60_000,
+        secondsField: c.secondsField,
+        sizes: s.config.containerSizes.map((z) => z.name),
+      },
+      maxRunMs: c.maxRunMinutes * 60_000,
+      syncMs: c.syncMs,
+      runUser: () => defined(auth.userById(PLATFORM_USER_ID), 'the platform user'),
+      runOneOff: (user, app, input) => oneOff().run(user, app, input),
+      stopOneOff: (user, app, id) => oneOff().stop(user, app, id),
+    });
+    // Deployments and app deletions change the schedules at once.
+    events.onRecord(service.onEvent);
+    const unit: Unit = { name: 'cron', routes: [cronRoutes({ cron: service })], start: () => service.start(), stop: () => service.stop() };
+    return { api: { service, recordFromBuild: service.recordFromBuild }, units: [unit] };
+  },
+});

@@ -1,5 +1,5 @@
 // Dedicated databases and the database API's settings, firewall rules and logs archives (issue 22),
-// built beside the addons service (wiring/logs.ts), whose routes they precede.
+// built beside the addons service (wiring/addons.ts), whose routes they precede.
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { AppsService } from '../modules/apps/apps.service.ts';
@@ -41,16 +41,31 @@ export function createDatabasesWiring(deps: DatabasesWiringDeps) {
   const store = createDatabasesStore(deps.db);
   const settings = createDatabaseSettings(store);
   const firewall = createFirewallRules({ store, clock: deps.clock, region: deps.region });
-  const databases = createDatabasesService({ db: deps.db, store, apps: deps.apps, addons: deps.addons, servers: deps.servers, settings, clock: deps.clock, projects: deps.projects });
+  const { addons, servers, clock, logger } = deps;
+  const databases = createDatabasesService({
+    db: deps.db,
+    store,
+    apps: deps.apps,
+    addons,
+    servers,
+    settings,
+    clock,
+    projects: deps.projects,
+  });
   const appName = (id: string) => deps.apps.find(id)?.name ?? id;
-  const routes: RouteGroup[] = [databasesRoutes({ databases, view: deps.view }), databaseNgRoutes({ addons: deps.addons, servers: deps.servers, databases, settings, firewall, appName })];
-  if (deps.servers) {
-    routes.push(addonLogsArchivesRoutes({ addons: deps.addons, servers: deps.servers, signer: deps.signer, apiUrl: deps.apiUrl }));
-    routes.push(databaseUserPasswordsRoutes({ addons: deps.addons, servers: deps.servers }));
-    routes.push(databaseFeatureTogglesRoutes({ addons: deps.addons, servers: deps.servers, settings }));
+  const routes: RouteGroup[] = [
+    databasesRoutes({ databases, view: deps.view }),
+    databaseNgRoutes({ addons, servers, databases, settings, firewall, appName }),
+  ];
+  if (servers) {
+    routes.push(addonLogsArchivesRoutes({ addons, servers, signer: deps.signer, apiUrl: deps.apiUrl }));
+    routes.push(databaseUserPasswordsRoutes({ addons, servers }));
+    routes.push(databaseFeatureTogglesRoutes({ addons, servers, settings }));
   }
   const restores =
-    deps.servers && deps.backups ? createAddonRestores({ servers: deps.servers, backups: deps.backups, clock: deps.clock, logger: deps.logger, setStatus: deps.servers.setStatus }) : undefined;
-  if (deps.servers && restores) routes.push(databaseRestoresRoutes({ addons: deps.addons, servers: deps.servers, restores }));
+    servers && deps.backups
+      ? createAddonRestores({ servers, backups: deps.backups, clock, logger, setStatus: servers.setStatus })
+      : undefined;
+  if (servers && restores) routes.push(databaseRestoresRoutes({ addons, servers, restores }));
   return { databases, restores, routes };
 }

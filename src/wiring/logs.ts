@@ -1,16 +1,8 @@
 // Wiring of the logs area (issue #5): collection → pipeline → history (SQLite) → hub (WebSocket,
-// SSE) and drains (files, syslog); archives; addons for addon drains. The logs, drains and addons folders
-// do not know each other's wiring: it is here. Its area stops before the servers close (streams end).
+// SSE) and drains (files, syslog, addon drains); archives. The logs and drains folders do not know each
+// other's wiring: it is here. Its unit stops before the servers close (streams end).
 import { join } from 'node:path';
-import type { Db } from '../db/database.ts';
-import type { Clock, ClockTimer } from '../shared/clock.ts';
-import type { Logger } from '../shared/logger.ts';
-import type { EmulatorConfig } from '../config/schema.ts';
-import type { UpgradeTable } from '../http/ws.ts';
-import type { ContainerRuntime } from '../runtime/runtime.ts';
-import type { AppsService } from '../modules/apps/apps.service.ts';
-import type { AppViewContext } from '../modules/apps/apps.view.ts';
-import type { EventsService } from '../modules/events/events.service.ts';
+import type { ClockTimer } from '../shared/clock.ts';
 import { createLogsStore } from '../modules/logs/logs.store.ts';
 import { createLogsPipeline } from '../modules/logs/logs.pipeline.ts';
 import { createLogsHub } from '../modules/logs/logs.hub.ts';
@@ -21,49 +13,38 @@ import { loadSecretKey } from '../shared/secrets.ts';
 import { createLogsService } from '../modules/logs/logs.service.ts';
 import { logsRoutes } from '../modules/logs/logs.routes.ts';
 import { registerLogsWebSocket } from '../modules/logs/logs.ws.ts';
-import { createAddonsStore } from '../modules/addons/addons.store.ts';
-import { createAddonsService } from '../modules/addons/addons.service.ts';
-import { addonsRoutes } from '../modules/addons/addons.routes.ts';
-import { databaseApiRoutes } from '../modules/addons/database-api.routes.ts';
-import type { AddonServers } from '../modules/addons/addon-servers.ts';
-import { addonServersRoutes } from '../modules/addons/addon-servers.routes.ts';
-import { createAddonBackups } from '../modules/addons/addon-backups.ts';
-import { createAddonBackupsStore } from '../modules/addons/addon-backups.store.ts';
-import { databaseFeaturesRoutes } from '../modules/addons/database-features.routes.ts';
-import { registerAddonLogsWebSocket } from '../modules/addons/addon-logs.ws.ts';
 import { createDrainsStore } from '../modules/drains/drains.store.ts';
 import { createDrainDispatcher } from '../modules/drains/drains.dispatcher.ts';
 import { createDrainsService } from '../modules/drains/drains.service.ts';
 import { drainsRoutes } from '../modules/drains/drains.routes.ts';
-import type { Area, RouteGroup } from './area.ts';
-import { createDatabasesWiring, type DatabasesWiringDeps } from './databases.ts';
+import type { AppHooks } from '../modules/apps/apps.service.ts';
+import type { Shared, Unit } from './area.ts';
+import type { Accounts } from './accounts.ts';
+import type { Addons } from './addons.ts';
+import type { Apps } from './apps.ts';
+import { defineArea } from './define-area.ts';
 
-export interface LogsModuleDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  config: EmulatorConfig;
-  runtime: ContainerRuntime;
-  instanceId: string;
-  /** The data dir (signing key), null with --in-memory. */
-  dataDir: string | null;
-  /** Where archives and drain files go (the data dir, or a temp dir removed on stop). */
-  stateDir: string;
-  apps: AppsService;
-  events: EventsService;
-  view: AppViewContext;
-  upgrades: UpgradeTable;
-  apiUrl: () => string;
-  /** Real addon servers (issue #15), handed to the addons service. */
-  addonServers?: AddonServers;
-  /** Projects, for a dedicated database's project (issue 22). */
-  projects?: DatabasesWiringDeps['projects'];
+export const logsArea = defineArea({
+  name: 'logs',
+  folders: ['logs', 'drains'],
+  needs: ['accounts', 'apps', 'addons'],
+  build: (s, deps) => buildLogs(s, deps),
+});
+
+interface LogsNeeds {
+  accounts: Pick<Accounts, 'events'>;
+  apps: Pick<Apps, 'apps' | 'view'>;
+  addons: Pick<Addons, 'addons'>;
 }
 
-export function createLogsModule(deps: LogsModuleDeps) {
-  const { db, clock, logger, config } = deps;
+function buildLogs(s: Shared, needs: LogsNeeds) {
+  const { db, clock, logger, config } = s;
+  const { apps, view } = needs.apps;
+  const { events } = needs.accounts;
+  const apiUrl = () => s.urls().api;
   const cfg = config.logs;
   const store = createLogsStore(db);
+  const archiver = createArchiver({ db, store, dir: join(s.stateDir, 'logs-archives'), clock, logger, limits: cfg });
   let storedSinceRotation = 0;
   let rotating = false;
 
@@ -74,7 +55,7 @@ export function createLogsModule(deps: LogsModuleDeps) {
     logger,
     queueMaxLines: cfg.queueMaxLines,
     batchMaxLines: cfg.batchMaxLines,
-    routerLogsOn: (appId) => deps.apps.find(appId)?.router_logs === 1,
+    routerLogsOn: (appId) => apps.find(appId)?.router_logs === 1,
     // A flood rotates between maintenance ticks once a whole history's worth of lines came in: the
     // history stays under twice its bound, and each archive holds many lines (small, frequent archives
     // cost a rotation pass each and would push older archives out within one burst).
@@ -89,48 +70,27 @@ export function createLogsModule(deps: LogsModuleDeps) {
     },
   });
   const hub = createLogsHub({ logger, clock, pingMs: config.intervals.logsPingMs, maxLines: cfg.subscriberMaxLines });
-  const archiver = createArchiver({ db, store, dir: join(deps.stateDir, 'logs-archives'), clock, logger, limits: cfg });
-  const signer = createUrlSigner({ key: loadSecretKey(deps.dataDir, 'logs.key'), clock });
-  const service = createLogsService({ apps: deps.apps, store, hub, signer, archiver, apiUrl: deps.apiUrl, limits: cfg });
-  const collector = createLogsCollector({ runtime: deps.runtime, instanceId: deps.instanceId, pipeline, logger });
+  const signer = createUrlSigner({ key: loadSecretKey(s.dataDir, 'logs.key'), clock });
+  const service = createLogsService({ apps, store, hub, signer, archiver, apiUrl, limits: cfg });
+  const collector = createLogsCollector({ runtime: s.runtime, instanceId: s.instanceId, pipeline, logger });
 
-  const addons = createAddonsService({ db, store: createAddonsStore(db), apps: deps.apps, events: deps.events, clock, servers: deps.addonServers });
+  const { addons } = needs.addons;
   const drainsStore = createDrainsStore(db);
   const dispatcher = createDrainDispatcher({
-    dir: join(deps.stateDir, 'drains'),
+    dir: join(s.stateDir, 'drains'),
     logger,
     options: cfg.drains,
-    appName: (appId) => deps.apps.find(appId)?.name ?? appId,
+    appName: (appId) => apps.find(appId)?.name ?? appId,
     hostname: 'scalingo-emulator',
   });
-  const drains = createDrainsService({ db, store: drainsStore, apps: deps.apps, addons, events: deps.events, dispatcher, clock, mode: cfg.drains.mode });
+  const mode = cfg.drains.mode;
+  const drains = createDrainsService({ db, store: drainsStore, apps, addons, events, dispatcher, clock, mode });
 
   // Open streams of someone who lost access to the app (removed collaborator, app deleted) end.
-  deps.apps.addHooks({ afterAccessLost: (a) => void service.revoke(a.id) });
+  const appHooks: AppHooks[] = [{ afterAccessLost: (a) => void service.revoke(a.id) }];
   pipeline.addSink(hub.sink);
   pipeline.addSink(dispatcher.sink);
-  registerLogsWebSocket(deps.upgrades, service);
-
-  const routes: RouteGroup[] = [logsRoutes({ logs: service, view: deps.view }), drainsRoutes({ drains }), addonsRoutes({ addons })];
-  // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
-  const addonBackups = deps.addonServers
-    ? createAddonBackups({ store: createAddonBackupsStore(db), servers: deps.addonServers, signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addons.key'), clock }), clock, logger, dir: join(deps.stateDir, 'addon-backups'), apiUrl: deps.apiUrl })
-    : undefined;
-  let addonFollowers: { closeAll(): void } | undefined;
-  if (deps.addonServers && addonBackups) {
-    const addonLogsSigner = createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs.key'), clock });
-    routes.push(databaseFeaturesRoutes({ addons, servers: deps.addonServers, backups: addonBackups, signer: addonLogsSigner, apiUrl: deps.apiUrl }));
-    addonFollowers = registerAddonLogsWebSocket(deps.upgrades, { signer: addonLogsSigner, servers: deps.addonServers });
-  }
-  // Dedicated databases (/v1/databases); firewall rules, settings and logs archives in the database API (issue 22).
-  const dbs = createDatabasesWiring({
-    db, clock, region: config.region.name, apps: deps.apps, addons, servers: deps.addonServers, projects: deps.projects, view: deps.view,
-    signer: createUrlSigner({ key: loadSecretKey(deps.dataDir, 'addon-logs-archives.key'), clock }), apiUrl: deps.apiUrl, backups: addonBackups, logger,
-  });
-  routes.push(...dbs.routes);
-  // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
-  routes.push(databaseApiRoutes({ addons, appName: (id) => deps.apps.find(id)?.name ?? id, servers: deps.addonServers, describe: dbs.databases.describe }));
-  if (deps.addonServers) routes.push(addonServersRoutes({ addons, servers: deps.addonServers }));
+  registerLogsWebSocket(s.upgrades, service);
 
   /** sweep: also remove what deleted apps left (full-table scans: on the timer only, not under a flood). */
   function maintain(sweep = true): void {
@@ -181,19 +141,14 @@ export function createLogsModule(deps: LogsModuleDeps) {
     clock.clearInterval(timer);
     timer = null;
     hub.closeAll();
-    addonFollowers?.closeAll();
     await collector.stop();
     await pipeline.idle();
     await archiver.stop();
     dispatcher.stop();
-    await addonBackups?.idle();
-    await dbs.restores?.idle();
   }
-  const area: Area = { name: 'logs', routes, start, stop };
+  const unit: Unit = { name: 'logs', routes: [logsRoutes({ logs: service, view }), drainsRoutes({ drains })], start, stop };
 
-  return {
-    area,
-    routes,
+  const api = {
     service,
     pipeline,
     hub,
@@ -201,14 +156,12 @@ export function createLogsModule(deps: LogsModuleDeps) {
     dispatcher,
     collector,
     drains,
-    addons,
     /** Ingestion for other areas: `append(appId, 'router', line)`. False when dropped. */
-    append: (appId: string, containerName: string, text: string, time?: number) => pipeline.append(appId, containerName, text, { timeMs: time }),
+    append: (appId: string, containerName: string, text: string, time?: number) =>
+      pipeline.append(appId, containerName, text, { timeMs: time }),
     maintain,
-
-    start,
-    stop,
   };
+  return { api, units: [unit], appHooks };
 }
 
-export type LogsModule = ReturnType<typeof createLogsModule>;
+export type Logs = ReturnType<typeof buildLogs>['api'];

@@ -1,12 +1,9 @@
 import { join } from 'node:path';
-import type { Db } from '../db/database.ts';
-import type { EmulatorConfig } from '../config/schema.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Logger } from '../shared/logger.ts';
-import type { UserRow } from '../modules/auth/principal.ts';
-import type { ContainerRuntime } from '../runtime/runtime.ts';
-import type { AppsService } from '../modules/apps/apps.service.ts';
-import type { EventsService } from '../modules/events/events.service.ts';
+import type { Shared, Unit } from './area.ts';
+import type { Accounts } from './accounts.ts';
+import type { Apps } from './apps.ts';
+import type { Containers } from './containers.ts';
+import { defineArea } from './define-area.ts';
 import { createStatsStore } from '../modules/stats/stats.store.ts';
 import { createRouterRecorder, type RouterRequestInput } from '../modules/stats/router-records.ts';
 import type { SampleRow } from '../modules/stats/stats.store.ts';
@@ -22,57 +19,59 @@ import { createNotifiersStore } from '../modules/notifiers/notifiers.store.ts';
 import { createNotifiersService } from '../modules/notifiers/notifiers.service.ts';
 import { notifiersRoutes } from '../modules/notifiers/notifiers.routes.ts';
 import { createDelivery } from '../modules/notifiers/delivery.ts';
-import type { Area, RouteGroup } from './area.ts';
 
-export interface MonitoringDeps {
-  db: Db;
-  runtime: ContainerRuntime;
-  apps: AppsService;
-  events: EventsService;
-  clock: Clock;
-  logger: Logger;
-  config: Pick<EmulatorConfig, 'intervals' | 'stats' | 'notifiers'>;
-  instanceId: string;
-  /** The data dir, or the temp dir of an --in-memory run (removed on stop): the e-mail outbox lives there. */
-  stateDir: string;
-  userById: (id: string) => UserRow | undefined;
-  /** The app's formation, when known (known container types and indexes). */
-  formation?: (appId: string) => { type: string; amount: number }[];
+export const monitoringArea = defineArea({
+  name: 'monitoring',
+  folders: ['stats', 'alerts', 'notifiers'],
+  needs: ['accounts', 'apps', 'containers'],
+  build: (s, deps) => buildMonitoring(s, deps),
+});
+
+interface MonitoringNeeds {
+  accounts: Pick<Accounts, 'auth' | 'events'>;
+  apps: Pick<Apps, 'apps'>;
+  containers: Pick<Containers, 'containersStore'>;
 }
 
 /**
  * Stats, metrics, recommended values, alerts and notifiers, wired together: the sampler stores samples
  * and hands each round to the alert engine, which records `alert` events sent through the notifiers.
- * The stats, alerts and notifiers folders do not know each other's wiring: it is here. Two areas: the
+ * The stats, alerts and notifiers folders do not know each other's wiring: it is here. Two units: the
  * monitoring one stops late (notifications of the work that ends at stop still go out), the sampler
  * starts last and stops first.
  */
-export function createMonitoring(deps: MonitoringDeps) {
-  const { db, clock, logger, config } = deps;
+function buildMonitoring(s: Shared, needs: MonitoringNeeds) {
+  const { db, clock, logger, config } = s;
+  const { events, auth } = needs.accounts;
+  const { apps } = needs.apps;
+  const { userById } = auth;
+  /** The app's formation (known container types and indexes). */
+  const formation = (appId: string) => needs.containers.containersStore.formation(appId);
   const statsStore = createStatsStore(db);
   const recorder = createRouterRecorder({ db, store: statsStore, logger });
   const delivery = createDelivery({
     logger,
     clock,
-    outboxFile: join(deps.stateDir, 'outbox', 'emails.log'),
+    outboxFile: join(s.stateDir, 'outbox', 'emails.log'),
     timeoutMs: config.notifiers.webhookTimeoutMs,
     retries: config.notifiers.webhookRetries,
     backoffMs: config.notifiers.webhookBackoffMs,
-    userById: deps.userById,
+    userById,
   });
-  const notifiers = createNotifiersService({ db, store: createNotifiersStore(db), apps: deps.apps, events: deps.events, clock, delivery, userById: deps.userById });
+  const notifiersStore = createNotifiersStore(db);
+  const notifiers = createNotifiersService({ db, store: notifiersStore, apps, events, clock, delivery, userById });
   // Other consumers of each stored round (the autoscalers), after the alert engine.
   const roundListeners: ((rows: SampleRow[], now: number) => void | Promise<void>)[] = [];
   const alertsStore = createAlertsStore(db);
-  const alerts = createAlertsService({ db, store: alertsStore, apps: deps.apps, events: deps.events, notifiers, clock });
-  const engine = createAlertEngine({ alerts: alertsStore, stats: statsStore, recorder, notifiers, events: deps.events, findApp: deps.apps.find, logger });
+  const alerts = createAlertsService({ db, store: alertsStore, apps, events, notifiers, clock });
+  const engine = createAlertEngine({ alerts: alertsStore, stats: statsStore, recorder, notifiers, events, findApp: apps.find, logger });
   const sampler = createSampler({
     db,
     store: statsStore,
-    runtime: deps.runtime,
+    runtime: s.runtime,
     clock,
     logger,
-    instanceId: deps.instanceId,
+    instanceId: s.instanceId,
     intervalMs: config.intervals.statsSampleMs,
     concurrency: config.stats.concurrency,
     retentionMs: config.stats.retentionHours * 3_600_000,
@@ -85,18 +84,17 @@ export function createMonitoring(deps: MonitoringDeps) {
     store: statsStore,
     recorder,
     sampler,
-    runtime: deps.runtime,
+    runtime: s.runtime,
     clock,
-    instanceId: deps.instanceId,
+    instanceId: s.instanceId,
     sampleMs: config.intervals.statsSampleMs,
     maxPoints: config.stats.maxPoints,
     concurrency: config.stats.concurrency,
-    formation: deps.formation,
+    formation,
   });
-  const recommended = createRecommended({ store: statsStore, recorder, stats, clock, formation: deps.formation });
-  const unsubscribe = deps.events.onRecord(notifiers.onEvent);
+  const recommended = createRecommended({ store: statsStore, recorder, stats, clock, formation });
+  const unsubscribe = events.onRecord(notifiers.onEvent);
 
-  const routes: RouteGroup[] = [statsRoutes({ stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })];
 
   async function stop(): Promise<void> {
     unsubscribe();
@@ -104,14 +102,12 @@ export function createMonitoring(deps: MonitoringDeps) {
     recorder.stop();
     await delivery.stop();
   }
-  const areas = {
-    monitoring: { name: 'monitoring', routes, stop } satisfies Area,
-    sampler: { name: 'stats-sampler', start: () => sampler.start(), stop: () => sampler.stop() } satisfies Area,
-  };
+  const units: Unit[] = [
+    { name: 'monitoring', routes: [statsRoutes({ stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })], stop },
+    { name: 'stats-sampler', start: () => sampler.start(), stop: () => sampler.stop() },
+  ];
 
-  return {
-    areas,
-    routes,
+  const api = {
     /** The sample rounds' timer (runs on the emulator's clock). */
     sampler,
     stats,
@@ -138,11 +134,8 @@ export function createMonitoring(deps: MonitoringDeps) {
     sampleOnce: () => sampler.sampleOnce(),
     /** Resolves when queued e-mail lines are written. */
     drainOutbox: () => delivery.drain(),
-    start(): void {
-      sampler.start();
-    },
-    stop,
   };
+  return { api, units };
 }
 
-export type Monitoring = ReturnType<typeof createMonitoring>;
+export type Monitoring = ReturnType<typeof buildMonitoring>['api'];

@@ -1,57 +1,79 @@
 // The two listening servers: the API (HTTP app, WebSocket upgrades, the CLI's CONNECT to an attach URL)
 // and the router (http://<app>.localhost:<port> to the apps' web containers, custom domains). After the
-// areas holding long-lived connections in the table (log streams, one-off terminals), which end first:
+// units holding long-lived connections in LIFECYCLE (log streams, one-off terminals), which end first:
 // a server's close() waits for its open connections.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { serve } from '@hono/node-server';
 import { createRouter, type Router, type UpstreamSource } from '../router/proxy.ts';
-import type { RouterEvents } from '../router/events.ts';
+import { createRouterEvents } from '../router/events.ts';
 import { appRouteResolver, domainRouteResolver } from '../router/resolve.ts';
-import type { Urls } from '../shared/urls.ts';
-import type { Area, Shared } from './area.ts';
+import type { Shared, Unit } from './area.ts';
+import type { Apps } from './apps.ts';
+import type { Containers } from './containers.ts';
+import type { Logs } from './logs.ts';
+import type { Monitoring } from './monitoring.ts';
+import type { OneOff } from './one-off.ts';
+import { defineArea } from './define-area.ts';
 
-export interface ServersWiring {
-  /** The HTTP app (createHttpApp) the API port serves. */
-  app: { fetch: Parameters<typeof serve>[0]['fetch'] };
-  /** The API server's 'connect' listener. */
-  handleConnect: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-  findApp: Parameters<typeof appRouteResolver>[0]['findApp'];
-  upstreams: UpstreamSource;
-  domains: { canonicalOf: Parameters<typeof appRouteResolver>[0]['canonicalOf']; route: Parameters<typeof domainRouteResolver>[0]['route'] };
-  routerEvents: RouterEvents;
-  /** The bound ports, once known. */
-  setUrls: (urls: Partial<Urls>) => void;
+export const serversArea = defineArea({
+  name: 'servers',
+  folders: [],
+  needs: ['apps', 'containers', 'monitoring', 'logs', 'one-off'],
+  later: ['http'],
+  build: (s, deps) => buildServers(s, deps, { fetch: (...a) => deps.late('http').app.fetch(...a) }),
+});
+
+interface ServersNeeds {
+  apps: Pick<Apps, 'apps' | 'domains'>;
+  containers: Pick<Containers, 'containersStore'>;
+  monitoring: Pick<Monitoring, 'recordRouterRequest'>;
+  logs: Pick<Logs, 'append'>;
+  'one-off': Pick<OneOff, 'handleConnect'>;
 }
 
-export function buildServers(s: Shared, w: ServersWiring) {
-  const { config, logger } = s;
+/** The HTTP app the API port serves (the http area, built last). */
+type Fetch = { fetch: Parameters<typeof serve>[0]['fetch'] };
+
+function buildServers(s: Shared, needs: ServersNeeds, http: Fetch) {
+  const { config, logger, runtime } = s;
+  const { apps, domains } = needs.apps;
+  const findApp = apps.find;
+  // The router reaches an app's running web containers at the ports the runtime publishes (on its publishHost).
+  const { containersStore } = needs.containers;
+  const running: UpstreamSource = (appId) =>
+    containersStore.liveContainers(appId).flatMap((x) => {
+      if (x.type !== 'web' || x.state !== 'running' || !x.host_port) return [];
+      return [{ containerName: `web-${x.type_index}`, host: runtime.publishHost, port: x.host_port }];
+    });
+  const upstreams = s.upstreams ?? running;
+  const routerEvents = createRouterEvents(logger);
+  routerEvents.onRequest(needs.monitoring.recordRouterRequest);
+  routerEvents.onAccessLog((appId, line) => void needs.logs.append(appId, 'router', line));
   let apiServer: Server | undefined;
   let router: Router | undefined;
-  const area: Area = {
+  const unit: Unit = {
     name: 'servers',
     async open() {
       apiServer = await new Promise<Server>((ok, fail) => {
-        const srv = serve({ fetch: w.app.fetch, port: config.port, hostname: config.host }, () => ok(srv as Server)) as Server;
+        const srv = serve({ fetch: http.fetch, port: config.port, hostname: config.host }, () => ok(srv as Server)) as Server;
         srv.once('error', fail);
       });
       apiServer.on('upgrade', (req, socket, head) => void s.upgrades.handle(req, socket, head));
-      apiServer.on('connect', w.handleConnect);
-      const byAppName = appRouteResolver({ findApp: w.findApp, upstreams: w.upstreams, canonicalOf: w.domains.canonicalOf });
+      apiServer.on('connect', needs['one-off'].handleConnect);
+      const byAppName = appRouteResolver({ findApp, upstreams, canonicalOf: domains.canonicalOf });
       router = createRouter({
         resolve: byAppName,
-        resolveHost: domainRouteResolver({ route: w.domains.route, findApp: w.findApp, byName: byAppName }),
-        onRequest: w.routerEvents.emitRequest,
-        onAccessLog: w.routerEvents.emitAccessLog,
+        resolveHost: domainRouteResolver({ route: domains.route, findApp, byName: byAppName }),
+        onRequest: routerEvents.emitRequest,
+        onAccessLog: routerEvents.emitAccessLog,
         logger,
         clock: s.clock,
       });
       const routerPort = await router.listen(config.routerPort, config.host);
       const apiPort = (apiServer.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      w.setUrls({ api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort });
+      s.setUrls({ api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort });
     },
     // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
     async stop() {
@@ -68,5 +90,8 @@ export function buildServers(s: Shared, w: ServersWiring) {
       ]);
     },
   };
-  return { area };
+  /** Per-request records (router metrics) and access lines (router logs) of the router. */
+  return { api: { routerEvents }, units: [unit] };
 }
+
+export type Servers = ReturnType<typeof buildServers>['api'];

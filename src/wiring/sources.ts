@@ -6,9 +6,17 @@ import { createSourcesService } from '../modules/sources/sources.service.ts';
 import { sourcesRoutes } from '../modules/sources/sources.routes.ts';
 import { createUrlSigner } from '../modules/logs/logs-url.ts';
 import { loadSecretKey } from '../shared/secrets.ts';
-import type { Area, Shared } from './area.ts';
+import type { Shared, Unit } from './area.ts';
+import { defineArea } from './define-area.ts';
 
-export function buildSources(s: Shared) {
+export const sourcesArea = defineArea({
+  name: 'sources',
+  folders: ['sources'],
+  needs: [],
+  build: (s) => buildSources(s),
+});
+
+function buildSources(s: Shared) {
   const { config, clock, logger } = s;
   const sources = createSourcesService({
     store: createSourcesStore(s.db),
@@ -21,15 +29,18 @@ export function buildSources(s: Shared) {
     ttlMs: config.sources.uploadTtlMs,
   });
   let sweep: NodeJS.Timeout | undefined;
-  const area: Area = {
+  const unit: Unit = {
     name: 'sources',
     routes: [sourcesRoutes({ sources })],
     async start() {
       await sources.sweep();
-      sweep = setInterval(() => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed')), config.sources.uploadSweepMs);
+      const sweepOnce = () => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed'));
+      sweep = setInterval(sweepOnce, config.sources.uploadSweepMs);
       sweep.unref();
     },
     stop: () => clearInterval(sweep),
   };
-  return { sources, area };
+  return { api: { sources }, units: [unit] };
 }
+
+export type Sources = ReturnType<typeof buildSources>['api'];

@@ -1,6 +1,6 @@
 // What every area shares: the data directory, the database, the container runtime (through the fault
-// layer of the control plane), the clock, the logger, the URLs and the WebSocket upgrade table. Its area
-// comes first in the table, so it closes last: the engine connection, the database, an in-memory run's
+// layer of the control plane), the clock, the logger, the URLs and the WebSocket upgrade table. Its unit
+// comes first in LIFECYCLE, so it closes last: the engine connection, the database, an in-memory run's
 // temporary directory.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -18,15 +18,18 @@ import { createSwarmRuntime } from '../runtime/swarm-runtime.ts';
 import { createUpgradeTable } from '../http/ws.ts';
 import { createFaults } from '../modules/control/faults.ts';
 import { withFaults } from '../modules/control/runtime-faults.ts';
-import type { Area, Shared } from './area.ts';
+import type { UpstreamSource } from '../router/proxy.ts';
+import type { Shared } from './area.ts';
+import { defineArea } from './define-area.ts';
 
 export interface StateOptions {
   logger?: Logger;
   clock?: Clock;
   runtime?: ContainerRuntime;
+  upstreams?: UpstreamSource;
 }
 
-export function createState(config: EmulatorConfig, opts: StateOptions) {
+export function createState(config: EmulatorConfig, opts: StateOptions): Shared {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const clock = opts.clock ?? (config.clock === 'manual' ? new ManualClock() : systemClock);
   const adminToken = config.adminToken ?? `ad-${secret(24).replace(/[^A-Za-z0-9]/g, '0')}`;
@@ -41,39 +44,64 @@ export function createState(config: EmulatorConfig, opts: StateOptions) {
   // Workload faults (docker_unavailable, log_delay) act on the runtime every area sees.
   const faults = createFaults({ clock });
   // docker.mode: one engine, or a swarm behind its manager (the same engine options name the manager).
-  const engine = { host: config.docker.host, socketPath: config.docker.socketPath || undefined, tls: config.docker.tls, publishHost: config.docker.publishHost };
-  const makeRuntime = () => (config.docker.mode === 'swarm' ? createSwarmRuntime({ ...engine, oneOffNode: config.docker.swarm.oneOffNode }) : createDockerRuntime(engine));
+  const docker = config.docker;
+  const engine = { host: docker.host, socketPath: docker.socketPath || undefined, tls: docker.tls, publishHost: docker.publishHost };
+  const makeRuntime = () =>
+    docker.mode === 'swarm' ? createSwarmRuntime({ ...engine, oneOffNode: docker.swarm.oneOffNode }) : createDockerRuntime(engine);
   const runtime = withFaults(opts.runtime ?? makeRuntime(), faults);
 
   // Known once the ports are bound (port 0 picks a free one): the servers and git areas fill them in.
   const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
-  let urls: Urls = { api: `http://${config.host}:${config.port}`, router: `http://localhost:${config.routerPort}`, routerPort: config.routerPort, git: `ssh://git@${bracketed}:${config.sshPort}` };
-
-  const shared: Shared = { config, logger, clock, db, runtime, instanceId, dataDir, stateDir, urls: () => urls, upgrades: createUpgradeTable({ logger }) };
-  const area: Area = {
-    name: 'state',
-    async stop() {
-      try {
-        await runtime.close();
-      } finally {
-        if (db.open) db.close();
-        if (!dataDir) rmSync(stateDir, { recursive: true, force: true });
-      }
-    },
+  let urls: Urls = {
+    api: `http://${config.host}:${config.port}`,
+    router: `http://localhost:${config.routerPort}`,
+    routerPort: config.routerPort,
+    git: `ssh://git@${bracketed}:${config.sshPort}`,
   };
-  /** WebSockets still open once the servers closed (attach, deployments stream…). */
-  const upgrades: Area = { name: 'upgrades', stop: () => shared.upgrades.closeAll() };
-  return {
-    ...shared,
-    upgrades: shared.upgrades,
-    upgradesArea: upgrades,
-    adminToken,
-    faults,
-    startedAt: Date.now(),
-    /** The bound ports, once known. */
-    setUrls(next: Partial<Urls>): void {
+
+  const shared: Shared = {
+    config,
+    logger,
+    clock,
+    db,
+    runtime,
+    instanceId,
+    dataDir,
+    stateDir,
+    urls: () => urls,
+    upgrades: createUpgradeTable({ logger }),
+    setUrls(next) {
       urls = { ...urls, ...next };
     },
-    area,
+    faults,
+    adminToken,
+    startedAt: Date.now(),
+    upstreams: opts.upstreams,
   };
+  return shared;
 }
+
+/** The shared state's own units: closed last (engine connection, database, temp dir), and open WebSockets. */
+export const stateArea = defineArea({
+  name: 'state',
+  folders: [],
+  needs: [],
+  build: (s) => ({
+    api: {},
+    units: [
+      {
+        name: 'state',
+        async stop() {
+          try {
+            await s.runtime.close();
+          } finally {
+            if (s.db.open) s.db.close();
+            if (!s.dataDir) rmSync(s.stateDir, { recursive: true, force: true });
+          }
+        },
+      },
+      /** WebSockets still open once the servers closed (attach, deployments stream…). */
+      { name: 'upgrades', stop: () => s.upgrades.closeAll() },
+    ],
+  }),
+});

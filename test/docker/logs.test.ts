@@ -83,7 +83,7 @@ describe('logs of real containers', () => {
     await eventually(async () => (await history(app, { filter: 'restarter' })).length === 20, { what: '20 lines' });
     docker('restart', '-t', '0', id);
     await eventually(async () => (await history(app, { filter: 'restarter' })).length >= 40, { what: '40 lines after the restart' });
-    await h.emu.logs.pipeline.idle();
+    await h.emu.area('logs').pipeline.idle();
     expect((await history(app, { filter: 'restarter' })).map(messageOf)).toEqual(dockerLines(id));
     expect(dockerLines(id)).toHaveLength(40);
   });
@@ -119,7 +119,7 @@ describe('logs of real containers', () => {
     await h.call('POST', `/v1/apps/${fileApp.name}/log_drains`, { body: { drain: { type: 'syslog', token: 't', host: '127.0.0.1', port: String(dead) } } });
     const url = (await h.call('POST', `/v1/apps/${fileApp.name}/log_drains`, { body: { drain: { type: 'elk', url: 'https://elk.example.test' } } })).body.drain.url;
     const row = h.emu.db.prepare<[string], { id: string }>('SELECT id FROM log_drains WHERE url = ?').get(url)!;
-    const file = h.emu.logs.dispatcher.fileOf(row.id);
+    const file = h.emu.area('logs').dispatcher.fileOf(row.id);
     const id = await run('web', 1, numbered('fd', 2000), fileApp);
     const read = () => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n') : []);
     await eventually(() => read().length >= 2000, { what: '2000 lines in the drain file' });
@@ -154,7 +154,7 @@ describe('archives of real container output', () => {
         return { hist, archives: all as { url: string; size: number }[] };
       };
       await eventually(async () => {
-        h.emu.logs.maintain();
+        h.emu.area('logs').maintain();
         const t = await total();
         return t.archives.length > 0 && t.hist > 0 && t.hist <= 100 ? t : null;
       }, { what: 'rotation into archives' });

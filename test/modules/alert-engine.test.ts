@@ -47,7 +47,7 @@ describe('alert engine', () => {
   }
   const round = async (advanceMs = MIN) => {
     clock.advance(advanceMs);
-    await h.emu.monitoring.sampleOnce();
+    await h.emu.area('monitoring').sampleOnce();
   };
 
   it('fires after duration_before_trigger, notifies the webhook, reminds every remind_every, resolves when back', async () => {
@@ -111,7 +111,7 @@ describe('alert engine', () => {
     await s.alert({ metric: '5XX', limit: 2 });
     await s.alert({ metric: 'p95_response_time', limit: 1000 });
     clock.advance(MIN);
-    for (let i = 0; i < 5; i++) h.emu.monitoring.recordRouterRequest({ appId: s.app.id, time: clock.now() - 1000, status: i < 2 ? 503 : 200, durationMs: 40, container: 'web-1' });
+    for (let i = 0; i < 5; i++) h.emu.area('monitoring').recordRouterRequest({ appId: s.app.id, time: clock.now() - 1000, status: i < 2 ? 503 : 200, durationMs: 40, container: 'web-1' });
     await round(0);
     const fired = (await s.alertEvents()).map((e) => [e.type_data.metric, e.type_data.value]);
     // 5 requests ≥ 4; 5 / 2 containers = 2.5 < 3; 2 errors ≥ 2; p95 40 ms < 1000 ms.
@@ -125,9 +125,9 @@ describe('alert engine', () => {
     const mail = (await h.call('POST', '/v1/apps/engine-mail/notifiers', { body: { notifier: { platform_id: EMAIL, name: 'ops', send_all_alerts: true, type_data: { emails: ['ops@example.test'] } } } })).body.notifier;
     await s.alert({ metric: 'cpu', limit: 0.5 });
     await round();
-    const file = h.emu.monitoring.outboxFile;
+    const file = h.emu.area('monitoring').outboxFile;
     const line = await eventually(async () => {
-      await h.emu.monitoring.drainOutbox();
+      await h.emu.area('monitoring').drainOutbox();
       if (!existsSync(file)) return undefined;
       return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.notifier_id === mail.id);
     }, { what: 'alert e-mail' });

@@ -99,18 +99,18 @@ describe('auth service', () => {
 
   it('serves a verified bearer from its cache only for the exact header, until it expires', async () => {
     const bearer = await h.bearer();
-    expect(h.emu.auth.cachedPrincipal(`Bearer ${bearer}`)).toBeUndefined();
-    const verified = await h.emu.auth.authenticate(`Bearer ${bearer}`);
-    expect(h.emu.auth.cachedPrincipal(`Bearer ${bearer}`)).toBe(verified);
+    expect(h.emu.area('accounts').auth.cachedPrincipal(`Bearer ${bearer}`)).toBeUndefined();
+    const verified = await h.emu.area('accounts').auth.authenticate(`Bearer ${bearer}`);
+    expect(h.emu.area('accounts').auth.cachedPrincipal(`Bearer ${bearer}`)).toBe(verified);
     // Other spellings go through the full check, which still accepts them.
     for (const header of [`bearer ${bearer}`, `Bearer  ${bearer}`, ` Bearer ${bearer}`]) {
-      expect(h.emu.auth.cachedPrincipal(header)).toBeUndefined();
-      expect((await h.emu.auth.authenticate(header)).user.id).toBe(verified.user.id);
+      expect(h.emu.area('accounts').auth.cachedPrincipal(header)).toBeUndefined();
+      expect((await h.emu.area('accounts').auth.authenticate(header)).user.id).toBe(verified.user.id);
     }
-    expect(h.emu.auth.cachedPrincipal(undefined)).toBeUndefined();
+    expect(h.emu.area('accounts').auth.cachedPrincipal(undefined)).toBeUndefined();
     clock.advance(3601_000);
-    expect(h.emu.auth.cachedPrincipal(`Bearer ${bearer}`)).toBeUndefined();
-    await expect(h.emu.auth.authenticate(`Bearer ${bearer}`)).rejects.toThrow(/expired/);
+    expect(h.emu.area('accounts').auth.cachedPrincipal(`Bearer ${bearer}`)).toBeUndefined();
+    await expect(h.emu.area('accounts').auth.authenticate(`Bearer ${bearer}`)).rejects.toThrow(/expired/);
   });
 
   it('revoking an API token revokes the bearers made from it', async () => {

@@ -27,7 +27,7 @@ describe('control plane: manual clock', () => {
     expect(before).toEqual({ mode: 'manual', now: expect.any(String) });
     const after = await advance(90_000);
     expect(Date.parse(after.now) - Date.parse(before.now)).toBe(90_000);
-    expect(h.emu.control.clock.now()).toBe(Date.parse(after.now));
+    expect(h.emu.area('control').control.clock.now()).toBe(Date.parse(after.now));
     // Real time passing does not move it.
     await new Promise((r) => setTimeout(r, 50));
     expect((await admin('GET', '/clock')).body.clock.now).toBe(after.now);
@@ -56,8 +56,8 @@ describe('control plane: manual clock', () => {
 
   it('logs history rotates into an archive by age when the clock passes historyMaxAgeMs', async () => {
     const app = (await h.call('POST', '/v1/apps', { body: { app: { name: 'clock-archive' } } })).body.app;
-    for (let i = 0; i < 5; i++) h.emu.logs.append(app.id, 'web-1', `old line ${i}`);
-    await h.emu.logs.pipeline.idle();
+    for (let i = 0; i < 5; i++) h.emu.area('logs').append(app.id, 'web-1', `old line ${i}`);
+    await h.emu.area('logs').pipeline.idle();
     expect((await h.call('GET', '/v1/apps/clock-archive/logs_archives')).body.archives).toEqual([]);
     await advance(24 * HOUR + 20_000); // past the age bound, and a maintenance tick after it
     const archives = (await h.call('GET', '/v1/apps/clock-archive/logs_archives')).body.archives;
@@ -90,7 +90,7 @@ describe('control plane: manual clock', () => {
       expect(res.body.errors).toBeDefined();
     }
     expect((await h.call('POST', '/_emulator/clock/advance', { raw: '{"ms":', as: { bearer: ADMIN } })).status).toBe(400);
-    expect(() => h.emu.control.clock.advance(0)).toThrow();
+    expect(() => h.emu.area('control').control.clock.advance(0)).toThrow();
   });
 
   it('with the system clock: GET says so, advance → 422', async () => {

@@ -161,8 +161,8 @@ describe('control plane: admin token, reset, snapshots', () => {
     expect((await admin('GET', '/snapshots')).body.snapshots.map((s: { id: string }) => s.id)).not.toContain(snap.id);
   });
 
-  it('in-process: emu.control does what the routes do (reset, snapshot, restore from a Buffer, faults)', async () => {
-    const control = h.emu.control;
+  it('in-process: the control area\'s control does what the routes do (reset, snapshot, restore from a Buffer, faults)', async () => {
+    const control = h.emu.area('control').control;
     await control.reset();
     await h.call('POST', '/v1/apps', { body: { app: { name: 'inproc-app' } } });
     const snap = control.snapshot();

@@ -32,7 +32,7 @@ describe('drain delivery', () => {
   };
   const drainFile = (app: string, url: string) => {
     const row = h.emu.db.prepare<[string, string], { id: string }>('SELECT id FROM log_drains WHERE app_id = ? AND url = ?').get(app, url)!;
-    return h.emu.logs.dispatcher.fileOf(row.id);
+    return h.emu.area('logs').dispatcher.fileOf(row.id);
   };
 
   it('syslog over TCP and UDP: RFC 5424 frames with the app (APP-NAME) and container (PROCID, SD)', async () => {
@@ -77,13 +77,13 @@ describe('drain delivery', () => {
     const deadUrl = await addDrain(app.name, { type: 'syslog', token: 't', host: '127.0.0.1', port: String(dead) });
     const fileUrl = await addDrain(app.name, { type: 'logtail', token: 'lt' });
     await addDrain(app.name, { type: 'papertrail', host: 'tcp://127.0.0.1', port: String(tcp.port) });
-    for (let i = 1; i <= 200; i++) h.emu.logs.append(app.id, 'web-1', `iso-${i}`);
+    for (let i = 1; i <= 200; i++) h.emu.area('logs').append(app.id, 'web-1', `iso-${i}`);
     const file = drainFile(app.id, fileUrl);
     await eventually(() => existsSync(file) && readFileSync(file, 'utf8').trimEnd().split('\n').length === 200, { what: 'file drain complete' });
     await eventually(() => tcp.messages.filter((m) => m.appName === app.name).length === 200, { what: 'tcp drain complete' });
     const deadRow = h.emu.db.prepare<[string], { id: string }>('SELECT id FROM log_drains WHERE url = ?').get(deadUrl)!;
-    await eventually(() => (h.emu.logs.dispatcher.stats(deadRow.id)?.failures ?? 0) >= 2, { what: 'retries of the dead drain' });
-    const stats = h.emu.logs.dispatcher.stats(deadRow.id)!;
+    await eventually(() => (h.emu.area('logs').dispatcher.stats(deadRow.id)?.failures ?? 0) >= 2, { what: 'retries of the dead drain' });
+    const stats = h.emu.area('logs').dispatcher.stats(deadRow.id)!;
     expect(stats.connected).toBe(false);
     expect(stats.queued).toBe(200); // kept for when it comes back
   });
@@ -92,8 +92,8 @@ describe('drain delivery', () => {
     const app = await createApp(h, 'drain-later-app');
     const port = await closedPort();
     await addDrain(app.name, { type: 'syslog', token: 't', host: '127.0.0.1', port: String(port) });
-    for (let i = 1; i <= 20; i++) h.emu.logs.append(app.id, 'web-1', `late-${i}`);
-    await h.emu.logs.pipeline.idle();
+    for (let i = 1; i <= 20; i++) h.emu.area('logs').append(app.id, 'web-1', `late-${i}`);
+    await h.emu.area('logs').pipeline.idle();
     const late = await tcpSyslogServer(port);
     try {
       await eventually(() => late.messages.length === 20, { what: 'queued lines delivered after the receiver came up' });
@@ -108,14 +108,14 @@ describe('drain delivery', () => {
     const url = await addDrain(app.name, { type: 'syslog', token: 'del', host: '127.0.0.1', port: String(tcp.port) });
     const addon = (await h.call('POST', `/v1/apps/${app.name}/addons`, { body: { addon: { addon_provider_id: 'scalingo-redis', plan_id: 'redis-sandbox' } } })).body.addon;
     await addDrain(app.name, { type: 'syslog', token: 'addon', host: '127.0.0.1', port: String(tcp.port) }, addon.id);
-    h.emu.logs.append(app.id, 'web-1', 'before-delete');
+    h.emu.area('logs').append(app.id, 'web-1', 'before-delete');
     await eventually(() => tcp.messages.some((m) => m.appName === app.name && m.msg === 'before-delete'), { what: 'delivered' });
     expect((await h.call('DELETE', `/v1/apps/${app.name}/log_drains?url=${encodeURIComponent(url)}`)).status).toBe(204);
-    h.emu.logs.append(app.id, 'web-1', 'after-delete');
+    h.emu.area('logs').append(app.id, 'web-1', 'after-delete');
     // A marker through another drain proves the pipeline moved past the line.
     const other = await createApp(h, 'drain-marker-app');
     await addDrain(other.name, { type: 'syslog', token: 'm', host: '127.0.0.1', port: String(tcp.port) });
-    h.emu.logs.append(other.id, 'web-1', 'marker');
+    h.emu.area('logs').append(other.id, 'web-1', 'marker');
     await eventually(() => tcp.messages.some((m) => m.appName === other.name && m.msg === 'marker'), { what: 'marker' });
     const mine = tcp.messages.filter((m) => m.appName === app.name);
     expect(mine.map((m) => m.msg)).toEqual(['before-delete']);

@@ -148,7 +148,7 @@ describe('SSH git endpoint', () => {
     const outside = await runHook({});
     expect(outside.code).toBe(1);
     expect(outside.out).toContain('push through its SSH endpoint');
-    const forged = await runHook({ SCALINGO_EMULATOR_HOOK_PORT: String(h.emu.git.hookPort()), SCALINGO_EMULATOR_HOOK_TOKEN: 'forged' });
+    const forged = await runHook({ SCALINGO_EMULATOR_HOOK_PORT: String(h.emu.area('git').hookPort()), SCALINGO_EMULATOR_HOOK_TOKEN: 'forged' });
     expect(forged.code).toBe(1);
     expect(forged.out).toContain('This push is not known to the emulator');
     expect((await h.call('GET', '/v1/apps/ssh-app/deployments')).body.deployments).toEqual([]);

@@ -19,9 +19,9 @@ describe('logs archives (#21)', () => {
     // 5 rounds of 40 lines, each over the bound: each rotation archives the oldest lines.
     let n = 0;
     for (let round = 0; round < 5; round++) {
-      for (let i = 0; i < 40; i++) h.emu.logs.append(app.id, 'web-1', `a-${++n}`, clock.now());
-      await h.emu.logs.pipeline.idle();
-      h.emu.logs.maintain();
+      for (let i = 0; i < 40; i++) h.emu.area('logs').append(app.id, 'web-1', `a-${++n}`, clock.now());
+      await h.emu.area('logs').pipeline.idle();
+      h.emu.area('logs').maintain();
       clock.advance(1000);
     }
   });
@@ -107,19 +107,19 @@ describe('archive retention and in-memory state dir', () => {
   it('keeps archivesMaxPerApp files, rotates by age; the temp dir goes away on stop', async () => {
     const clock = new ManualClock();
     const h = await startEmulator({ logs: { historyMaxLines: 10, archivesMaxPerApp: 2, historyMaxAgeMs: 60_000, maintenanceMs: 3_600_000 } }, { clock, runtime: new FakeLogsRuntime() });
-    const dir = h.emu.logs.archiver.dir;
+    const dir = h.emu.area('logs').archiver.dir;
     try {
       const app = await createApp(h, 'logs-retention-app');
       for (let round = 0; round < 4; round++) {
-        for (let i = 0; i < 12; i++) h.emu.logs.append(app.id, 'web-1', `r${round}-${i}`, clock.now());
-        await h.emu.logs.pipeline.idle();
-        h.emu.logs.maintain();
+        for (let i = 0; i < 12; i++) h.emu.area('logs').append(app.id, 'web-1', `r${round}-${i}`, clock.now());
+        await h.emu.area('logs').pipeline.idle();
+        h.emu.area('logs').maintain();
       }
       expect(readdirSync(dir).filter((f) => f.startsWith(app.id))).toHaveLength(2);
       expect((await h.call('GET', `/v1/apps/${app.name}/logs_archives`)).body.archives).toHaveLength(2);
       // Age: everything older than historyMaxAgeMs leaves the history.
       clock.advance(120_000);
-      h.emu.logs.maintain();
+      h.emu.area('logs').maintain();
       expect((await readLogs(await logsUrl(h, app.name))).status).toBe(204);
     } finally {
       await h.stop();

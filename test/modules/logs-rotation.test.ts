@@ -10,7 +10,7 @@ import { eventually } from '../support/docker-cli.ts';
 // Rotation while lines flow runs in the background, a slice a tick (archives.ts): whatever the
 // interleaving with a synchronous pass, archives + history hold every line exactly once, in order.
 async function archivedThenHistory(h: Harness, app: { id: string; name: string }): Promise<string[]> {
-  const files = readdirSync(h.emu.logs.archiver.dir).filter((x) => x.startsWith(`${app.id}-`));
+  const files = readdirSync(h.emu.area('logs').archiver.dir).filter((x) => x.startsWith(`${app.id}-`));
   // Archive rows in order (the API lists newest first: reversed here); one file each, no stray file.
   const rows: string[] = [];
   let cursor = '';
@@ -38,16 +38,16 @@ describe('logs rotation in the background', () => {
       const app = await createApp(h, 'logs-bg-flood');
       // 5,000 lines in batches, as a flood arrives: rotation starts from the pipeline, not from maintain().
       for (let i = 1; i <= 5_000; i++) {
-        h.emu.logs.append(app.id, 'web-1', `l-${i}`, clock.now());
-        if (i % 250 === 0) await h.emu.logs.pipeline.idle();
+        h.emu.area('logs').append(app.id, 'web-1', `l-${i}`, clock.now());
+        if (i % 250 === 0) await h.emu.area('logs').pipeline.idle();
       }
-      await h.emu.logs.pipeline.idle();
+      await h.emu.area('logs').pipeline.idle();
       // Settled: a pass now (joining one under way) finds nothing left to do.
-      await eventually(async () => (await h.emu.logs.archiver.rotateInBackground()).length === 0 && !h.emu.logs.archiver.busy(), { what: 'background rotation to settle' });
+      await eventually(async () => (await h.emu.area('logs').archiver.rotateInBackground()).length === 0 && !h.emu.area('logs').archiver.busy(), { what: 'background rotation to settle' });
       expect(await archivedThenHistory(h, app)).toEqual(expected(5_000));
       const history = (await readLogs(await logsUrl(h, app.name), { n: 10_000 })).lines;
       expect(history.length).toBeLessThanOrEqual(2_000);
-      expect(readdirSync(h.emu.logs.archiver.dir).length).toBeGreaterThan(0);
+      expect(readdirSync(h.emu.area('logs').archiver.dir).length).toBeGreaterThan(0);
     } finally {
       await h.stop();
     }
@@ -59,27 +59,27 @@ describe('logs rotation in the background', () => {
     try {
       const app = await createApp(h, 'logs-bg-sync');
       // Under the flood trigger (one history's worth), over the bound: only explicit passes rotate.
-      for (let i = 1; i <= 1_900; i++) h.emu.logs.append(app.id, 'web-1', `l-${i}`, clock.now());
-      await h.emu.logs.pipeline.idle();
-      for (let i = 1_901; i <= 3_000; i++) h.emu.logs.append(app.id, 'web-1', `l-${i}`, clock.now());
-      await h.emu.logs.pipeline.idle();
-      const background = h.emu.logs.archiver.rotateInBackground();
-      expect(h.emu.logs.archiver.busy()).toBe(true);
+      for (let i = 1; i <= 1_900; i++) h.emu.area('logs').append(app.id, 'web-1', `l-${i}`, clock.now());
+      await h.emu.area('logs').pipeline.idle();
+      for (let i = 1_901; i <= 3_000; i++) h.emu.area('logs').append(app.id, 'web-1', `l-${i}`, clock.now());
+      await h.emu.area('logs').pipeline.idle();
+      const background = h.emu.area('logs').archiver.rotateInBackground();
+      expect(h.emu.area('logs').archiver.busy()).toBe(true);
       // One slice read, then the synchronous pass: the background one is cancelled, its file not kept.
       await new Promise((r) => setImmediate(r));
-      h.emu.logs.maintain();
+      h.emu.area('logs').maintain();
       await background;
-      expect(h.emu.logs.archiver.busy()).toBe(false);
+      expect(h.emu.area('logs').archiver.busy()).toBe(false);
       expect(await archivedThenHistory(h, app)).toEqual(expected(3_000));
 
       // And a background pass that got as far as deleting in slices, finished by a synchronous one.
-      for (let i = 3_001; i <= 6_000; i++) h.emu.logs.append(app.id, 'web-1', `l-${i}`, clock.now());
-      await h.emu.logs.pipeline.idle();
-      const second = h.emu.logs.archiver.rotateInBackground();
-      await eventually(() => readdirSync(h.emu.logs.archiver.dir).length > 1 || !h.emu.logs.archiver.busy(), { what: 'the background archive file', intervalMs: 1 });
-      h.emu.logs.maintain();
+      for (let i = 3_001; i <= 6_000; i++) h.emu.area('logs').append(app.id, 'web-1', `l-${i}`, clock.now());
+      await h.emu.area('logs').pipeline.idle();
+      const second = h.emu.area('logs').archiver.rotateInBackground();
+      await eventually(() => readdirSync(h.emu.area('logs').archiver.dir).length > 1 || !h.emu.area('logs').archiver.busy(), { what: 'the background archive file', intervalMs: 1 });
+      h.emu.area('logs').maintain();
       await second;
-      await h.emu.logs.archiver.rotateInBackground();
+      await h.emu.area('logs').archiver.rotateInBackground();
       expect(await archivedThenHistory(h, app)).toEqual(expected(6_000));
     } finally {
       await h.stop();
@@ -92,17 +92,17 @@ describe('logs rotation in the background', () => {
     try {
       const app = await createApp(h, 'logs-bg-age');
       const gone = await createApp(h, 'logs-bg-gone');
-      for (let i = 1; i <= 300; i++) h.emu.logs.append(app.id, 'web-1', `l-${i}`, clock.now());
-      for (let i = 1; i <= 1_500; i++) h.emu.logs.append(gone.id, 'web-1', `g-${i}`, clock.now());
-      await h.emu.logs.pipeline.idle();
-      await eventually(() => !h.emu.logs.archiver.busy() && readdirSync(h.emu.logs.archiver.dir).some((f) => f.startsWith(gone.id)), { what: 'the other app rotated' });
+      for (let i = 1; i <= 300; i++) h.emu.area('logs').append(app.id, 'web-1', `l-${i}`, clock.now());
+      for (let i = 1; i <= 1_500; i++) h.emu.area('logs').append(gone.id, 'web-1', `g-${i}`, clock.now());
+      await h.emu.area('logs').pipeline.idle();
+      await eventually(() => !h.emu.area('logs').archiver.busy() && readdirSync(h.emu.area('logs').archiver.dir).some((f) => f.startsWith(gone.id)), { what: 'the other app rotated' });
       expect((await h.call('DELETE', `/v1/apps/${gone.name}?current_name=${gone.name}`)).status).toBe(204);
       // Past the age bound: the timer's pass archives the expired lines and sweeps the deleted app.
       clock.advance(70_000);
       await eventually(async () => (await readLogs(await logsUrl(h, app.name))).status === 204, { what: 'the history to expire' });
-      await eventually(() => !h.emu.logs.archiver.busy(), { what: 'the background pass to end' });
+      await eventually(() => !h.emu.area('logs').archiver.busy(), { what: 'the background pass to end' });
       expect(await archivedThenHistory(h, app)).toEqual(expected(300));
-      const files = readdirSync(h.emu.logs.archiver.dir);
+      const files = readdirSync(h.emu.area('logs').archiver.dir);
       expect(files.filter((f) => f.startsWith(gone.id))).toEqual([]);
       expect(files.filter((f) => f.startsWith(app.id)).length).toBeGreaterThan(0);
       const count = (h.emu.db as unknown as { prepare(s: string): { pluck(): { get(...a: unknown[]): number } } }).prepare('SELECT COUNT(*) FROM log_lines WHERE app_id = ?').pluck();

@@ -55,7 +55,7 @@ describe('logs stream (#22 stream=true)', () => {
       fake.print(web, 'not-for-worker-filter');
       fake.print(worker, 'for-worker-filter');
       await eventually(() => c.lines.length >= 1, { what: 'filtered live line' });
-      await h.emu.logs.pipeline.idle();
+      await h.emu.area('logs').pipeline.idle();
       expect(c.lines.map(messageOf)).toEqual(['for-worker-filter']);
     } finally {
       c.close();
@@ -99,13 +99,13 @@ describe('logs stream (#22 stream=true)', () => {
   it('many subscribers each get every line; closing one leaves the others', async () => {
     const url = await logsUrl(h, app.name);
     const clients = await Promise.all([openWs(url), openWs(url), openSse(url), openSse(url)]);
-    await eventually(() => h.emu.logs.hub.count(app.id) === 4, { what: '4 subscribers' });
+    await eventually(() => h.emu.area('logs').hub.count(app.id) === 4, { what: '4 subscribers' });
     for (let i = 1; i <= 100; i++) fake.print(worker, `fan-${i}`);
     for (const c of clients) await eventually(() => c.lines.filter((l) => messageOf(l).startsWith('fan-')).length === 100, { what: 'fan-out' });
     for (const c of clients) expect(c.lines.filter((l) => messageOf(l).startsWith('fan-')).map(messageOf)).toEqual(Array.from({ length: 100 }, (_, i) => `fan-${i + 1}`));
     clients[0].close();
     clients[2].close();
-    await eventually(() => h.emu.logs.hub.count(app.id) === 2, { what: 'closed subscribers removed' });
+    await eventually(() => h.emu.area('logs').hub.count(app.id) === 2, { what: 'closed subscribers removed' });
     fake.print(worker, 'after-close');
     await eventually(() => clients[1].lines.some((l) => messageOf(l) === 'after-close') && clients[3].lines.some((l) => messageOf(l) === 'after-close'), { what: 'others still served' });
     clients[1].close();
@@ -140,7 +140,7 @@ describe('collection resumes without loss or duplication', () => {
       print(15);
       const url = await logsUrl(second, app.name);
       await eventually(async () => (await readLogs(url, { n: 1000 })).lines.length >= 80, { what: '80 lines' });
-      await second.emu.logs.pipeline.idle();
+      await second.emu.area('logs').pipeline.idle();
       const lines = (await readLogs(url, { n: 1000 })).lines.map(messageOf);
       expect(lines).toEqual(Array.from({ length: 80 }, (_, i) => `n-${i + 1}`));
     } finally {

@@ -118,11 +118,11 @@ describe('logs (#20, #22 text)', () => {
 
   it('append(): router lines are kept only when router_logs is on', async () => {
     const r = await createApp(h, 'logs-router-app');
-    expect(h.emu.logs.append(r.id, 'router', 'method=GET path="/" status=200')).toBe(false);
+    expect(h.emu.area('logs').append(r.id, 'router', 'method=GET path="/" status=200')).toBe(false);
     expect((await h.call('PATCH', `/v1/apps/${r.name}`, { body: { app: { router_logs: true } } })).status).toBe(200);
-    expect(h.emu.logs.append(r.id, 'router', 'method=GET path="/x" status=404')).toBe(true);
-    h.emu.logs.append(r.id, 'web-1', 'from another area');
-    await h.emu.logs.pipeline.idle();
+    expect(h.emu.area('logs').append(r.id, 'router', 'method=GET path="/x" status=404')).toBe(true);
+    h.emu.area('logs').append(r.id, 'web-1', 'from another area');
+    await h.emu.area('logs').pipeline.idle();
     const lines = (await readLogs(await logsUrl(h, r.name), { n: 10 })).lines;
     expect(lines.map((l) => `${containerOf(l)} ${messageOf(l)}`)).toEqual(['router method=GET path="/x" status=404', 'web-1 from another area']);
   });
@@ -134,8 +134,8 @@ describe('logs URL expiry', () => {
     const h = await startEmulator({ logs: { urlTtlMs: 60_000 } }, { clock, runtime: new FakeLogsRuntime() });
     try {
       const app = await createApp(h, 'logs-expiry-app');
-      h.emu.logs.append(app.id, 'web-1', 'hello');
-      await h.emu.logs.pipeline.idle();
+      h.emu.area('logs').append(app.id, 'web-1', 'hello');
+      await h.emu.area('logs').pipeline.idle();
       const url = await logsUrl(h, app.name);
       expect((await readLogs(url)).status).toBe(200);
       clock.advance(61_000);

@@ -95,9 +95,9 @@ describe('notifiers and notification platforms', () => {
   it('an e-mail notifier writes one JSON line per notification to the outbox', async () => {
     const n = await h.call('POST', '/v1/apps/notif-app/notifiers', { body: { notifier: { platform_id: EMAIL, name: 'ops', type_data: { emails: ['ops@example.test'] } } } });
     await h.call('POST', `/v1/apps/notif-app/notifiers/${n.body.notifier.id}/test`);
-    const file = h.emu.monitoring.outboxFile;
+    const file = h.emu.area('monitoring').outboxFile;
     const line = await eventually(async () => {
-      await h.emu.monitoring.drainOutbox();
+      await h.emu.area('monitoring').drainOutbox();
       if (!existsSync(file)) return undefined;
       return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.notifier_id === n.body.notifier.id);
     }, { what: 'outbox line' });

@@ -38,8 +38,8 @@ describe('router in the emulator', () => {
 
     const lines: string[] = [];
     const records: number[] = [];
-    const offLine = h.emu.routerEvents.onAccessLog((appId, line) => appId === app.id && lines.push(line));
-    const offRecord = h.emu.routerEvents.onRequest((rec) => rec.appId === app.id && records.push(rec.status));
+    const offLine = h.emu.area('servers').routerEvents.onAccessLog((appId, line) => appId === app.id && lines.push(line));
+    const offRecord = h.emu.area('servers').routerEvents.onRequest((rec) => rec.appId === app.id && records.push(rec.status));
 
     expect((await h.call('PATCH', '/v1/apps/served-app', { body: { app: { force_https: true } } })).status).toBe(200);
     const redirect = await routed('served-app');
@@ -60,7 +60,7 @@ describe('router in the emulator', () => {
     offLine();
     offRecord();
     let after = 0;
-    h.emu.routerEvents.onRequest((rec) => rec.appId === app.id && after++);
+    h.emu.area('servers').routerEvents.onRequest((rec) => rec.appId === app.id && after++);
     await routed('served-app');
     await until(() => after === 1, 'the next record');
     expect(lines).toHaveLength(1);

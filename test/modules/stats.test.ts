@@ -17,7 +17,7 @@ describe('stats #23–#25 from known samples and router records', () => {
   beforeAll(async () => {
     h = await startEmulator({}, { runtime: rt, clock });
     // The sampler's timer runs on the (manual) clock: stopped, so rounds happen only when driven by hand.
-    await h.emu.monitoring.sampler.stop();
+    await h.emu.area('monitoring').sampler.stop();
     const res = await h.call('POST', '/v1/apps', { body: { app: { name: 'stats-app' } } });
     appId = res.body.app.id;
     for (const index of [1, 2]) ids[`web-${index}`] = rt.add({ instanceId: h.emu.instanceId, appId, appName: 'stats-app', type: 'web', index });
@@ -26,13 +26,13 @@ describe('stats #23–#25 from known samples and router records', () => {
 
     rt.set(ids['web-1'], { cpu: 0.2, memoryUsage: 100 * MiB, swapUsage: 128 * MiB });
     rt.set(ids['web-2'], { cpu: 0.6, memoryUsage: 300 * MiB, swapUsage: 0 });
-    await h.emu.monitoring.sampleOnce();
+    await h.emu.area('monitoring').sampleOnce();
     clock.advance(60_000);
     rt.set(ids['web-1'], { cpu: 1.0, memoryUsage: 200 * MiB, swapUsage: 128 * MiB });
     rt.set(ids['web-2'], { cpu: 0.5, memoryUsage: 200 * MiB, swapUsage: 128 * MiB });
-    await h.emu.monitoring.sampleOnce();
+    await h.emu.area('monitoring').sampleOnce();
 
-    const rec = (dt: number, status: number, durationMs: number) => h.emu.monitoring.recordRouterRequest({ appId, time: T0 + dt, status, durationMs, container: 'web-1' });
+    const rec = (dt: number, status: number, durationMs: number) => h.emu.area('monitoring').recordRouterRequest({ appId, time: T0 + dt, status, durationMs, container: 'web-1' });
     rec(10_000, 200, 10);
     rec(11_000, 200, 20);
     rec(12_000, 500, 300);

@@ -119,3 +119,35 @@ describe('a route declaring several content types for one status', () => {
     expect(Object.keys(doc.paths['/v1/lines'].get.responses['200'].content).sort()).toEqual(['text/event-stream', 'text/plain']);
   });
 });
+
+describe('a route declaring its query', () => {
+  const query = z.object({ size: z.enum(['S', 'M']).optional(), token: z.string() });
+  const app = () => {
+    const r = new ApiRoutes('test');
+    r.add(
+      { method: 'get', path: '/v1/sized', summary: 'sized', query, responses: { 200: z.object({ size: z.string(), token: z.string() }) } },
+      (c, _body, q) => c.json({ size: q.size ?? 'none', token: q.token ?? 'missing' }),
+    );
+    const noAuth = { ...auth, authenticate: async () => ({ user, tokenId: null }) } as unknown as AuthService;
+    return createHttpApp({ logger: createLogger('silent'), clock: systemClock, auth: noAuth, bodyLimitBytes: 1024, rateLimit: { enabled: false, perMinute: 0 }, routes: [r] });
+  };
+  const get = async (q: string) => {
+    const res = await app().request(`/v1/sized${q}`, { headers: { authorization: 'Bearer ok' } });
+    return { status: res.status, body: (await res.json()) as Record<string, string> };
+  };
+
+  it('hands the handler the parsed query; undeclared parameters are ignored', async () => {
+    expect(await get('?size=M&token=t&other=1')).toEqual({ status: 200, body: { size: 'M', token: 't' } });
+  });
+
+  it('a value that does not fit is a 400 {error} naming the parameter, before the handler runs', async () => {
+    const res = await get('?size=XL&token=t');
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body)).toEqual(['error']);
+    expect(res.body.error).toMatch(/^invalid query parameter size: /);
+  });
+
+  it('a missing required parameter is left to the handler (a signed URL answers 403 itself)', async () => {
+    expect(await get('?size=S')).toEqual({ status: 200, body: { size: 'S', token: 'missing' } });
+  });
+});

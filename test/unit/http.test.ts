@@ -81,7 +81,7 @@ describe('HTTP conventions', () => {
     boom.get('/v1/boom', () => {
       throw new Error('secret internal detail at /src/file.ts:12');
     });
-    const app = createHttpApp({ logger: createLogger('silent'), clock: systemClock, auth: emu.auth, bodyLimitBytes: 1024, rateLimit: { enabled: false, perMinute: 60 }, routes: [boom] });
+    const app = createHttpApp({ logger: createLogger('silent'), clock: systemClock, auth: emu.area('accounts').auth, bodyLimitBytes: 1024, rateLimit: { enabled: false, perMinute: 60 }, routes: [boom] });
     const res = await app.request('/v1/boom', { headers: { authorization: basic(TOKENS.dev), 'x-request-id': 'req-500' } });
     expect(res.status).toBe(500);
     const text = await res.text();

@@ -74,8 +74,7 @@ describe('what the commands follow', () => {
     const bus = new EventEmitter();
     const emu = {
       runtime: { probe: async () => ({ ok: opts.engineOk ?? true }), imageExists: async () => opts.hasImage, ensureBaseImage: async (tag: string) => void built.push(tag) },
-      deployments: { bus },
-      apps: { find: () => ({ name: 'my-app' }) },
+      area: (name: string) => (name === 'containers' ? { deployments: { bus } } : { apps: { find: () => ({ name: 'my-app' }) } }),
       urls: { api: 'http://127.0.0.1:1', routerPort: 2 },
     } as unknown as Emulator;
     return { emu, built, bus };

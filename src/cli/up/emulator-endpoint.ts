@@ -112,7 +112,7 @@ export async function openEndpoint(opts: EndpointOptions, say: (line: string) =>
     own: emulator,
     // In memory, nothing could find this emulator's apps again: their containers and images go with it (as startEmulator does).
     close: async () => {
-      if (config.inMemory) await emulator.control.reset().catch(() => undefined);
+      if (config.inMemory) await emulator.area('control').control.reset().catch(() => undefined);
       await emulator.stop();
     },
   };

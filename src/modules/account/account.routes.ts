@@ -5,7 +5,8 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import { ERROR_BODY } from '../../http/api-schemas.ts';
 import { pageParams } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
-import { invoiceList, pageQuery, privateNetworkDomainNames, reviewAppList, scmIntegrationList, scmRepoLinkList } from './account.schemas.ts';
+import { pageQuery } from '../../http/api-schemas.ts';
+import { invoiceList, privateNetworkDomainNames, reviewAppList, scmIntegrationList, scmRepoLinkList } from './account.schemas.ts';
 
 /**
  * What the official clients read about an account that the emulator has no such thing for: SCM

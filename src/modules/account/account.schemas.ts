@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { anyObject, paginationMeta } from '../../http/api-schemas.ts';
 
 /** page / per_page of the paginated lists. */
-export const pageQuery = z.object({ page: z.string().optional(), per_page: z.string().optional() });
 
 // ---- Answers ----
 // The account has none of these things: the lists are always empty (their items are the platform's).

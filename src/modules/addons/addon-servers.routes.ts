@@ -4,6 +4,7 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AppEnv } from '../../http/env.ts';
 import type { Context } from 'hono';
 import { ApiError } from '../../http/errors.ts';
+import { lineCount } from '../../http/validate.ts';
 import { formattedLine } from '../logs/log-line.ts';
 import type { AddonsService } from './addons.service.ts';
 import type { AddonServers } from './addon-servers.ts';
@@ -18,7 +19,7 @@ const MAX_LINES = 1000;
 export function addonServersRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
   const r = new ApiRoutes('addons');
   const serverOf = (c: Context<AppEnv, '/v1/apps/:app/addons/:id/server' | '/v1/apps/:app/addons/:id/server/logs' | '/v1/apps/:app/addons/:id/server/dump'>) => {
-    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.req.param('app'), c.req.param('id'));
+    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.get('app').id, c.req.param('id'));
     if (!deps.servers.server(addon.id)) throw ApiError.badRequest('this addon is a stand-in: no database server runs, so it has no logs nor backups');
     return addon;
   };
@@ -43,7 +44,7 @@ export function addonServersRoutes(deps: { addons: AddonsService; servers: Addon
     { method: 'get', path: '/v1/apps/:app/addons/:id/server/logs', summary: "The addon server's recent output (emulator)", query: z.object({ n: z.string().optional() }), responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' } } },
     (c) => {
       const addon = serverOf(c);
-      const n = Math.min(MAX_LINES, Math.max(1, Number(c.req.query('n') ?? 100) || 100));
+      const n = lineCount(c.req.query('n'), MAX_LINES) ?? 100;
       const lines = deps.servers.logs.recent(addon.id, n).map((l) => `${formattedLine(l)}\n`);
       return c.text(lines.join(''));
     },

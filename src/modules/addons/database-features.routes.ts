@@ -7,8 +7,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { jsonBody } from '../../http/validate.ts';
-import { randomBytes } from 'node:crypto';
+import { jsonBody, lineCount } from '../../http/validate.ts';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { ApiError } from '../../http/errors.ts';
@@ -20,12 +19,11 @@ import type { AddonServers } from './addon-servers.ts';
 import type { AddonBackups } from './addon-backups.ts';
 import { createUserSchema, databaseBackupEnvelope, databaseBackupList, databaseUserCreated, databaseUserList, downloadUrl, logsUrl } from './addons.schemas.ts';
 import { DATABASE_API_BASES, lacks, notReady, readyAddon, tokenAddon } from './database-api.ts';
+import { createDatabaseUsers } from './database-users.ts';
 
 const LOGS = 'addon-logs';
 const LOGS_URL_TTL_MS = 10 * 60_000;
 const MAX_LINES = 1000;
-/** Users the platform manages itself: the CLI shows them as protected (not deletable). */
-const SYSTEM_USERS = new Set(['postgres', 'root', 'mysql', 'mariadb.sys', 'default']);
 
 export interface DatabaseFeaturesDeps {
   addons: AddonsService;
@@ -49,17 +47,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
 
   /** The addon the token is for, when it runs a real server that is ready (401, 404 another addon, 400 a stand-in, 503 not ready). */
   const realAddon = (c: Context, id: string): AddonRow => readyAddon(deps.addons, servers, c, id);
-  /** The server's users, or the 503 of a server that stopped answering (restarting after a plan change, stopped). */
-  async function usersOf(addon: AddonRow) {
-    const users = await servers.users(addon.id).catch(async (err: Error) => {
-      if (!(await servers.running(addon.id))) return null;
-      throw err;
-    });
-    if (!users) throw notReady(addon);
-    return users;
-  }
-  /** The server's own user: the CLI shows it as protected. */
-  const ownUser = (addon: AddonRow) => servers.server(addon.id)?.username;
+  const users = createDatabaseUsers(servers);
 
   for (const base of DATABASE_API_BASES) {
     r.add({ method: 'get', path: `${base}/databases/:id/backups`, summary: 'List the backups of a database', auth: 'addon', responses: { 200: databaseBackupList } }, (c) =>
@@ -80,46 +68,22 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
       return c.json({ database_backup: backups.json(backups.show(addon, c.req.param('backup'))) });
     });
 
-    r.add({ method: 'get', path: `${base}/databases/:id/users`, summary: 'List the users of a database', auth: 'addon', responses: { 200: databaseUserList } }, async (c) => {
-      const addon = realAddon(c, c.req.param('id'));
-      const users = await usersOf(addon);
-      const own = ownUser(addon);
-      return c.json({
-        'database-users': users.map((u) => ({
-          name: u.name,
-          read_only: u.readOnly,
-          protected: u.name === own || SYSTEM_USERS.has(u.name),
-          ...(u.passwordEncryption ? { dbms_attributes: { password_encryption: u.passwordEncryption } } : {}),
-        })),
-      });
-    });
+    r.add({ method: 'get', path: `${base}/databases/:id/users`, summary: 'List the users of a database', auth: 'addon', responses: { 200: databaseUserList } }, async (c) =>
+      c.json({ 'database-users': await users.list(realAddon(c, c.req.param('id'))) }),
+    );
 
-    // DatabaseCreateUser / DatabaseDeleteUser (PostgreSQL, MySQL; Redis has no user management in the CLI).
+    // DatabaseCreateUser / DatabaseDeleteUser: the rules are database-users.ts's.
     r.add(
       { method: 'post', path: `${base}/databases/:id/users`, summary: 'Create a user of a database', auth: 'addon', middleware: [limitBody(16 * 1024)], body: createUserSchema, rawBody: true, responses: { 201: databaseUserCreated } },
       async (c) => {
         // The token and the server are checked before the body is read.
         const addon = realAddon(c, c.req.param('id'));
         const { database_user: u } = await jsonBody(c, createUserSchema, 'database_user');
-        if ((await usersOf(addon)).some((x) => x.name === u.name)) throw ApiError.invalid('name', `user "${u.name}" already exists`);
-        const password = u.password || randomBytes(24).toString('base64url');
-        const done = await servers.manageUser(addon.id, 'createUser', { name: u.name, password, readOnly: u.read_only }).catch((err: Error) => {
-          throw ApiError.badRequest(`the server refused to create the user: ${err.message}`);
-        });
-        if (!done) throw ApiError.badRequest('this database has no user management');
-        return c.json({ database_user: { name: u.name, read_only: !!u.read_only, protected: false, password } }, 201);
+        return c.json({ database_user: await users.create(addon, u) }, 201);
       },
     );
     r.add({ method: 'delete', path: `${base}/databases/:id/users/:name`, summary: 'Delete a user of a database', auth: 'addon', responses: { 204: null } }, async (c) => {
-      const addon = realAddon(c, c.req.param('id'));
-      const name = c.req.param('name');
-      const users = await usersOf(addon);
-      if (!users.some((x) => x.name === name)) throw ApiError.notFound('user');
-      if (name === ownUser(addon) || SYSTEM_USERS.has(name)) throw ApiError.badRequest(`user "${name}" is protected: it cannot be deleted`);
-      const done = await servers.manageUser(addon.id, 'deleteUser', { name }).catch((err: Error) => {
-        throw ApiError.badRequest(`the server refused to delete the user: ${err.message}`);
-      });
-      if (!done) throw ApiError.badRequest('this database has no user management');
+      await users.remove(realAddon(c, c.req.param('id')), c.req.param('name'));
       return c.body(null, 204);
     });
 
@@ -151,8 +115,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
     (c) => {
       const id = checkAddonLogsUrl(deps.signer, servers, c.req.param('id'), c.req.query());
       if (c.req.query('stream') === 'true') throw ApiError.badRequest('follow the logs of an addon with a WebSocket (Upgrade: websocket), as `scalingo logs --addon -f` does');
-      const raw = c.req.query('n');
-      const n = raw && /^\d{1,9}$/.test(raw) ? Math.min(MAX_LINES, Number(raw)) : 100;
+      const n = lineCount(c.req.query('n'), MAX_LINES) ?? 100;
       const lines = servers.logs.recent(id, n);
       // The Go CLI prints "There is no log" on 204, like for an app.
       if (!lines.length) return c.body(null, 204);

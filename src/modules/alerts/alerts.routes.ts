@@ -11,17 +11,17 @@ export function alertsRoutes(deps: { alerts: AlertsService }) {
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
   r.add({ method: 'get', path: '/v1/apps/:app/alerts', summary: '#26 List the alerts of an app', responses: { 200: alertList } }, (c) =>
-    c.json({ alerts: alerts.list(user(c), c.req.param('app')) }),
+    c.json({ alerts: alerts.list(user(c), c.get('app').id) }),
   );
 
   // Wrapped under `alert`, as both official clients send it.
   r.add(
     { method: 'post', path: '/v1/apps/:app/alerts', summary: '#27 Create an alert', body: createAlertSchema, bodyRoot: 'alert', responses: { 201: alertEnvelope } },
-    (c, { alert }) => c.json({ alert: alerts.create(user(c), c.req.param('app'), alert) }, 201),
+    (c, { alert }) => c.json({ alert: alerts.create(user(c), c.get('app').id, alert) }, 201),
   );
 
   r.add({ method: 'get', path: '/v1/apps/:app/alerts/:id', summary: '#28 Get an alert', responses: { 200: alertEnvelope } }, (c) =>
-    c.json({ alert: alerts.show(user(c), c.req.param('app'), c.req.param('id')) }),
+    c.json({ alert: alerts.show(user(c), c.get('app').id, c.req.param('id')) }),
   );
 
   // The npm client wraps the body in `alert`; go-scalingo sends AlertUpdateParams unwrapped
@@ -38,12 +38,12 @@ export function alertsRoutes(deps: { alerts: AlertsService }) {
     },
     async (c) => {
       const { alert } = parseWith(updateAlertSchema, wrappedBody(await readJson(c), 'alert'), 'alert');
-      return c.json({ alert: alerts.update(user(c), c.req.param('app'), c.req.param('id'), alert) });
+      return c.json({ alert: alerts.update(user(c), c.get('app').id, c.req.param('id'), alert) });
     },
   );
 
   r.add({ method: 'delete', path: '/v1/apps/:app/alerts/:id', summary: '#30 Delete an alert', responses: { 204: null } }, (c) => {
-    alerts.delete(user(c), c.req.param('app'), c.req.param('id'));
+    alerts.delete(user(c), c.get('app').id, c.req.param('id'));
     return c.body(null, 204);
   });
   return r;

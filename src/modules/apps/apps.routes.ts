@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../../http/env.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { pageParams, parseWith, readJson, wrappedBody } from '../../http/validate.ts';
+import { pageQuery } from '../../http/api-schemas.ts';
 import { appEnvelope, appList, childAppList, createAppSchema, createChildAppSchema, renameSchema, settingsSchema, transferSchema, updateAppSchema } from './apps.schemas.ts';
 import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
@@ -19,7 +20,6 @@ export interface AppsRoutesDeps {
 }
 
 const currentName = z.object({ current_name: z.string().optional() });
-const pageQuery = z.object({ page: z.string().optional(), per_page: z.string().optional() });
 
 export function appsRoutes(deps: AppsRoutesDeps) {
   const { apps, view } = deps;
@@ -53,13 +53,13 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     c.json({ app: appJson(c.get('app'), view, { status: true }) }),
   );
 
-  r.add({ method: 'delete', path: '/v1/apps/:app', summary: '#4 Delete an app, confirmed by current_name', query: currentName, responses: { 204: null } }, async (c) => {
-    await apps.delete(user(c), c.req.param('app'), c.req.query('current_name'));
+  r.add({ method: 'delete', path: '/v1/apps/:app', summary: '#4 Delete an app, confirmed by current_name', query: currentName, responses: { 204: null } }, async (c, _body, q) => {
+    await apps.delete(user(c), c.get('app').id, q.current_name);
     return c.body(null, 204);
   });
 
   r.add({ method: 'post', path: '/v1/apps/:app/rename', summary: '#5 Rename an app', body: renameSchema, responses: { 200: appEnvelope } }, (c, body) => {
-    const row = apps.rename(user(c), c.req.param('app'), body.current_name, body.new_name);
+    const row = apps.rename(user(c), c.get('app').id, body.current_name, body.new_name);
     return c.json({ app: appJson(row, view, { status: true }) });
   });
 
@@ -76,12 +76,12 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       query: currentName,
       responses: { 200: appEnvelope },
     },
-    async (c) => {
+    async (c, _body, q) => {
       const wrapped = wrappedBody(await readJson(c), 'app');
-      const appKey = c.req.param('app');
+      const appKey = c.get('app').id;
       if (wrapped.app && typeof wrapped.app === 'object' && 'owner' in (wrapped.app as object)) {
         const { app } = parseWith(transferSchema, wrapped, 'app');
-        return c.json({ app: appJson(apps.transfer(user(c), appKey, c.req.query('current_name'), app.owner), view, { status: true }) });
+        return c.json({ app: appJson(apps.transfer(user(c), appKey, q.current_name, app.owner), view, { status: true }) });
       }
       if (deps.projects && wrapped.app && typeof wrapped.app === 'object' && 'project_id' in (wrapped.app as object)) {
         const { project_id } = parseWith(setProjectSchema, wrapped.app);
@@ -93,13 +93,13 @@ export function appsRoutes(deps: AppsRoutesDeps) {
   );
 
   r.add({ method: 'post', path: '/v1/apps/:app/child_apps', summary: '#8 Create a child app', body: createChildAppSchema, bodyRoot: 'app', responses: { 201: appEnvelope } }, (c, { app }) => {
-    const row = apps.createChild(user(c), c.req.param('app'), app.name);
+    const row = apps.createChild(user(c), c.get('app').id, app.name);
     return c.json({ app: appJson(row, view, { childCreation: true }) }, 201);
   });
 
   r.add({ method: 'get', path: '/v1/apps/:app/child_apps', summary: '#9 List child apps', query: pageQuery, responses: { 200: childAppList } }, (c) => {
     const { page, perPage } = pageParams(c, deps.pagination);
-    const res = apps.listChildren(user(c), c.req.param('app'), page, perPage);
+    const res = apps.listChildren(user(c), c.get('app').id, page, perPage);
     return c.json({ child_apps: res.apps.map((a) => appJson(a, view)), meta: res.meta });
   });
 

@@ -12,15 +12,15 @@ export function autoscalersRoutes(deps: { autoscalers: AutoscalersService }) {
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
   r.add({ method: 'get', path: '/v1/apps/:app/autoscalers', summary: 'List the autoscalers of an app', responses: { 200: autoscalerList } }, (c) =>
-    c.json({ autoscalers: autoscalers.list(user(c), c.req.param('app')) }),
+    c.json({ autoscalers: autoscalers.list(user(c), c.get('app').id) }),
   );
   r.add({ method: 'get', path: '/v1/apps/:app/autoscalers/:id', summary: 'Get an autoscaler', responses: { 200: autoscalerEnvelope } }, (c) =>
-    c.json({ autoscaler: autoscalers.show(user(c), c.req.param('app'), c.req.param('id')) }),
+    c.json({ autoscaler: autoscalers.show(user(c), c.get('app').id, c.req.param('id')) }),
   );
 
   r.add(
     { method: 'post', path: '/v1/apps/:app/autoscalers', summary: 'Create an autoscaler', body: createAutoscalerSchema, bodyRoot: 'autoscaler', responses: { 201: autoscalerEnvelope } },
-    (c, { autoscaler }) => c.json({ autoscaler: autoscalers.create(user(c), c.req.param('app'), autoscaler) }, 201),
+    (c, { autoscaler }) => c.json({ autoscaler: autoscalers.create(user(c), c.get('app').id, autoscaler) }, 201),
   );
 
   r.add(
@@ -38,12 +38,12 @@ export function autoscalersRoutes(deps: { autoscalers: AutoscalersService }) {
       // go-scalingo sends {"max_containers":5}; the npm client {"autoscaler":{"max_containers":5}}.
       const wrapped = raw && typeof raw === 'object' && !Array.isArray(raw) && 'autoscaler' in raw ? raw : { autoscaler: raw };
       const { autoscaler } = parseWith(updateAutoscalerSchema, wrapped, 'autoscaler');
-      return c.json({ autoscaler: autoscalers.update(user(c), c.req.param('app'), c.req.param('id'), autoscaler) });
+      return c.json({ autoscaler: autoscalers.update(user(c), c.get('app').id, c.req.param('id'), autoscaler) });
     },
   );
 
   r.add({ method: 'delete', path: '/v1/apps/:app/autoscalers/:id', summary: 'Delete an autoscaler', responses: { 204: null } }, (c) => {
-    autoscalers.remove(user(c), c.req.param('app'), c.req.param('id'));
+    autoscalers.remove(user(c), c.get('app').id, c.req.param('id'));
     return c.body(null, 204);
   });
   return r;

@@ -20,21 +20,21 @@ export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService;
   });
 
   r.add({ method: 'get', path: '/v1/apps/:app/collaborators', summary: "List an app's collaborators", responses: { 200: collaboratorList } }, (c) =>
-    c.json({ collaborators: collaborators.list(user(c), c.req.param('app')) }),
+    c.json({ collaborators: collaborators.list(user(c), c.get('app').id) }),
   );
 
   r.add(
     { method: 'post', path: '/v1/apps/:app/collaborators', summary: 'Invite a collaborator by e-mail', body: inviteSchema, bodyRoot: 'collaborator', responses: { 201: collaboratorEnvelope } },
-    (c, { collaborator }) => c.json({ collaborator: collaborators.invite(user(c), c.req.param('app'), collaborator.email, collaborator.is_limited ?? false) }, 201),
+    (c, { collaborator }) => c.json({ collaborator: collaborators.invite(user(c), c.get('app').id, collaborator.email, collaborator.is_limited ?? false) }, 201),
   );
 
   r.add(
     { method: 'patch', path: '/v1/apps/:app/collaborators/:id', summary: 'Make a collaborator limited or not', body: updateCollaboratorSchema, bodyRoot: 'collaborator', responses: { 200: collaboratorEnvelope } },
-    (c, { collaborator }) => c.json({ collaborator: collaborators.setLimited(user(c), c.req.param('app'), c.req.param('id'), collaborator.is_limited) }),
+    (c, { collaborator }) => c.json({ collaborator: collaborators.setLimited(user(c), c.get('app').id, c.req.param('id'), collaborator.is_limited) }),
   );
 
   r.add({ method: 'delete', path: '/v1/apps/:app/collaborators/:id', summary: 'Remove a collaborator', responses: { 204: null } }, (c) => {
-    collaborators.remove(user(c), c.req.param('app'), c.req.param('id'));
+    collaborators.remove(user(c), c.get('app').id, c.req.param('id'));
     return c.body(null, 204);
   });
   return r;

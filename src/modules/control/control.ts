@@ -1,4 +1,4 @@
-// The control plane as an object (`emu.control`): reset, snapshots, faults and the clock. The
+// The control plane as an object (`emu.area('control').control`): reset, snapshots, faults and the clock. The
 // HTTP routes (/_emulator/*) and the programmatic API both call it, so they behave the same.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import { cronTaskList } from './cron.schemas.ts';
 export function cronRoutes(deps: { cron: CronService }) {
   const r = new ApiRoutes('cron');
   r.add({ method: 'get', path: '/v1/apps/:app/cron_tasks', summary: 'List the cron tasks of the deployed code (cron.json)', responses: { 200: cronTaskList } }, (c) =>
-    c.json({ jobs: deps.cron.list(c.get('principal').user, c.req.param('app')) }),
+    c.json({ jobs: deps.cron.list(c.get('principal').user, c.get('app').id) }),
   );
   return r;
 }

@@ -7,7 +7,8 @@ import type { AppsService } from '../apps/apps.service.ts';
 import { requireWritableApp } from '../apps/writable-app.ts';
 import type { DeploymentsStore } from './deployments.store.ts';
 import type { DeploymentsService } from './deployments.service.ts';
-import { createDeploymentSchema, deploymentEnvelope, deploymentList, pageQuery } from './deployments.schemas.ts';
+import { pageQuery } from '../../http/api-schemas.ts';
+import { createDeploymentSchema, deploymentEnvelope, deploymentList } from './deployments.schemas.ts';
 
 /** The platform's deployment-by-archive endpoint, plus listing, showing and the build output. */
 export function deploymentsRoutes(deps: {

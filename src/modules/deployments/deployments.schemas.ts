@@ -9,7 +9,6 @@ export const createDeploymentSchema = z.object({
   }),
 });
 
-export const pageQuery = z.object({ page: z.string().optional(), per_page: z.string().optional() });
 
 // ---- Answers ----
 

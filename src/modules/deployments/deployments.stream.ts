@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws';
 import { ApiError } from '../../http/errors.ts';
 import type { UpgradeTable } from '../../http/ws.ts';
 import type { AuthService } from '../auth/auth.service.ts';
-import type { AppsService } from '../apps/apps.service.ts';
+import type { AppHooks, AppsService } from '../apps/apps.service.ts';
 import type { DeploymentsStore } from './deployments.store.ts';
 import type { DeploymentStreamEvent, DeploymentsService } from './deployments.service.ts';
 import { FINISHED } from './deployments.service.ts';
@@ -12,20 +12,33 @@ export const DEPLOYMENTS_STREAM_PREFIX = '/deployments-stream/apps/';
 /** The auth message is small: a socket that has not authenticated cannot make the server buffer more. */
 const PRE_AUTH_MAX_PAYLOAD = 16 * 1024;
 
+export interface DeploymentsStreamDeps {
+  upgrades: UpgradeTable;
+  deployments: DeploymentsService;
+  store: DeploymentsStore;
+  auth: AuthService;
+  apps: AppsService;
+  pingMs: number;
+  authTimeoutMs?: number;
+}
+
 /**
  * `links.deployments_stream`: a WebSocket where the client first sends
  * `{"type":"auth","data":{"token":"<bearer>"}}`, then receives `new`, `log` (`{content}`), `status`
  * and `ping` messages — the running deployment's output is replayed first (the clients' protocol,
  * GS `DeploymentStream`, NPM `Deployments/listener.ts`).
  */
-export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deployments: DeploymentsService; store: DeploymentsStore; auth: AuthService; apps: AppsService; pingMs: number; authTimeoutMs?: number }) {
+export function registerDeploymentsStream(deps: DeploymentsStreamDeps): AppHooks {
   // Followers by socket: a user who loses access to the app (or the app deleted) is disconnected.
   const followers = new Map<WebSocket, { appId: string; userId: string }>();
-  deps.apps.addHooks({
+  /** Returned for the wiring to register (after the other hooks of the containers area). */
+  const hooks: AppHooks = {
     afterAccessLost: (a) => {
-      for (const [ws, f] of followers) if (f.appId === a.id && !deps.apps.hasAccess(f.userId, a.id)) ws.close(4003, 'access to the application was revoked');
+      for (const [ws, f] of followers) {
+        if (f.appId === a.id && !deps.apps.hasAccess(f.userId, a.id)) ws.close(4003, 'access to the application was revoked');
+      }
     },
-  });
+  };
   deps.upgrades.register(DEPLOYMENTS_STREAM_PREFIX, async (req, socket, head, url) => {
     const appKey = decodeURIComponent(url.pathname.slice(DEPLOYMENTS_STREAM_PREFIX.length));
     if (!appKey) throw ApiError.notFound('app');
@@ -90,4 +103,5 @@ export function registerDeploymentsStream(deps: { upgrades: UpgradeTable; deploy
       deps.deployments.bus.off('event', listener);
     });
   }
+  return hooks;
 }

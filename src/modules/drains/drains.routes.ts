@@ -26,23 +26,23 @@ export function drainsRoutes(deps: { drains: DrainsService }) {
   };
 
   const app = '/v1/apps/:app/log_drains';
-  r.add({ method: 'get', path: app, summary: '#31 List the log drains of an app', responses: { 200: drainList } }, (c) => list(c, c.req.param('app')));
+  r.add({ method: 'get', path: app, summary: '#31 List the log drains of an app', responses: { 200: drainList } }, (c) => list(c, c.get('app').id));
   r.add({ method: 'post', path: app, summary: '#33 Add a log drain to an app', body: drainBodySchema, bodyRoot: 'drain', responses: { 201: drainEnvelope } }, (c, { drain }) =>
-    add(c, c.req.param('app'), undefined, drain),
+    add(c, c.get('app').id, undefined, drain),
   );
   r.add(
     { method: 'delete', path: app, summary: '#35 Remove a log drain of an app (by url)', query: removeDrainQuery, body: removeDrainBody, rawBody: true, responses: { 204: null } },
-    (c) => remove(c, c.req.param('app')),
+    (c) => remove(c, c.get('app').id),
   );
 
   const addon = '/v1/apps/:app/addons/:addon/log_drains';
-  r.add({ method: 'get', path: addon, summary: '#32 List the log drains of an addon', responses: { 200: drainList } }, (c) => list(c, c.req.param('app'), c.req.param('addon')));
+  r.add({ method: 'get', path: addon, summary: '#32 List the log drains of an addon', responses: { 200: drainList } }, (c) => list(c, c.get('app').id, c.req.param('addon')));
   r.add({ method: 'post', path: addon, summary: '#34 Add a log drain to an addon', body: drainBodySchema, bodyRoot: 'drain', responses: { 201: drainEnvelope } }, (c, { drain }) =>
-    add(c, c.req.param('app'), c.req.param('addon'), drain),
+    add(c, c.get('app').id, c.req.param('addon'), drain),
   );
   r.add(
     { method: 'delete', path: addon, summary: '#36 Remove a log drain of an addon (by url)', query: removeDrainQuery, body: removeDrainBody, rawBody: true, responses: { 204: null } },
-    (c) => remove(c, c.req.param('app'), c.req.param('addon')),
+    (c) => remove(c, c.get('app').id, c.req.param('addon')),
   );
   return r;
 }

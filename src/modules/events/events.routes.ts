@@ -2,7 +2,8 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import { pageParams } from '../../http/validate.ts';
 import type { EventsService } from './events.service.ts';
 import { EVENT_CATEGORIES, eventTypesJson } from './event-types.ts';
-import { eventCategoryList, eventList, eventTypeList, pageQuery } from './events.schemas.ts';
+import { pageQuery } from '../../http/api-schemas.ts';
+import { eventCategoryList, eventList, eventTypeList } from './events.schemas.ts';
 
 // `apps`: the app of /v1/apps/:app/events is loaded by the route declaration (api-routes.ts).
 export function eventsRoutes(deps: { events: EventsService; pagination: { defaultPerPage: number; maxPerPage: number } }) {

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { anyObject, isoDateTime, paginationMeta } from '../../http/api-schemas.ts';
 
 /** page / per_page of the paginated lists. */
-export const pageQuery = z.object({ page: z.string().optional(), per_page: z.string().optional() });
 
 // ---- Answers ----
 

@@ -1,6 +1,7 @@
 // The rules of the logs service (#20–#22): who may read, how many lines, which containers, and
 // the archive list (#21). Transport-free: routes (text, SSE) and the WebSocket handler call it.
 import { ApiError } from '../../http/errors.ts';
+import { lineCount } from '../../http/validate.ts';
 import type { UserRow } from '../auth/principal.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
@@ -54,11 +55,7 @@ const NO_LONGER = 'the user this URL was given to no longer has access to the ap
 export function createLogsService(deps: LogsServiceDeps) {
   const { store, limits } = deps;
 
-  function parseN(raw: string | undefined): number | null {
-    if (raw === undefined || raw === '') return null;
-    if (!/^\d{1,9}$/.test(raw)) throw ApiError.badRequest(`invalid n "${raw}": it must be a whole number of lines`);
-    return Math.min(Number(raw), limits.maxLines);
-  }
+  const parseN = (raw: string | undefined): number | null => lineCount(raw, limits.maxLines) ?? null;
 
   function history(app: AppRow, n: number, match: ReadRequest['match']) {
     if (n <= 0) return [];

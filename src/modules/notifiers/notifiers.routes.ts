@@ -39,7 +39,7 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
   );
 
   r.add({ method: 'get', path: '/v1/apps/:app/notifiers', summary: 'List the notifiers of an app', responses: { 200: notifierList } }, (c) =>
-    c.json({ notifiers: notifiers.list(user(c), c.req.param('app')) }),
+    c.json({ notifiers: notifiers.list(user(c), c.get('app').id) }),
   );
   r.add(
     {
@@ -53,11 +53,11 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
     },
     async (c) => {
       const { notifier } = parseWith(createNotifierSchema, wrappedBody(await readJson(c), 'notifier'), 'notifier');
-      return c.json({ notifier: notifiers.create(user(c), c.req.param('app'), notifier) }, 201);
+      return c.json({ notifier: notifiers.create(user(c), c.get('app').id, notifier) }, 201);
     },
   );
   r.add({ method: 'get', path: '/v1/apps/:app/notifiers/:id', summary: 'Get a notifier', responses: { 200: notifierEnvelope } }, (c) =>
-    c.json({ notifier: notifiers.show(user(c), c.req.param('app'), c.req.param('id')) }),
+    c.json({ notifier: notifiers.show(user(c), c.get('app').id, c.req.param('id')) }),
   );
   r.add(
     {
@@ -71,15 +71,15 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
     },
     async (c) => {
       const { notifier } = parseWith(updateNotifierSchema, wrappedBody(await readJson(c), 'notifier'), 'notifier');
-      return c.json({ notifier: notifiers.update(user(c), c.req.param('app'), c.req.param('id'), notifier) });
+      return c.json({ notifier: notifiers.update(user(c), c.get('app').id, c.req.param('id'), notifier) });
     },
   );
   r.add({ method: 'delete', path: '/v1/apps/:app/notifiers/:id', summary: 'Delete a notifier', responses: { 204: null } }, (c) => {
-    notifiers.delete(user(c), c.req.param('app'), c.req.param('id'));
+    notifiers.delete(user(c), c.get('app').id, c.req.param('id'));
     return c.body(null, 204);
   });
   r.add({ method: 'post', path: '/v1/apps/:app/notifiers/:id/test', summary: 'Send a test message through a notifier', responses: { 200: notifierTestAnswer } }, (c) => {
-    notifiers.test(user(c), c.req.param('app'), c.req.param('id'));
+    notifiers.test(user(c), c.get('app').id, c.req.param('id'));
     return c.json({});
   });
   return r;

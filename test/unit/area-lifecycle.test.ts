@@ -1,14 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
-import { openAreas, resumeAreas, routesOf, startAreas, stopAreas, type Area } from '../../src/wiring/area.ts';
+import { openUnits, resumeUnits, routesOf, startUnits, stopUnits, type Unit } from '../../src/wiring/area.ts';
 
-// The lifecycle loops of the areas table (src/wiring/area.ts): order, reverse order, and what one
+// The lifecycle loops over the areas' units in LIFECYCLE order (src/wiring/area.ts): order, reverse order, and what one
 // failing area does to the others.
 const silent = createLogger('silent');
 
 function recorder() {
   const calls: string[] = [];
-  const area = (name: string, fail?: 'open' | 'start' | 'stop'): Area => ({
+  const area = (name: string, fail?: 'open' | 'start' | 'stop'): Unit => ({
     name,
     open: () => {
       calls.push(`open ${name}`);
@@ -29,14 +29,14 @@ function recorder() {
   return { calls, area };
 }
 
-describe('areas table', () => {
+describe('lifecycle of the units', () => {
   it('opens, starts and resumes in table order and stops in reverse order', async () => {
     const { calls, area } = recorder();
     const areas = [area('state'), area('servers'), area('logs')];
-    await openAreas(areas, silent);
-    await startAreas(areas, silent, { engineUp: false });
-    await resumeAreas(areas, silent);
-    await stopAreas(areas, silent);
+    await openUnits(areas, silent);
+    await startUnits(areas, silent, { engineUp: false });
+    await resumeUnits(areas, silent);
+    await stopUnits(areas, silent);
     expect(calls).toEqual([
       'open state', 'open servers', 'open logs',
       'start state down', 'start servers down', 'start logs down',
@@ -47,17 +47,17 @@ describe('areas table', () => {
 
   it('a failing open or start ends the run with the error as it was thrown (its code kept)', async () => {
     const { calls, area } = recorder();
-    const err = await openAreas([area('a'), area('servers', 'open'), area('c')], silent).catch((e: unknown) => e);
+    const err = await openUnits([area('a'), area('servers', 'open'), area('c')], silent).catch((e: unknown) => e);
     expect(err).toMatchObject({ message: 'servers cannot open', code: 'EADDRINUSE' });
     expect(calls).toEqual(['open a', 'open servers']);
-    await expect(startAreas([area('x', 'start'), area('y')], silent, { engineUp: true })).rejects.toThrow('x cannot start');
+    await expect(startUnits([area('x', 'start'), area('y')], silent, { engineUp: true })).rejects.toThrow('x cannot start');
     expect(calls).not.toContain('start y up');
   });
 
   it('a failing stop does not keep the other areas from stopping; the first failure is thrown at the end', async () => {
     const { calls, area } = recorder();
     const areas = [area('state'), area('git', 'stop'), area('servers'), area('logs', 'stop')];
-    await expect(stopAreas(areas, silent)).rejects.toThrow('logs cannot stop');
+    await expect(stopUnits(areas, silent)).rejects.toThrow('logs cannot stop');
     expect(calls).toEqual(['stop logs', 'stop servers', 'stop git', 'stop state']);
   });
 
@@ -65,10 +65,10 @@ describe('areas table', () => {
     const g1 = { id: 1 } as never;
     const g2 = { id: 2 } as never;
     const g3 = { id: 3 } as never;
-    const areas: Area[] = [{ name: 'a', routes: [g1, g2] }, { name: 'b' }, { name: 'c', routes: [g3] }];
+    const areas: Unit[] = [{ name: 'a', routes: [g1, g2] }, { name: 'b' }, { name: 'c', routes: [g3] }];
     expect(routesOf(areas)).toEqual([g1, g2, g3]);
-    await openAreas(areas, silent);
-    await startAreas(areas, silent, { engineUp: true });
-    await stopAreas(areas, silent);
+    await openUnits(areas, silent);
+    await startUnits(areas, silent, { engineUp: true });
+    await stopUnits(areas, silent);
   });
 });

@@ -1,0 +1,182 @@
+// Addons: the service and its routes, the real addon servers (issue #15) with their backups, restores,
+// logs and db-tunnel targets, the dedicated databases (wiring/databases.ts) and the database API. Two
+// units: `addon-servers` (reconciled before the apps' containers that join their network) and `addons`
+// (routes after the logs and drains ones; its streams and backups end before the servers close).
+import { join } from 'node:path';
+import { loadSecretKey } from '../shared/secrets.ts';
+import { createUrlSigner } from '../modules/logs/logs-url.ts';
+import { createAddonsStore } from '../modules/addons/addons.store.ts';
+import { createAddonsService } from '../modules/addons/addons.service.ts';
+import { addonsRoutes } from '../modules/addons/addons.routes.ts';
+import { addonStatusSetter } from '../modules/addons/addon-status.ts';
+import { createAddonServers, type AddonServers } from '../modules/addons/addon-servers.ts';
+import { createAddonServersStore } from '../modules/addons/addon-servers.store.ts';
+import { addonServersRoutes } from '../modules/addons/addon-servers.routes.ts';
+import { createAddonBackups } from '../modules/addons/addon-backups.ts';
+import { createAddonBackupsStore } from '../modules/addons/addon-backups.store.ts';
+import { databaseApiRoutes } from '../modules/addons/database-api.routes.ts';
+import { databaseFeaturesRoutes } from '../modules/addons/database-features.routes.ts';
+import { registerAddonLogsWebSocket } from '../modules/addons/addon-logs.ws.ts';
+import { createTunnelTargets } from '../modules/addons/addon-tunnels.ts';
+import type { AppHooks } from '../modules/apps/apps.service.ts';
+import type { RouteGroup, Shared, Unit } from './area.ts';
+import type { Accounts } from './accounts.ts';
+import type { Apps } from './apps.ts';
+import type { Containers } from './containers.ts';
+import { createDatabasesWiring } from './databases.ts';
+import { defineArea } from './define-area.ts';
+
+export const addonsArea = defineArea({
+  name: 'addons',
+  folders: ['addons', 'databases'],
+  needs: ['accounts', 'apps', 'containers'],
+  later: ['logs'],
+  build: (s, deps) =>
+    buildAddons(s, deps, {
+      onAddonLines: (addonId, lines) => deps.late('logs').dispatcher.deliverAddon(addonId, lines),
+    }),
+});
+
+interface AddonsNeeds {
+  accounts: Pick<Accounts, 'events'>;
+  apps: Pick<Apps, 'apps' | 'variablesStore' | 'projects' | 'view'>;
+  containers: Pick<Containers, 'deployments' | 'orchestrator'>;
+}
+
+interface AddonsLater {
+  /** Output of an addon server: to the addon's drains (the logs area). */
+  onAddonLines: NonNullable<Parameters<typeof createAddonServers>[0]['onLines']>;
+}
+
+function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
+  const { db, clock, logger } = s;
+  const { apps } = needs.apps;
+  const { events } = needs.accounts;
+  const apiUrl = () => s.urls().api;
+  const signer = (file: string) => createUrlSigner({ key: loadSecretKey(s.dataDir, file), clock });
+  const store = createAddonsStore(db);
+  // Real addon servers (issue #15): app containers join the app's network with them.
+  const setStatus = addonStatusSetter({ store, events, appOf: (id) => apps.find(id) });
+  const servers = s.config.addons.servers ? createServers(s, needs, later, setStatus) : undefined;
+  const addons = createAddonsService({ db, store, apps, events, clock, servers });
+
+  const routes: RouteGroup[] = [addonsRoutes({ addons })];
+  // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
+  const backups = servers
+    ? createAddonBackups({
+        store: createAddonBackupsStore(db),
+        servers,
+        signer: signer('addons.key'),
+        clock,
+        logger,
+        dir: join(s.stateDir, 'addon-backups'),
+        apiUrl,
+      })
+    : undefined;
+  let followers: { closeAll(): void } | undefined;
+  if (servers && backups) {
+    const logsSigner = signer('addon-logs.key');
+    routes.push(databaseFeaturesRoutes({ addons, servers, backups, signer: logsSigner, apiUrl }));
+    followers = registerAddonLogsWebSocket(s.upgrades, { signer: logsSigner, servers });
+  }
+  // Dedicated databases (/v1/databases); firewall rules, settings and logs archives in the database API (issue 22).
+  const dbs = createDatabasesWiring({
+    db,
+    clock,
+    region: s.config.region.name,
+    apps,
+    addons,
+    servers,
+    projects: needs.apps.projects,
+    view: needs.apps.view,
+    signer: signer('addon-logs-archives.key'),
+    apiUrl,
+    backups,
+    logger,
+  });
+  routes.push(...dbs.routes);
+  // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
+  const appName = (id: string) => apps.find(id)?.name ?? id;
+  routes.push(databaseApiRoutes({ addons, appName, servers, describe: dbs.databases.describe }));
+  if (servers) routes.push(addonServersRoutes({ addons, servers }));
+
+  // db-tunnel reaches only addon servers of apps the key's user may access as owner or full collaborator
+  // (a limited collaborator may not reach an addon's database, as for the addon token) (issue #15).
+  const canAccess = (user: Parameters<typeof apps.writableApp>[0], appId: string) => {
+    try {
+      return !!apps.writableApp(user, appId);
+    } catch {
+      return false;
+    }
+  };
+  const tunnels = servers && createTunnelTargets({ servers, canAccess });
+
+  const units: Unit[] = [
+    {
+      name: 'addon-servers',
+      start: async ({ engineUp }) => void (engineUp && (await servers?.reconcile())),
+      async stop() {
+        await servers?.idle();
+        servers?.stop();
+      },
+    },
+    {
+      name: 'addons',
+      routes,
+      async stop() {
+        followers?.closeAll();
+        await backups?.idle();
+        await dbs.restores?.idle();
+      },
+    },
+  ];
+  // After the containers area's hooks: its addon servers, their volumes and the app's network go once the
+  // app's containers are gone. A reset or restore removes apps without the deletion path: afterDelete finds
+  // what is left by label.
+  const appHooks: AppHooks[] = servers
+    ? [
+        {
+          afterCreate: (app) => servers.appCreated(app.id),
+          beforeDelete: (app) => servers.removeApp(app.id),
+          afterDelete: (app) =>
+            void servers.removeLeftovers(app.id).catch((err: Error) => {
+              logger.warn({ err: err.message }, 'addon servers of a removed app not removed');
+            }),
+        },
+      ]
+    : [];
+  return { api: { addons, servers, tunnels, store }, units, appHooks };
+}
+
+function createServers(
+  s: Shared,
+  needs: AddonsNeeds,
+  later: AddonsLater,
+  setStatus: ReturnType<typeof addonStatusSetter>,
+): AddonServers {
+  const { apps } = needs.apps;
+  const { deployments, orchestrator } = needs.containers;
+  return createAddonServers({
+    store: createAddonServersStore(s.db),
+    variables: needs.apps.variablesStore,
+    runtime: s.runtime,
+    clock: s.clock,
+    logger: s.logger,
+    instanceId: s.instanceId,
+    setStatus,
+    restartApp: async (appId) => {
+      const since = s.clock.now();
+      // A deployment under way starts its containers itself: restart after it, not in the middle of it.
+      await deployments.appIdle(appId);
+      const app = apps.find(appId);
+      const rel = app && orchestrator.release(app);
+      if (!app || !rel || orchestrator.gone(appId)) return;
+      // Containers started since the server answered already have its variables and network.
+      await orchestrator.converge(app, rel, (c) => c.created_at < since);
+      orchestrator.settleStatus(appId);
+    },
+    onLines: later.onAddonLines,
+  });
+}
+
+export type Addons = ReturnType<typeof buildAddons>['api'];

@@ -1,0 +1,32 @@
+// The HTTP app of the API port: the middleware chain (src/http/app.ts) and the route groups of every
+// unit, mounted in LIFECYCLE order. Built last, once every other area gave its units; the servers area
+// serves it.
+import { createHttpApp } from '../http/app.ts';
+import { VERSION } from '../version.ts';
+import { defineArea } from './define-area.ts';
+
+export const httpArea = defineArea({
+  name: 'http',
+  folders: [],
+  needs: ['accounts', 'apps'],
+  build(s, deps) {
+    const { config } = s;
+    const app = createHttpApp({
+      logger: s.logger,
+      clock: s.clock,
+      faults: s.faults,
+      auth: deps.accounts.auth,
+      bodyLimitBytes: config.bodyLimitBytes,
+      rateLimit: config.rateLimit,
+      appAccess: deps.apps.apps.visibleApp,
+      validateResponses: config.validateResponses,
+      version: VERSION,
+      routes: deps.routes(),
+    });
+    return { api: { app } };
+  },
+});
+
+export interface Http {
+  app: ReturnType<typeof createHttpApp>;
+}

@@ -1,0 +1,133 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { AREAS } from '../../src/wiring/areas.ts';
+import { assemble } from '../../src/wiring/assemble.ts';
+import { type AreaDefinition, type AreaName, AreaNotBuilt, defineArea } from '../../src/wiring/define-area.ts';
+import { LIFECYCLE } from '../../src/wiring/lifecycle.ts';
+import { createState } from '../../src/wiring/state.ts';
+import { areasTable, DOC, withTable } from '../../scripts/docs-areas.ts';
+import { testConfig } from '../harness.ts';
+import { FakeRuntime } from '../support/fake-runtime.ts';
+
+// The shape of the wiring (src/wiring/areas.ts): who builds which folder, who needs whom, in which order.
+const modules = readdirSync(new URL('../../src/modules/', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+
+function sharedState() {
+  return createState(testConfig(), { runtime: new FakeRuntime() });
+}
+
+describe('the areas (src/wiring/areas.ts)', () => {
+  it('every src/modules folder is claimed by exactly one area, and every claimed folder exists', () => {
+    const claims = AREAS.flatMap((a) => a.folders.map((f) => [f, a.name] as const));
+    const byFolder = new Map<string, string[]>();
+    for (const [f, area] of claims) byFolder.set(f, [...(byFolder.get(f) ?? []), area]);
+    expect(modules.length).toBeGreaterThan(20);
+    for (const m of modules) expect(byFolder.get(m), `src/modules/${m}`).toHaveLength(1);
+    expect([...byFolder.keys()].filter((f) => !modules.includes(f))).toEqual([]);
+  });
+
+  it('names are unique; every need is an area listed before; every later one is listed after', () => {
+    const names: string[] = AREAS.map((a) => a.name);
+    expect(new Set(names).size).toBe(names.length);
+    AREAS.forEach((a, i) => {
+      for (const need of a.needs) expect(names.indexOf(need), `${a.name} needs ${need}`).toBeGreaterThanOrEqual(0);
+      for (const need of a.needs) expect(names.indexOf(need), `${a.name} needs ${need}`).toBeLessThan(i);
+      for (const l of a.later ?? []) expect(names.indexOf(l), `${a.name} calls ${l} later`).toBeGreaterThan(i);
+    });
+  });
+
+  it('builds every area; its units are exactly those LIFECYCLE lists, in its order', () => {
+    const shared = sharedState();
+    try {
+      const { units, area, appHooks } = assemble(shared);
+      expect(units.map((u) => u.name)).toEqual([...LIFECYCLE]);
+      expect(typeof area('logs').append).toBe('function');
+      // The containers area's hooks come first (removing containers before the addon servers).
+      expect(appHooks.length).toBeGreaterThanOrEqual(5);
+      expect(appHooks[0].beforeDelete).toBeTypeOf('function');
+    } finally {
+      shared.db.close();
+    }
+  });
+
+  it('the table of areas in docs/architecture.md is the one npm run docs:areas writes', async () => {
+    const doc = readFileSync(DOC, 'utf8');
+    const table = await areasTable();
+    expect(withTable(doc, table), 'run npm run docs:areas').toBe(doc);
+    expect(table).toContain('| `logs` | `modules/logs`, `modules/drains` |');
+    expect(table).toContain('`addon-servers`, `addons` |');
+  });
+});
+
+describe('assemble()', () => {
+  type Any = AreaDefinition<AreaName, AreaName, AreaName>;
+  const logs = defineArea({ name: 'logs', folders: [], needs: [], build: () => ({ api: { append: () => true } as never }) });
+
+  it('a dependency asked for before it is built is AreaNotBuilt(area, asker), not a ReferenceError', () => {
+    const shared = sharedState();
+    try {
+      const early = defineArea({
+        name: 'containers',
+        folders: [],
+        needs: [],
+        later: ['logs'],
+        build: (_s, deps) => ({ api: deps.late('logs') as never }),
+      });
+      const err = (() => {
+        try {
+          assemble(shared, [early, logs] as Any[], []);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(AreaNotBuilt);
+      expect(err).toMatchObject({ name: 'AreaNotBuilt', area: 'logs', asker: 'containers' });
+      expect(String(err)).toContain('area "logs" asked for by "containers" before it is built');
+    } finally {
+      shared.db.close();
+    }
+  });
+
+  it('a need listed after its user fails at once with both names', () => {
+    const shared = sharedState();
+    try {
+      const user = defineArea({ name: 'containers', folders: [], needs: ['logs'], build: () => ({ api: {} as never }) });
+      expect(() => assemble(shared, [user, logs] as Any[], [])).toThrow(new AreaNotBuilt('logs', 'containers'));
+    } finally {
+      shared.db.close();
+    }
+  });
+
+  it('a later area is reached from a callback once everything is built', () => {
+    const shared = sharedState();
+    try {
+      let call: (() => unknown) | undefined;
+      const early = defineArea({
+        name: 'containers',
+        folders: [],
+        needs: [],
+        later: ['logs'],
+        build: (_s, deps) => {
+          call = () => deps.late('logs').append('a', 'web-1', 'x');
+          return { api: {} as never };
+        },
+      });
+      assemble(shared, [early, logs] as Any[], []);
+      expect(call?.()).toBe(true);
+    } finally {
+      shared.db.close();
+    }
+  });
+
+  it('a unit missing from the lifecycle list is refused', () => {
+    const shared = sharedState();
+    try {
+      const withUnit = defineArea({ name: 'logs', folders: [], needs: [], build: () => ({ api: {} as never, units: [{ name: 'logs' }] }) });
+      expect(() => assemble(shared, [withUnit] as Any[], [])).toThrow('unit "logs" is not in LIFECYCLE');
+    } finally {
+      shared.db.close();
+    }
+  });
+});
