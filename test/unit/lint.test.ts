@@ -4,14 +4,19 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-// `npm test` (so CI's .ci/run) fails on a lint error through this file: Biome with biome.json, the
-// same run as `npm run lint`. The second test proves the config still catches what it promises.
+// `npm test` (so CI's .ci/run) fails on a lint error or on unformatted code through this file: Biome with
+// biome.json, the same run as `npm run lint` (`biome check`: the linter and the formatter). The other tests
+// prove the config still catches what it promises.
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIOME = join(ROOT, 'node_modules/.bin/biome');
 
 function biome(args: string[], cwd = ROOT): Promise<{ code: number | null; out: string }> {
   return new Promise((ok, fail) => {
-    const child = spawn(BIOME, args, { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BIOME, args, {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -20,9 +25,9 @@ function biome(args: string[], cwd = ROOT): Promise<{ code: number | null; out: 
   });
 }
 
-describe('biome lint', () => {
+describe('biome check', () => {
   it('reports nothing in src/, test/, bench/ and scripts/', async () => {
-    const r = await biome(['lint', '--colors=off', '--max-diagnostics=30']);
+    const r = await biome(['check', '--colors=off', '--max-diagnostics=30']);
     expect(r.out).toMatch(/Checked \d+ files/);
     expect(r.out).not.toMatch(/Found \d+ (error|warning)/);
     expect(r.code).toBe(0);
@@ -35,10 +40,28 @@ describe('biome lint', () => {
       cpSync(join(ROOT, 'biome.json'), join(dir, 'biome.json'));
       cpSync(join(ROOT, 'lint'), join(dir, 'lint'), { recursive: true });
       mkdirSync(join(dir, 'src'));
-      writeFileSync(join(dir, 'src/probe.ts'), 'export const first = [1].find((x) => x > 0)!;\nexport const n: number = "x" as never;\n');
+      writeFileSync(
+        join(dir, 'src/probe.ts'),
+        'export const first = [1].find((x) => x > 0)!;\nexport const n: number = "x" as never;\n',
+      );
       const r = await biome(['lint', '--colors=off'], dir);
       expect(r.out).toContain('lint/style/noNonNullAssertion');
       expect(r.out).toContain('`as never` hides a type mismatch');
+      expect(r.code).not.toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('rejects code the formatter would change', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'format-probe-'));
+    try {
+      cpSync(join(ROOT, 'biome.json'), join(dir, 'biome.json'));
+      cpSync(join(ROOT, 'lint'), join(dir, 'lint'), { recursive: true });
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'src/probe.ts'), 'export const answer   =  {a:1};\n');
+      const r = await biome(['check', '--colors=off'], dir);
+      expect(r.out).toMatch(/format/i);
       expect(r.code).not.toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

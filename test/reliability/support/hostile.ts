@@ -41,12 +41,87 @@ const DEEP_ARRAY = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
 const DEEP_OBJECT = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
 
 // Field names the real bodies use, so hostile values reach the schemas rather than stop at the root.
-const ROOTS = ['app', 'variable', 'variables', 'collaborator', 'alert', 'notifier', 'deployment', 'drain', 'addon', 'containers', 'token', 'user'];
-const FIELDS = ['name', 'value', 'key', 'email', 'metric', 'limit', 'container_type', 'platform_id', 'type_data', 'webhook_url', 'source_url', 'git_ref', 'amount', 'size', 'command', 'env', 'detached', 'has_uploads', 'plan_id', 'addon_provider_id', 'url', 'metadata', 'duration_before_trigger', 'remind_every', 'send_when_below', 'notifiers', 'selected_event_ids', 'active', 'force_https', 'sticky_session', 'router_logs', 'stack_id', 'owner', 'current_name', 'signal', 'width', 'height', 'id', 'type', 'emails', 'user_ids'];
+const ROOTS = [
+  'app',
+  'variable',
+  'variables',
+  'collaborator',
+  'alert',
+  'notifier',
+  'deployment',
+  'drain',
+  'addon',
+  'containers',
+  'token',
+  'user',
+];
+const FIELDS = [
+  'name',
+  'value',
+  'key',
+  'email',
+  'metric',
+  'limit',
+  'container_type',
+  'platform_id',
+  'type_data',
+  'webhook_url',
+  'source_url',
+  'git_ref',
+  'amount',
+  'size',
+  'command',
+  'env',
+  'detached',
+  'has_uploads',
+  'plan_id',
+  'addon_provider_id',
+  'url',
+  'metadata',
+  'duration_before_trigger',
+  'remind_every',
+  'send_when_below',
+  'notifiers',
+  'selected_event_ids',
+  'active',
+  'force_https',
+  'sticky_session',
+  'router_logs',
+  'stack_id',
+  'owner',
+  'current_name',
+  'signal',
+  'width',
+  'height',
+  'id',
+  'type',
+  'emails',
+  'user_ids',
+];
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf'];
 
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a log4shell-style probe, sent as a literal string
-const STRINGS = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\uffff', '💥'.repeat(50), '../../etc/passwd', '%00', '${jndi:x}', "'; DROP TABLE apps; --", '<script>alert(1)</script>', 'web|worker', '(a+)+b', 'a'.repeat(10_000), 'null', 'true', '1e309', '-0'];
+const STRINGS = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\uffff',
+  '💥'.repeat(50),
+  '../../etc/passwd',
+  '%00',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4shell-style probe, sent as a literal string
+  '${jndi:x}',
+  "'; DROP TABLE apps; --",
+  '<script>alert(1)</script>',
+  'web|worker',
+  '(a+)+b',
+  'a'.repeat(10_000),
+  'null',
+  'true',
+  '1e309',
+  '-0',
+];
 // biome-ignore lint/correctness/noPrecisionLoss: 2^53 + 1 on purpose, a number JSON cannot carry exactly
 const NUMBERS = [0, -1, -0, 1e308, -1e308, 9007199254740993, Number.MAX_SAFE_INTEGER, 0.5, 2 ** 31, 2 ** 63, 1e-320];
 
@@ -58,7 +133,13 @@ function hostileValue(r: Rng, depth = 0): string {
     case 1:
       return String(r.pick(NUMBERS));
     case 2:
-      return r.pick(['1e400', '-1e400', '123456789012345678901234567890', '0.0000000000000000000000000001', '1E+999999']);
+      return r.pick([
+        '1e400',
+        '-1e400',
+        '123456789012345678901234567890',
+        '0.0000000000000000000000000001',
+        '1E+999999',
+      ]);
     case 3:
       return r.pick(['true', 'false', 'null']);
     case 4:
@@ -87,7 +168,8 @@ function hostileObject(r: Rng, depth: number): string {
 }
 
 const overLimit = new Map<number, string>();
-const overLimitBody = (limit: number) => overLimit.get(limit) ?? overLimit.set(limit, `{"a":"${'y'.repeat(limit)}"}`).get(limit)!;
+const overLimitBody = (limit: number) =>
+  overLimit.get(limit) ?? overLimit.set(limit, `{"a":"${'y'.repeat(limit)}"}`).get(limit)!;
 const nearLimit = new Map<string, string>();
 
 /** A body and its declared type. */
@@ -95,7 +177,23 @@ function hostileBody(r: Rng, bodyLimit: number): { body: string; type: string | 
   const json = 'application/json';
   switch (r.int(12)) {
     case 0:
-      return { body: r.pick(['{', '{"app":', '[1,2', 'nul', '{"a":1,}', "{'a':1}", '\u0000', '\uffff{', '{"a":"\\u12"}', '{}{}', ')]}\'']), type: json, kind: 'invalid JSON' };
+      return {
+        body: r.pick([
+          '{',
+          '{"app":',
+          '[1,2',
+          'nul',
+          '{"a":1,}',
+          "{'a':1}",
+          '\u0000',
+          '\uffff{',
+          '{"a":"\\u12"}',
+          '{}{}',
+          ")]}'",
+        ]),
+        type: json,
+        kind: 'invalid JSON',
+      };
     case 1:
       return { body: r.chance(0.5) ? DEEP_ARRAY : DEEP_OBJECT, type: json, kind: 'depth 10,000' };
     case 2:
@@ -103,19 +201,45 @@ function hostileBody(r: Rng, bodyLimit: number): { body: string; type: string | 
     case 3: {
       const root = r.pick(ROOTS);
       const key = `${root}:${bodyLimit}`;
-      const body = nearLimit.get(key) ?? nearLimit.set(key, `{${JSON.stringify(root)}:{"name":${JSON.stringify(ONE_MB_STRING.slice(0, bodyLimit - 100))}}}`).get(key)!;
+      const body =
+        nearLimit.get(key) ??
+        nearLimit
+          .set(key, `{${JSON.stringify(root)}:{"name":${JSON.stringify(ONE_MB_STRING.slice(0, bodyLimit - 100))}}}`)
+          .get(key)!;
       return { body, type: json, kind: '1 MB string' };
     }
     case 4:
       return { body: overLimitBody(bodyLimit), type: json, kind: 'over the body limit' };
     case 5:
-      return { body: `{"__proto__":{"admin":true,"polluted":1},"constructor":{"prototype":{"polluted":1}},${JSON.stringify(r.pick(ROOTS))}:{"__proto__":{"name":"x"}}}`, type: json, kind: '__proto__ keys' };
+      return {
+        body: `{"__proto__":{"admin":true,"polluted":1},"constructor":{"prototype":{"polluted":1}},${JSON.stringify(r.pick(ROOTS))}:{"__proto__":{"name":"x"}}}`,
+        type: json,
+        kind: '__proto__ keys',
+      };
     case 6:
-      return { body: `{${JSON.stringify(r.pick(ROOTS))}:{"name":"a\\u0000b","value":"\\u0000","key":"K\\u0000"}}`, type: json, kind: 'NUL bytes' };
+      return {
+        body: `{${JSON.stringify(r.pick(ROOTS))}:{"name":"a\\u0000b","value":"\\u0000","key":"K\\u0000"}}`,
+        type: json,
+        kind: 'NUL bytes',
+      };
     case 7:
-      return { body: `{${JSON.stringify(r.pick(ROOTS))}:{"amount":1e400,"limit":-1e400,"width":123456789012345678901234567890,"height":1E+999999}}`, type: json, kind: 'huge numbers' };
+      return {
+        body: `{${JSON.stringify(r.pick(ROOTS))}:{"amount":1e400,"limit":-1e400,"width":123456789012345678901234567890,"height":1E+999999}}`,
+        type: json,
+        kind: 'huge numbers',
+      };
     case 8:
-      return { body: r.pick(['<xml/>', 'a=1&b=2', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--']), type: r.pick(['application/xml', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', null]), kind: 'not JSON' };
+      return {
+        body: r.pick(['<xml/>', 'a=1&b=2', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--']),
+        type: r.pick([
+          'application/xml',
+          'text/plain',
+          'multipart/form-data; boundary=x',
+          'application/x-www-form-urlencoded',
+          null,
+        ]),
+        kind: 'not JSON',
+      };
     case 9:
       return { body: hostileValue(r), type: r.chance(0.8) ? json : null, kind: 'wrong types' };
     default:
@@ -123,15 +247,64 @@ function hostileBody(r: Rng, bodyLimit: number): { body: string; type: string | 
   }
 }
 
-const SEGMENTS = ['%00', '..', '%2e%2e', '..%2f..%2f', '%ff', '%', '%zz', 'a'.repeat(5_000), '💥', '%F0%9F%92%A5', '-1', '0', '99999999999999999999', 'null', '__proto__', 'constructor', ' ', '%20', 'web-1', 'one-off-1'];
-const QUERIES = ['page=99999999999999999999', 'page=-1', 'page=1e3', 'page=0x10', 'per_page=99999999999999999999', 'per_page=-5', 'page=1&page=2', 'n=99999999999', 'n=-1', 'filter=(a%2B)%2Bb', `filter=${'a'.repeat(5000)}`, 'cursor=%00', 'since=99999999999999999999', 'status_code=abc', 'last=true&since=-1', 'current_name=%00', 'name=%ff', '%zz=%zz', 'a[b][c]=1', `q=${'z'.repeat(20_000)}`, 'stream=true&token=x&timestamp=1'];
+const SEGMENTS = [
+  '%00',
+  '..',
+  '%2e%2e',
+  '..%2f..%2f',
+  '%ff',
+  '%',
+  '%zz',
+  'a'.repeat(5_000),
+  '💥',
+  '%F0%9F%92%A5',
+  '-1',
+  '0',
+  '99999999999999999999',
+  'null',
+  '__proto__',
+  'constructor',
+  ' ',
+  '%20',
+  'web-1',
+  'one-off-1',
+];
+const QUERIES = [
+  'page=99999999999999999999',
+  'page=-1',
+  'page=1e3',
+  'page=0x10',
+  'per_page=99999999999999999999',
+  'per_page=-5',
+  'page=1&page=2',
+  'n=99999999999',
+  'n=-1',
+  'filter=(a%2B)%2Bb',
+  `filter=${'a'.repeat(5000)}`,
+  'cursor=%00',
+  'since=99999999999999999999',
+  'status_code=abc',
+  'last=true&since=-1',
+  'current_name=%00',
+  'name=%ff',
+  '%zz=%zz',
+  'a[b][c]=1',
+  `q=${'z'.repeat(20_000)}`,
+  'stream=true&token=x&timestamp=1',
+];
 
 /** Fills the parameters of a route path: mostly with real names (so requests reach the handlers), sometimes hostile. */
 function fillPath(r: Rng, path: string, params: Record<string, string[]>): string {
-  return path.replace(/:(\w+)/g, (_, name: string) => (r.chance(0.75) && params[name]?.length ? encodeURIComponent(r.pick(params[name])) : r.pick(SEGMENTS)));
+  return path.replace(/:(\w+)/g, (_, name: string) =>
+    r.chance(0.75) && params[name]?.length ? encodeURIComponent(r.pick(params[name])) : r.pick(SEGMENTS),
+  );
 }
 
-export function hostileRequest(r: Rng, routes: Route[], opts: { params: Record<string, string[]>; authorization: () => string; bodyLimit: number }): HostileRequest {
+export function hostileRequest(
+  r: Rng,
+  routes: Route[],
+  opts: { params: Record<string, string[]>; authorization: () => string; bodyLimit: number },
+): HostileRequest {
   const route = r.pick(routes);
   const headers: Record<string, string> = { authorization: opts.authorization() };
   let path = fillPath(r, route.path, opts.params);
