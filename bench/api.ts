@@ -35,7 +35,8 @@ export const section: Section = {
       await client.c.expect('POST', '/v1/apps', 201, { app: { name: APP } });
       // The exact body the emulator answers, served as-is by the baseline's /json.
       const body = await client.c.expect('GET', `/v1/apps/${APP}`, 200);
-      if ((JSON.parse(body) as { app?: { name?: string } }).app?.name !== APP) throw new Error(`GET /v1/apps/${APP}: unexpected body ${body.slice(0, 200)}`);
+      if ((JSON.parse(body) as { app?: { name?: string } }).app?.name !== APP)
+        throw new Error(`GET /v1/apps/${APP}: unexpected body ${body.slice(0, 200)}`);
       const jsonFile = join(tmp, 'app.json');
       writeFileSync(jsonFile, body);
       const hello = await spawnHello(ctx.repoDir, { jsonFile });
@@ -43,16 +44,40 @@ export const section: Section = {
 
       const targets = [
         { key: 'hello', label: 'bare Hono: GET / (hello world)', url: `${hello.api}/`, headers: {} },
-        { key: 'emulator', label: `emulator: GET /v1/apps/${APP} (Bearer)`, url: `${emu.api}/v1/apps/${APP}`, headers: { authorization: client.c.authHeader, accept: 'application/json' } },
-        { key: 'json', label: `bare Hono: GET /json (same ${body.length}-byte body, no logic)`, url: `${hello.api}/json`, headers: {} },
+        {
+          key: 'emulator',
+          label: `emulator: GET /v1/apps/${APP} (Bearer)`,
+          url: `${emu.api}/v1/apps/${APP}`,
+          headers: { authorization: client.c.authHeader, accept: 'application/json' },
+        },
+        {
+          key: 'json',
+          label: `bare Hono: GET /json (same ${body.length}-byte body, no logic)`,
+          url: `${hello.api}/json`,
+          headers: {},
+        },
       ] as const;
       const runs: Record<string, LoadFigures[]> = { hello: [], emulator: [], json: [] };
       for (let round = 1; round <= ctx.rounds; round++) {
         for (const t of targets) {
-          ctx.log(`api: round ${round}/${ctx.rounds}, ${t.key}: ${warmupS} s warm-up + ${durationS} s, ${connections} connections`);
-          const f = await hammer({ url: t.url, headers: t.headers, connections, durationS, warmupS, serverPid: (t.key === 'emulator' ? emu : hello).proc.pid });
-          if (f.non2xx || f.errors) throw new Error(`${t.label}: ${f.non2xx} non-2xx answers and ${f.errors} errors out of ${f.total}: figures would be meaningless`);
-          ctx.log(`      ${int(f.reqPerSec)} req/s, p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, server CPU ${us(f.serverCpuUsPerReq)}/req (${pct(f.serverCpuShare ?? NaN)} of a core), client ${pct(f.clientCpuShare)}`);
+          ctx.log(
+            `api: round ${round}/${ctx.rounds}, ${t.key}: ${warmupS} s warm-up + ${durationS} s, ${connections} connections`,
+          );
+          const f = await hammer({
+            url: t.url,
+            headers: t.headers,
+            connections,
+            durationS,
+            warmupS,
+            serverPid: (t.key === 'emulator' ? emu : hello).proc.pid,
+          });
+          if (f.non2xx || f.errors)
+            throw new Error(
+              `${t.label}: ${f.non2xx} non-2xx answers and ${f.errors} errors out of ${f.total}: figures would be meaningless`,
+            );
+          ctx.log(
+            `      ${int(f.reqPerSec)} req/s, p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, server CPU ${us(f.serverCpuUsPerReq)}/req (${pct(f.serverCpuShare ?? NaN)} of a core), client ${pct(f.clientCpuShare)}`,
+          );
           runs[t.key].push(f);
         }
       }
@@ -61,15 +86,28 @@ export const section: Section = {
       const cpu = (k: string) => runs[k].map((f) => f.serverCpuUsPerReq ?? Number.NaN);
       // Noise from other work on the machine comes in bursts: a round where the baseline was disturbed
       // would flatter a per-round ratio, so best is compared with best and median with median.
-      const ratio = (a: string, b: string) => `${pct(Math.max(...rps(a)) / Math.max(...rps(b)))} / ${pct(median(rps(a)) / median(rps(b)))}`;
+      const ratio = (a: string, b: string) =>
+        `${pct(Math.max(...rps(a)) / Math.max(...rps(b)))} / ${pct(median(rps(a)) / median(rps(b)))}`;
       // The target is judged best ÷ best: each server at its least disturbed round is the closest to its capacity.
       const bestRatio = Math.max(...rps('emulator')) / Math.max(...rps('hello'));
       const row = (k: (typeof targets)[number]['key'], label: string) => [
         label,
         bestMedian(rps(k), int, true),
-        bestMedian(runs[k].map((f) => f.p50), ms, false),
-        bestMedian(runs[k].map((f) => f.p99), ms, false),
-        bestMedian(runs[k].map((f) => f.max), ms, false),
+        bestMedian(
+          runs[k].map((f) => f.p50),
+          ms,
+          false,
+        ),
+        bestMedian(
+          runs[k].map((f) => f.p99),
+          ms,
+          false,
+        ),
+        bestMedian(
+          runs[k].map((f) => f.max),
+          ms,
+          false,
+        ),
         bestMedian(cpu(k), us, false),
         pct(median(runs[k].map((f) => f.serverCpuShare ?? Number.NaN))),
         pct(median(runs[k].map((f) => f.clientCpuShare))),
@@ -88,7 +126,17 @@ export const section: Section = {
         tables: [
           {
             caption: `Each cell: best / median of ${ctx.rounds} rounds (server and client CPU, in % of one core: median).`,
-            headers: ['target', 'req/s', 'p50', 'p99', 'max', 'server CPU / req', 'server CPU', 'client CPU', 'requests'],
+            headers: [
+              'target',
+              'req/s',
+              'p50',
+              'p99',
+              'max',
+              'server CPU / req',
+              'server CPU',
+              'client CPU',
+              'requests',
+            ],
             rows: targets.map((t) => row(t.key, t.label)),
           },
           {
@@ -105,8 +153,18 @@ export const section: Section = {
           },
         ],
         targets: [
-          { what: 'GET /v1/apps/:app throughput vs bare Hono', target: `≥ ${pct(MIN_RATIO)}`, measured: `${pct(bestRatio)} (best ÷ best)`, met: bestRatio >= MIN_RATIO },
-          { what: 'GET /v1/apps/:app p99', target: `≤ ${MAX_P99_MS} ms`, measured: `${ms(median(emuP99s))} (median)`, met: median(emuP99s) <= MAX_P99_MS },
+          {
+            what: 'GET /v1/apps/:app throughput vs bare Hono',
+            target: `≥ ${pct(MIN_RATIO)}`,
+            measured: `${pct(bestRatio)} (best ÷ best)`,
+            met: bestRatio >= MIN_RATIO,
+          },
+          {
+            what: 'GET /v1/apps/:app p99',
+            target: `≤ ${MAX_P99_MS} ms`,
+            measured: `${ms(median(emuP99s))} (median)`,
+            met: median(emuP99s) <= MAX_P99_MS,
+          },
         ],
       };
     } finally {

@@ -18,8 +18,12 @@ type Emu = ReturnType<EmulatorModule['createEmulator']>;
 async function startInProcess(ctx: BenchContext, dataDir: string | null): Promise<Emu> {
   // The code measured is the tree being benchmarked (a copy of src/ by default), loaded in this process:
   // reset(), snapshot() and restore() are what the programmatic API calls, no HTTP in between.
-  const { createEmulator } = (await import(pathToFileURL(join(ctx.emulatorDir, 'src/emulator.ts')).href)) as EmulatorModule;
-  const { loadConfig } = (await import(pathToFileURL(join(ctx.emulatorDir, 'src/config/load.ts')).href)) as ConfigModule;
+  const { createEmulator } = (await import(
+    pathToFileURL(join(ctx.emulatorDir, 'src/emulator.ts')).href
+  )) as EmulatorModule;
+  const { loadConfig } = (await import(
+    pathToFileURL(join(ctx.emulatorDir, 'src/config/load.ts')).href
+  )) as ConfigModule;
   const config = loadConfig({
     ignoreDefaultFile: true,
     env: {},
@@ -42,7 +46,10 @@ async function startInProcess(ctx: BenchContext, dataDir: string | null): Promis
 async function api(emu: Emu, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${emu.urls.api}${path}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`:${TOKEN}`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`:${TOKEN}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -55,7 +62,9 @@ async function typicalTestState(emu: Emu, n: number, prefix: string): Promise<vo
   for (let i = 0; i < n; i++) {
     const name = `${prefix}-${i}`;
     await api(emu, 'POST', '/v1/apps', { app: { name } });
-    await api(emu, 'PUT', `/v1/apps/${name}/variables`, { variables: Array.from({ length: VARIABLES_PER_APP }, (_, k) => ({ name: `VAR_${k}`, value: `value-${k}` })) });
+    await api(emu, 'PUT', `/v1/apps/${name}/variables`, {
+      variables: Array.from({ length: VARIABLES_PER_APP }, (_, k) => ({ name: `VAR_${k}`, value: `value-${k}` })),
+    });
   }
 }
 
@@ -94,15 +103,22 @@ export const section: Section = {
             await typicalTestState(emu, 5, `r${round}-${i}`);
             typical.push(await timed(() => emu.area('control').control.reset()));
             await typicalTestState(emu, 5, `h${round}-${i}`);
-            http.push(await timed(async () => {
-              const res = await fetch(`${emu.urls.api}/_emulator/reset`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` } });
-              if (res.status !== 204) throw new Error(`reset: ${res.status}`);
-            }));
+            http.push(
+              await timed(async () => {
+                const res = await fetch(`${emu.urls.api}/_emulator/reset`, {
+                  method: 'POST',
+                  headers: { authorization: `Bearer ${ADMIN}` },
+                });
+                if (res.status !== 204) throw new Error(`reset: ${res.status}`);
+              }),
+            );
           }
           resetEmpty.push(median(empty));
           resetTypical.push(median(typical));
           resetHttp.push(median(http));
-          ctx.log(`control: reset round ${round}/${ctx.rounds}: empty ${ms(median(empty))}, typical ${ms(median(typical))}, http ${ms(median(http))}`);
+          ctx.log(
+            `control: reset round ${round}/${ctx.rounds}: empty ${ms(median(empty))}, typical ${ms(median(typical))}, http ${ms(median(http))}`,
+          );
         }
       } finally {
         await emu.stop();
@@ -139,11 +155,17 @@ export const section: Section = {
     }
 
     rows.push(['reset() of an empty emulator', bestMedian(resetEmpty, ms, false)]);
-    rows.push([`reset() after a typical test (5 apps × ${VARIABLES_PER_APP} variables, their events)`, bestMedian(resetTypical, ms, false)]);
+    rows.push([
+      `reset() after a typical test (5 apps × ${VARIABLES_PER_APP} variables, their events)`,
+      bestMedian(resetTypical, ms, false),
+    ]);
     rows.push(['POST /_emulator/reset over HTTP (same state), round trip', bestMedian(resetHttp, ms, false)]);
     for (const mode of ['in memory', 'data dir']) {
       rows.push([`snapshot(), ${APPS} apps, ${mode}`, bestMedian(snapshotTimes.get(mode)!, ms, false)]);
-      rows.push([`restore(id), ${APPS} apps, ${mode} (rows copied, then reconciled with Docker)`, bestMedian(restoreTimes.get(mode)!, ms, false)]);
+      rows.push([
+        `restore(id), ${APPS} apps, ${mode} (rows copied, then reconciled with Docker)`,
+        bestMedian(restoreTimes.get(mode)!, ms, false),
+      ]);
     }
     const typicalMedian = median(resetTypical);
     return {
@@ -152,8 +174,17 @@ export const section: Section = {
         `In-process emulator (the tree benchmarked, loaded in the driver; real Docker runtime, no container running), the calls the programmatic API makes: ` +
         `\`emu.area('control').control.reset()\`, \`snapshot()\`, \`restore(id)\`. Each reset is timed alone, after the state was made through the HTTP API; ${perRound} resets per round, median per round. ` +
         `Snapshot and restore: ${APPS} apps with ${VARIABLES_PER_APP} variables each (and their events), snapshot file of ${(snapshotSize / 1024).toFixed(0)} KiB; restore includes the reconciliation with Docker (one engine listing, no container to start).`,
-      tables: [{ caption: `median per round: best / median of ${ctx.rounds} rounds`, headers: ['operation', 'time'], rows }],
-      targets: [{ what: 'reset() without containers, after a typical test', target: `< ${MAX_RESET_MS} ms`, measured: `${ms(typicalMedian)} (median)`, met: typicalMedian < MAX_RESET_MS }],
+      tables: [
+        { caption: `median per round: best / median of ${ctx.rounds} rounds`, headers: ['operation', 'time'], rows },
+      ],
+      targets: [
+        {
+          what: 'reset() without containers, after a typical test',
+          target: `< ${MAX_RESET_MS} ms`,
+          measured: `${ms(typicalMedian)} (median)`,
+          met: typicalMedian < MAX_RESET_MS,
+        },
+      ],
     };
   },
 };

@@ -17,7 +17,11 @@ const MiB = 1024 * 1024;
 const RESTORE_FLAGS = ['--clean', '--if-exists', '--no-owner', '--no-privileges', '--no-comments', '--exit-on-error'];
 
 /** One HTTP request on a connection of its own (no keep-alive pool: minutes of psql between two calls outlast any idle timeout). */
-function request(url: string, method: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer }> {
+function request(
+  url: string,
+  method: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -50,42 +54,64 @@ export const section: Section = {
     const children: Child[] = [];
     let container = '';
     try {
-      const emu = await spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: join(tmp, 'data'), profileDir: ctx.profileDir });
+      const emu = await spawnEmulator({
+        emulatorDir: ctx.emulatorDir,
+        dataDir: join(tmp, 'data'),
+        profileDir: ctx.profileDir,
+      });
       children.push(emu);
       const c = new ApiClient(emu.api, 4);
       await c.exchange(emu.token ?? '');
       await c.expect('POST', '/v1/apps', 201, { app: { name: APP } });
-      const added = JSON.parse(await c.expect('POST', `/v1/apps/${APP}/addons`, 201, { addon: { addon_provider_id: 'scalingo-postgresql', plan_id: 'postgresql-business-1024' } }));
+      const added = JSON.parse(
+        await c.expect('POST', `/v1/apps/${APP}/addons`, 201, {
+          addon: { addon_provider_id: 'scalingo-postgresql', plan_id: 'postgresql-business-1024' },
+        }),
+      );
       const addonId = added.addon.id as string;
       const deadline = performance.now() + 600_000;
       for (;;) {
         const status = JSON.parse(await c.expect('GET', `/v1/apps/${APP}/addons/${addonId}`, 200)).addon.status;
         if (status === 'running') break;
-        if (status === 'error' || performance.now() > deadline) throw new Error(`the PostgreSQL addon did not start (${status})`);
+        if (status === 'error' || performance.now() > deadline)
+          throw new Error(`the PostgreSQL addon did not start (${status})`);
         await sleep(500);
       }
-      const token = JSON.parse(await c.expect('POST', `/v1/apps/${APP}/addons/${addonId}/token`, 200)).addon.token as string;
+      const token = JSON.parse(await c.expect('POST', `/v1/apps/${APP}/addons/${addonId}/token`, 200)).addon
+        .token as string;
       const dbapi = async (method: 'GET' | 'POST', path: string, status: number) => {
-        const res = await request(`${emu.api}/api${path}`, method, { authorization: `Bearer ${token}`, accept: 'application/json' });
+        const res = await request(`${emu.api}/api${path}`, method, {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+        });
         const text = res.body.toString();
-        if (res.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${res.status} ${text.slice(0, 300)}`);
+        if (res.status !== status)
+          throw new Error(`${method} ${path}: expected ${status}, got ${res.status} ${text.slice(0, 300)}`);
         return JSON.parse(text);
       };
       container = docker('ps', '-q', '--filter', `label=io.scalingo-emulator.addon-id=${addonId}`);
-      const vars = JSON.parse(await c.expect('GET', `/v1/apps/${APP}/variables`, 200)).variables as { name: string; value: string }[];
+      const vars = JSON.parse(await c.expect('GET', `/v1/apps/${APP}/variables`, 200)).variables as {
+        name: string;
+        value: string;
+      }[];
       const url = new URL(vars.find((v) => v.name === 'SCALINGO_POSTGRESQL_URL')?.value ?? '');
       const user = url.username;
       const db = url.pathname.slice(1);
-      const psql = (sql: string, database = db) => docker('exec', '-u', 'postgres', container, 'psql', '-v', 'ON_ERROR_STOP=1', '-d', database, '-tAc', sql);
+      const psql = (sql: string, database = db) =>
+        docker('exec', '-u', 'postgres', container, 'psql', '-v', 'ON_ERROR_STOP=1', '-d', database, '-tAc', sql);
 
       // Rows of random hex, added until the backup is big enough.
       ctx.log(`filling the database up to a ${targetBytes / MiB} MiB backup`);
-      psql(`CREATE TABLE payload (id bigserial PRIMARY KEY, body text NOT NULL); ALTER TABLE payload OWNER TO "${user}"`);
+      psql(
+        `CREATE TABLE payload (id bigserial PRIMARY KEY, body text NOT NULL); ALTER TABLE payload OWNER TO "${user}"`,
+      );
       let backup: { id: string; size: number } = { id: '', size: 0 };
       for (let batch = 0; backup.size < targetBytes; batch++) {
         // 256 hex characters of md5s compress to about 140 bytes in the dump.
         const rows = Math.ceil((targetBytes - backup.size) / 135) + 1000;
-        psql(`INSERT INTO payload (body) SELECT ${Array.from({ length: 8 }, () => 'md5(random()::text)').join(' || ')} FROM generate_series(1, ${rows})`);
+        psql(
+          `INSERT INTO payload (body) SELECT ${Array.from({ length: 8 }, () => 'md5(random()::text)').join(' || ')} FROM generate_series(1, ${rows})`,
+        );
         const made = (await dbapi('POST', `/databases/${addonId}/backups`, 201)).database_backup;
         for (;;) {
           const b = (await dbapi('GET', `/backups/${made.id}`, 200)).database_backup;
@@ -120,7 +146,19 @@ export const section: Section = {
       const timePlain = () => {
         quiesce();
         const t = performance.now();
-        docker('exec', '-u', 'postgres', container, 'pg_restore', ...RESTORE_FLAGS, '-U', user, '-d', db, '/tmp/plain.pgsql');
+        docker(
+          'exec',
+          '-u',
+          'postgres',
+          container,
+          'pg_restore',
+          ...RESTORE_FLAGS,
+          '-U',
+          user,
+          '-d',
+          db,
+          '/tmp/plain.pgsql',
+        );
         plain.push(performance.now() - t);
       };
       const timeOurs = async () => {
@@ -171,21 +209,40 @@ export const section: Section = {
               ['ratio', `${best.toFixed(2)}×`, `${med.toFixed(2)}×`],
             ],
           },
-          { headers: ['round', 'first', 'plain pg_restore', 'database API restore', 'ratio', 'load average'], rows: perRound },
+          {
+            headers: ['round', 'first', 'plain pg_restore', 'database API restore', 'ratio', 'load average'],
+            rows: perRound,
+          },
         ],
         notes: [
-          "The archive is no longer put into the container by the engine and extracted before pg_restore starts (1.78–1.92× on 2026-11-26): it is " +
+          'The archive is no longer put into the container by the engine and extracted before pg_restore starts (1.78–1.92× on 2026-11-26): it is ' +
             "streamed on the exec's stdin and pg_restore reads the dump as tar extracts it, so the copy overlaps the restore.",
         ],
-        targets: [{ what: 'restore / plain pg_restore (best of rounds)', target: `≤ ${MAX_RATIO}×`, measured: `${best.toFixed(2)}× (median ${med.toFixed(2)}×)`, met: best <= MAX_RATIO }],
+        targets: [
+          {
+            what: 'restore / plain pg_restore (best of rounds)',
+            target: `≤ ${MAX_RATIO}×`,
+            measured: `${best.toFixed(2)}× (median ${med.toFixed(2)}×)`,
+            met: best <= MAX_RATIO,
+          },
+        ],
       };
     } finally {
       for (const ch of children) await ch.stop();
       if (container) {
         const labels = docker('inspect', '-f', '{{index .Config.Labels "io.scalingo-emulator.owner"}}', container);
-        for (const id of docker('ps', '-aq', '--filter', `label=io.scalingo-emulator.owner=${labels}`).split('\n').filter(Boolean)) docker('rm', '-f', id);
-        for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${labels}-`).split('\n').filter(Boolean)) docker('volume', 'rm', '-f', v);
-        for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${labels}-`).split('\n').filter(Boolean)) docker('network', 'rm', n);
+        for (const id of docker('ps', '-aq', '--filter', `label=io.scalingo-emulator.owner=${labels}`)
+          .split('\n')
+          .filter(Boolean))
+          docker('rm', '-f', id);
+        for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${labels}-`)
+          .split('\n')
+          .filter(Boolean))
+          docker('volume', 'rm', '-f', v);
+        for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${labels}-`)
+          .split('\n')
+          .filter(Boolean))
+          docker('network', 'rm', n);
       }
       rmSync(tmp, { recursive: true, force: true });
     }

@@ -6,7 +6,17 @@ import type { BenchContext, Result, Section } from './lib/types.ts';
 import { spawnEmulator, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
 import { ensureEmulatorBundle } from './lib/bundle.ts';
-import { archiveOf, deleteApp, directPage, docker, postDeployment, routerPage, routerPortOf, untilRunning, untilServed } from './lib/app-deploy.ts';
+import {
+  archiveOf,
+  deleteApp,
+  directPage,
+  docker,
+  postDeployment,
+  routerPage,
+  routerPortOf,
+  untilRunning,
+  untilServed,
+} from './lib/app-deploy.ts';
 import { bestMedian, median, ms, sleep } from './lib/stats.ts';
 
 const MAX_RATIO = 1.2;
@@ -53,7 +63,10 @@ const KINDS: Kind[] = [
 /** `docker build` with the Dockerfile on stdin (the context holds only the app's files), classic builder like the emulator's. */
 function dockerBuild(dir: string, dockerfile: string, tag: string): Promise<void> {
   return new Promise((ok, fail) => {
-    const p = spawn('docker', ['build', '-q', '--label', RAW_LABEL, '-t', tag, '-f', '-', dir], { env: { ...process.env, DOCKER_BUILDKIT: '0' }, stdio: ['pipe', 'ignore', 'pipe'] });
+    const p = spawn('docker', ['build', '-q', '--label', RAW_LABEL, '-t', tag, '-f', '-', dir], {
+      env: { ...process.env, DOCKER_BUILDKIT: '0' },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     let err = '';
     p.stderr.on('data', (d) => (err += d));
     p.on('error', fail);
@@ -68,7 +81,8 @@ function dockerBuild(dir: string, dockerfile: string, tag: string): Promise<void
  */
 export const section: Section = {
   name: 'deploy',
-  description: 'archive deployment → new version served by the router vs raw docker build + run, Procfile and Dockerfile apps (issue 16)',
+  description:
+    'archive deployment → new version served by the router vs raw docker build + run, Procfile and Dockerfile apps (issue 16)',
   async run(ctx: BenchContext): Promise<Result> {
     const tmp = mkdtempSync(join(tmpdir(), 'bench-deploy-'));
     const rounds = ctx.quick ? 1 : ctx.rounds;
@@ -82,7 +96,12 @@ export const section: Section = {
     const firstMs = new Map<string, number>();
     try {
       ensureEmulatorBundle(ctx.emulatorDir);
-      emu = await spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: null, bundled: true, profileDir: ctx.profileDir });
+      emu = await spawnEmulator({
+        emulatorDir: ctx.emulatorDir,
+        dataDir: null,
+        bundled: true,
+        profileDir: ctx.profileDir,
+      });
       const routerPort = routerPortOf(emu);
       client = new ApiClient(emu.api, 4);
       await client.exchange(emu.token!);
@@ -91,7 +110,17 @@ export const section: Section = {
       /** Each deployment starts once the previous one removed its old image, so none queues behind the one before. */
       const settled = async (appId: string) => {
         for (let i = 0; ; i++) {
-          const tags = (await docker('images', '--filter', `label=io.scalingo-emulator.app-id=${appId}`, '--format', '{{.Repository}}:{{.Tag}}')).split('\n').filter((t) => t && !t.includes('<none>'));
+          const tags = (
+            await docker(
+              'images',
+              '--filter',
+              `label=io.scalingo-emulator.app-id=${appId}`,
+              '--format',
+              '{{.Repository}}:{{.Tag}}',
+            )
+          )
+            .split('\n')
+            .filter((t) => t && !t.includes('<none>'));
           if (tags.length <= 1) return;
           if (i > 1200) throw new Error('the previous image of the app was never removed');
           await sleep(50);
@@ -111,7 +140,9 @@ export const section: Section = {
         let serving = false;
         const watch = (async () => {
           while (!serving && Number.isNaN(built)) {
-            const d = JSON.parse(await c.expect('GET', `/v1/apps/${k.app}/deployments/${id}`, 200)) as { deployment: { status: string } };
+            const d = JSON.parse(await c.expect('GET', `/v1/apps/${k.app}/deployments/${id}`, 200)) as {
+              deployment: { status: string };
+            };
             if (!['queued', 'building', 'pushing'].includes(d.deployment.status)) built = performance.now() - t0;
             else await sleep(50);
           }
@@ -129,7 +160,23 @@ export const section: Section = {
         const t0 = performance.now();
         await dockerBuild(work(k), k.dockerfile(work(k)), tag);
         const built = performance.now() - t0;
-        const id = await docker('run', '-d', '--label', RAW_LABEL, '--init', '--memory', '512m', '-p', '127.0.0.1::5000', '-e', 'PORT=5000', '-e', 'CONTAINER=web-1', tag, ...k.command(work(k)));
+        const id = await docker(
+          'run',
+          '-d',
+          '--label',
+          RAW_LABEL,
+          '--init',
+          '--memory',
+          '512m',
+          '-p',
+          '127.0.0.1::5000',
+          '-e',
+          'PORT=5000',
+          '-e',
+          'CONTAINER=web-1',
+          tag,
+          ...k.command(work(k)),
+        );
         const port = Number((await docker('port', id, '5000')).split('\n')[0].split(':').pop());
         await untilServed(() => directPage(port), marker);
         const total = performance.now() - t0;
@@ -140,7 +187,11 @@ export const section: Section = {
 
       for (const k of KINDS) {
         cpSync(join(ctx.repoDir, 'fixtures/apps', k.fixture), work(k), { recursive: true });
-        appIds.set(k.key, (JSON.parse(await c.expect('POST', '/v1/apps', 201, { app: { name: k.app } })) as { app: { id: string } }).app.id);
+        appIds.set(
+          k.key,
+          (JSON.parse(await c.expect('POST', '/v1/apps', 201, { app: { name: k.app } })) as { app: { id: string } }).app
+            .id,
+        );
         // The first deployment (creates the formation) is a warm-up, reported apart.
         firstMs.set(k.key, (await viaEmulator(k, 'first')).total);
         await untilRunning(c, k.app);
@@ -161,7 +212,9 @@ export const section: Section = {
               rawBuildMs.get(k.key)!.push(r.built);
             }
           }
-          ctx.log(`deploy: round ${round}/${rounds}: ${k.key}: emulator ${ms(emuMs.get(k.key)!.at(-1)!)} (built ${ms(emuBuildMs.get(k.key)!.at(-1)!)}), raw ${ms(rawMs.get(k.key)!.at(-1)!)} (build ${ms(rawBuildMs.get(k.key)!.at(-1)!)})`);
+          ctx.log(
+            `deploy: round ${round}/${rounds}: ${k.key}: emulator ${ms(emuMs.get(k.key)!.at(-1)!)} (built ${ms(emuBuildMs.get(k.key)!.at(-1)!)}), raw ${ms(rawMs.get(k.key)!.at(-1)!)} (build ${ms(rawBuildMs.get(k.key)!.at(-1)!)})`,
+          );
         }
       }
       const ratio = (k: Kind) => median(emuMs.get(k.key)!) / median(rawMs.get(k.key)!);
@@ -180,7 +233,15 @@ export const section: Section = {
         tables: [
           {
             caption: `best / median of ${rounds} round(s)`,
-            headers: ['app', 'emulator: POST → router serves it', 'of which POST → image built', 'raw: docker build + run → answers', 'of which docker build', 'ratio (median)', 'first deployment (warm-up, 1 run)'],
+            headers: [
+              'app',
+              'emulator: POST → router serves it',
+              'of which POST → image built',
+              'raw: docker build + run → answers',
+              'of which docker build',
+              'ratio (median)',
+              'first deployment (warm-up, 1 run)',
+            ],
             rows: KINDS.map((k) => [
               k.label,
               bestMedian(emuMs.get(k.key)!, ms, false),
@@ -192,16 +253,27 @@ export const section: Section = {
             ]),
           },
         ],
-        targets: KINDS.map((k) => ({ what: `deploy ${k.key} app vs raw docker build + run`, target: `≤ ${MAX_RATIO}×`, measured: `${ratio(k).toFixed(2)}× (median)`, met: ratio(k) <= MAX_RATIO })),
-        notes: ['The emulator\'s time also covers what the raw path does not: extracting the archive, the deployment\'s records and events, the readiness probe, the router switch and the old container\'s stop (after the new one answers, so mostly not timed).'],
+        targets: KINDS.map((k) => ({
+          what: `deploy ${k.key} app vs raw docker build + run`,
+          target: `≤ ${MAX_RATIO}×`,
+          measured: `${ratio(k).toFixed(2)}× (median)`,
+          met: ratio(k) <= MAX_RATIO,
+        })),
+        notes: [
+          "The emulator's time also covers what the raw path does not: extracting the archive, the deployment's records and events, the readiness probe, the router switch and the old container's stop (after the new one answers, so mostly not timed).",
+        ],
       };
     } finally {
       for (const k of KINDS) await deleteApp(client, k.app, appIds.get(k.key));
       await client?.close();
       await emu?.stop();
-      const ids = (await docker('ps', '-aq', '--filter', `label=${RAW_LABEL}`).catch(() => '')).split('\n').filter(Boolean);
+      const ids = (await docker('ps', '-aq', '--filter', `label=${RAW_LABEL}`).catch(() => ''))
+        .split('\n')
+        .filter(Boolean);
       if (ids.length) await docker('rm', '-f', ...ids).catch(() => undefined);
-      const images = (await docker('images', '-q', '--filter', `label=${RAW_LABEL}`).catch(() => '')).split('\n').filter(Boolean);
+      const images = (await docker('images', '-q', '--filter', `label=${RAW_LABEL}`).catch(() => ''))
+        .split('\n')
+        .filter(Boolean);
       if (images.length) await docker('rmi', '-f', ...new Set(images)).catch(() => undefined);
       rmSync(tmp, { recursive: true, force: true });
     }

@@ -18,12 +18,15 @@ const ROUTER_LINE = /Router\s+http:\/\/<app>\.localhost:(\d+)/;
 /** The page the router serves for the app (Host: <app>.localhost), or '' while nothing answers. */
 function routerPage(port: number): Promise<string> {
   return new Promise((ok) => {
-    const req = httpGet({ host: '127.0.0.1', port, path: '/', headers: { host: `${APP}.localhost:${port}` }, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => ok(res.statusCode === 200 ? body : ''));
-    });
+    const req = httpGet(
+      { host: '127.0.0.1', port, path: '/', headers: { host: `${APP}.localhost:${port}` }, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => ok(res.statusCode === 200 ? body : ''));
+      },
+    );
     req.on('error', () => ok(''));
   });
 }
@@ -60,13 +63,27 @@ export const section: Section = {
       await client.exchange(emu.token!);
       const key = join(tmp, 'id_ed25519');
       await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bench', '-f', key]);
-      await client.expect('POST', '/v1/keys', 201, { key: { name: 'bench', content: readFileSync(`${key}.pub`, 'utf8') } });
-      const appId = (JSON.parse(await client.expect('POST', '/v1/apps', 201, { app: { name: APP } })) as { app: { id: string } }).app.id;
+      await client.expect('POST', '/v1/keys', 201, {
+        key: { name: 'bench', content: readFileSync(`${key}.pub`, 'utf8') },
+      });
+      const appId = (
+        JSON.parse(await client.expect('POST', '/v1/apps', 201, { app: { name: APP } })) as { app: { id: string } }
+      ).app.id;
       // A deployment ends for the API (one at a time per app) once it removed the previous image:
       // each measurement starts when the app has one image left, so none waits for the one before.
       const settled = async () => {
         for (let i = 0; ; i++) {
-          const tags = (await run('docker', ['images', '--filter', `label=io.scalingo-emulator.app-id=${appId}`, '--format', '{{.Repository}}:{{.Tag}}'])).stdout.split('\n').filter((t) => t && !t.includes('<none>'));
+          const tags = (
+            await run('docker', [
+              'images',
+              '--filter',
+              `label=io.scalingo-emulator.app-id=${appId}`,
+              '--format',
+              '{{.Repository}}:{{.Tag}}',
+            ])
+          ).stdout
+            .split('\n')
+            .filter((t) => t && !t.includes('<none>'));
           if (tags.length <= 1) return;
           if (i > 1200) throw new Error('the previous image of the app was never removed');
           await sleep(50);
@@ -95,7 +112,11 @@ export const section: Section = {
         await git('commit', '-qm', marker);
         await settled();
         const t0 = performance.now();
-        const push = spawn('git', ['push', 'scalingo', 'main'], { cwd: work, env, stdio: ['ignore', 'ignore', 'pipe'] });
+        const push = spawn('git', ['push', 'scalingo', 'main'], {
+          cwd: work,
+          env,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let err = '';
         push.stderr.on('data', (d) => (err += d));
         const exited = new Promise<number>((ok) => push.once('close', (code) => ok(code ?? -1)));
@@ -103,22 +124,29 @@ export const section: Section = {
         const answered = performance.now() - t0;
         const code = await exited;
         if (code !== 0) throw new Error(`git push exited ${code}: ${err}`);
-        if (err.includes('Another deployment of this app is running')) ctx.log(`git-push: ${marker} waited for the previous deployment`);
+        if (err.includes('Another deployment of this app is running'))
+          ctx.log(`git-push: ${marker} waited for the previous deployment`);
         return { answered, command: performance.now() - t0 };
       };
       /** The same files as a .tar.gz (made beforehand, not timed), POST /deployments; time until the router serves it. */
       const viaArchive = async (marker: string) => {
         setPage(marker);
         const archive = join(tmp, `${marker}.tar.gz`);
-        await tarCreate({ gzip: true, file: archive, cwd: work, filter: (p) => !p.startsWith('./.git') && !p.startsWith('.git') }, ['.']);
+        await tarCreate(
+          { gzip: true, file: archive, cwd: work, filter: (p) => !p.startsWith('./.git') && !p.startsWith('.git') },
+          ['.'],
+        );
         await settled();
         let t0 = performance.now();
         // Still 409 for a moment after the last image went: retried, the clock starting at the accepted POST.
         for (let i = 0; ; i++) {
           t0 = performance.now();
-          const res = await client!.call('POST', `/v1/apps/${APP}/deployments`, { deployment: { source_url: archive } });
+          const res = await client!.call('POST', `/v1/apps/${APP}/deployments`, {
+            deployment: { source_url: archive },
+          });
           if (res.status === 201) break;
-          if (res.status !== 409 || i > 600) throw new Error(`POST /deployments: ${res.status} ${res.text.slice(0, 200)}`);
+          if (res.status !== 409 || i > 600)
+            throw new Error(`POST /deployments: ${res.status} ${res.text.slice(0, 200)}`);
           await sleep(50);
         }
         await served(routerPort, marker);
@@ -135,7 +163,9 @@ export const section: Section = {
         pushCommandMs.push(p.command);
         const a = await viaArchive(`archive-round-${round}`);
         archiveMs.push(a);
-        ctx.log(`git-push: round ${round}/${rounds}: push → served ${ms(p.answered)} (command ${ms(p.command)}), archive → served ${ms(a)}`);
+        ctx.log(
+          `git-push: round ${round}/${rounds}: push → served ${ms(p.answered)} (command ${ms(p.command)}), archive → served ${ms(a)}`,
+        );
       }
       const ratioMedian = median(pushMs) / median(archiveMs);
       return {
@@ -163,7 +193,7 @@ export const section: Section = {
         targets: [],
         notes: [
           'Both paths run the same build and start (the deployments service); the push adds the SSH handshake, pack transfer, git archive of the pushed commit and the hook round trip.',
-          'The machine is shared with other developers\' test runs (see the load average of this run): figures are indicative.',
+          "The machine is shared with other developers' test runs (see the load average of this run): figures are indicative.",
         ],
       };
     } finally {

@@ -8,7 +8,14 @@ import type { BenchContext, Result, Section, Table } from './lib/types.ts';
 import { spawnEmulator, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
 import { ensureEmulatorBundle } from './lib/bundle.ts';
-import { archiveOf, deleteApp, postDeployment, removeInstanceContainers, instanceIdOf, untilRunning } from './lib/app-deploy.ts';
+import {
+  archiveOf,
+  deleteApp,
+  postDeployment,
+  removeInstanceContainers,
+  instanceIdOf,
+  untilRunning,
+} from './lib/app-deploy.ts';
 import { int, median, ms, percentile } from './lib/stats.ts';
 
 const FLAT_MAX = 1.5;
@@ -25,7 +32,12 @@ interface Endpoint {
 const ENDPOINTS: Endpoint[] = [
   { key: 'list', label: 'GET /v1/apps (every app, unpaginated)', path: '/v1/apps', flat: false },
   { key: 'show', label: 'GET /v1/apps/:app', path: `/v1/apps/${PROBE}`, flat: true },
-  { key: 'formation', label: 'GET /v1/apps/:app/containers (formation)', path: `/v1/apps/${PROBE}/containers`, flat: true },
+  {
+    key: 'formation',
+    label: 'GET /v1/apps/:app/containers (formation)',
+    path: `/v1/apps/${PROBE}/containers`,
+    flat: true,
+  },
   { key: 'ps', label: 'GET /v1/apps/:app/ps (asks Docker)', path: `/v1/apps/${PROBE}/ps`, flat: true },
   { key: 'app-events', label: 'GET /v1/apps/:app/events (page 1)', path: `/v1/apps/${PROBE}/events`, flat: true },
   { key: 'events', label: 'GET /v1/events (page 1)', path: '/v1/events', flat: true },
@@ -42,13 +54,23 @@ interface Figures {
  * Sequential GETs over one keep-alive connection (latency, not throughput): a few uncounted, then
  * up to `max` or for `budgetMs`, at least `min`. Every answer must be 200.
  */
-async function latency(pool: Pool, auth: string, path: string, o: { max: number; min: number; budgetMs: number; warmup: number; warmupMs: number }): Promise<Figures> {
+async function latency(
+  pool: Pool,
+  auth: string,
+  path: string,
+  o: { max: number; min: number; budgetMs: number; warmup: number; warmupMs: number },
+): Promise<Figures> {
   const one = async () => {
     const t0 = performance.now();
-    const res = await pool.request({ method: 'GET', path, headers: { authorization: auth, accept: 'application/json' } });
+    const res = await pool.request({
+      method: 'GET',
+      path,
+      headers: { authorization: auth, accept: 'application/json' },
+    });
     const body = await res.body.arrayBuffer();
     const t = performance.now() - t0;
-    if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode} ${Buffer.from(body).toString().slice(0, 200)}`);
+    if (res.statusCode !== 200)
+      throw new Error(`GET ${path}: ${res.statusCode} ${Buffer.from(body).toString().slice(0, 200)}`);
     return { t, bytes: body.byteLength };
   };
   // Warm-up: JIT and SQLite's page cache (the emulator restarted before the last stage), bounded in time.
@@ -85,14 +107,22 @@ async function createApps(client: ApiClient, from: number, count: number, parall
  * prepared INSERT), into its data dir while it is stopped: spread over every app, newest last.
  */
 async function seedEvents(emulatorDir: string, dataDir: string, total: number): Promise<number> {
-  const { createEventsStore } = (await import(pathToFileURL(join(emulatorDir, 'src/modules/events/events.store.ts')).href)) as typeof import('../src/modules/events/events.store.ts');
-  const { objectId } = (await import(pathToFileURL(join(emulatorDir, 'src/shared/ids.ts')).href)) as typeof import('../src/shared/ids.ts');
+  const { createEventsStore } = (await import(
+    pathToFileURL(join(emulatorDir, 'src/modules/events/events.store.ts')).href
+  )) as typeof import('../src/modules/events/events.store.ts');
+  const { objectId } = (await import(
+    pathToFileURL(join(emulatorDir, 'src/shared/ids.ts')).href
+  )) as typeof import('../src/shared/ids.ts');
   const db = new Database(join(dataDir, 'emulator.sqlite'));
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     const store = createEventsStore(db as never);
-    const apps = db.prepare('SELECT id, name, owner_id FROM apps ORDER BY name').all() as { id: string; name: string; owner_id: string }[];
+    const apps = db.prepare('SELECT id, name, owner_id FROM apps ORDER BY name').all() as {
+      id: string;
+      name: string;
+      owner_id: string;
+    }[];
     const types = ['new_variable', 'edit_variable', 'restart', 'scale'];
     const t0 = performance.now();
     const start = Date.now() - total; // one event a millisecond, ending now
@@ -100,7 +130,15 @@ async function seedEvents(emulatorDir: string, dataDir: string, total: number): 
       for (let i = from; i < to; i++) {
         const app = apps[i % apps.length];
         const at = start + i;
-        store.insert({ id: objectId(at), type: types[i % types.length], app_id: app.id, app_name: app.name, user_id: app.owner_id, created_at: at, type_data: JSON.stringify({ name: `VAR_${i % 50}`, value: 'x' }) });
+        store.insert({
+          id: objectId(at),
+          type: types[i % types.length],
+          app_id: app.id,
+          app_name: app.name,
+          user_id: app.owner_id,
+          created_at: at,
+          type_data: JSON.stringify({ name: `VAR_${i % 50}`, value: 'x' }),
+        });
       }
     });
     for (let i = 0; i < total; i += 20_000) batch(i, Math.min(total, i + 20_000));
@@ -128,7 +166,9 @@ export const section: Section = {
     const rounds = ctx.quick ? 1 : ctx.rounds;
     // The warm-up matters: the first stage runs right after the probe's deployment and the last right after a
     // restart; a cold process there would make the ratios look better (or worse) than the code is.
-    const load = ctx.quick ? { max: 100, min: 3, budgetMs: 1000, warmup: 300, warmupMs: 1500 } : { max: 300, min: 10, budgetMs: 4000, warmup: 1000, warmupMs: 3000 };
+    const load = ctx.quick
+      ? { max: 100, min: 3, budgetMs: 1000, warmup: 300, warmupMs: 1500 }
+      : { max: 300, min: 10, budgetMs: 4000, warmup: 1000, warmupMs: 3000 };
     let emu: Child | undefined;
     let client: ApiClient | undefined;
     let probeId: string | undefined;
@@ -157,20 +197,30 @@ export const section: Section = {
         await pool.close();
       }
       results.set(stage, per);
-      ctx.log(`growth: ${stage}: ${ENDPOINTS.map((e) => `${e.key} ${ms(median(per.get(e.key)!.map((f) => f.p50)))}`).join(', ')}`);
+      ctx.log(
+        `growth: ${stage}: ${ENDPOINTS.map((e) => `${e.key} ${ms(median(per.get(e.key)!.map((f) => f.p50)))}`).join(', ')}`,
+      );
     };
     try {
       ensureEmulatorBundle(ctx.emulatorDir);
       await start();
       instanceId = instanceIdOf(dataDir);
       // The probe app: deployed (one web container), so formation and ps list something real.
-      probeId = (JSON.parse(await client!.expect('POST', '/v1/apps', 201, { app: { name: PROBE } })) as { app: { id: string } }).app.id;
-      await postDeployment(client!, PROBE, await archiveOf(join(ctx.repoDir, 'fixtures/apps/busybox-web'), join(tmp, 'probe.tar.gz')));
+      probeId = (
+        JSON.parse(await client!.expect('POST', '/v1/apps', 201, { app: { name: PROBE } })) as { app: { id: string } }
+      ).app.id;
+      await postDeployment(
+        client!,
+        PROBE,
+        await archiveOf(join(ctx.repoDir, 'fixtures/apps/busybox-web'), join(tmp, 'probe.tar.gz')),
+      );
       await untilRunning(client!, PROBE);
       let apps = 1;
       for (const target of stages) {
         const rate = await createApps(client!, apps, target - apps, 8);
-        seeding.push(`${int(target - apps)} apps created through the API (POST /v1/apps, 8 parallel clients) at ${int(rate)} apps/s`);
+        seeding.push(
+          `${int(target - apps)} apps created through the API (POST /v1/apps, 8 parallel clients) at ${int(rate)} apps/s`,
+        );
         apps = target;
         await measure(`${int(target)} apps`);
       }
@@ -178,7 +228,9 @@ export const section: Section = {
       // machine), so they are written with the emulator's own store while it is stopped, then it restarts.
       await stop();
       const seedMs = await seedEvents(ctx.emulatorDir, dataDir, events);
-      seeding.push(`${int(events)} events written with the emulator's own events store (its prepared INSERT, 20,000 a transaction) into the stopped emulator's data dir in ${(seedMs / 1000).toFixed(1)} s, spread evenly over the ${int(apps)} apps (${int(events / apps)} each), then the emulator restarted on it`);
+      seeding.push(
+        `${int(events)} events written with the emulator's own events store (its prepared INSERT, 20,000 a transaction) into the stopped emulator's data dir in ${(seedMs / 1000).toFixed(1)} s, spread evenly over the ${int(apps)} apps (${int(events / apps)} each), then the emulator restarted on it`,
+      );
       await start();
       await measure(`${int(apps)} apps + ${int(events)} events`);
       return report(results, stages, apps, events, rounds, load, seeding);
@@ -191,33 +243,71 @@ export const section: Section = {
   },
 };
 
-function report(results: Map<string, Map<string, Figures[]>>, stages: number[], apps: number, events: number, rounds: number, load: { max: number; min: number; budgetMs: number; warmup: number; warmupMs: number }, seeding: string[]): Result {
+function report(
+  results: Map<string, Map<string, Figures[]>>,
+  stages: number[],
+  apps: number,
+  events: number,
+  rounds: number,
+  load: { max: number; min: number; budgetMs: number; warmup: number; warmupMs: number },
+  seeding: string[],
+): Result {
   const stageNames = [...results.keys()];
-  const p50 = (stage: string, key: string) => median(results.get(stage)!.get(key)!.map((f) => f.p50));
-  const p99 = (stage: string, key: string) => median(results.get(stage)!.get(key)!.map((f) => f.p99));
+  const p50 = (stage: string, key: string) =>
+    median(
+      results
+        .get(stage)!
+        .get(key)!
+        .map((f) => f.p50),
+    );
+  const p99 = (stage: string, key: string) =>
+    median(
+      results
+        .get(stage)!
+        .get(key)!
+        .map((f) => f.p99),
+    );
   const bytes = (stage: string, key: string) => results.get(stage)!.get(key)!.at(-1)!.bytes;
   const first = stageNames[0];
   const tables: Table[] = [
     {
       caption: `Latency p50 / p99 (median of ${rounds} round(s)) and body size`,
       headers: ['endpoint', ...stageNames],
-      rows: ENDPOINTS.map((e) => [e.label, ...stageNames.map((s) => `${ms(p50(s, e.key))} / ${ms(p99(s, e.key))} (${int(bytes(s, e.key))} B)`)]),
+      rows: ENDPOINTS.map((e) => [
+        e.label,
+        ...stageNames.map((s) => `${ms(p50(s, e.key))} / ${ms(p99(s, e.key))} (${int(bytes(s, e.key))} B)`),
+      ]),
     },
     {
       caption: `Ratio of p50 to the ${first} stage`,
       headers: ['endpoint', ...stageNames.slice(1)],
-      rows: ENDPOINTS.map((e) => [e.label, ...stageNames.slice(1).map((s) => `${(p50(s, e.key) / p50(first, e.key)).toFixed(2)}×`)]),
+      rows: ENDPOINTS.map((e) => [
+        e.label,
+        ...stageNames.slice(1).map((s) => `${(p50(s, e.key) / p50(first, e.key)).toFixed(2)}×`),
+      ]),
     },
   ];
-  const listPerApp = stageNames.slice(0, stages.length).map((s, i) => `${s}: ${((p50(s, 'list') * 1000) / stages[i]).toFixed(1)} µs an app`);
+  const listPerApp = stageNames
+    .slice(0, stages.length)
+    .map((s, i) => `${s}: ${((p50(s, 'list') * 1000) / stages[i]).toFixed(1)} µs an app`);
   const last = stageNames[stages.length - 1];
   const withEvents = stageNames[stages.length];
   const targets = ENDPOINTS.filter((e) => e.flat).flatMap((e) => {
     const a = p50(last, e.key) / p50(first, e.key);
     const b = p50(withEvents, e.key) / p50(first, e.key);
     return [
-      { what: `${e.label}: ${last} ÷ ${first}`, target: `≤ ${FLAT_MAX}×`, measured: `${a.toFixed(2)}× (${ms(p50(first, e.key))} → ${ms(p50(last, e.key))}, p50)`, met: a <= FLAT_MAX },
-      { what: `${e.label}: ${withEvents} ÷ ${first}`, target: `≤ ${FLAT_MAX}×`, measured: `${b.toFixed(2)}× (→ ${ms(p50(withEvents, e.key))}, p50)`, met: b <= FLAT_MAX },
+      {
+        what: `${e.label}: ${last} ÷ ${first}`,
+        target: `≤ ${FLAT_MAX}×`,
+        measured: `${a.toFixed(2)}× (${ms(p50(first, e.key))} → ${ms(p50(last, e.key))}, p50)`,
+        met: a <= FLAT_MAX,
+      },
+      {
+        what: `${e.label}: ${withEvents} ÷ ${first}`,
+        target: `≤ ${FLAT_MAX}×`,
+        measured: `${b.toFixed(2)}× (→ ${ms(p50(withEvents, e.key))}, p50)`,
+        met: b <= FLAT_MAX,
+      },
     ];
   });
   return {

@@ -1,6 +1,19 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
@@ -32,7 +45,14 @@ function lineTimeMs(line: string): number {
   const second = line.slice(0, 19);
   if (second !== cachedSecond) {
     cachedSecond = second;
-    cachedMs = Date.UTC(+line.slice(0, 4), +line.slice(5, 7) - 1, +line.slice(8, 10), +line.slice(11, 13), +line.slice(14, 16), +line.slice(17, 19));
+    cachedMs = Date.UTC(
+      +line.slice(0, 4),
+      +line.slice(5, 7) - 1,
+      +line.slice(8, 10),
+      +line.slice(11, 13),
+      +line.slice(14, 16),
+      +line.slice(17, 19),
+    );
   }
   if (line.charCodeAt(19) !== 46 /* . */) return cachedMs;
   let end = 20;
@@ -141,7 +161,12 @@ function vm(pid: number, key: 'VmRSS' | 'VmHWM'): number {
 class DrainReader {
   private rest = '';
   readonly r: Receipt;
-  constructor(private readonly file: () => string | null, private readonly mark: string, private pos: number, n: number) {
+  constructor(
+    private readonly file: () => string | null,
+    private readonly mark: string,
+    private pos: number,
+    n: number,
+  ) {
     this.r = new Receipt(n);
   }
   poll(): void {
@@ -181,7 +206,10 @@ export const section: Section = {
     const dataDir = join(tmp, 'data');
     let emu: Child | undefined;
     let client: ApiClient | undefined;
-    const dockerdPid = await run('pidof', ['dockerd']).then((r) => Number(r.stdout.trim().split(' ')[0]) || undefined, () => undefined);
+    const dockerdPid = await run('pidof', ['dockerd']).then(
+      (r) => Number(r.stdout.trim().split(' ')[0]) || undefined,
+      () => undefined,
+    );
     const paced = (type: string, lines: number, pace: { lines: number; usleep: number }): Scenario => ({
       type,
       lines,
@@ -191,7 +219,14 @@ export const section: Section = {
       raw: [],
     });
     const scenarios: Scenario[] = [
-      { type: 'printer', lines: n, label: 'as fast as it can', command: `sleep 2; seq 1 ${n}; exec sleep 3600`, emu: [], raw: [] },
+      {
+        type: 'printer',
+        lines: n,
+        label: 'as fast as it can',
+        command: `sleep 2; seq 1 ${n}; exec sleep 3600`,
+        emu: [],
+        raw: [],
+      },
       paced('paced', n, PACE),
       paced('trickle', n / 5, TRICKLE),
     ];
@@ -201,8 +236,13 @@ export const section: Section = {
       mkdirSync(appDir);
       const fixture = join(ctx.repoDir, 'fixtures/apps/busybox-web');
       copyFileSync(join(fixture, 'index.html'), join(appDir, 'index.html'));
-      const web = readFileSync(join(fixture, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith('web:'))!;
-      writeFileSync(join(appDir, 'Procfile'), `${[web, ...scenarios.map((sc) => `${sc.type}: ${sc.command}`)].join('\n')}\n`);
+      const web = readFileSync(join(fixture, 'Procfile'), 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('web:'))!;
+      writeFileSync(
+        join(appDir, 'Procfile'),
+        `${[web, ...scenarios.map((sc) => `${sc.type}: ${sc.command}`)].join('\n')}\n`,
+      );
       const archive = join(tmp, 'app.tar.gz');
       await tarCreate({ gzip: true, file: archive, cwd: tmp }, ['printer-app']);
 
@@ -218,22 +258,38 @@ export const section: Section = {
         if (i > 600) throw new Error(`deployment did not finish (status ${app.app.status})`);
         await sleep(100);
       }
-      await c.expect('POST', `/v1/apps/${APP}/log_drains`, 201, { drain: { type: 'datadog', token: 'bench', drain_region: 'eu' } });
+      await c.expect('POST', `/v1/apps/${APP}/log_drains`, 201, {
+        drain: { type: 'datadog', token: 'bench', drain_region: 'eu' },
+      });
       // The API does not tell a drain's file name: the app's only drain is the only file there.
       const drainDir = join(dataDir, 'drains');
       const drainPath = () => {
         const f = existsSync(drainDir) ? readdirSync(drainDir).find((x) => x.endsWith('.log')) : undefined;
         return f ? join(drainDir, f) : null;
       };
-      const formation = JSON.parse(await c.expect('GET', `/v1/apps/${APP}/containers`, 200)) as { containers: { name: string; command: string }[] };
+      const formation = JSON.parse(await c.expect('GET', `/v1/apps/${APP}/containers`, 200)) as {
+        containers: { name: string; command: string }[];
+      };
       for (const sc of scenarios) {
         const command = formation.containers.find((x) => x.name === sc.type)?.command;
         if (command !== sc.command) throw new Error(`${sc.type} command in the formation: ${command}`);
       }
-      const webId = (await docker('ps', '-q', '--filter', `label=io.scalingo-emulator.app-name=${APP}`, '--filter', 'label=io.scalingo-emulator.type=web')).split('\n')[0];
-      const [image, memory] = (await docker('inspect', '-f', '{{.Config.Image}} {{.HostConfig.Memory}}', webId)).split(' ');
+      const webId = (
+        await docker(
+          'ps',
+          '-q',
+          '--filter',
+          `label=io.scalingo-emulator.app-name=${APP}`,
+          '--filter',
+          'label=io.scalingo-emulator.type=web',
+        )
+      ).split('\n')[0];
+      const [image, memory] = (await docker('inspect', '-f', '{{.Config.Image}} {{.HostConfig.Memory}}', webId)).split(
+        ' ',
+      );
 
-      const scale = async (type: string, amount: number): Promise<void> => void (await c.scale(APP, [{ name: type, amount }], { pollMs: 50 }));
+      const scale = async (type: string, amount: number): Promise<void> =>
+        void (await c.scale(APP, [{ name: type, amount }], { pollMs: 50 }));
       for (const sc of scenarios) await scale(sc.type, 0);
       const roundDeadlineMs = 60_000 + n / 2; // 160 s for 200,000 lines: far beyond any sane run
       const cpuDelta = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
@@ -270,7 +326,10 @@ export const section: Section = {
         await scale(sc.type, 1);
         const cpu0 = processCpuMs(pid);
         const d0 = processCpuMs(dockerdPid);
-        await Promise.race([complete, sleep(roundDeadlineMs).then(() => void (cut ??= `timed out after ${r.count} lines`))]);
+        await Promise.race([
+          complete,
+          sleep(roundDeadlineMs).then(() => void (cut ??= `timed out after ${r.count} lines`)),
+        ]);
         const cpuMs = cpuDelta(cpu0, processCpuMs(pid));
         const dockerdCpuMs = cpuDelta(d0, processCpuMs(dockerdPid));
         ws.removeAllListeners('close');
@@ -283,13 +342,36 @@ export const section: Section = {
         clearInterval(sampler);
         rssPeakMiB = Math.max(rssPeakMiB, vm(pid, 'VmRSS'));
         await scale(sc.type, 0);
-        return { ...r.figures(), cpuMs, dockerdCpuMs, drainLines: drain.r.count, drainDups: drain.r.dups, rssStartMiB, rssPeakMiB, cut };
+        return {
+          ...r.figures(),
+          cpuMs,
+          dockerdCpuMs,
+          drainLines: drain.r.count,
+          drainDups: drain.r.dups,
+          rssStartMiB,
+          rssPeakMiB,
+          cut,
+        };
       };
 
       /** Raw: `docker run -d` of the same image, command and memory limit, read by `docker logs -f --timestamps`. */
       const rawRun = async (sc: Scenario): Promise<Run> => {
         const d0 = processCpuMs(dockerdPid);
-        const id = await docker('run', '-d', '--label', RAW_LABEL, '--init', '--memory', memory, '--memory-swap', memory, image, 'sh', '-c', sc.command);
+        const id = await docker(
+          'run',
+          '-d',
+          '--label',
+          RAW_LABEL,
+          '--init',
+          '--memory',
+          memory,
+          '--memory-swap',
+          memory,
+          image,
+          'sh',
+          '-c',
+          sc.command,
+        );
         const r = new Receipt(sc.lines);
         const cli = spawn('docker', ['logs', '-f', '--timestamps', id], { stdio: ['ignore', 'pipe', 'ignore'] });
         let rest = '';
@@ -337,8 +419,18 @@ export const section: Section = {
       const hwm = vm(pid, 'VmHWM');
 
       const mib = (x: number) => `${x.toFixed(0)} MiB`;
-      const perK = (xs: (number | null)[], lines: number) => (xs.every((x) => x !== null) ? bestMedian((xs as number[]).map((x) => (x / lines) * 1000), ms, false) : 'n/a');
-      const both = (sc: Scenario, f: (x: Run) => number, fmt: (x: number) => string, higher: boolean) => [bestMedian(sc.emu.map(f), fmt, higher), bestMedian(sc.raw.map(f), fmt, higher)];
+      const perK = (xs: (number | null)[], lines: number) =>
+        xs.every((x) => x !== null)
+          ? bestMedian(
+              (xs as number[]).map((x) => (x / lines) * 1000),
+              ms,
+              false,
+            )
+          : 'n/a';
+      const both = (sc: Scenario, f: (x: Run) => number, fmt: (x: number) => string, higher: boolean) => [
+        bestMedian(sc.emu.map(f), fmt, higher),
+        bestMedian(sc.raw.map(f), fmt, higher),
+      ];
       const table = (sc: Scenario) => ({
         caption: `${sc.label} (\`${sc.type}\`, ${int(sc.lines)} lines): best / median of ${rounds} round(s)`,
         headers: ['', 'emulator (WebSocket, drain attached)', 'raw docker logs -f'],
@@ -348,24 +440,67 @@ export const section: Section = {
           ['latency p50', ...both(sc, (x) => x.p50, ms, false)],
           ['latency p99', ...both(sc, (x) => x.p99, ms, false)],
           ['latency max', ...both(sc, (x) => x.max, ms, false)],
-          ['lines received (per round)', sc.emu.map((x) => int(x.received)).join(', '), sc.raw.map((x) => int(x.received)).join(', ')],
-          ['lines repeated / out of order (per round)', sc.emu.map((x) => `${x.dups} / ${x.outOfOrder}`).join(', '), sc.raw.map((x) => `${x.dups} / ${x.outOfOrder}`).join(', ')],
-          ['lines in the drain file (per round)', sc.emu.map((x) => `${int(x.drainLines!)}${x.drainDups ? ` (+${x.drainDups} dup)` : ''}`).join(', '), '—'],
-          ['reader CPU per 1,000 lines (emulator / docker CLI)', perK(sc.emu.map((x) => x.cpuMs), sc.lines), perK(sc.raw.map((x) => x.cpuMs), sc.lines)],
-          ['dockerd CPU per 1,000 lines', perK(sc.emu.map((x) => x.dockerdCpuMs), sc.lines), perK(sc.raw.map((x) => x.dockerdCpuMs), sc.lines)],
-          ['emulator RSS before → peak (per round)', sc.emu.map((x) => `${mib(x.rssStartMiB!)} → ${mib(x.rssPeakMiB!)}`).join(', '), '—'],
-          ['ratio emulator ÷ raw lines/s (per round)', sc.emu.map((x, i) => pct(x.rate / sc.raw[i].rate)).join(', '), ''],
+          [
+            'lines received (per round)',
+            sc.emu.map((x) => int(x.received)).join(', '),
+            sc.raw.map((x) => int(x.received)).join(', '),
+          ],
+          [
+            'lines repeated / out of order (per round)',
+            sc.emu.map((x) => `${x.dups} / ${x.outOfOrder}`).join(', '),
+            sc.raw.map((x) => `${x.dups} / ${x.outOfOrder}`).join(', '),
+          ],
+          [
+            'lines in the drain file (per round)',
+            sc.emu.map((x) => `${int(x.drainLines!)}${x.drainDups ? ` (+${x.drainDups} dup)` : ''}`).join(', '),
+            '—',
+          ],
+          [
+            'reader CPU per 1,000 lines (emulator / docker CLI)',
+            perK(
+              sc.emu.map((x) => x.cpuMs),
+              sc.lines,
+            ),
+            perK(
+              sc.raw.map((x) => x.cpuMs),
+              sc.lines,
+            ),
+          ],
+          [
+            'dockerd CPU per 1,000 lines',
+            perK(
+              sc.emu.map((x) => x.dockerdCpuMs),
+              sc.lines,
+            ),
+            perK(
+              sc.raw.map((x) => x.dockerdCpuMs),
+              sc.lines,
+            ),
+          ],
+          [
+            'emulator RSS before → peak (per round)',
+            sc.emu.map((x) => `${mib(x.rssStartMiB!)} → ${mib(x.rssPeakMiB!)}`).join(', '),
+            '—',
+          ],
+          [
+            'ratio emulator ÷ raw lines/s (per round)',
+            sc.emu.map((x, i) => pct(x.rate / sc.raw[i].rate)).join(', '),
+            '',
+          ],
         ],
       });
       const [burst, , trickle] = scenarios;
       const ratioMedian = median(burst.emu.map((x) => x.rate)) / median(burst.raw.map((x) => x.rate));
-      const intact = (sc: Scenario) => [...sc.emu, ...sc.raw].every((x) => x.received === sc.lines && !x.cut && !x.dups && !x.outOfOrder);
+      const intact = (sc: Scenario) =>
+        [...sc.emu, ...sc.raw].every((x) => x.received === sc.lines && !x.cut && !x.dups && !x.outOfOrder);
       const p99Over = (sc: Scenario) => {
         const [e, r] = [median(sc.emu.map((x) => x.p99)), median(sc.raw.map((x) => x.p99))];
         return { e, r, met: intact(sc) && e <= r + MAX_P99_OVER_RAW_MS, text: `${ms(e)} vs ${ms(r)} (medians)` };
       };
       const [pacedP99, trickleP99] = [p99Over(scenarios[1]), p99Over(trickle)];
-      const cuts = scenarios.flatMap((sc) => [...sc.emu, ...sc.raw].filter((x) => x.cut).map((x) => `${sc.type}: ${x.cut}`));
+      const cuts = scenarios.flatMap((sc) =>
+        [...sc.emu, ...sc.raw].filter((x) => x.cut).map((x) => `${sc.type}: ${x.cut}`),
+      );
       return {
         title: `Logs: ${int(n)} lines, WebSocket + file drain vs raw docker logs -f`,
         method:
@@ -382,10 +517,30 @@ export const section: Section = {
           `machine (paced) and on a loaded one too (trickle): during a burst the engine's own follower is behind, so the last lines wait in its backlog on either path. ${rounds} round(s).`,
         tables: scenarios.map(table),
         targets: [
-          { what: 'lines/s vs raw docker logs -f (burst; every line, once, in order)', target: `≥ ${pct(MIN_RATIO)}`, measured: `${pct(ratioMedian)} (median)`, met: intact(burst) && ratioMedian >= MIN_RATIO },
-          { what: `p99 write → WebSocket receipt vs raw docker logs -f p99, paced (${PACE.lines} lines / ${PACE.usleep / 1000} ms)`, target: `≤ raw + ${MAX_P99_OVER_RAW_MS} ms`, measured: pacedP99.text, met: pacedP99.met },
-          { what: `the same, trickle (${TRICKLE.lines} lines / ${TRICKLE.usleep / 1000} ms)`, target: `≤ raw + ${MAX_P99_OVER_RAW_MS} ms`, measured: trickleP99.text, met: trickleP99.met },
-          { what: 'every line in the drain file', target: 'all, per run', measured: scenarios.flatMap((sc) => sc.emu.map((x) => int(x.drainLines!))).join(', '), met: scenarios.every((sc) => sc.emu.every((x) => x.drainLines === sc.lines)) },
+          {
+            what: 'lines/s vs raw docker logs -f (burst; every line, once, in order)',
+            target: `≥ ${pct(MIN_RATIO)}`,
+            measured: `${pct(ratioMedian)} (median)`,
+            met: intact(burst) && ratioMedian >= MIN_RATIO,
+          },
+          {
+            what: `p99 write → WebSocket receipt vs raw docker logs -f p99, paced (${PACE.lines} lines / ${PACE.usleep / 1000} ms)`,
+            target: `≤ raw + ${MAX_P99_OVER_RAW_MS} ms`,
+            measured: pacedP99.text,
+            met: pacedP99.met,
+          },
+          {
+            what: `the same, trickle (${TRICKLE.lines} lines / ${TRICKLE.usleep / 1000} ms)`,
+            target: `≤ raw + ${MAX_P99_OVER_RAW_MS} ms`,
+            measured: trickleP99.text,
+            met: trickleP99.met,
+          },
+          {
+            what: 'every line in the drain file',
+            target: 'all, per run',
+            measured: scenarios.flatMap((sc) => sc.emu.map((x) => int(x.drainLines!))).join(', '),
+            met: scenarios.every((sc) => sc.emu.every((x) => x.drainLines === sc.lines)),
+          },
         ],
         notes: [
           `RSS (reported, no numeric target): peak ${mib(Math.max(...scenarios.flatMap((sc) => sc.emu.map((x) => x.rssPeakMiB!))))} sampled during the runs, VmHWM ${mib(hwm)} over the emulator's life (deployment included).`,
@@ -395,7 +550,9 @@ export const section: Section = {
       };
     } finally {
       if (client) await client.call('DELETE', `/v1/apps/${APP}?current_name=${APP}`).catch(() => undefined);
-      await docker('ps', '-aq', '--filter', `label=${RAW_LABEL}`).then((ids) => ids && docker('rm', '-f', ...ids.split('\n'))).catch(() => undefined);
+      await docker('ps', '-aq', '--filter', `label=${RAW_LABEL}`)
+        .then((ids) => ids && docker('rm', '-f', ...ids.split('\n')))
+        .catch(() => undefined);
       await client?.close();
       await emu?.stop();
       rmSync(tmp, { recursive: true, force: true });

@@ -7,7 +7,15 @@ import { spawnEmulator, spawnScript, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
 import { bundleBaseline, ensureEmulatorBundle } from './lib/bundle.ts';
 import { mib, processMemory, settledMemory, type Memory } from './lib/proc-memory.ts';
-import { archiveOf, deleteApp, docker, postDeployment, removeInstanceContainers, instanceIdOf, untilRunning } from './lib/app-deploy.ts';
+import {
+  archiveOf,
+  deleteApp,
+  docker,
+  postDeployment,
+  removeInstanceContainers,
+  instanceIdOf,
+  untilRunning,
+} from './lib/app-deploy.ts';
 import { FUZZ_SEED, fuzzOverHttp, fuzzRoutes } from './lib/fuzz.ts';
 import { collectGarbage, memoryUsage } from './lib/inspector.ts';
 import { bestMedian, int, median, pct, sleep } from './lib/stats.ts';
@@ -19,7 +27,8 @@ const CONTAINERS = 20;
 const APP = 'bench-memory-app';
 
 // Every container prints $PRINT_LINES lines of ~90 bytes, then serves (web) or sleeps (printer).
-const PRINT = 'seq 1 $PRINT_LINES | sed "s/^/$CONTAINER GET \\/v1\\/apps\\/bench 200 4ms request_id=0123456789abcdef line /"';
+const PRINT =
+  'seq 1 $PRINT_LINES | sed "s/^/$CONTAINER GET \\/v1\\/apps\\/bench 200 4ms request_id=0123456789abcdef line /"';
 const PROCFILE = [
   `web: ${PRINT}; mkdir -p /tmp/www && echo ok > /tmp/www/index.html && exec httpd -f -p $PORT -h /tmp/www`,
   `printer: ${PRINT}; exec sleep 86400`,
@@ -57,7 +66,10 @@ export const section: Section = {
     const notes: string[] = [];
     try {
       ensureEmulatorBundle(ctx.emulatorDir);
-      const bareNode = await bundleBaseline(join(ctx.repoDir, 'bench/lib/bare-node-server.ts'), join(tmp, 'bare-node.mjs'));
+      const bareNode = await bundleBaseline(
+        join(ctx.repoDir, 'bench/lib/bare-node-server.ts'),
+        join(tmp, 'bare-node.mjs'),
+      );
       const bareHono = await bundleBaseline(join(ctx.repoDir, 'bench/lib/hello-server.ts'), join(tmp, 'bare-hono.mjs'));
       let n = 0;
       const freshDir = () => {
@@ -68,12 +80,37 @@ export const section: Section = {
 
       // 1. Idle after start.
       const targets: IdleTarget[] = [
-        { label: 'bare node:http server (node, bundled)', path: '/', start: () => spawnScript('node', bareNode, { tsx: false, cwd: ctx.repoDir }) },
-        { label: 'bare Hono server (node, bundled like the emulator)', path: '/', start: () => spawnScript('hello', bareHono, { tsx: false, cwd: ctx.repoDir }) },
-        { label: 'emulator, npm start bundle, --data-dir (new dir)', path: '/_emulator/health', start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: freshDir(), bundled: true }) },
-        { label: 'emulator, npm start bundle, --in-memory', path: '/_emulator/health', start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: null, bundled: true }) },
-        { label: 'bare node:http server through tsx (loader floor)', path: '/', start: () => spawnScript('node', join(ctx.repoDir, 'bench/lib/bare-node-server.ts'), { tsx: true, cwd: ctx.repoDir }) },
-        { label: 'emulator, sources through tsx, --in-memory', path: '/_emulator/health', start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: null }) },
+        {
+          label: 'bare node:http server (node, bundled)',
+          path: '/',
+          start: () => spawnScript('node', bareNode, { tsx: false, cwd: ctx.repoDir }),
+        },
+        {
+          label: 'bare Hono server (node, bundled like the emulator)',
+          path: '/',
+          start: () => spawnScript('hello', bareHono, { tsx: false, cwd: ctx.repoDir }),
+        },
+        {
+          label: 'emulator, npm start bundle, --data-dir (new dir)',
+          path: '/_emulator/health',
+          start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: freshDir(), bundled: true }),
+        },
+        {
+          label: 'emulator, npm start bundle, --in-memory',
+          path: '/_emulator/health',
+          start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: null, bundled: true }),
+        },
+        {
+          label: 'bare node:http server through tsx (loader floor)',
+          path: '/',
+          start: () =>
+            spawnScript('node', join(ctx.repoDir, 'bench/lib/bare-node-server.ts'), { tsx: true, cwd: ctx.repoDir }),
+        },
+        {
+          label: 'emulator, sources through tsx, --in-memory',
+          path: '/_emulator/health',
+          start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: null }),
+        },
       ];
       // Quick: the tsx rows (what the loader adds, not the figure of record) are left out.
       if (ctx.quick) targets.splice(4);
@@ -85,7 +122,10 @@ export const section: Section = {
             await answer(`${child.api}${t.path}`);
             const m = await settledMemory(child.proc.pid, settle);
             idle.get(t.label)!.push(m);
-            if (!m.stable) notes.push(`${t.label}, round ${round}: RSS still moving after ${Math.round(m.afterMs)} ms (last reading kept).`);
+            if (!m.stable)
+              notes.push(
+                `${t.label}, round ${round}: RSS still moving after ${Math.round(m.afterMs)} ms (last reading kept).`,
+              );
             ctx.log(`memory: idle round ${round}/${rounds}: ${t.label}: RSS ${mib(m.rssMiB)}, HWM ${mib(m.hwmMiB)}`);
           } finally {
             await child.stop();
@@ -104,7 +144,19 @@ export const section: Section = {
 
       const idleRows = targets.map((t) => {
         const ms = idle.get(t.label)!;
-        return [t.label, bestMedian(ms.map((m) => m.rssMiB), mib, false), bestMedian(ms.map((m) => m.hwmMiB), mib, false)];
+        return [
+          t.label,
+          bestMedian(
+            ms.map((m) => m.rssMiB),
+            mib,
+            false,
+          ),
+          bestMedian(
+            ms.map((m) => m.hwmMiB),
+            mib,
+            false,
+          ),
+        ];
       });
       const fuzzGrowth = fuzz.after.rssMiB / fuzz.idle.rssMiB - 1;
       return {
@@ -122,18 +174,42 @@ export const section: Section = {
           `reliability suite's generator (test/reliability/support/hostile.ts, seed ${FUZZ_SEED}, every route, 8 keep-alive connections over HTTP) to the bundle with a data dir ` +
           `and the suite's target objects, started with --inspect=127.0.0.1:0 so a full GC can be forced at the end (after the settled reading the target uses); its idle reading is taken in the same process just before.`,
         tables: [
-          { caption: `Idle after start: best / median of ${rounds} round(s)`, headers: ['server', 'RSS', 'VmHWM'], rows: idleRows },
+          {
+            caption: `Idle after start: best / median of ${rounds} round(s)`,
+            headers: ['server', 'RSS', 'VmHWM'],
+            rows: idleRows,
+          },
           {
             caption: `Loaded: ${CONTAINERS} running containers, ${int(loaded.stored)} log lines stored`,
             headers: ['reading', 'RSS', 'VmHWM'],
             rows: [
               ['before the deployment (after start)', mib(loaded.before.rssMiB), mib(loaded.before.hwmMiB)],
-              [`${CONTAINERS} containers running, lines stored, settled`, `${mib(loaded.settled.rssMiB)} (anonymous ${mib(loaded.settled.anonMiB)}, file ${mib(loaded.settled.fileMiB)})`, mib(loaded.settled.hwmMiB)],
+              [
+                `${CONTAINERS} containers running, lines stored, settled`,
+                `${mib(loaded.settled.rssMiB)} (anonymous ${mib(loaded.settled.anonMiB)}, file ${mib(loaded.settled.fileMiB)})`,
+                mib(loaded.settled.hwmMiB),
+              ],
               ['peak sampled while the lines came in (every 250 ms)', mib(loaded.peakMiB), '—'],
-              [`time for the ${int(loaded.stored)} lines to be stored (from the scale to ${CONTAINERS} containers)`, `${(loaded.fillMs / 1000).toFixed(1)} s (${int(loaded.stored / (loaded.fillMs / 1000))} lines/s)`, '—'],
-              ['process.memoryUsage() at the settled reading: JS heap used / total, external (of which ArrayBuffers)', `${mib(loaded.usage.heapUsed)} / ${mib(loaded.usage.heapTotal)}, ${mib(loaded.usage.external)} (${mib(loaded.usage.arrayBuffers)})`, '—'],
-              ['after a forced full GC (inspector), settled', mib(loaded.collected.rssMiB), mib(loaded.collected.hwmMiB)],
-              ['process.memoryUsage() after that GC', `${mib(loaded.collectedUsage.heapUsed)} / ${mib(loaded.collectedUsage.heapTotal)}, ${mib(loaded.collectedUsage.external)} (${mib(loaded.collectedUsage.arrayBuffers)})`, '—'],
+              [
+                `time for the ${int(loaded.stored)} lines to be stored (from the scale to ${CONTAINERS} containers)`,
+                `${(loaded.fillMs / 1000).toFixed(1)} s (${int(loaded.stored / (loaded.fillMs / 1000))} lines/s)`,
+                '—',
+              ],
+              [
+                'process.memoryUsage() at the settled reading: JS heap used / total, external (of which ArrayBuffers)',
+                `${mib(loaded.usage.heapUsed)} / ${mib(loaded.usage.heapTotal)}, ${mib(loaded.usage.external)} (${mib(loaded.usage.arrayBuffers)})`,
+                '—',
+              ],
+              [
+                'after a forced full GC (inspector), settled',
+                mib(loaded.collected.rssMiB),
+                mib(loaded.collected.hwmMiB),
+              ],
+              [
+                'process.memoryUsage() after that GC',
+                `${mib(loaded.collectedUsage.heapUsed)} / ${mib(loaded.collectedUsage.heapTotal)}, ${mib(loaded.collectedUsage.external)} (${mib(loaded.collectedUsage.arrayBuffers)})`,
+                '—',
+              ],
             ],
           },
           {
@@ -142,9 +218,17 @@ export const section: Section = {
             rows: [
               ['idle, same process, before the fuzzing', mib(fuzz.idle.rssMiB), mib(fuzz.idle.hwmMiB)],
               ['right after the last answer', mib(fuzz.right.rssMiB), mib(fuzz.right.hwmMiB)],
-              [`after settling (${(fuzz.after.afterMs / 1000).toFixed(0)} s)`, mib(fuzz.after.rssMiB), mib(fuzz.after.hwmMiB)],
+              [
+                `after settling (${(fuzz.after.afterMs / 1000).toFixed(0)} s)`,
+                mib(fuzz.after.rssMiB),
+                mib(fuzz.after.hwmMiB),
+              ],
               ['growth over idle (settled)', pct(fuzzGrowth), '—'],
-              ['after a forced full GC (inspector HeapProfiler.collectGarbage): what the requests left reachable', `${mib(fuzz.collected.rssMiB)} (${pct(fuzz.collected.rssMiB / fuzz.idle.rssMiB - 1)} over idle)`, mib(fuzz.collected.hwmMiB)],
+              [
+                'after a forced full GC (inspector HeapProfiler.collectGarbage): what the requests left reachable',
+                `${mib(fuzz.collected.rssMiB)} (${pct(fuzz.collected.rssMiB / fuzz.idle.rssMiB - 1)} over idle)`,
+                mib(fuzz.collected.hwmMiB),
+              ],
               ...(['idleUsage', 'afterUsage'] as const).map((w) => {
                 const u = fuzz[w];
                 return [
@@ -157,14 +241,24 @@ export const section: Section = {
           },
         ],
         targets: [
-          { what: 'idle RSS after start (npm start bundle, data dir)', target: `≤ ${IDLE_MAX_MIB} MiB`, measured: `${mib(emuIdle)} (median); bare Hono ${mib(idleRss(targets[1].label))}, bare Node ${mib(idleRss(targets[0].label))}`, met: emuIdle <= IDLE_MAX_MIB },
+          {
+            what: 'idle RSS after start (npm start bundle, data dir)',
+            target: `≤ ${IDLE_MAX_MIB} MiB`,
+            measured: `${mib(emuIdle)} (median); bare Hono ${mib(idleRss(targets[1].label))}, bare Node ${mib(idleRss(targets[0].label))}`,
+            met: emuIdle <= IDLE_MAX_MIB,
+          },
           {
             what: `RSS with ${CONTAINERS} running containers and ${int(loaded.stored)} stored log lines`,
             target: `≤ ${LOADED_MAX_MIB} MiB${totalLines < 1_000_000 ? ' (target is for 1,000,000 lines: quick run)' : ''}`,
             measured: `${mib(loaded.settled.rssMiB)} settled, VmHWM ${mib(loaded.settled.hwmMiB)}`,
             met: loaded.settled.rssMiB <= LOADED_MAX_MIB && loaded.stored >= 1_000_000,
           },
-          { what: 'RSS after the fuzzing, vs idle of the same process', target: `≤ +${FUZZ_MAX_GROWTH * 100} %`, measured: `${pct(fuzzGrowth)} (${mib(fuzz.idle.rssMiB)} → ${mib(fuzz.after.rssMiB)})`, met: fuzzGrowth <= FUZZ_MAX_GROWTH },
+          {
+            what: 'RSS after the fuzzing, vs idle of the same process',
+            target: `≤ +${FUZZ_MAX_GROWTH * 100} %`,
+            measured: `${pct(fuzzGrowth)} (${mib(fuzz.idle.rssMiB)} → ${mib(fuzz.after.rssMiB)})`,
+            met: fuzzGrowth <= FUZZ_MAX_GROWTH,
+          },
         ],
         notes,
       };
@@ -174,12 +268,24 @@ export const section: Section = {
   },
 };
 
-async function loadedRun(ctx: BenchContext, tmp: string, dataDir: string, totalLines: number, settle: { minMs: number; maxMs: number }) {
+async function loadedRun(
+  ctx: BenchContext,
+  tmp: string,
+  dataDir: string,
+  totalLines: number,
+  settle: { minMs: number; maxMs: number },
+) {
   const notes: string[] = [];
   // The project's own config (users, their tokens) plus a history that keeps every line in SQLite.
-  const config = JSON.parse(readFileSync(join(ctx.emulatorDir, 'emulator.config.json'), 'utf8')) as Record<string, unknown>;
+  const config = JSON.parse(readFileSync(join(ctx.emulatorDir, 'emulator.config.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   const configFile = join(tmp, 'memory.config.json');
-  writeFileSync(configFile, JSON.stringify({ ...config, logs: { historyMaxLines: totalLines + 100_000, historyMaxBytes: 1024 * 1024 * 1024 } }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({ ...config, logs: { historyMaxLines: totalLines + 100_000, historyMaxBytes: 1024 * 1024 * 1024 } }),
+  );
   const appDir = join(tmp, 'printer-app');
   mkdirSync(appDir);
   writeFileSync(join(appDir, 'Procfile'), PROCFILE);
@@ -194,18 +300,32 @@ async function loadedRun(ctx: BenchContext, tmp: string, dataDir: string, totalL
   let appId: string | undefined;
   try {
     // The inspector (loopback, port 0) only to read process.memoryUsage() and force a GC after the settled reading.
-    emu = await spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir, bundled: true, env: { EMULATOR_CONFIG: configFile }, nodeArgs: ['--inspect=127.0.0.1:0'] });
+    emu = await spawnEmulator({
+      emulatorDir: ctx.emulatorDir,
+      dataDir,
+      bundled: true,
+      env: { EMULATOR_CONFIG: configFile },
+      nodeArgs: ['--inspect=127.0.0.1:0'],
+    });
     id = instanceId();
     client = new ApiClient(emu.api, 4);
     await client.exchange(emu.token!);
     const before = await settledMemory(emu.proc.pid, settle);
-    appId = (JSON.parse(await client.expect('POST', '/v1/apps', 201, { app: { name: APP } })) as { app: { id: string } }).app.id;
-    await client.expect('POST', `/v1/apps/${APP}/variables`, 201, { variable: { name: 'PRINT_LINES', value: String(perContainer) } });
+    appId = (
+      JSON.parse(await client.expect('POST', '/v1/apps', 201, { app: { name: APP } })) as { app: { id: string } }
+    ).app.id;
+    await client.expect('POST', `/v1/apps/${APP}/variables`, 201, {
+      variable: { name: 'PRINT_LINES', value: String(perContainer) },
+    });
     await postDeployment(client, APP, archive);
     await untilRunning(client, APP);
     db = new Database(join(dataDir, 'emulator.sqlite'), { readonly: true, fileMustExist: true });
     const maxSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM log_lines').pluck();
-    const countLines = db.prepare("SELECT COUNT(*) FROM log_lines WHERE container LIKE 'web-%' OR container LIKE 'printer-%' OR container LIKE 'logger-%'").pluck();
+    const countLines = db
+      .prepare(
+        "SELECT COUNT(*) FROM log_lines WHERE container LIKE 'web-%' OR container LIKE 'printer-%' OR container LIKE 'logger-%'",
+      )
+      .pluck();
     const startSeq = maxSeq.get() as number;
     let peak = processMemory(emu.proc.pid).rssMiB;
     const t0 = performance.now();
@@ -214,8 +334,11 @@ async function loadedRun(ctx: BenchContext, tmp: string, dataDir: string, totalL
       { name: 'printer', amount: 10 },
       { name: 'logger', amount: CONTAINERS - 11 },
     ]);
-    const running = (await docker('ps', '-q', '--filter', `label=io.scalingo-emulator.app-name=${APP}`)).split('\n').filter(Boolean).length;
-    if (running !== CONTAINERS) throw new Error(`${running} containers of ${APP} running in Docker, ${CONTAINERS} expected`);
+    const running = (await docker('ps', '-q', '--filter', `label=io.scalingo-emulator.app-name=${APP}`))
+      .split('\n')
+      .filter(Boolean).length;
+    if (running !== CONTAINERS)
+      throw new Error(`${running} containers of ${APP} running in Docker, ${CONTAINERS} expected`);
     // Every line of every container, stored: the web container printed its share before the scale.
     const want = perContainer * CONTAINERS;
     const deadline = performance.now() + (ctx.quick ? 120_000 : 600_000);
@@ -232,13 +355,18 @@ async function loadedRun(ctx: BenchContext, tmp: string, dataDir: string, totalL
     }
     const fillMs = performance.now() - t0;
     stored = countLines.get() as number;
-    if (stored < want) notes.push(`Only ${int(stored)} of ${int(want)} lines were stored before the deadline: the reading is of that state.`);
+    if (stored < want)
+      notes.push(
+        `Only ${int(stored)} of ${int(want)} lines were stored before the deadline: the reading is of that state.`,
+      );
     const settled = await settledMemory(emu.proc.pid, settle);
     const usage = await memoryUsage(emu.errors);
     await collectGarbage(emu.errors);
     const collected = await settledMemory(emu.proc.pid, { minMs: 1000, maxMs: settle.maxMs, toleranceMiB: 0.25 });
     const collectedUsage = await memoryUsage(emu.errors);
-    ctx.log(`memory: loaded: ${int(stored)} lines in ${(fillMs / 1000).toFixed(1)} s; RSS ${mib(settled.rssMiB)} (anon ${mib(settled.anonMiB)}), HWM ${mib(settled.hwmMiB)}, peak sampled ${mib(peak)}; heap ${mib(usage.heapUsed)}/${mib(usage.heapTotal)}, after GC RSS ${mib(collected.rssMiB)} heap ${mib(collectedUsage.heapUsed)}`);
+    ctx.log(
+      `memory: loaded: ${int(stored)} lines in ${(fillMs / 1000).toFixed(1)} s; RSS ${mib(settled.rssMiB)} (anon ${mib(settled.anonMiB)}), HWM ${mib(settled.hwmMiB)}, peak sampled ${mib(peak)}; heap ${mib(usage.heapUsed)}/${mib(usage.heapTotal)}, after GC RSS ${mib(collected.rssMiB)} heap ${mib(collectedUsage.heapUsed)}`,
+    );
     return { before, settled, usage, collected, collectedUsage, peakMiB: peak, stored, fillMs, notes };
   } finally {
     db?.close();
@@ -257,30 +385,60 @@ async function fuzzRun(ctx: BenchContext, dataDir: string, count: number, settle
   let id: string | null = null;
   try {
     // The inspector (loopback, port 0) only to force a full collection at the end: what stays is retained.
-    emu = await spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir, bundled: true, nodeArgs: ['--inspect=127.0.0.1:0'] });
+    emu = await spawnEmulator({
+      emulatorDir: ctx.emulatorDir,
+      dataDir,
+      bundled: true,
+      nodeArgs: ['--inspect=127.0.0.1:0'],
+    });
     id = instanceIdOf(dataDir);
     client = new ApiClient(emu.api, 2);
     await client.exchange(emu.token!);
     // The suite's targets, so hostile bodies reach the handlers behind the 404s.
-    const body = async (method: 'POST', path: string, status: number, b: unknown) => JSON.parse(await client!.expect(method, path, status, b)) as Record<string, { id: string }>;
+    const body = async (method: 'POST', path: string, status: number, b: unknown) =>
+      JSON.parse(await client!.expect(method, path, status, b)) as Record<string, { id: string }>;
     const app = (await body('POST', '/v1/apps', 201, { app: { name: 'fuzz-target' } })).app;
-    const variable = (await body('POST', '/v1/apps/fuzz-target/variables', 201, { variable: { name: 'FUZZ', value: '1' } })).variable;
-    const params = { app: ['fuzz-target', app.id], id: [variable.id], metric: ['cpu', 'memory', 'router'], container: ['web'], index: ['1'], container_id: ['web-1', 'one-off-1'] };
+    const variable = (
+      await body('POST', '/v1/apps/fuzz-target/variables', 201, { variable: { name: 'FUZZ', value: '1' } })
+    ).variable;
+    const params = {
+      app: ['fuzz-target', app.id],
+      id: [variable.id],
+      metric: ['cpu', 'memory', 'router'],
+      container: ['web'],
+      index: ['1'],
+      container_id: ['web-1', 'one-off-1'],
+    };
     const idle = await settledMemory(emu.proc.pid, settle);
     // Where idle RSS goes, after a full GC (read once the idle RSS reading is taken, so it does not move it).
     await collectGarbage(emu.errors);
     const idleUsage = await memoryUsage(emu.errors);
-    const f = await fuzzOverHttp({ repoDir: ctx.repoDir, api: emu.api, apiToken: emu.token!, routes, bodyLimit, params, count, concurrency: 8 });
+    const f = await fuzzOverHttp({
+      repoDir: ctx.repoDir,
+      api: emu.api,
+      apiToken: emu.token!,
+      routes,
+      bodyLimit,
+      params,
+      count,
+      concurrency: 8,
+    });
     const right = processMemory(emu.proc.pid);
     // Longer than the idle settle: what the requests allocated has to be collected first.
-    const after = await settledMemory(emu.proc.pid, { minMs: settle.minMs * 3, maxMs: settle.maxMs * 2, toleranceMiB: 0.25 });
+    const after = await settledMemory(emu.proc.pid, {
+      minMs: settle.minMs * 3,
+      maxMs: settle.maxMs * 2,
+      toleranceMiB: 0.25,
+    });
     await collectGarbage(emu.errors);
     const collected = await settledMemory(emu.proc.pid, { minMs: 1000, maxMs: settle.maxMs, toleranceMiB: 0.25 });
     const afterUsage = await memoryUsage(emu.errors);
     const health = await fetch(`${emu.api}/_emulator/health`);
     await health.arrayBuffer();
     if (health.status !== 200) throw new Error(`health ${health.status} after the fuzzing`);
-    ctx.log(`memory: fuzz ${count} requests in ${Math.round(f.ms)} ms, statuses ${JSON.stringify(f.statuses)}; RSS ${mib(idle.rssMiB)} → ${mib(right.rssMiB)} → ${mib(after.rssMiB)}, ${mib(collected.rssMiB)} after a forced GC`);
+    ctx.log(
+      `memory: fuzz ${count} requests in ${Math.round(f.ms)} ms, statuses ${JSON.stringify(f.statuses)}; RSS ${mib(idle.rssMiB)} → ${mib(right.rssMiB)} → ${mib(after.rssMiB)}, ${mib(collected.rssMiB)} after a forced GC`,
+    );
     return { idle, right, after, collected, idleUsage, afterUsage, count, ms: f.ms, statuses: f.statuses };
   } finally {
     await client?.close();

@@ -41,7 +41,12 @@ async function pairLoop(client: ApiClient, workers: number, durationS: number): 
     }),
   );
   const elapsed = (performance.now() - t0) / 1000;
-  return { pairsPerSec: latencies.length / elapsed, pairs: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    pairsPerSec: latencies.length / elapsed,
+    pairs: latencies.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }
 
 /**
@@ -85,7 +90,9 @@ export const section: Section = {
       const runs = new Map<(typeof configs)[number], PairFigures[]>(configs.map((c) => [c, []]));
       for (let round = 1; round <= ctx.rounds; round++) {
         for (const c of configs) {
-          ctx.log(`pairs: round ${round}/${ctx.rounds}, ${c.server.key} × ${c.workers}: ${warmupS} s warm-up + ${durationS} s`);
+          ctx.log(
+            `pairs: round ${round}/${ctx.rounds}, ${c.server.key} × ${c.workers}: ${warmupS} s warm-up + ${durationS} s`,
+          );
           await pairLoop(c.client, c.workers, warmupS);
           const m = await withCpu(c.server.child.proc.pid, () => pairLoop(c.client, c.workers, durationS));
           const f: PairFigures = {
@@ -94,7 +101,9 @@ export const section: Section = {
             serverCpuShare: m.serverCpuMs === null ? null : m.serverCpuMs / m.wallMs,
             clientCpuShare: m.clientCpuMs / m.wallMs,
           };
-          ctx.log(`      ${int(f.pairsPerSec)} pairs/s, pair p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, server CPU ${us(f.serverCpuUsPerPair ?? null)}/pair (${pct(f.serverCpuShare ?? NaN)} of a core), client ${pct(f.clientCpuShare ?? NaN)}`);
+          ctx.log(
+            `      ${int(f.pairsPerSec)} pairs/s, pair p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, server CPU ${us(f.serverCpuUsPerPair ?? null)}/pair (${pct(f.serverCpuShare ?? NaN)} of a core), client ${pct(f.clientCpuShare ?? NaN)}`,
+          );
           runs.get(c)!.push(f);
         }
       }
@@ -104,10 +113,26 @@ export const section: Section = {
         return [
           c.server.label,
           String(c.workers),
-          bestMedian(fs.map((f) => f.pairsPerSec), int, true),
-          bestMedian(fs.map((f) => f.p50), ms, false),
-          bestMedian(fs.map((f) => f.p99), ms, false),
-          bestMedian(fs.map((f) => f.serverCpuUsPerPair ?? NaN), us, false),
+          bestMedian(
+            fs.map((f) => f.pairsPerSec),
+            int,
+            true,
+          ),
+          bestMedian(
+            fs.map((f) => f.p50),
+            ms,
+            false,
+          ),
+          bestMedian(
+            fs.map((f) => f.p99),
+            ms,
+            false,
+          ),
+          bestMedian(
+            fs.map((f) => f.serverCpuUsPerPair ?? NaN),
+            us,
+            false,
+          ),
           pct(median(fs.map((f) => f.serverCpuShare ?? NaN))),
           pct(median(fs.map((f) => f.clientCpuShare ?? NaN))),
           int(fs.reduce((a, f) => a + f.pairs, 0)),
@@ -127,7 +152,17 @@ export const section: Section = {
         tables: [
           {
             caption: `Each cell: best / median of ${ctx.rounds} rounds (server and client CPU in % of one core: median). Pair latency = POST + DELETE as seen by the client. Server CPU = the server process's user+system time (/proc) over the run; a server well under 100 % of a core while pairs are slow is waiting on something (Docker, disk), not computing.`,
-            headers: ['server', 'workers', 'pairs/s', 'pair p50', 'pair p99', 'server CPU / pair', 'server CPU', 'client CPU', 'pairs'],
+            headers: [
+              'server',
+              'workers',
+              'pairs/s',
+              'pair p50',
+              'pair p99',
+              'server CPU / pair',
+              'server CPU',
+              'client CPU',
+              'pairs',
+            ],
             rows,
           },
         ],

@@ -78,7 +78,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const quick = Boolean(values.quick);
-  const chosen = positionals.length ? all.filter((s) => positionals.includes(s.name)) : all.filter((s) => !(quick && s.slow));
+  const chosen = positionals.length
+    ? all.filter((s) => positionals.includes(s.name))
+    : all.filter((s) => !(quick && s.slow));
   const rounds = quick ? 1 : Number(values.rounds ?? 3);
   if (!Number.isInteger(rounds) || rounds < 1) {
     console.error(`--rounds: expected a whole number ≥ 1, got "${values.rounds}"`);
@@ -95,7 +97,9 @@ async function main(): Promise<number> {
   const machine = machineInfo();
   const startedAt = new Date();
   const runStart = performance.now();
-  console.error(`bench: ${chosen.map((s) => s.name).join(', ')}; ${machine.cores} cores, Node ${machine.node}, load ${machine.loadStart.map((x) => x.toFixed(2)).join(' ')}`);
+  console.error(
+    `bench: ${chosen.map((s) => s.name).join(', ')}; ${machine.cores} cores, Node ${machine.node}, load ${machine.loadStart.map((x) => x.toFixed(2)).join(' ')}`,
+  );
 
   const results: { name: string; result?: Result; error?: string }[] = [];
   for (const s of chosen) {
@@ -121,7 +125,11 @@ async function main(): Promise<number> {
     rounds,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     results,
-    notes: quick ? ['Quick run (`--quick`): shorter durations, smaller sizes and one round; a smoke run of the methods, not the figures of record.'] : [],
+    notes: quick
+      ? [
+          'Quick run (`--quick`): shorter durations, smaller sizes and one round; a smoke run of the methods, not the figures of record.',
+        ]
+      : [],
   });
   if (write) {
     appendReport(join(REPO_DIR, 'BENCHMARKS.md'), markdown);

@@ -81,7 +81,11 @@ function engineCpu(p: EnginePids): EngineCpu {
 }
 
 const minus = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
-const engineDelta = (a: EngineCpu, b: EngineCpu): EngineCpu => ({ dockerd: minus(b.dockerd, a.dockerd), containerd: minus(b.containerd, a.containerd), shims: minus(b.shims, a.shims) });
+const engineDelta = (a: EngineCpu, b: EngineCpu): EngineCpu => ({
+  dockerd: minus(b.dockerd, a.dockerd),
+  containerd: minus(b.containerd, a.containerd),
+  shims: minus(b.shims, a.shims),
+});
 /** containerd + shims, the engine's work besides dockerd. */
 const rest = (e: EngineCpu) => (e.containerd === null || e.shims === null ? null : e.containerd + e.shims);
 
@@ -132,8 +136,17 @@ function configFile(tmp: string, intervalMs: number): string {
   return file;
 }
 
-async function startEmulator(ctx: BenchContext, s: Setup, intervalMs: number): Promise<{ emu: Child; client: ApiClient }> {
-  const emu = await spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: s.dataDir, profileDir: ctx.profileDir, env: { EMULATOR_CONFIG: configFile(s.tmp, intervalMs) } });
+async function startEmulator(
+  ctx: BenchContext,
+  s: Setup,
+  intervalMs: number,
+): Promise<{ emu: Child; client: ApiClient }> {
+  const emu = await spawnEmulator({
+    emulatorDir: ctx.emulatorDir,
+    dataDir: s.dataDir,
+    profileDir: ctx.profileDir,
+    env: { EMULATOR_CONFIG: configFile(s.tmp, intervalMs) },
+  });
   const client = new ApiClient(emu.api, 2);
   await client.exchange(emu.token!);
   return { emu, client };
@@ -143,7 +156,11 @@ async function startEmulator(ctx: BenchContext, s: Setup, intervalMs: number): P
 async function appContainers(instance: string | null): Promise<string[]> {
   const ids: string[] = [];
   for (const app of APPS) {
-    const filters = ['--filter', `label=io.scalingo-emulator.app-name=${app}`, ...(instance ? ['--filter', `label=io.scalingo-emulator.instance=${instance}`] : [])];
+    const filters = [
+      '--filter',
+      `label=io.scalingo-emulator.app-name=${app}`,
+      ...(instance ? ['--filter', `label=io.scalingo-emulator.instance=${instance}`] : []),
+    ];
     ids.push(...(await docker('ps', '-q', '--no-trunc', ...filters)).split('\n').filter(Boolean));
   }
   return ids.sort();
@@ -151,7 +168,8 @@ async function appContainers(instance: string | null): Promise<string[]> {
 
 /** POST /scale, then the operation until done. */
 async function scale(client: ApiClient, app: string, amount: number): Promise<void> {
-  if ((await client.scale(app, [{ name: 'web', amount, size: SIZE }])) !== 'done') throw new Error(`scale ${app} to ${amount}: nothing to change`);
+  if ((await client.scale(app, [{ name: 'web', amount, size: SIZE }])) !== 'done')
+    throw new Error(`scale ${app} to ${amount}: nothing to change`);
 }
 
 /**
@@ -165,19 +183,31 @@ async function setUp(ctx: BenchContext, s: Setup): Promise<void> {
     await tarCreate({ gzip: true, file: archive, cwd: join(ctx.repoDir, 'fixtures/apps') }, ['busybox-web']);
     await Promise.all(
       APPS.map(async (app) => {
-        const created = JSON.parse(await client.expect('POST', '/v1/apps', 201, { app: { name: app } })) as { app: { id: string } };
+        const created = JSON.parse(await client.expect('POST', '/v1/apps', 201, { app: { name: app } })) as {
+          app: { id: string };
+        };
         s.appIds.push(created.app.id);
         await client.expect('POST', `/v1/apps/${app}/deployments`, 201, { deployment: { source_url: archive } });
-        await waitFor(async () => {
-          const a = JSON.parse(await client.expect('GET', `/v1/apps/${app}`, 200)) as { app: { status: string } };
-          return a.app.status === 'running';
-        }, 120_000, `deployment of ${app} to finish`);
+        await waitFor(
+          async () => {
+            const a = JSON.parse(await client.expect('GET', `/v1/apps/${app}`, 200)) as { app: { status: string } };
+            return a.app.status === 'running';
+          },
+          120_000,
+          `deployment of ${app} to finish`,
+        );
         await scale(client, app, PER_APP);
       }),
     );
     s.containerIds = await appContainers(null);
-    if (s.containerIds.length !== CONTAINERS) throw new Error(`${s.containerIds.length} running containers in Docker, ${CONTAINERS} expected`);
-    s.instance = await docker('inspect', '--format', '{{index .Config.Labels "io.scalingo-emulator.instance"}}', s.containerIds[0]);
+    if (s.containerIds.length !== CONTAINERS)
+      throw new Error(`${s.containerIds.length} running containers in Docker, ${CONTAINERS} expected`);
+    s.instance = await docker(
+      'inspect',
+      '--format',
+      '{{index .Config.Labels "io.scalingo-emulator.instance"}}',
+      s.containerIds[0],
+    );
   } finally {
     await client.close();
     await emu.stop();
@@ -213,13 +243,16 @@ async function measurePhase(ctx: BenchContext, s: Setup, intervalMs: number | nu
     await sleep(SETTLE_MS);
     // After the start-up reconciliation: the very containers of the set-up, none recreated.
     const ids = await appContainers(s.instance);
-    if (ids.join() !== s.containerIds.join()) throw new Error(`the apps' containers changed across restarts (${ids.length} running)`);
+    if (ids.join() !== s.containerIds.join())
+      throw new Error(`the apps' containers changed across restarts (${ids.length} running)`);
     const pids = enginePids(ids);
     const probe = processProbe(pid);
 
     db = new Database(join(s.dataDir, 'emulator.sqlite'), { readonly: true, fileMustExist: true });
     // Every row of a round has the round's time, whichever app the container belongs to.
-    const newRounds = db.prepare('SELECT time, COUNT(*) AS n FROM stats_samples WHERE time > ? GROUP BY time ORDER BY time');
+    const newRounds = db.prepare(
+      'SELECT time, COUNT(*) AS n FROM stats_samples WHERE time > ? GROUP BY time ORDER BY time',
+    );
     let last = (db.prepare('SELECT MAX(time) FROM stats_samples').pluck().get() as number | null) ?? 0;
     const poll = (): { time: number; n: number }[] => {
       const rows = newRounds.all(last) as { time: number; n: number }[];
@@ -229,13 +262,20 @@ async function measurePhase(ctx: BenchContext, s: Setup, intervalMs: number | nu
     if (intervalMs !== null) {
       const deadline = Date.now() + intervalMs + 120_000;
       while (!poll().length) {
-        if (Date.now() > deadline) throw new Error(`no stats round stored within ${ms(intervalMs + 120_000)} (interval ${ms(intervalMs)})`);
+        if (Date.now() > deadline)
+          throw new Error(`no stats round stored within ${ms(intervalMs + 120_000)} (interval ${ms(intervalMs)})`);
         await sleep(POLL_MS);
       }
     }
 
     const ticks: Tick[] = [];
-    const tick = (engine: boolean) => ticks.push({ t: Date.now(), cpuNs: probe.cpuNs(), fds: probe.fds(), engine: engine ? engineCpu(pids) : undefined });
+    const tick = (engine: boolean) =>
+      ticks.push({
+        t: Date.now(),
+        cpuNs: probe.cpuNs(),
+        fds: probe.fds(),
+        engine: engine ? engineCpu(pids) : undefined,
+      });
     const t0 = Date.now();
     const cpu0 = processCpuMs(pid)!;
     tick(true);
@@ -269,8 +309,12 @@ async function measurePhase(ctx: BenchContext, s: Setup, intervalMs: number | nu
       try {
         await check.exchange(emu.token!);
         for (const app of APPS) {
-          const series = JSON.parse(await check.expect('GET', `/v1/apps/${app}/stats/cpu/web?since=1`, 200)) as { time: string; value: number }[];
-          if (!series.length) throw new Error(`GET /v1/apps/${app}/stats/cpu/web?since=1 answered no point after sampling`);
+          const series = JSON.parse(await check.expect('GET', `/v1/apps/${app}/stats/cpu/web?since=1`, 200)) as {
+            time: string;
+            value: number;
+          }[];
+          if (!series.length)
+            throw new Error(`GET /v1/apps/${app}/stats/cpu/web?since=1 answered no point after sampling`);
           points = points === null ? series.length : Math.min(points, series.length);
         }
       } finally {
@@ -314,7 +358,10 @@ function inRound(ticks: Tick[], r: { end: number; rows: number; detectedAt: numb
   const a = ticks[start];
   const b = ticks[end];
   // Engine figures: the last read at or before the start, the first at or after the end.
-  const ea = ticks.slice(0, start + 1).reverse().find((x) => x.engine);
+  const ea = ticks
+    .slice(0, start + 1)
+    .reverse()
+    .find((x) => x.engine);
   const eb = ticks.slice(end).find((x) => x.engine);
   return {
     ...r,
@@ -328,7 +375,8 @@ function inRound(ticks: Tick[], r: { end: number; rows: number; detectedAt: numb
 
 // ---------------------------------------------------------------------------------------------------------
 
-const label = (i: number | null) => (i === null ? 'off (baseline)' : i >= 60_000 ? `${i / 60_000} min (default)` : `${i / 1000} s`);
+const label = (i: number | null) =>
+  i === null ? 'off (baseline)' : i >= 60_000 ? `${i / 60_000} min (default)` : `${i / 1000} s`;
 const nz = <T>(xs: (T | null)[]): T[] => xs.filter((x): x is T => x !== null);
 // Shares of a core: two decimals under 1 %, where the sampler's figures are.
 const pct = (r: number) => (Math.abs(r) < 0.01 ? `${(r * 100).toFixed(2)} %` : pct1(r));
@@ -363,7 +411,11 @@ function derive(p: Phase, off: Phase): Derived {
   const engine = (pick: (e: EngineCpu) => number | null) => {
     const offRate = rate(pick(off.engine), off.wallMs);
     const inWindow = rate(pick(p.engine), p.wallMs);
-    const perRound = nz(p.rounds.map((r) => (r.engine && offRate !== null && pick(r.engine) !== null ? pick(r.engine)! - offRate * r.engineSpanMs! : null)));
+    const perRound = nz(
+      p.rounds.map((r) =>
+        r.engine && offRate !== null && pick(r.engine) !== null ? pick(r.engine)! - offRate * r.engineSpanMs! : null,
+      ),
+    );
     return { share: inWindow, diff: minus(inWindow, offRate), perRound: perRound.length ? median(perRound) : null };
   };
   const d = engine((e) => e.dockerd);
@@ -413,7 +465,9 @@ export const section: Section = {
       for (let rep = 1; rep <= reps; rep++) {
         const off = await measurePhase(ctx, setup, null, window(null));
         phases.get(null)!.push(off);
-        ctx.log(`sampler: rep ${rep}/${reps}: off: emulator ${pct(off.emuCpuMs / off.wallMs)} of a core over ${sec(off.wallMs)}, dockerd ${off.engine.dockerd === null ? 'n/a' : pct(off.engine.dockerd / off.wallMs)}`);
+        ctx.log(
+          `sampler: rep ${rep}/${reps}: off: emulator ${pct(off.emuCpuMs / off.wallMs)} of a core over ${sec(off.wallMs)}, dockerd ${off.engine.dockerd === null ? 'n/a' : pct(off.engine.dockerd / off.wallMs)}`,
+        );
         for (const i of on) {
           const p = await measurePhase(ctx, setup, i, window(i));
           phases.get(i)!.push(p);
@@ -446,7 +500,8 @@ async function cleanUp(ctx: BenchContext, s: Setup): Promise<void> {
       await sleep(SETTLE_MS);
       for (const app of APPS) {
         const res = await client.call('DELETE', `/v1/apps/${app}?current_name=${app}`);
-        if (res.status !== 204 && res.status !== 404) ctx.log(`sampler: DELETE ${app}: ${res.status} ${res.text.slice(0, 200)}`);
+        if (res.status !== 204 && res.status !== 404)
+          ctx.log(`sampler: DELETE ${app}: ${res.status} ${res.text.slice(0, 200)}`);
       }
     } finally {
       await client.close();
@@ -457,15 +512,25 @@ async function cleanUp(ctx: BenchContext, s: Setup): Promise<void> {
   }
   const lines = (out: string) => out.split('\n').filter(Boolean);
   const left = new Set<string>();
-  for (const app of APPS) for (const id of lines(await docker('ps', '-aq', '--filter', `label=io.scalingo-emulator.app-name=${app}`).catch(() => ''))) left.add(id);
-  if (s.instance) for (const id of lines(await docker('ps', '-aq', '--filter', `label=io.scalingo-emulator.instance=${s.instance}`).catch(() => ''))) left.add(id);
+  for (const app of APPS)
+    for (const id of lines(
+      await docker('ps', '-aq', '--filter', `label=io.scalingo-emulator.app-name=${app}`).catch(() => ''),
+    ))
+      left.add(id);
+  if (s.instance)
+    for (const id of lines(
+      await docker('ps', '-aq', '--filter', `label=io.scalingo-emulator.instance=${s.instance}`).catch(() => ''),
+    ))
+      left.add(id);
   if (left.size) {
     ctx.log(`sampler: ${left.size} container(s) left after DELETE: removing them`);
     await docker('rm', '-f', ...left).catch(() => undefined);
   }
   // Images carry their app's id as a label, tagged or not (an image untagged while a container used it).
   for (const id of s.appIds) {
-    const images = lines(await docker('images', '-q', '--filter', `label=io.scalingo-emulator.app-id=${id}`).catch(() => ''));
+    const images = lines(
+      await docker('images', '-q', '--filter', `label=io.scalingo-emulator.app-id=${id}`).catch(() => ''),
+    );
     if (images.length) {
       ctx.log(`sampler: ${images.length} image(s) of app ${id} left: removing them`);
       await docker('rmi', '-f', ...new Set(images)).catch(() => undefined);
@@ -474,18 +539,45 @@ async function cleanUp(ctx: BenchContext, s: Setup): Promise<void> {
   rmSync(s.tmp, { recursive: true, force: true });
 }
 
-function report(reps: number, window: (i: number | null) => number, phases: Map<number | null, Phase[]>, derived: Map<number, Derived[]>): Result {
-  const bm = (xs: (number | null)[], f: (n: number) => string) => (nz(xs).length ? bestMedian(nz(xs), f, false) : 'n/a');
+function report(
+  reps: number,
+  window: (i: number | null) => number,
+  phases: Map<number | null, Phase[]>,
+  derived: Map<number, Derived[]>,
+): Result {
+  const bm = (xs: (number | null)[], f: (n: number) => string) =>
+    nz(xs).length ? bestMedian(nz(xs), f, false) : 'n/a';
   const offs = phases.get(null)!;
   const on = [DEFAULT_INTERVAL, ...SHORT_INTERVALS];
-  const emulatorRows = [['off (baseline)', `0 in ${sec(window(null))}`, bm(offs.map((p) => p.emuCpuMs / p.wallMs), pct), '—', '—', '—', '—', '—', '—']];
+  const emulatorRows = [
+    [
+      'off (baseline)',
+      `0 in ${sec(window(null))}`,
+      bm(
+        offs.map((p) => p.emuCpuMs / p.wallMs),
+        pct,
+      ),
+      '—',
+      '—',
+      '—',
+      '—',
+      '—',
+      '—',
+    ],
+  ];
   const engineRows = [
     [
       'off (baseline)',
-      bm(offs.map((p) => (p.engine.dockerd === null ? null : p.engine.dockerd / p.wallMs)), pct),
+      bm(
+        offs.map((p) => (p.engine.dockerd === null ? null : p.engine.dockerd / p.wallMs)),
+        pct,
+      ),
       '—',
       '—',
-      bm(offs.map((p) => (rest(p.engine) === null ? null : rest(p.engine)! / p.wallMs)), pct),
+      bm(
+        offs.map((p) => (rest(p.engine) === null ? null : rest(p.engine)! / p.wallMs)),
+        pct,
+      ),
       '—',
       '—',
     ],
@@ -496,22 +588,61 @@ function report(reps: number, window: (i: number | null) => number, phases: Map<
     emulatorRows.push([
       label(i),
       `${ps.map((p) => p.rounds.length).join(' / ')} in ~${sec(window(i))}`,
-      bm(ds.map((d) => d.share), pct),
-      bm(ds.map((d) => d.diff), signed),
-      bm(ds.map((d) => d.perRoundMs), ms),
-      bm(ds.map((d) => d.perContainerUs), us),
-      bm(ds.map((d) => d.roundShare), pct),
-      bm(ds.map((d) => d.wallMs), sec),
-      bm(ds.map((d) => d.periodMs), sec),
+      bm(
+        ds.map((d) => d.share),
+        pct,
+      ),
+      bm(
+        ds.map((d) => d.diff),
+        signed,
+      ),
+      bm(
+        ds.map((d) => d.perRoundMs),
+        ms,
+      ),
+      bm(
+        ds.map((d) => d.perContainerUs),
+        us,
+      ),
+      bm(
+        ds.map((d) => d.roundShare),
+        pct,
+      ),
+      bm(
+        ds.map((d) => d.wallMs),
+        sec,
+      ),
+      bm(
+        ds.map((d) => d.periodMs),
+        sec,
+      ),
     ]);
     engineRows.push([
       label(i),
-      bm(ds.map((d) => d.dockerd), pct),
-      bm(ds.map((d) => d.dockerdDiff), signed),
-      bm(ds.map((d) => d.dockerdPerRoundMs), ms),
-      bm(ds.map((d) => d.rest), pct),
-      bm(ds.map((d) => d.restDiff), signed),
-      bm(ds.map((d) => d.restPerRoundMs), ms),
+      bm(
+        ds.map((d) => d.dockerd),
+        pct,
+      ),
+      bm(
+        ds.map((d) => d.dockerdDiff),
+        signed,
+      ),
+      bm(
+        ds.map((d) => d.dockerdPerRoundMs),
+        ms,
+      ),
+      bm(
+        ds.map((d) => d.rest),
+        pct,
+      ),
+      bm(
+        ds.map((d) => d.restDiff),
+        signed,
+      ),
+      bm(
+        ds.map((d) => d.restPerRoundMs),
+        ms,
+      ),
     ]);
   }
   const defaults = derived.get(DEFAULT_INTERVAL)!;
@@ -547,12 +678,30 @@ function report(reps: number, window: (i: number | null) => number, phases: Map<
     tables: [
       {
         caption: `Emulator process, ${CONTAINERS} idle web containers; ${reps_}`,
-        headers: ['sampling interval', 'rounds in window', 'emulator CPU (% of one core)', 'difference with sampling off', 'CPU per round', 'per container per sample', 'per round ÷ time between rounds', 'round wall time', 'a round every'],
+        headers: [
+          'sampling interval',
+          'rounds in window',
+          'emulator CPU (% of one core)',
+          'difference with sampling off',
+          'CPU per round',
+          'per container per sample',
+          'per round ÷ time between rounds',
+          'round wall time',
+          'a round every',
+        ],
         rows: emulatorRows,
       },
       {
         caption: `Docker engine in the same windows (% of one core, and CPU during each round less its baseline rate); ${reps_}`,
-        headers: ['sampling interval', 'dockerd', 'difference with off', 'dockerd per round', 'containerd + shims', 'difference with off', 'containerd + shims per round'],
+        headers: [
+          'sampling interval',
+          'dockerd',
+          'difference with off',
+          'dockerd per round',
+          'containerd + shims',
+          'difference with off',
+          'containerd + shims per round',
+        ],
         rows: engineRows,
       },
     ],

@@ -57,7 +57,9 @@ export const section: Section = {
         if (i > 600) throw new Error(`deployment did not finish (status ${app.app.status})`);
         await sleep(100);
       }
-      const formation = JSON.parse(await client.expect('GET', `/v1/apps/${APP}/containers`, 200)) as { containers: { name: string; command: string }[] };
+      const formation = JSON.parse(await client.expect('GET', `/v1/apps/${APP}/containers`, 200)) as {
+        containers: { name: string; command: string }[];
+      };
       const command = formation.containers.find((c) => c.name === 'web')!.command;
       const image = (await docker('ps', '--filter', LABEL, '--format', '{{.Image}}')).split('\n')[0];
 
@@ -65,9 +67,12 @@ export const section: Section = {
       const scaleTo = async (amount: number): Promise<number> => {
         const c = client!;
         const t0 = performance.now();
-        if ((await c.scale(APP, [{ name: 'web', amount }])) !== 'done') throw new Error(`scale to ${amount}: nothing to change`);
+        if ((await c.scale(APP, [{ name: 'web', amount }])) !== 'done')
+          throw new Error(`scale to ${amount}: nothing to change`);
         if (amount) {
-          const ids = (await docker('ps', '-q', '--filter', LABEL, '--filter', 'label=io.scalingo-emulator.type=web')).split('\n').filter(Boolean);
+          const ids = (await docker('ps', '-q', '--filter', LABEL, '--filter', 'label=io.scalingo-emulator.type=web'))
+            .split('\n')
+            .filter(Boolean);
           if (ids.length !== amount) throw new Error(`${ids.length} web containers in Docker, ${amount} expected`);
           await Promise.all(ids.map(async (id) => answers(await docker('port', id, '5000'), Date.now() + 60_000)));
         }
@@ -83,14 +88,34 @@ export const section: Section = {
         const t0 = performance.now();
         const ids = await Promise.all(
           Array.from({ length: AMOUNT }, (_, i) =>
-            docker('run', '-d', '--label', 'io.scalingo-emulator.bench=raw', '--memory', '512m', '--init', '-p', '127.0.0.1::5000', '-e', 'PORT=5000', '-e', `CONTAINER=web-${i + 1}`, image, 'sh', '-c', command),
+            docker(
+              'run',
+              '-d',
+              '--label',
+              'io.scalingo-emulator.bench=raw',
+              '--memory',
+              '512m',
+              '--init',
+              '-p',
+              '127.0.0.1::5000',
+              '-e',
+              'PORT=5000',
+              '-e',
+              `CONTAINER=web-${i + 1}`,
+              image,
+              'sh',
+              '-c',
+              command,
+            ),
           ),
         );
         await Promise.all(ids.map(async (id) => answers(await docker('port', id, '5000'), Date.now() + 60_000)));
         const r = performance.now() - t0;
         rawMs.push(r);
         await docker('rm', '-f', ...ids);
-        ctx.log(`scale: round ${round}/${rounds}: emulator ${ms(e)}, raw docker run ${ms(r)}, ratio ${(e / r).toFixed(2)}×`);
+        ctx.log(
+          `scale: round ${round}/${rounds}: emulator ${ms(e)}, raw docker run ${ms(r)}, ratio ${(e / r).toFixed(2)}×`,
+        );
       }
       const ratioMedian = median(emuMs) / median(rawMs);
       const ratioBest = Math.min(...emuMs) / Math.min(...rawMs);
@@ -112,12 +137,21 @@ export const section: Section = {
             ],
           },
         ],
-        targets: [{ what: 'scale 0 → 5 vs raw docker run', target: `≤ ${MAX_RATIO}×`, measured: `${ratioMedian.toFixed(2)}× (median)`, met: ratioMedian <= MAX_RATIO }],
+        targets: [
+          {
+            what: 'scale 0 → 5 vs raw docker run',
+            target: `≤ ${MAX_RATIO}×`,
+            measured: `${ratioMedian.toFixed(2)}× (median)`,
+            met: ratioMedian <= MAX_RATIO,
+          },
+        ],
         notes: [`Relative: ${pct(ratioMedian)} of the raw time (median).`],
       };
     } finally {
       if (client) await client.call('DELETE', `/v1/apps/${APP}?current_name=${APP}`).catch(() => undefined);
-      await docker('ps', '-aq', '--filter', 'label=io.scalingo-emulator.bench=raw').then((ids) => ids && docker('rm', '-f', ...ids.split('\n'))).catch(() => undefined);
+      await docker('ps', '-aq', '--filter', 'label=io.scalingo-emulator.bench=raw')
+        .then((ids) => ids && docker('rm', '-f', ...ids.split('\n')))
+        .catch(() => undefined);
       await client?.close();
       await emu?.stop();
       rmSync(tmp, { recursive: true, force: true });

@@ -46,7 +46,8 @@ async function timeToHealthy(child: Child, path: string): Promise<{ ms: number; 
  * it shows what is left to Node itself.
  */
 function spawnPlainNode(): Promise<Child> {
-  const script = "require('http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('listening http://127.0.0.1:' + this.address().port); }); process.on('SIGTERM', () => process.exit(0));";
+  const script =
+    "require('http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('listening http://127.0.0.1:' + this.address().port); }); process.on('SIGTERM', () => process.exit(0));";
   const spawnedAt = performance.now();
   const proc = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
@@ -56,8 +57,18 @@ function spawnPlainNode(): Promise<Child> {
       const api = /listening (http:\/\/\S+)/.exec(out)?.[1];
       if (!api) return;
       ok({
-        kind: 'hello', api, token: null, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out, errors: () => '',
-        stop: () => new Promise<void>((done) => (proc.exitCode !== null ? done() : (proc.once('exit', () => done()), proc.kill('SIGTERM')))),
+        kind: 'hello',
+        api,
+        token: null,
+        readyMs: performance.now() - spawnedAt,
+        spawnedAt,
+        proc,
+        output: () => out,
+        errors: () => '',
+        stop: () =>
+          new Promise<void>((done) =>
+            proc.exitCode !== null ? done() : (proc.once('exit', () => done()), proc.kill('SIGTERM')),
+          ),
       });
     });
     proc.once('exit', (code) => fail(new Error(`plain node server exited (${code}) before it listened`)));
@@ -78,17 +89,50 @@ export const section: Section = {
     let n = 0;
     const existing = join(root, 'existing');
     const modes: Mode[] = [
-      { key: 'hello', label: 'bare Hono hello world (`node --import tsx`, the baseline)', path: '/', start: (c) => spawnHello(c.repoDir) },
-      { key: 'plain', label: 'plain node:http server (`node -e`, no module graph)', path: '/', start: () => spawnPlainNode() },
-      { key: 'bundle', label: 'npm start (bundle) --in-memory', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir, bundled: true }) },
+      {
+        key: 'hello',
+        label: 'bare Hono hello world (`node --import tsx`, the baseline)',
+        path: '/',
+        start: (c) => spawnHello(c.repoDir),
+      },
+      {
+        key: 'plain',
+        label: 'plain node:http server (`node -e`, no module graph)',
+        path: '/',
+        start: () => spawnPlainNode(),
+      },
+      {
+        key: 'bundle',
+        label: 'npm start (bundle) --in-memory',
+        path: '/_emulator/health',
+        start: (c) =>
+          spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir, bundled: true }),
+      },
       {
         key: 'fresh',
         label: 'npm start (bundle) --data-dir, new empty dir',
         path: '/_emulator/health',
-        start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: join(root, `fresh-${n++}`), profileDir: c.profileDir, bundled: true }),
+        start: (c) =>
+          spawnEmulator({
+            emulatorDir: c.emulatorDir,
+            dataDir: join(root, `fresh-${n++}`),
+            profileDir: c.profileDir,
+            bundled: true,
+          }),
       },
-      { key: 'existing', label: 'npm start (bundle) --data-dir, existing dir', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: existing, profileDir: c.profileDir, bundled: true }) },
-      { key: 'memory', label: 'sources through tsx (`npm run dev`) --in-memory', path: '/_emulator/health', start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir }) },
+      {
+        key: 'existing',
+        label: 'npm start (bundle) --data-dir, existing dir',
+        path: '/_emulator/health',
+        start: (c) =>
+          spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: existing, profileDir: c.profileDir, bundled: true }),
+      },
+      {
+        key: 'memory',
+        label: 'sources through tsx (`npm run dev`) --in-memory',
+        path: '/_emulator/health',
+        start: (c) => spawnEmulator({ emulatorDir: c.emulatorDir, dataDir: null, profileDir: c.profileDir }),
+      },
     ];
     const perRound = ctx.quick ? 2 : RUNS_PER_ROUND;
     try {
@@ -118,7 +162,9 @@ export const section: Section = {
             }
           }
         }
-        ctx.log(`startup: round ${round}/${ctx.rounds}: ${modes.map((m) => `${m.key} ${ms(median(times.get(m.key)![round - 1]))}`).join(', ')}`);
+        ctx.log(
+          `startup: round ${round}/${ctx.rounds}: ${modes.map((m) => `${m.key} ${ms(median(times.get(m.key)![round - 1]))}`).join(', ')}`,
+        );
       }
       const roundMedians = (k: string) => times.get(k)!.map(median);
       const all = (k: string) => times.get(k)!.flat();
@@ -150,7 +196,11 @@ export const section: Section = {
         ],
         notes: [
           `Against the plain node:http floor: ${(memMedian / median(roundMedians('plain'))).toFixed(2)}× (median ÷ median).`,
-          ...(selfReported.length ? [`The emulator's own "ready in N ms" (config load → listening, module loading excluded), bundle: median ${ms(median(selfReported))}.`] : []),
+          ...(selfReported.length
+            ? [
+                `The emulator's own "ready in N ms" (config load → listening, module loading excluded), bundle: median ${ms(median(selfReported))}.`,
+              ]
+            : []),
         ],
       };
     } finally {

@@ -14,7 +14,8 @@ import { startSwarm } from '../test/support/swarm-cluster.ts';
 // and a quarter of it, so that growth with the number of containers shows.
 const MiB = 1024 * 1024;
 const CONCURRENCY = 8;
-const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const docker = (...args: string[]) =>
+  execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /** Runs `fn` over `items`, `CONCURRENCY` at a time; returns the wall time in ms. */
 async function timed<T>(items: T[], fn: (item: T) => Promise<unknown>): Promise<number> {
@@ -39,7 +40,12 @@ interface Figures {
   onNode2: string;
 }
 
-async function measure(target: string, rt: ContainerRuntime, n: number, node2?: { id: string; socket: string }): Promise<Figures> {
+async function measure(
+  target: string,
+  rt: ContainerRuntime,
+  n: number,
+  node2?: { id: string; socket: string },
+): Promise<Figures> {
   const node2Id = node2?.id;
   const node2Socket = node2?.socket;
   const instance = `bench-swarm-${randomBytes(4).toString('hex')}`;
@@ -61,28 +67,42 @@ async function measure(target: string, rt: ContainerRuntime, n: number, node2?: 
       const t0 = performance.now();
       const listed = await rt.list(labels);
       psRuns.push(performance.now() - t0);
-      if (listed.filter((c) => c.state === 'running').length !== n) throw new Error(`${target}: ps listed ${listed.length} containers, ${n} expected running`);
+      if (listed.filter((c) => c.state === 'running').length !== n)
+        throw new Error(`${target}: ps listed ${listed.length} containers, ${n} expected running`);
     }
     const statsMs = await timed(started, async (c) => {
       if (!(await rt.stats(c.engineId))) throw new Error(`${target}: no stats for ${c.name}`);
     });
     const logsMs = await timed(started, async (c) => {
       let seen = false;
-      for await (const line of await rt.logs(c.engineId, { follow: false })) seen ||= line.text.startsWith('started web-');
+      for await (const line of await rt.logs(c.engineId, { follow: false }))
+        seen ||= line.text.startsWith('started web-');
       if (!seen) throw new Error(`${target}: the start line of ${c.name} is missing from its logs`);
     });
     let onNode2 = '–';
     if (node2Id) {
-      const tasks = docker('node', 'ps', '-q', '--filter', 'desired-state=running', node2Id).split('\n').filter(Boolean).length;
+      const tasks = docker('node', 'ps', '-q', '--filter', 'desired-state=running', node2Id)
+        .split('\n')
+        .filter(Boolean).length;
       onNode2 = String(tasks);
     }
     // Removed means gone from the engines (Swarm removes a service's container after the call returns).
     const t0 = performance.now();
     await timed(started.splice(0), (c) => rt.remove(c.engineId));
     const engines = [[] as string[], ...(node2Socket ? [['-H', `unix://${node2Socket}`]] : [])];
-    while (engines.some((h) => docker(...h, 'ps', '-aq', '--filter', `label=${LABELS.instance}=${instance}`) !== '')) await sleep(100);
+    while (engines.some((h) => docker(...h, 'ps', '-aq', '--filter', `label=${LABELS.instance}=${instance}`) !== ''))
+      await sleep(100);
     const removeMs = performance.now() - t0;
-    return { target, containers: n, scaleMs, psMs: psRuns.sort((a, b) => a - b)[1], statsMs, logsMs, removeMs, onNode2 };
+    return {
+      target,
+      containers: n,
+      scaleMs,
+      psMs: psRuns.sort((a, b) => a - b)[1],
+      statsMs,
+      logsMs,
+      removeMs,
+      onNode2,
+    };
   } finally {
     await Promise.all(started.map((c) => rt.remove(c.engineId).catch(() => undefined)));
   }
@@ -126,13 +146,35 @@ export const section: Section = {
       method:
         `The runtime layer (src/runtime) driven directly, ${CONCURRENCY} calls at a time: \`run\` of N busybox web containers (httpd, 32 MiB, port published), ` +
         'then `list` by labels (ps; median of 3), one `stats` sample of each, the logs of each (its start line checked), and `remove` of all until no container of them is left on any engine. ' +
-        'One engine: the Docker runtime on this machine\'s dockerd. Swarm: the same engine made a swarm manager, then a second dockerd in a network namespace ' +
+        "One engine: the Docker runtime on this machine's dockerd. Swarm: the same engine made a swarm manager, then a second dockerd in a network namespace " +
         'joined to it (test/support/swarm-cluster.ts); the swarm runtime runs each container as a service of one replica and waits for its task to run. ' +
         'Node 2 reaches no registry: the image is copied to it (docker save | docker load) by the first `run`, inside the first scale figure of 2 nodes.',
       tables: [
         {
-          headers: ['target', 'containers', 'scale (all running)', 'per container', 'ps', 'stats of all', 'per container', 'logs of all', 'remove all', 'tasks on node 2'],
-          rows: rows.map((r) => [r.target, String(r.containers), ms(r.scaleMs), per(r.scaleMs, r.containers), ms(r.psMs), ms(r.statsMs), per(r.statsMs, r.containers), ms(r.logsMs), ms(r.removeMs), r.onNode2]),
+          headers: [
+            'target',
+            'containers',
+            'scale (all running)',
+            'per container',
+            'ps',
+            'stats of all',
+            'per container',
+            'logs of all',
+            'remove all',
+            'tasks on node 2',
+          ],
+          rows: rows.map((r) => [
+            r.target,
+            String(r.containers),
+            ms(r.scaleMs),
+            per(r.scaleMs, r.containers),
+            ms(r.psMs),
+            ms(r.statsMs),
+            per(r.statsMs, r.containers),
+            ms(r.logsMs),
+            ms(r.removeMs),
+            r.onNode2,
+          ]),
         },
       ],
       targets: [],

@@ -22,18 +22,30 @@ const MANIFEST = { addons: ['postgresql:postgresql-sandbox', 'redis:redis-sandbo
 
 function run(cmd: string, args: string[], opts: { cwd?: string; input?: string } = {}): Promise<void> {
   return new Promise((ok, fail) => {
-    const p = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, DOCKER_BUILDKIT: '0' }, stdio: ['pipe', 'ignore', 'pipe'] });
+    const p = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: { ...process.env, DOCKER_BUILDKIT: '0' },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     let err = '';
     p.stderr.on('data', (d) => (err += d));
     p.on('error', fail);
-    p.on('close', (code) => (code === 0 ? ok() : fail(new Error(`${cmd} ${args[0]} exited ${code}: ${err.slice(-500)}`))));
+    p.on('close', (code) =>
+      code === 0 ? ok() : fail(new Error(`${cmd} ${args[0]} exited ${code}: ${err.slice(-500)}`)),
+    );
     p.stdin.end(opts.input ?? '');
   });
 }
 
 const mark = (dir: string, marker: string) => {
   const file = join(dir, 'server.js');
-  writeFileSync(file, readFileSync(file, 'utf8').replace(/notes: rows\.map\(\(r\) => r\.text\), hits(, marker: '[^']*')?/, `notes: rows.map((r) => r.text), hits, marker: '${marker}'`));
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(
+      /notes: rows\.map\(\(r\) => r\.text\), hits(, marker: '[^']*')?/,
+      `notes: rows.map((r) => r.text), hits, marker: '${marker}'`,
+    ),
+  );
 };
 
 /** By hand: the network, both servers (waiting until they answer), the image, the app's container. */
@@ -47,24 +59,70 @@ async function rawFromScratch(dir: string, tag: string, net: string): Promise<{ 
     const name = `${net}-${kind}`;
     const creds = ['-e', 'ADDON_USER=bench', '-e', 'ADDON_PASSWORD=benchpassword123', '-e', 'ADDON_DATABASE=bench'];
     // An anonymous volume at the data directory, as the emulator binds a named one there.
-    await docker('run', '-d', '--label', LABEL, '--name', name, '--network', net, '--network-alias', kind, '-v', spec.dataDir, ...creds, `scalingo-emulator/addon-${kind}:1`, 'sh', '-c', spec.script(256 * 1024 * 1024));
+    await docker(
+      'run',
+      '-d',
+      '--label',
+      LABEL,
+      '--name',
+      name,
+      '--network',
+      net,
+      '--network-alias',
+      kind,
+      '-v',
+      spec.dataDir,
+      ...creds,
+      `scalingo-emulator/addon-${kind}:1`,
+      'sh',
+      '-c',
+      spec.script(256 * 1024 * 1024),
+    );
     const deadline = performance.now() + 120_000;
     for (;;) {
-      const ok = await docker('exec', ...creds, name, ...spec.ready).then(() => true, () => false);
+      const ok = await docker('exec', ...creds, name, ...spec.ready).then(
+        () => true,
+        () => false,
+      );
       if (ok) break;
-      if ((await docker('inspect', '-f', '{{.State.Running}}', name)) !== 'true' || performance.now() > deadline) throw new Error(`${kind} did not start: ${await docker('logs', '--tail', '5', name).catch(() => '')}`);
+      if ((await docker('inspect', '-f', '{{.State.Running}}', name)) !== 'true' || performance.now() > deadline)
+        throw new Error(`${kind} did not start: ${await docker('logs', '--tail', '5', name).catch(() => '')}`);
     }
-    env.push('-e', `${kind === 'postgresql' ? 'DATABASE_URL' : 'REDIS_URL'}=${spec.url({ username: 'bench', password: 'benchpassword123', database: 'bench' }, kind, spec.port)}`);
+    env.push(
+      '-e',
+      `${kind === 'postgresql' ? 'DATABASE_URL' : 'REDIS_URL'}=${spec.url({ username: 'bench', password: 'benchpassword123', database: 'bench' }, kind, spec.port)}`,
+    );
   }
   const elapsed = await rawBuildRun(dir, tag, net, env, 'v0');
   return { ms: performance.now() - t0 - elapsed.afterServed, env };
 }
 
 /** docker build (the Dockerfile a developer would write: node_modules installed on the host) + run + first answer. */
-async function rawBuildRun(dir: string, tag: string, net: string, env: string[], marker: string): Promise<{ ms: number; afterServed: number }> {
+async function rawBuildRun(
+  dir: string,
+  tag: string,
+  net: string,
+  env: string[],
+  marker: string,
+): Promise<{ ms: number; afterServed: number }> {
   const t0 = performance.now();
-  await run('docker', ['build', '-q', '--label', LABEL, '-t', tag, '-f', '-', dir], { input: 'FROM scalingo-emulator/stack-node:1\nCOPY . /app\nWORKDIR /app\nCMD ["node", "server.js"]\n' });
-  const id = await docker('run', '-d', '--label', LABEL, '--network', net, ...env, '-e', 'PORT=5000', '-p', '127.0.0.1::5000', tag);
+  await run('docker', ['build', '-q', '--label', LABEL, '-t', tag, '-f', '-', dir], {
+    input: 'FROM scalingo-emulator/stack-node:1\nCOPY . /app\nWORKDIR /app\nCMD ["node", "server.js"]\n',
+  });
+  const id = await docker(
+    'run',
+    '-d',
+    '--label',
+    LABEL,
+    '--network',
+    net,
+    ...env,
+    '-e',
+    'PORT=5000',
+    '-p',
+    '127.0.0.1::5000',
+    tag,
+  );
   const port = Number((await docker('port', id, '5000')).split(':').pop());
   await untilServed(() => directPage(port), marker, 120_000);
   const total = performance.now() - t0;
@@ -75,7 +133,8 @@ async function rawBuildRun(dir: string, tag: string, net: string, env: string[],
 
 export const section: Section = {
   name: 'up',
-  description: '`up` of node-pg-redis from nothing, and a one-file change served again, vs the same by hand with docker (issue 21)',
+  description:
+    '`up` of node-pg-redis from nothing, and a one-file change served again, vs the same by hand with docker (issue 21)',
   async run(ctx: BenchContext): Promise<Result> {
     const rounds = ctx.quick ? 1 : Math.min(ctx.rounds, 3);
     const loads: string[] = [];
@@ -106,7 +165,16 @@ export const section: Section = {
         }
 
         const t0 = performance.now();
-        handle = await up({ dir: upDir, inMemory: true, port: 0, routerPort: 0, sshPort: 0, out: new PassThrough().resume(), logs: false, debounceMs: 100 });
+        handle = await up({
+          dir: upDir,
+          inMemory: true,
+          port: 0,
+          routerPort: 0,
+          sshPort: 0,
+          out: new PassThrough().resume(),
+          logs: false,
+          debounceMs: 100,
+        });
         const port = Number(new URL(handle.url).port);
         const app = handle.app;
         await untilServed(() => routerPage(port, app), 'v0', 120_000);
@@ -119,10 +187,13 @@ export const section: Section = {
           loopUp.push(performance.now() - t1);
         }
         loads.push(`${loadBefore}→${loadAt()}`);
-        ctx.log(`  round ${r + 1}: by hand ${ms(firstRaw.at(-1) ?? 0)}, up ${ms(firstUp.at(-1) ?? 0)}, load average ${loads.at(-1)}`);
+        ctx.log(
+          `  round ${r + 1}: by hand ${ms(firstRaw.at(-1) ?? 0)}, up ${ms(firstUp.at(-1) ?? 0)}, load average ${loads.at(-1)}`,
+        );
       } finally {
         await handle?.stop().catch(() => undefined);
-        for (const id of (await docker('ps', '-aq', '--filter', `label=${LABEL}`)).split('\n').filter(Boolean)) await docker('rm', '-f', '-v', id).catch(() => undefined);
+        for (const id of (await docker('ps', '-aq', '--filter', `label=${LABEL}`)).split('\n').filter(Boolean))
+          await docker('rm', '-f', '-v', id).catch(() => undefined);
         await docker('network', 'rm', net).catch(() => undefined);
         await docker('rmi', '-f', `bench-up-raw:${r}`).catch(() => undefined);
         rmSync(tmp, { recursive: true, force: true });
@@ -138,16 +209,41 @@ export const section: Section = {
         {
           headers: ['measure', 'up', 'by hand', 'ratio'],
           rows: [
-            ['first run, from nothing', bestMedian(firstUp, ms, false), bestMedian(firstRaw, ms, false), firstRatio.toFixed(2)],
-            ['one-file change served again', bestMedian(loopUp, ms, false), bestMedian(loopRaw, ms, false), loopRatio.toFixed(2)],
-            ['first run, per round (by hand / up)', firstRaw.map((v, i) => `${ms(v)} / ${ms(firstUp[i] ?? 0)}`).join('; '), '', ''],
+            [
+              'first run, from nothing',
+              bestMedian(firstUp, ms, false),
+              bestMedian(firstRaw, ms, false),
+              firstRatio.toFixed(2),
+            ],
+            [
+              'one-file change served again',
+              bestMedian(loopUp, ms, false),
+              bestMedian(loopRaw, ms, false),
+              loopRatio.toFixed(2),
+            ],
+            [
+              'first run, per round (by hand / up)',
+              firstRaw.map((v, i) => `${ms(v)} / ${ms(firstUp[i] ?? 0)}`).join('; '),
+              '',
+              '',
+            ],
             ['load average (1 min), start→end of each round', loads.join('; '), '', ''],
           ],
         },
       ],
       targets: [
-        { what: 'first `up` of node-pg-redis ÷ the same from scratch by hand', target: `≤ ${MAX_RATIO}×`, measured: `${firstRatio.toFixed(2)}×`, met: firstRatio <= MAX_RATIO },
-        { what: 'one-file change served again ÷ cached docker build + run', target: `≤ ${MAX_RATIO}×`, measured: `${loopRatio.toFixed(2)}×`, met: loopRatio <= MAX_RATIO },
+        {
+          what: 'first `up` of node-pg-redis ÷ the same from scratch by hand',
+          target: `≤ ${MAX_RATIO}×`,
+          measured: `${firstRatio.toFixed(2)}×`,
+          met: firstRatio <= MAX_RATIO,
+        },
+        {
+          what: 'one-file change served again ÷ cached docker build + run',
+          target: `≤ ${MAX_RATIO}×`,
+          measured: `${loopRatio.toFixed(2)}×`,
+          met: loopRatio <= MAX_RATIO,
+        },
       ],
     };
   },

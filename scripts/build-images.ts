@@ -15,7 +15,9 @@ import { ensureRecipeImage } from '../src/runtime/recipe-images.ts';
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => w !== 'busybox' && !findRecipe(w));
 if (unknown.length) {
-  console.error(`unknown image(s): ${unknown.join(', ')} (known: busybox, ${IMAGE_RECIPES.map((r) => r.id).join(', ')})`);
+  console.error(
+    `unknown image(s): ${unknown.join(', ')} (known: busybox, ${IMAGE_RECIPES.map((r) => r.id).join(', ')})`,
+  );
   process.exit(2);
 }
 
@@ -26,10 +28,15 @@ if (!wanted.length || wanted.includes('busybox')) {
 }
 const runtime = createDockerRuntime();
 const named = wanted.filter((w) => w !== 'busybox');
-const recipes = named.length ? named.map((id) => findRecipe(id)).filter((r) => r !== undefined) : wanted.length ? [] : IMAGE_RECIPES;
+const recipes = named.length
+  ? named.map((id) => findRecipe(id)).filter((r) => r !== undefined)
+  : wanted.length
+    ? []
+    : IMAGE_RECIPES;
 for (const recipe of recipes) {
   const started = Date.now();
-  const onLine = (line: string) => console.log(`[${Math.round((Date.now() - started) / 1000)}s] ${recipe.tag}: ${line}`);
+  const onLine = (line: string) =>
+    console.log(`[${Math.round((Date.now() - started) / 1000)}s] ${recipe.tag}: ${line}`);
   const built = await ensureRecipeImage(runtime, recipe, { onLine });
   console.log(`${recipe.tag}: ${built ? `built in ${Math.round((Date.now() - started) / 1000)} s` : 'up to date'}`);
 }

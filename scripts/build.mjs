@@ -7,7 +7,17 @@
 // `npm start` runs it before starting (it rebuilds only when a source is newer); `npm pack` runs it
 // through `prepack` with --force. Type declarations are index.d.ts at the package root (kept in sync by a test).
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, statSync, mkdirSync, rmSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  mkdirSync,
+  rmSync,
+  renameSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,9 +43,14 @@ function newest(dir) {
 const withoutBuildkitSessions = {
   name: 'without-buildkit-sessions',
   setup(b) {
-    b.onResolve({ filter: /^\.\/session$/ }, (args) => (/[\\/]dockerode[\\/]lib[\\/]docker\.js$/.test(args.importer) ? { path: 'dockerode-session', namespace: 'stub' } : undefined));
+    b.onResolve({ filter: /^\.\/session$/ }, (args) =>
+      /[\\/]dockerode[\\/]lib[\\/]docker\.js$/.test(args.importer)
+        ? { path: 'dockerode-session', namespace: 'stub' }
+        : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
-      contents: "module.exports = function withSession(docker, auth, handler) { handler(new Error('BuildKit sessions (buildImage version 2) are not part of the emulator')); };",
+      contents:
+        "module.exports = function withSession(docker, auth, handler) { handler(new Error('BuildKit sessions (buildImage version 2) are not part of the emulator')); };",
       loader: 'js',
     }));
   },
@@ -51,7 +66,9 @@ const lazyDockerSsh = {
   name: 'lazy-docker-ssh',
   setup(b) {
     b.onResolve({ filter: /^\.\/ssh$/ }, (args) =>
-      /[\\/]docker-modem[\\/]lib[\\/]modem\.js$/.test(args.importer) ? { path: join(args.resolveDir, 'ssh.js'), namespace: 'lazy-docker-ssh' } : undefined,
+      /[\\/]docker-modem[\\/]lib[\\/]modem\.js$/.test(args.importer)
+        ? { path: join(args.resolveDir, 'ssh.js'), namespace: 'lazy-docker-ssh' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'lazy-docker-ssh' }, (args) => ({
       contents: `module.exports = function sshAgent(opt) { return require(${JSON.stringify(args.path)})(opt); };`,
@@ -89,11 +106,17 @@ const englishZodOnly = {
  * to its size, and the process keeps the peak of that memory (malloc does not give it back): 9 MiB for the one
  * chunk, 3.7 MiB once split. dist/vendor/*.mjs themselves are never loaded (main.mjs imports the chunks).
  */
-const vendorEntries = Object.fromEntries(['zod', 're2js', '@hono/zod-openapi', 'pino', 'jose', 'hono'].map((p) => [`vendor/${p.replace(/^@hono\//, '')}`, p]));
+const vendorEntries = Object.fromEntries(
+  ['zod', 're2js', '@hono/zod-openapi', 'pino', 'jose', 'hono'].map((p) => [`vendor/${p.replace(/^@hono\//, '')}`, p]),
+);
 
 const force = process.argv.includes('--force');
 const builtAt = Math.min(...outputs.map((p) => (existsSync(p) ? statSync(p).mtimeMs : 0)));
-const stale = force || builtAt === 0 || newest(join(root, 'src')) > builtAt || statSync(join(root, 'package-lock.json')).mtimeMs > builtAt;
+const stale =
+  force ||
+  builtAt === 0 ||
+  newest(join(root, 'src')) > builtAt ||
+  statSync(join(root, 'package-lock.json')).mtimeMs > builtAt;
 if (stale) {
   const result = await build({
     entryPoints: { main: join(root, 'src/main.ts'), index: join(root, 'src/index.ts'), ...vendorEntries },
@@ -121,9 +144,11 @@ if (stale) {
   const files = new Map(result.outputFiles.map((f) => [f.path, f.contents]));
   // The dashboard: one browser script, no framework, nothing fetched from a CDN.
   const { bundleDashboard } = await import('./build-dashboard.mjs');
-  for (const [name, text] of Object.entries(await bundleDashboard())) files.set(join(dist, 'dashboard', name), Buffer.from(text));
+  for (const [name, text] of Object.entries(await bundleDashboard()))
+    files.set(join(dist, 'dashboard', name), Buffer.from(text));
   // The migrations are read from disk next to the code.
-  for (const name of readdirSync(join(root, 'src/db/migrations'))) files.set(join(dist, 'migrations', name), readFileSync(join(root, 'src/db/migrations', name)));
+  for (const name of readdirSync(join(root, 'src/db/migrations')))
+    files.set(join(dist, 'migrations', name), readFileSync(join(root, 'src/db/migrations', name)));
   publish(files);
 }
 

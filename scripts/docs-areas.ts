@@ -25,7 +25,8 @@ export async function areasTable(): Promise<string> {
       const folders = list(a.folders.map((f) => `modules/${f}`));
       return `| ${i + 1} | \`${a.name}\` | ${folders} | ${list(a.needs)} | ${list(a.later ?? [])} | ${list(unitsOf(a.name))} |`;
     });
-    const head = '| # | area | folders | needs (built before) | later (called back, built after) | units (in LIFECYCLE) |';
+    const head =
+      '| # | area | folders | needs (built before) | later (called back, built after) | units (in LIFECYCLE) |';
     return [head, '|---|---|---|---|---|---|', ...rows].join('\n');
   } finally {
     await stopUnits(units, shared.logger);
@@ -44,7 +45,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const doc = readFileSync(DOC, 'utf8');
   const next = withTable(doc, await areasTable());
   if (next !== doc) writeFileSync(DOC, next);
-  console.log(next === doc ? 'docs/architecture.md: the table of areas is up to date' : 'docs/architecture.md: table of areas written');
+  console.log(
+    next === doc
+      ? 'docs/architecture.md: the table of areas is up to date'
+      : 'docs/architecture.md: table of areas written',
+  );
   // The areas were built, never started: a handle opened while building them (a MessagePort, not from src/) is not closed
   // by stop(), which the emulator's process does not need either. The script is done.
   process.exit(0);

@@ -45,12 +45,17 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
   const startUp = async () => {
     const engine = await runtime.probe();
     if (!engine.ok) {
-      logger.warn({ error: engine.error }, 'Docker engine unavailable: container endpoints answer 503 until it is back');
+      logger.warn(
+        { error: engine.error },
+        'Docker engine unavailable: container endpoints answer 503 until it is back',
+      );
       // Once it answers, what needs it runs as a start would have.
       const off = runtime.onEngine((st) => {
         if (st !== 'up') return;
         off();
-        void resumeUnits(units, logger).catch((err) => logger.warn({ err }, 'could not reconcile containers with Docker'));
+        void resumeUnits(units, logger).catch((err) =>
+          logger.warn({ err }, 'could not reconcile containers with Docker'),
+        );
       });
     }
     await startUnits(units, logger, { engineUp: engine.ok });

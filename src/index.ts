@@ -101,13 +101,29 @@ export interface EmulatorClock {
 
 /** An API fault (`path` given), a workload fault, or a delay of log delivery. */
 export type FaultSpec =
-  | { type?: 'api'; method?: string; path: string; latency_ms?: number; status?: 500 | 503 | 429; drop?: boolean; probability?: number; seed?: number; count?: number }
+  | {
+      type?: 'api';
+      method?: string;
+      path: string;
+      latency_ms?: number;
+      status?: 500 | 503 | 429;
+      drop?: boolean;
+      probability?: number;
+      seed?: number;
+      count?: number;
+    }
   | { type: 'crash' | 'oom'; app: string; container: string }
   | { type: 'docker_unavailable'; seconds: number }
   | { type?: 'log_delay'; log_delay_ms: number; app?: string };
 
 /** A fault as the control plane shows it: its spec, and how often it applied / may still apply. */
-export type Fault = FaultSpec & { id: string; created_at: string | null; applied: number; remaining: number | null; expires_at: string | null };
+export type Fault = FaultSpec & {
+  id: string;
+  created_at: string | null;
+  applied: number;
+  remaining: number | null;
+  expires_at: string | null;
+};
 
 export interface EmulatorFaults {
   add(fault: FaultSpec): Promise<Fault>;
@@ -150,7 +166,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   const api = emu.urls.api;
   let stopped: Promise<void> | undefined;
   // In memory, nothing could find this instance's containers and images again: they go with it.
-  const stop = () => (stopped ??= (config.inMemory ? control.reset().catch(() => undefined) : Promise.resolve()).then(() => emu.stop()));
+  const stop = () =>
+    (stopped ??= (config.inMemory ? control.reset().catch(() => undefined) : Promise.resolve()).then(() => emu.stop()));
   return {
     apiUrl: api,
     authUrl: api,
@@ -166,7 +183,13 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     reset: (opts) => control.reset(opts),
     snapshot: async () => control.snapshot(),
     restore: (s) => control.restore(typeof s === 'string' ? s : s instanceof Uint8Array ? Buffer.from(s) : s.id),
-    clock: { get mode() { return control.clock.mode; }, now: () => control.clock.now(), advance: (ms) => control.clock.advance(ms) },
+    clock: {
+      get mode() {
+        return control.clock.mode;
+      },
+      now: () => control.clock.now(),
+      advance: (ms) => control.clock.advance(ms),
+    },
     faults: {
       add: (f) => control.faults.add(f),
       list: () => control.faults.list(),

@@ -119,7 +119,9 @@ async function main(argv: string[]): Promise<number> {
     }
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
-      console.error(`cannot listen: address already in use (${(e as NodeJS.ErrnoException & { address?: string; port?: number }).address}:${(e as { port?: number }).port}); choose another --port / --router-port / --ssh-port, or 0 for any free port`);
+      console.error(
+        `cannot listen: address already in use (${(e as NodeJS.ErrnoException & { address?: string; port?: number }).address}:${(e as { port?: number }).port}); choose another --port / --router-port / --ssh-port, or 0 for any free port`,
+      );
       return 1;
     }
     console.error(`cannot start: ${e.message}`);

@@ -14,7 +14,10 @@ import { debCacheDir } from '../src/runtime/rootfs.ts';
 export default async function setup(): Promise<void> {
   const docker = new Docker();
   try {
-    await Promise.race([docker.ping(), new Promise((_, fail) => setTimeout(() => fail(new Error('no answer within 5 s')), 5000).unref())]);
+    await Promise.race([
+      docker.ping(),
+      new Promise((_, fail) => setTimeout(() => fail(new Error('no answer within 5 s')), 5000).unref()),
+    ]);
   } catch (err) {
     throw new Error(
       `no Docker engine answers (${(err as Error).message}). The tests need one: run 'sudo bash scripts/docker-up.sh' (Debian/Ubuntu: installs and starts dockerd), or point DOCKER_HOST at a running engine, then run the tests again.`,

@@ -10,9 +10,30 @@ export const TOKENS = {
 } as const;
 
 export const TEST_USERS = [
-  { username: 'dev', email: 'dev@example.test', password: 'dev-password', fullname: 'Dev', paymentMethod: true, apiTokens: [TOKENS.dev] },
-  { username: 'other', email: 'other@example.test', password: 'other-password', fullname: 'Other', paymentMethod: true, apiTokens: [TOKENS.other] },
-  { username: 'trial', email: 'trial@example.test', password: 'trial-password', fullname: 'Trial', paymentMethod: false, apiTokens: [TOKENS.trial] },
+  {
+    username: 'dev',
+    email: 'dev@example.test',
+    password: 'dev-password',
+    fullname: 'Dev',
+    paymentMethod: true,
+    apiTokens: [TOKENS.dev],
+  },
+  {
+    username: 'other',
+    email: 'other@example.test',
+    password: 'other-password',
+    fullname: 'Other',
+    paymentMethod: true,
+    apiTokens: [TOKENS.other],
+  },
+  {
+    username: 'trial',
+    email: 'trial@example.test',
+    password: 'trial-password',
+    fullname: 'Trial',
+    paymentMethod: false,
+    apiTokens: [TOKENS.trial],
+  },
 ];
 
 export function testConfig(overrides: ConfigInput = {}) {
@@ -20,7 +41,17 @@ export function testConfig(overrides: ConfigInput = {}) {
     ignoreDefaultFile: true,
     env: {},
     // Addons are stand-ins unless a test asks for real servers (they need the Debian-built images).
-    overrides: { port: 0, routerPort: 0, sshPort: 0, inMemory: true, logLevel: 'silent', validateResponses: true, users: TEST_USERS, addons: { servers: false }, ...overrides } as ConfigInput,
+    overrides: {
+      port: 0,
+      routerPort: 0,
+      sshPort: 0,
+      inMemory: true,
+      logLevel: 'silent',
+      validateResponses: true,
+      users: TEST_USERS,
+      addons: { servers: false },
+      ...overrides,
+    } as ConfigInput,
   });
 }
 
@@ -28,7 +59,11 @@ export interface Harness {
   emu: Emulator;
   api: string;
   /** fetch against the API with HTTP basic (empty user, API token) unless `auth` says otherwise. */
-  call(method: string, path: string, opts?: CallOptions): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    opts?: CallOptions,
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }>;
   bearer(token?: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -71,7 +106,10 @@ export async function startEmulator(overrides: ConfigInput = {}, opts: EmulatorO
       return { status: res.status, headers: res.headers, body: parsed, text };
     },
     async bearer(token = TOKENS.dev) {
-      const res = await fetch(`${api}/v1/tokens/exchange`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
+      const res = await fetch(`${api}/v1/tokens/exchange`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` },
+      });
       if (res.status !== 200) throw new Error(`exchange failed: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { token: string }).token;
     },

@@ -11,7 +11,8 @@ import { sleep } from './stats.ts';
 /** Deploying an app through the API and waiting for it, as the deploy, memory and growth sections do. */
 
 const run = promisify(execFile);
-export const docker = async (...args: string[]) => (await run('docker', args, { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
+export const docker = async (...args: string[]) =>
+  (await run('docker', args, { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
 
 const ROUTER_LINE = /Router\s+http:\/\/<app>\.localhost:(\d+)/;
 
@@ -32,13 +33,19 @@ export async function archiveOf(dir: string, file: string): Promise<string> {
  * POST /v1/apps/:app/deployments {source_url: archive}; a 409 (the previous deployment of the app
  * still finishing) is retried. Returns performance.now() of the accepted POST's start and the deployment's id.
  */
-export async function postDeployment(client: ApiClient, app: string, archive: string, timeoutMs = 60_000): Promise<{ t0: number; id: string }> {
+export async function postDeployment(
+  client: ApiClient,
+  app: string,
+  archive: string,
+  timeoutMs = 60_000,
+): Promise<{ t0: number; id: string }> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const t0 = performance.now();
     const res = await client.call('POST', `/v1/apps/${app}/deployments`, { deployment: { source_url: archive } });
     if (res.status === 201) return { t0, id: (JSON.parse(res.text) as { deployment: { id: string } }).deployment.id };
-    if (res.status !== 409 || performance.now() > deadline) throw new Error(`POST /v1/apps/${app}/deployments: ${res.status} ${res.text.slice(0, 300)}`);
+    if (res.status !== 409 || performance.now() > deadline)
+      throw new Error(`POST /v1/apps/${app}/deployments: ${res.status} ${res.text.slice(0, 300)}`);
     await sleep(50);
   }
 }
@@ -49,7 +56,8 @@ export async function untilRunning(client: ApiClient, app: string, timeoutMs = 1
   for (;;) {
     const body = JSON.parse(await client.expect('GET', `/v1/apps/${app}`, 200)) as { app: { status: string } };
     if (body.app.status === 'running') return;
-    if (performance.now() > deadline) throw new Error(`${app} not running after ${timeoutMs} ms (status ${body.app.status})`);
+    if (performance.now() > deadline)
+      throw new Error(`${app} not running after ${timeoutMs} ms (status ${body.app.status})`);
     await sleep(100);
   }
 }
@@ -57,13 +65,16 @@ export async function untilRunning(client: ApiClient, app: string, timeoutMs = 1
 /** The body the router serves for Host: <app>.localhost, or '' while it does not answer 200. */
 export function routerPage(port: number, app: string): Promise<string> {
   return new Promise((ok) => {
-    const req = httpGet({ host: '127.0.0.1', port, path: '/', headers: { host: `${app}.localhost:${port}` }, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => ok(res.statusCode === 200 ? body : ''));
-      res.on('error', () => ok(''));
-    });
+    const req = httpGet(
+      { host: '127.0.0.1', port, path: '/', headers: { host: `${app}.localhost:${port}` }, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => ok(res.statusCode === 200 ? body : ''));
+        res.on('error', () => ok(''));
+      },
+    );
     req.on('error', () => ok(''));
   });
 }
@@ -83,7 +94,12 @@ export function directPage(port: number): Promise<string> {
 }
 
 /** Polls `page` every `everyMs` until its body holds `marker`. */
-export async function untilServed(page: () => Promise<string>, marker: string, timeoutMs = 180_000, everyMs = 20): Promise<void> {
+export async function untilServed(
+  page: () => Promise<string>,
+  marker: string,
+  timeoutMs = 180_000,
+  everyMs = 20,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await page()).includes(marker)) {
     if (performance.now() > deadline) throw new Error(`"${marker}" never served`);
@@ -98,7 +114,10 @@ export async function untilServed(page: () => Promise<string>, marker: string, t
 export async function deleteApp(client: ApiClient | undefined, app: string, appId?: string): Promise<void> {
   await client?.call('DELETE', `/v1/apps/${app}?current_name=${app}`).catch(() => undefined);
   if (!appId) return;
-  const images = async () => (await docker('images', '-q', '--filter', `label=io.scalingo-emulator.app-id=${appId}`).catch(() => '')).split('\n').filter(Boolean);
+  const images = async () =>
+    (await docker('images', '-q', '--filter', `label=io.scalingo-emulator.app-id=${appId}`).catch(() => ''))
+      .split('\n')
+      .filter(Boolean);
   for (let i = 0; i < 50 && (await images()).length; i++) await sleep(100);
   const left = [...new Set(await images())];
   if (left.length) await docker('rmi', '-f', ...left).catch(() => undefined);
@@ -112,7 +131,9 @@ export async function removeInstanceContainers(instanceId: string | null): Promi
   if (!instanceId) return 0;
   let removed = 0;
   for (const label of ['io.scalingo-emulator.instance', 'io.scalingo-emulator.owner']) {
-    const ids = (await docker('ps', '-aq', '--filter', `label=${label}=${instanceId}`).catch(() => '')).split('\n').filter(Boolean);
+    const ids = (await docker('ps', '-aq', '--filter', `label=${label}=${instanceId}`).catch(() => ''))
+      .split('\n')
+      .filter(Boolean);
     if (ids.length) await docker('rm', '-f', ...ids).catch(() => undefined);
     removed += ids.length;
   }
@@ -124,7 +145,9 @@ export function instanceIdOf(dataDir: string): string | null {
   try {
     const db = new Database(join(dataDir, 'emulator.sqlite'), { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare("SELECT value FROM meta WHERE key = 'instance_id'").pluck().get() as string | undefined) ?? null;
+      return (
+        (db.prepare("SELECT value FROM meta WHERE key = 'instance_id'").pluck().get() as string | undefined) ?? null
+      );
     } finally {
       db.close();
     }

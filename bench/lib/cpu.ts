@@ -28,7 +28,10 @@ export function selfCpuMs(): number {
 }
 
 /** Measures the CPU a server and the client spent while fn ran. */
-export async function withCpu<T>(serverPid: number | undefined, fn: () => Promise<T>): Promise<{ value: T; serverCpuMs: number | null; clientCpuMs: number; wallMs: number }> {
+export async function withCpu<T>(
+  serverPid: number | undefined,
+  fn: () => Promise<T>,
+): Promise<{ value: T; serverCpuMs: number | null; clientCpuMs: number; wallMs: number }> {
   const s0 = processCpuMs(serverPid);
   const c0 = selfCpuMs();
   const t0 = performance.now();

@@ -21,7 +21,11 @@ interface HostileRequest {
 }
 interface HostileModule {
   prng(seed: number): { chance(p: number): boolean; pick<T>(xs: readonly T[]): T };
-  hostileRequest(r: unknown, routes: Route[], opts: { params: Record<string, string[]>; authorization: () => string; bodyLimit: number }): HostileRequest;
+  hostileRequest(
+    r: unknown,
+    routes: Route[],
+    opts: { params: Record<string, string[]>; authorization: () => string; bodyLimit: number },
+  ): HostileRequest;
 }
 
 /** The suite's seed for its HTTP part (FUZZ_SEED + 1). */
@@ -32,12 +36,22 @@ export const FUZZ_SEED = 20_261_123 + 1;
  * no port, no Docker call), the way the suite enumerates them; plus the body limit.
  */
 export async function fuzzRoutes(emulatorDir: string): Promise<{ routes: Route[]; bodyLimit: number }> {
-  const { createEmulator } = (await import(pathToFileURL(join(emulatorDir, 'src/emulator.ts')).href)) as typeof import('../../src/emulator.ts');
-  const { loadConfig } = (await import(pathToFileURL(join(emulatorDir, 'src/config/load.ts')).href)) as typeof import('../../src/config/load.ts');
-  const config = loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { port: 0, routerPort: 0, sshPort: 0, inMemory: true, logLevel: 'silent' } as never });
+  const { createEmulator } = (await import(
+    pathToFileURL(join(emulatorDir, 'src/emulator.ts')).href
+  )) as typeof import('../../src/emulator.ts');
+  const { loadConfig } = (await import(
+    pathToFileURL(join(emulatorDir, 'src/config/load.ts')).href
+  )) as typeof import('../../src/config/load.ts');
+  const config = loadConfig({
+    ignoreDefaultFile: true,
+    env: {},
+    overrides: { port: 0, routerPort: 0, sshPort: 0, inMemory: true, logLevel: 'silent' } as never,
+  });
   const emu = createEmulator(config);
   const seen = new Map<string, Route>();
-  for (const r of emu.app.routes) if (r.method !== 'ALL' && !r.path.includes('*')) seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
+  for (const r of emu.app.routes)
+    if (r.method !== 'ALL' && !r.path.includes('*'))
+      seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
   emu.db.close();
   return { routes: [...seen.values()], bodyLimit: config.bodyLimitBytes };
 }
@@ -57,7 +71,9 @@ function sendHttp(api: string, agent: Agent) {
         res.on('error', () => resolve(0));
       });
       // A 413 closes the connection while the body is still being written: that is an answer.
-      req.on('error', (err) => resolve(['EPIPE', 'ECONNRESET'].includes((err as NodeJS.ErrnoException).code ?? '') ? 413 : 0));
+      req.on('error', (err) =>
+        resolve(['EPIPE', 'ECONNRESET'].includes((err as NodeJS.ErrnoException).code ?? '') ? 413 : 0),
+      );
       req.end(q.body);
     });
 }
@@ -77,10 +93,23 @@ export async function fuzzOverHttp(o: {
   concurrency: number;
   seed?: number;
 }): Promise<{ statuses: Record<string, number>; ms: number }> {
-  const hostile = (await import(pathToFileURL(join(o.repoDir, 'test/reliability/support/hostile.ts')).href)) as HostileModule;
+  const hostile = (await import(
+    pathToFileURL(join(o.repoDir, 'test/reliability/support/hostile.ts')).href
+  )) as HostileModule;
   const r = hostile.prng(o.seed ?? FUZZ_SEED);
   const basic = (t: string) => `Basic ${Buffer.from(`:${t}`).toString('base64')}`;
-  const auth = () => (r.chance(0.93) ? basic(o.apiToken) : r.pick(['', 'Bearer ', 'Bearer a.b.c', 'Basic %%%', `Basic ${Buffer.from('dev:wrong').toString('base64')}`, 'Digest x', `Bearer ${'A'.repeat(9000)}`]));
+  const auth = () =>
+    r.chance(0.93)
+      ? basic(o.apiToken)
+      : r.pick([
+          '',
+          'Bearer ',
+          'Bearer a.b.c',
+          'Basic %%%',
+          `Basic ${Buffer.from('dev:wrong').toString('base64')}`,
+          'Digest x',
+          `Bearer ${'A'.repeat(9000)}`,
+        ]);
   const agent = new Agent({ keepAlive: true, maxSockets: o.concurrency });
   const send = sendHttp(o.api, agent);
   const statuses: Record<string, number> = {};
@@ -89,7 +118,9 @@ export async function fuzzOverHttp(o: {
   const worker = async () => {
     while (left > 0) {
       left--;
-      const status = await send(hostile.hostileRequest(r, o.routes, { params: o.params, authorization: auth, bodyLimit: o.bodyLimit }));
+      const status = await send(
+        hostile.hostileRequest(r, o.routes, { params: o.params, authorization: auth, bodyLimit: o.bodyLimit }),
+      );
       statuses[status] = (statuses[status] ?? 0) + 1;
     }
   };

@@ -8,11 +8,17 @@ const INSPECT_LINE = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/\S+)/;
  * from the child's stderr): a full GC, or process.memoryUsage() evaluated inside it, without
  * changing the server's code.
  */
-async function inspectorCall(stderr: () => string, method: string, params: Record<string, unknown> = {}, timeoutMs = 10_000): Promise<unknown> {
+async function inspectorCall(
+  stderr: () => string,
+  method: string,
+  params: Record<string, unknown> = {},
+  timeoutMs = 10_000,
+): Promise<unknown> {
   const deadline = performance.now() + timeoutMs;
   let url = INSPECT_LINE.exec(stderr())?.[1];
   while (!url) {
-    if (performance.now() > deadline) throw new Error(`no inspector URL on the child's stderr: ${stderr().slice(0, 300)}`);
+    if (performance.now() > deadline)
+      throw new Error(`no inspector URL on the child's stderr: ${stderr().slice(0, 300)}`);
     await sleep(50);
     url = INSPECT_LINE.exec(stderr())?.[1];
   }
@@ -44,8 +50,13 @@ export async function collectGarbage(stderr: () => string): Promise<void> {
 }
 
 /** process.memoryUsage() of the child, in MiB: where its RSS goes (JS heap, external buffers, the rest is code and native). */
-export async function memoryUsage(stderr: () => string): Promise<{ rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number }> {
-  const r = (await inspectorCall(stderr, 'Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as { result: { value: string } };
+export async function memoryUsage(
+  stderr: () => string,
+): Promise<{ rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number }> {
+  const r = (await inspectorCall(stderr, 'Runtime.evaluate', {
+    expression: 'JSON.stringify(process.memoryUsage())',
+    returnByValue: true,
+  })) as { result: { value: string } };
   const m = JSON.parse(r.result.value) as Record<string, number>;
   const out = {} as Record<string, number>;
   for (const [k, v] of Object.entries(m)) out[k] = v / 2 ** 20;

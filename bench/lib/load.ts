@@ -39,7 +39,9 @@ function fire(url: string, headers: Record<string, string>, connections: number,
   // so percentiles are computed from those (2xx only, as autocannon does).
   const latencies: number[] = [];
   return new Promise((ok, fail) => {
-    const instance = autocannon({ url, headers, connections, duration: durationS, pipelining: 1 }, (err, result) => (err ? fail(err) : ok({ result, latencies })));
+    const instance = autocannon({ url, headers, connections, duration: durationS, pipelining: 1 }, (err, result) =>
+      err ? fail(err) : ok({ result, latencies }),
+    );
     instance.on('response', (_client, statusCode: number, _bytes: number, responseTime: number) => {
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
     });

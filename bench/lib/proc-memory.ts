@@ -29,7 +29,10 @@ export function processMemory(pid: number | undefined): Memory {
  * and at most `maxMs`; returns the last reading and how long it took. Timers, GC and lazy module
  * loading after a start move RSS for a moment: a reading taken in the middle of that is noise.
  */
-export async function settledMemory(pid: number | undefined, o: { minMs: number; maxMs: number; everyMs?: number; toleranceMiB?: number }): Promise<Memory & { afterMs: number; stable: boolean }> {
+export async function settledMemory(
+  pid: number | undefined,
+  o: { minMs: number; maxMs: number; everyMs?: number; toleranceMiB?: number },
+): Promise<Memory & { afterMs: number; stable: boolean }> {
   const every = o.everyMs ?? 500;
   const tolerance = o.toleranceMiB ?? 0.5;
   const t0 = performance.now();

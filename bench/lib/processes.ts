@@ -60,8 +60,24 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
   const store = o.dataDir ? ['--data-dir', o.dataDir] : ['--in-memory'];
   const prof = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
   // bundled: what `npm start` runs (dist/main.mjs, built by scripts/build.mjs); otherwise the sources through tsx.
-  const entry = o.bundled ? [join(o.emulatorDir, 'dist/main.mjs')] : ['--import', 'tsx', join(o.emulatorDir, 'src/main.ts')];
-  const args = [...(o.nodeArgs ?? []), ...prof, ...entry, 'start', '--port', '0', '--router-port', '0', '--ssh-port', '0', ...store, '--log-level', 'silent'];
+  const entry = o.bundled
+    ? [join(o.emulatorDir, 'dist/main.mjs')]
+    : ['--import', 'tsx', join(o.emulatorDir, 'src/main.ts')];
+  const args = [
+    ...(o.nodeArgs ?? []),
+    ...prof,
+    ...entry,
+    'start',
+    '--port',
+    '0',
+    '--router-port',
+    '0',
+    '--ssh-port',
+    '0',
+    ...store,
+    '--log-level',
+    'silent',
+  ];
   return start('emulator', args, o.emulatorDir, cleanEnv(o.env), (out) => {
     const api = API_LINE.exec(out)?.[1];
     const token = TOKEN_LINE.exec(out)?.[1];
@@ -69,8 +85,16 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
   });
 }
 
-export function spawnHello(repoDir: string, opts: { jsonFile?: string; env?: Record<string, string> } = {}): Promise<Child> {
-  const args = ['--import', 'tsx', join(repoDir, 'bench/lib/hello-server.ts'), ...(opts.jsonFile ? ['--json-file', opts.jsonFile] : [])];
+export function spawnHello(
+  repoDir: string,
+  opts: { jsonFile?: string; env?: Record<string, string> } = {},
+): Promise<Child> {
+  const args = [
+    '--import',
+    'tsx',
+    join(repoDir, 'bench/lib/hello-server.ts'),
+    ...(opts.jsonFile ? ['--json-file', opts.jsonFile] : []),
+  ];
   return start('hello', args, repoDir, cleanEnv(opts.env), (out) => {
     const api = HELLO_LINE.exec(out)?.[1];
     return api ? { api, token: null } : null;
@@ -115,7 +139,16 @@ function start(
       if (!found) return;
       done = true;
       clearTimeout(timer);
-      ok({ kind, ...found, readyMs: performance.now() - spawnedAt, spawnedAt, proc, output: () => out, errors: () => err, stop: () => stopChild(proc) });
+      ok({
+        kind,
+        ...found,
+        readyMs: performance.now() - spawnedAt,
+        spawnedAt,
+        proc,
+        output: () => out,
+        errors: () => err,
+        stop: () => stopChild(proc),
+      });
     });
     proc.stderr!.on('data', (chunk: Buffer) => {
       err += chunk.toString();

@@ -67,7 +67,10 @@ export function summarise(file: string, repoDir: string, top = 15): string {
       .filter(([k]) => !skipRoot || !/^\((root|program)\)/.test(k))
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([k, us]) => `  ${((us / busy) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`)
+      .map(
+        ([k, us]) =>
+          `  ${((us / busy) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`,
+      )
       .join('\n');
   return [
     `profile ${file}: ${(total / 1000).toFixed(1)} s recorded, ${(busy / 1e6).toFixed(1)} s busy (not idle); % of busy time`,

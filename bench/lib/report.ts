@@ -27,10 +27,13 @@ export function machineInfo(): Machine {
 /** Which code was measured: commit, and whether the tree had changes not committed. */
 export function codeVersion(dir: string): string {
   try {
-    const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const commit = git('rev-parse', '--short', 'HEAD');
     const dirty = git('status', '--porcelain', '--untracked-files=all', '--', 'src').split('\n').filter(Boolean).length;
-    return dirty ? `${commit} + uncommitted changes in ${dirty} file(s) of src/ (modified or new: other developers' work in progress)` : `${commit} (src/ clean)`;
+    return dirty
+      ? `${commit} + uncommitted changes in ${dirty} file(s) of src/ (modified or new: other developers' work in progress)`
+      : `${commit} (src/ clean)`;
   } catch {
     return 'not a git work tree';
   }
@@ -40,7 +43,11 @@ const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
 
 function table(headers: string[], rows: string[][]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return [`| ${headers.map(esc).join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${headers.map(esc).join(' | ')} |`,
+    `| ${headers.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }
 
 export function renderResult(r: Result): string {
@@ -78,7 +85,10 @@ export interface RunReport {
 
 export function renderRun(rep: RunReport): string {
   const m = rep.machine;
-  const when = rep.startedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const when = rep.startedAt
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
   const lines = [
     `## ${when} — ${rep.results.map((r) => r.name).join(', ')}`,
     '',

@@ -32,14 +32,25 @@ export interface ExecIo {
 }
 
 /** Resolves with the exit code of the command (1 when the emulator could not start, 2 for bad usage). */
-export async function execCli(argv: string[], io: ExecIo = { stderr: process.stderr, env: process.env }): Promise<number> {
+export async function execCli(
+  argv: string[],
+  io: ExecIo = { stderr: process.stderr, env: process.env },
+): Promise<number> {
   const sep = argv.indexOf('--');
   const command = sep >= 0 ? argv.slice(sep + 1) : [];
   let values;
   try {
     ({ values } = parseArgs({
       args: sep >= 0 ? argv.slice(0, sep) : argv,
-      options: { port: { type: 'string' }, 'router-port': { type: 'string' }, 'ssh-port': { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        port: { type: 'string' },
+        'router-port': { type: 'string' },
+        'ssh-port': { type: 'string' },
+        'data-dir': { type: 'string' },
+        config: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }));
   } catch (err) {
     io.stderr.write(`${(err as Error).message}\n\n${EXEC_USAGE}\n`);
@@ -64,7 +75,14 @@ export async function execCli(argv: string[], io: ExecIo = { stderr: process.std
       env: io.env,
       // Below the config file: a run of tests wants free ports, no state left behind, and the
       // containers it made gone at the end.
-      defaults: { port: 0, routerPort: 0, sshPort: 0, inMemory: true, logLevel: 'warn', docker: { stopContainersOnExit: true } },
+      defaults: {
+        port: 0,
+        routerPort: 0,
+        sshPort: 0,
+        inMemory: true,
+        logLevel: 'warn',
+        docker: { stopContainersOnExit: true },
+      },
       overrides: {
         port: num('port', values.port),
         routerPort: num('router-port', values['router-port']),

@@ -11,7 +11,9 @@ import type { Progress, Task } from './progress.ts';
 export async function ensureBaseImageWithProgress(emu: Emulator, progress: Progress): Promise<void> {
   if (!(await emu.runtime.probe()).ok) return;
   if (await emu.runtime.imageExists(DEFAULT_STACK_IMAGE)) return;
-  const task = progress.start(`Building the base image ${DEFAULT_STACK_IMAGE} (first start only)`, { image: DEFAULT_STACK_IMAGE });
+  const task = progress.start(`Building the base image ${DEFAULT_STACK_IMAGE} (first start only)`, {
+    image: DEFAULT_STACK_IMAGE,
+  });
   try {
     await emu.runtime.ensureBaseImage(DEFAULT_STACK_IMAGE);
     task.done();
@@ -32,7 +34,10 @@ export function followDeployments(emu: Emulator, progress: Progress): () => void
     const task = tasks.get(e.deploymentId);
     if (!task) return;
     if (e.type === 'log') {
-      const last = String(e.data.content ?? '').trim().split('\n').pop();
+      const last = String(e.data.content ?? '')
+        .trim()
+        .split('\n')
+        .pop();
       if (last) task.update(last.replace(/^-----> |^!\s+/, ''));
       return;
     }
@@ -51,7 +56,8 @@ export function followImageBuilds(progress: Progress): () => void {
   const tasks = new Map<string, Task>();
   return watchImageBuilds((e) => {
     const tag = e.recipe.tag;
-    if (e.phase === 'start') return void tasks.set(tag, progress.start(`Building the ${e.recipe.title} image (first use)`, { image: tag }));
+    if (e.phase === 'start')
+      return void tasks.set(tag, progress.start(`Building the ${e.recipe.title} image (first use)`, { image: tag }));
     const task = tasks.get(tag);
     if (!task) return;
     if (e.phase === 'line') return task.update(e.line);

@@ -20,7 +20,11 @@ export interface Progress {
   note(line: string): void;
 }
 
-export function createProgress(opts: { stream: Writable & { isTTY?: boolean; columns?: number }; logger: Logger; tty?: boolean }): Progress {
+export function createProgress(opts: {
+  stream: Writable & { isTTY?: boolean; columns?: number };
+  logger: Logger;
+  tty?: boolean;
+}): Progress {
   const { stream, logger } = opts;
   const tty = opts.tty ?? !!stream.isTTY;
   const active = new Map<number, { label: string; detail: string; t0: number }>();
@@ -36,7 +40,9 @@ export function createProgress(opts: { stream: Writable & { isTTY?: boolean; col
   function redraw(above = '') {
     let out = drawn ? `\x1b[${drawn}F\x1b[J` : '';
     out += above;
-    const lines = [...active.values()].map((t) => clip(`${FRAMES[frame % FRAMES.length]} ${t.label}${t.detail ? ` — ${t.detail}` : ''} (${secs(t.t0)})`));
+    const lines = [...active.values()].map((t) =>
+      clip(`${FRAMES[frame % FRAMES.length]} ${t.label}${t.detail ? ` — ${t.detail}` : ''} (${secs(t.t0)})`),
+    );
     out += lines.map((l) => `${l}\n`).join('');
     drawn = lines.length;
     stream.write(out);
@@ -55,8 +61,10 @@ export function createProgress(opts: { stream: Writable & { isTTY?: boolean; col
         logger.info({ ...fields, task: label }, `${label}: started`);
         return {
           update: (detail) => logger.debug({ ...fields, task: label, detail }, `${label}: ${detail}`),
-          done: (detail) => logger.info({ ...fields, task: label, ms: Math.round(performance.now() - t0), detail }, `${label}: done`),
-          fail: (detail) => logger.warn({ ...fields, task: label, ms: Math.round(performance.now() - t0), detail }, `${label}: failed`),
+          done: (detail) =>
+            logger.info({ ...fields, task: label, ms: Math.round(performance.now() - t0), detail }, `${label}: done`),
+          fail: (detail) =>
+            logger.warn({ ...fields, task: label, ms: Math.round(performance.now() - t0), detail }, `${label}: failed`),
         };
       }
       active.set(id, { label, detail: '', t0 });

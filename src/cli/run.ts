@@ -41,7 +41,14 @@ export async function runCli(argv: string[], io: RunIo = defaultIo()): Promise<n
     parsed = parseArgs({
       args: sep >= 0 ? argv.slice(0, sep) : argv,
       allowPositionals: true,
-      options: { api: { type: 'string' }, token: { type: 'string' }, detached: { type: 'boolean' }, size: { type: 'string' }, env: { type: 'string', short: 'e', multiple: true }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        api: { type: 'string' },
+        token: { type: 'string' },
+        detached: { type: 'boolean' },
+        size: { type: 'string' },
+        env: { type: 'string', short: 'e', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     io.stderr.write(`${(err as Error).message}\n\n${RUN_USAGE}\n`);
@@ -53,7 +60,10 @@ export async function runCli(argv: string[], io: RunIo = defaultIo()): Promise<n
   const api = (values.api ?? io.env.EMULATOR_API_URL ?? 'http://127.0.0.1:5100').replace(/\/+$/, '');
   const token = values.token ?? io.env.EMULATOR_API_TOKEN;
   if (values.help || !app || !command || !token) {
-    if (!values.help) io.stderr.write(`${!token ? 'an API token is needed (--token or EMULATOR_API_TOKEN)' : 'an app and a command are needed'}\n\n`);
+    if (!values.help)
+      io.stderr.write(
+        `${!token ? 'an API token is needed (--token or EMULATOR_API_TOKEN)' : 'an app and a command are needed'}\n\n`,
+      );
     io.stderr.write(`${RUN_USAGE}\n`);
     return values.help ? 0 : 2;
   }
@@ -65,13 +75,29 @@ export async function runCli(argv: string[], io: RunIo = defaultIo()): Promise<n
   }
   const auth = `Basic ${Buffer.from(`:${token}`).toString('base64')}`;
   const call = (method: string, url: string, body?: unknown) =>
-    fetch(url, { method, headers: { authorization: auth, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    fetch(url, {
+      method,
+      headers: {
+        authorization: auth,
+        accept: 'application/json',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
 
-  const res = await call('POST', `${api}/v1/apps/${app}/run`, { command, env, size: values.size ?? 'M', detached: !!values.detached, has_uploads: false });
+  const res = await call('POST', `${api}/v1/apps/${app}/run`, {
+    command,
+    env,
+    size: values.size ?? 'M',
+    detached: !!values.detached,
+    has_uploads: false,
+  });
   if (res.status !== 200) return fail(io, `run refused (${res.status}): ${await res.text()}`);
   const run = (await res.json()) as { container: { label: string }; attach_url: string };
   if (values.detached) {
-    io.stdout.write(`Starting one-off '${command}' for app '${app}' as ${run.container.label}: its output goes to the app's logs (GET ${api}/v1/apps/${app}/logs).\n`);
+    io.stdout.write(
+      `Starting one-off '${command}' for app '${app}' as ${run.container.label}: its output goes to the app's logs (GET ${api}/v1/apps/${app}/logs).\n`,
+    );
     return 0;
   }
 
@@ -79,7 +105,11 @@ export async function runCli(argv: string[], io: RunIo = defaultIo()): Promise<n
   let attachUrl = run.attach_url;
   const location = res.headers.get('location');
   for (let i = 0; location && i < 120; i++) {
-    const op = ((await (await call('GET', location)).json()) as { operation: { status: string; error?: string; start_one_off_data?: { attach_url: string } } }).operation;
+    const op = (
+      (await (await call('GET', location)).json()) as {
+        operation: { status: string; error?: string; start_one_off_data?: { attach_url: string } };
+      }
+    ).operation;
     if (op.status === 'error') return fail(io, `Operation 'start-one-off' failed, an error occurred: ${op.error}`);
     if (op.status === 'done') {
       attachUrl = op.start_one_off_data?.attach_url ?? attachUrl;
@@ -98,7 +128,10 @@ export async function runCli(argv: string[], io: RunIo = defaultIo()): Promise<n
   const raw = !!setRawMode;
   if (raw) setRawMode?.(true);
   const resize = () => {
-    if (io.stdout.columns && io.stdout.rows) void call('PUT', attachUrl, { width: String(io.stdout.columns), height: String(io.stdout.rows) }).catch(() => undefined);
+    if (io.stdout.columns && io.stdout.rows)
+      void call('PUT', attachUrl, { width: String(io.stdout.columns), height: String(io.stdout.rows) }).catch(
+        () => undefined,
+      );
   };
   resize();
   const offResize = io.onResize?.(resize);
@@ -133,7 +166,10 @@ function hijack(attachUrl: string, auth: string): Promise<Socket> {
   const u = new URL(attachUrl);
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   return new Promise((resolve, reject) => {
-    const socket: Socket = u.protocol === 'https:' ? tlsConnect({ host: u.hostname, port, servername: u.hostname }) : netConnect(port, u.hostname);
+    const socket: Socket =
+      u.protocol === 'https:'
+        ? tlsConnect({ host: u.hostname, port, servername: u.hostname })
+        : netConnect(port, u.hostname);
     let head = Buffer.alloc(0);
     const onData = (b: Buffer) => {
       head = Buffer.concat([head, b]);
@@ -153,6 +189,8 @@ function hijack(attachUrl: string, auth: string): Promise<Socket> {
     };
     socket.on('data', onData);
     socket.once('error', reject);
-    socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => socket.write(`CONNECT ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: ${auth}\r\n\r\n`));
+    socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () =>
+      socket.write(`CONNECT ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: ${auth}\r\n\r\n`),
+    );
   });
 }

@@ -58,7 +58,11 @@ export function loadConfig(opts: LoadOptions = {}): EmulatorConfig {
   let fromFile: Json = {};
   let source = 'defaults';
   const explicit = opts.file ?? env.EMULATOR_CONFIG;
-  const file = explicit ? resolve(cwd, explicit) : opts.ignoreDefaultFile ? undefined : resolve(cwd, DEFAULT_CONFIG_FILE);
+  const file = explicit
+    ? resolve(cwd, explicit)
+    : opts.ignoreDefaultFile
+      ? undefined
+      : resolve(cwd, DEFAULT_CONFIG_FILE);
   if (file && (explicit || existsSync(file))) {
     source = file;
     try {
@@ -92,14 +96,22 @@ export function loadConfig(opts: LoadOptions = {}): EmulatorConfig {
 
   if (problems.length) throw new ConfigError(problems);
 
-  const merged = deepMerge(deepMerge(deepMerge((opts.defaults ?? {}) as Json, fromFile), fromEnv), (opts.overrides ?? {}) as Json);
+  const merged = deepMerge(
+    deepMerge(deepMerge((opts.defaults ?? {}) as Json, fromFile), fromEnv),
+    (opts.overrides ?? {}) as Json,
+  );
   const result = configSchema.safeParse(merged);
   if (!result.success) throw new ConfigError(result.error.issues.map((i) => describeIssue(i, source)));
   return result.data;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, source: string): string {
-  const key = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(root)';
+  const key = issue.path.length
+    ? issue.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '')
+    : '(root)';
   let msg = issue.message;
   if (issue.code === 'unrecognized_keys') msg = `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   return `${source}: ${key}: ${msg}`;

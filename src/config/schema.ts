@@ -93,17 +93,20 @@ export const configSchema = z
         bearerTtlSeconds: z.number().int().positive().default(3600),
       })
       .prefault({}),
-    users: z.array(userSchema).min(1, 'at least one user is needed').default([
-      {
-        username: 'dev',
-        email: 'dev@example.test',
-        password: 'dev-password',
-        fullname: 'Development User',
-        paymentMethod: true,
-        apiTokens: [],
-        sshKeys: [],
-      },
-    ]),
+    users: z
+      .array(userSchema)
+      .min(1, 'at least one user is needed')
+      .default([
+        {
+          username: 'dev',
+          email: 'dev@example.test',
+          password: 'dev-password',
+          fullname: 'Development User',
+          paymentMethod: true,
+          apiTokens: [],
+          sshKeys: [],
+        },
+      ]),
     rateLimit: z
       .object({
         enabled: z.boolean().default(false),
@@ -112,7 +115,11 @@ export const configSchema = z
       })
       .prefault({}),
     /** Largest request body accepted, in bytes. */
-    bodyLimitBytes: z.number().int().positive().default(1024 * 1024),
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024),
     pagination: z
       .object({
         defaultPerPage: z.number().int().positive().default(30),
@@ -164,7 +171,10 @@ export const configSchema = z
         /** DOCKER_HOST-style address: `unix:///var/run/docker.sock` or `tcp://host:2376` (TLS; plain TCP only on loopback). */
         host: z
           .string()
-          .regex(/^(unix:\/\/\/.*|unix:\/\/|tcp:\/\/[^\s/]+\/?)$/, 'expected unix:///path/to/docker.sock or tcp://host:port')
+          .regex(
+            /^(unix:\/\/\/.*|unix:\/\/|tcp:\/\/[^\s/]+\/?)$/,
+            'expected unix:///path/to/docker.sock or tcp://host:port',
+          )
           .optional(),
         /** TLS for a tcp:// engine (dockerd --tlsverify): the CA that signed the engine's certificate and the client's pair. */
         tls: z
@@ -179,14 +189,19 @@ export const configSchema = z
           .refine((t) => t.certPath || (t.ca && t.cert && t.key), 'give certPath, or all of ca, cert and key')
           .optional(),
         /** IP address the containers' ports are published on, and where the router, readiness and db-tunnels reach them. */
-        publishHost: z.union([z.ipv4(), z.ipv6()], { error: 'expected an IP address (the engine machine\'s, e.g. 127.0.0.1)' }).default('127.0.0.1'),
+        publishHost: z
+          .union([z.ipv4(), z.ipv6()], { error: "expected an IP address (the engine machine's, e.g. 127.0.0.1)" })
+          .default('127.0.0.1'),
         /**
          * `local`: containers on the engine above. `swarm`: that engine is a Docker Swarm manager and app and addon
          * containers are services placed on any node (src/runtime/swarm-runtime.ts; docs/architecture.md "Swarm").
          */
         mode: z.enum(['local', 'swarm']).default('local'),
         /** docker.mode "swarm": the node (hostname or id) that runs attached one-offs; default the manager (builds always run there). */
-        swarm: z.object({ oneOffNode: z.string().min(1).optional() }).strict().prefault({}),
+        swarm: z
+          .object({ oneOffNode: z.string().min(1).optional() })
+          .strict()
+          .prefault({}),
         /** Stop the app containers when the emulator stops (otherwise they keep running and are reconciled at next start). */
         stopContainersOnExit: z.boolean().default(false),
       })
@@ -200,15 +215,31 @@ export const configSchema = z
         maxLines: z.number().int().positive().default(10_000),
         /** History kept in SQLite per app; older lines rotate into gzip archives. */
         historyMaxLines: z.number().int().positive().default(10_000),
-        historyMaxBytes: z.number().int().positive().default(5 * 1024 * 1024),
-        historyMaxAgeMs: z.number().int().positive().default(24 * 3600_000),
+        historyMaxBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(5 * 1024 * 1024),
+        historyMaxAgeMs: z
+          .number()
+          .int()
+          .positive()
+          .default(24 * 3600_000),
         /** Archives kept per app (oldest files deleted past this). */
         archivesMaxPerApp: z.number().int().positive().default(100),
         archivesPerPage: z.number().int().positive().default(10),
         /** Validity of a `logs_url` (checked when a request or stream starts). */
-        urlTtlMs: z.number().int().positive().default(24 * 3600_000),
+        urlTtlMs: z
+          .number()
+          .int()
+          .positive()
+          .default(24 * 3600_000),
         /** Validity of an archive download URL (platform: 60 minutes). */
-        archiveUrlTtlMs: z.number().int().positive().default(60 * 60_000),
+        archiveUrlTtlMs: z
+          .number()
+          .int()
+          .positive()
+          .default(60 * 60_000),
         /** How often rotation and retention run. */
         maintenanceMs: z.number().int().positive().default(10_000),
         /** Lines waiting to be stored; collection pauses (Docker keeps the backlog) when full. */
@@ -255,7 +286,11 @@ export const configSchema = z
     oneOff: z
       .object({
         /** Largest file accepted by POST <attach_url>/files. */
-        uploadMaxBytes: z.number().int().positive().default(50 * 1024 * 1024),
+        uploadMaxBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(50 * 1024 * 1024),
         /** The platform allows 10 one-off containers per app and 50 per account at once. */
         maxPerApp: z.number().int().positive().default(10),
         maxPerAccount: z.number().int().positive().default(50),
@@ -271,7 +306,11 @@ export const configSchema = z
         /** A connection must authenticate within this time. */
         authTimeoutMs: z.number().int().positive().default(20_000),
         /** Longest git command, build included (the platform stops a deployment after 30 minutes). */
-        sessionTimeoutMs: z.number().int().positive().default(35 * 60_000),
+        sessionTimeoutMs: z
+          .number()
+          .int()
+          .positive()
+          .default(35 * 60_000),
       })
       .prefault({}),
     /** Scalingo Scheduler: cron.json jobs as detached one-offs (doc.scalingo.com/platform/app/task-scheduling/scalingo-scheduler). */
@@ -304,18 +343,38 @@ export const configSchema = z
     sources: z
       .object({
         /** Bytes of an archive as received (or of a git clone on disk). */
-        maxArchiveBytes: z.number().int().positive().default(512 * 1024 * 1024),
+        maxArchiveBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(512 * 1024 * 1024),
         /** Bytes once decompressed (the platform's images are at most 1.5 GB). */
-        maxExpandedBytes: z.number().int().positive().default(1536 * 1024 * 1024),
-        maxFileBytes: z.number().int().positive().default(512 * 1024 * 1024),
+        maxExpandedBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(1536 * 1024 * 1024),
+        maxFileBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(512 * 1024 * 1024),
         maxEntries: z.number().int().positive().default(100_000),
         /** Fetching and extracting (or cloning) together. */
         timeoutMs: z.number().int().positive().default(300_000),
         /** Build output kept per deployment; past it only the step and error lines are kept. */
-        maxOutputBytes: z.number().int().positive().default(2 * 1024 * 1024),
+        maxOutputBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(2 * 1024 * 1024),
         /** Uploaded sources (POST /v1/sources, `scalingo deploy <archive>`; capped by maxArchiveBytes): URLs and the stored
          * archive live this long (10 min, as on the platform), and expired ones are looked for this often. */
-        uploadTtlMs: z.number().int().positive().default(10 * 60_000),
+        uploadTtlMs: z
+          .number()
+          .int()
+          .positive()
+          .default(10 * 60_000),
         uploadSweepMs: z.number().int().positive().default(60_000),
       })
       .prefault({}),
@@ -325,9 +384,17 @@ export const configSchema = z
         operationPollMs: z.number().int().positive().default(500),
         statsSampleMs: z.number().int().positive().default(60_000),
         logsPingMs: z.number().int().positive().default(20_000),
-        oneOffIdleMs: z.number().int().positive().default(30 * 60_000),
+        oneOffIdleMs: z
+          .number()
+          .int()
+          .positive()
+          .default(30 * 60_000),
         /** An attach URL can be used (attach, uploads) this long after the run that issued it. */
-        attachUrlTtlMs: z.number().int().positive().default(60 * 60_000),
+        attachUrlTtlMs: z
+          .number()
+          .int()
+          .positive()
+          .default(60 * 60_000),
         watchDebounceMs: z.number().int().positive().default(500),
         /** A web container must answer HTTP on $PORT within this time (the platform gives 60 s). */
         bootTimeoutMs: z.number().int().positive().default(60_000),
@@ -344,12 +411,17 @@ export const configSchema = z
   .strict()
   .superRefine((cfg, ctx) => {
     if (!(cfg.defaultStack in cfg.stacks)) {
-      ctx.addIssue({ code: 'custom', path: ['defaultStack'], message: `must be one of the stacks (${Object.keys(cfg.stacks).join(', ')})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaultStack'],
+        message: `must be one of the stacks (${Object.keys(cfg.stacks).join(', ')})`,
+      });
     }
     const names = new Set<string>();
     cfg.users.forEach((u, i) => {
       for (const key of [u.username, u.email]) {
-        if (names.has(key)) ctx.addIssue({ code: 'custom', path: ['users', i], message: `"${key}" is used by two users` });
+        if (names.has(key))
+          ctx.addIssue({ code: 'custom', path: ['users', i], message: `"${key}" is used by two users` });
         names.add(key);
       }
     });

@@ -23,7 +23,10 @@ function describe(status: number, body: unknown): string {
   if (body && typeof body === 'object') {
     const b = body as { error?: string; errors?: Record<string, string[]> };
     if (b.error) return `${status}: ${b.error}`;
-    if (b.errors) return `${status}: ${Object.entries(b.errors).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ')}`;
+    if (b.errors)
+      return `${status}: ${Object.entries(b.errors)
+        .map(([k, v]) => `${k} ${v.join(', ')}`)
+        .join('; ')}`;
   }
   return `${status}: ${typeof body === 'string' ? body : 'request failed'}`;
 }
@@ -87,11 +90,20 @@ export interface Answer<T> {
 }
 
 /** A call to the platform API with the session's bearer; an expired bearer is renewed once. */
-export async function api<T = unknown>(method: string, path: string, body?: unknown, retried = false): Promise<Answer<T>> {
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  retried = false,
+): Promise<Answer<T>> {
   if (!bearer) await openSession();
   const res = await fetch(path, {
     method,
-    headers: { authorization: `Bearer ${bearer}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (res.status === 401 && !retried) {

@@ -4,8 +4,19 @@ import { api, control, logsSocketUrl, type ApiFailure } from './api.ts';
 import { h, fill, badge, ago, every, onLeave } from './dom.ts';
 import { drawChart, percent, bytes, perMinute, type Point } from './charts.ts';
 
-interface Formation { name: string; amount: number; size: string }
-interface Ps { id: string; label: string; type: string; state: string; size: string; created_at: string }
+interface Formation {
+  name: string;
+  amount: number;
+  size: string;
+}
+interface Ps {
+  id: string;
+  label: string;
+  type: string;
+  state: string;
+  size: string;
+  created_at: string;
+}
 
 export function showApp(main: HTMLElement, name: string): void {
   const path = `/v1/apps/${encodeURIComponent(name)}`;
@@ -16,7 +27,11 @@ export function showApp(main: HTMLElement, name: string): void {
   const message = h('p', { class: 'message', id: 'message' });
   const logs = h('pre', { class: 'logs', id: 'logs' });
   const logState = h('span', { class: 'muted', id: 'log-state' }, 'connecting…');
-  const charts = { cpu: h('div', { class: 'chart', id: 'chart-cpu' }), memory: h('div', { class: 'chart', id: 'chart-memory' }), router: h('div', { class: 'chart', id: 'chart-router' }) };
+  const charts = {
+    cpu: h('div', { class: 'chart', id: 'chart-cpu' }),
+    memory: h('div', { class: 'chart', id: 'chart-memory' }),
+    router: h('div', { class: 'chart', id: 'chart-router' }),
+  };
   const events = h('ul', { class: 'timeline', id: 'events' });
   const alertsBody = h('tbody');
   const alertsEmpty = h('p', { class: 'muted' });
@@ -29,12 +44,70 @@ export function showApp(main: HTMLElement, name: string): void {
     h(
       'div',
       { class: 'grid' },
-      h('section', { class: 'card', id: 'containers' }, h('h2', {}, 'Containers'), formationBox, h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Container'), h('th', {}, 'State'), h('th', {}, 'Size'), h('th', {}, 'Started'))), psBody), message),
+      h(
+        'section',
+        { class: 'card', id: 'containers' },
+        h('h2', {}, 'Containers'),
+        formationBox,
+        h(
+          'table',
+          {},
+          h(
+            'thead',
+            {},
+            h('tr', {}, h('th', {}, 'Container'), h('th', {}, 'State'), h('th', {}, 'Size'), h('th', {}, 'Started')),
+          ),
+          psBody,
+        ),
+        message,
+      ),
       h('section', { class: 'card' }, h('h2', {}, 'Logs ', logState), logs),
-      h('section', { class: 'card wide' }, h('h2', {}, 'Metrics (last hour, web)'), h('div', { class: 'charts' }, charts.cpu, charts.memory, charts.router)),
+      h(
+        'section',
+        { class: 'card wide' },
+        h('h2', {}, 'Metrics (last hour, web)'),
+        h('div', { class: 'charts' }, charts.cpu, charts.memory, charts.router),
+      ),
       h('section', { class: 'card' }, h('h2', {}, 'Events'), events),
-      h('section', { class: 'card' }, h('h2', {}, 'Alerts'), h('table', { id: 'alerts' }, h('thead', {}, h('tr', {}, h('th', {}, 'Metric'), h('th', {}, 'Type'), h('th', {}, 'Limit'), h('th', {}, 'State'))), alertsBody), alertsEmpty),
-      h('section', { class: 'card wide' }, h('h2', {}, 'Deployments'), h('table', { id: 'deployments' }, h('thead', {}, h('tr', {}, h('th', {}, 'Deployment'), h('th', {}, 'Status'), h('th', {}, 'Started'), h('th', {}, 'Duration'))), deploymentsBody), output),
+      h(
+        'section',
+        { class: 'card' },
+        h('h2', {}, 'Alerts'),
+        h(
+          'table',
+          { id: 'alerts' },
+          h(
+            'thead',
+            {},
+            h('tr', {}, h('th', {}, 'Metric'), h('th', {}, 'Type'), h('th', {}, 'Limit'), h('th', {}, 'State')),
+          ),
+          alertsBody,
+        ),
+        alertsEmpty,
+      ),
+      h(
+        'section',
+        { class: 'card wide' },
+        h('h2', {}, 'Deployments'),
+        h(
+          'table',
+          { id: 'deployments' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'Deployment'),
+              h('th', {}, 'Status'),
+              h('th', {}, 'Started'),
+              h('th', {}, 'Duration'),
+            ),
+          ),
+          deploymentsBody,
+        ),
+        output,
+      ),
     ),
   );
 
@@ -49,7 +122,8 @@ export function showApp(main: HTMLElement, name: string): void {
       say(`${label}…`);
       const location = res.headers.get('location');
       for (let i = 0; location && i < 240; i++) {
-        const op = (await api<{ operation: { status: string; error?: string } }>('GET', new URL(location).pathname)).body.operation;
+        const op = (await api<{ operation: { status: string; error?: string } }>('GET', new URL(location).pathname))
+          .body.operation;
         if (op.status === 'done') return say(`${label}: done`);
         if (op.status === 'error') return say(`${label}: ${op.error ?? 'failed'}`, true);
         await new Promise((r) => setTimeout(r, 500));
@@ -73,20 +147,66 @@ export function showApp(main: HTMLElement, name: string): void {
     const key = JSON.stringify(formation.body.containers);
     if (key !== formationShown) {
       formationShown = key;
-      fill(formationBox, ...formation.body.containers.map((f) => formationRow(f)), h('div', { class: 'row' }, h('button', { class: 'secondary', id: 'restart', onclick: () => void operation('Restart', api('POST', `${path}/restart`, {})) }, 'Restart all')));
+      fill(
+        formationBox,
+        ...formation.body.containers.map((f) => formationRow(f)),
+        h(
+          'div',
+          { class: 'row' },
+          h(
+            'button',
+            {
+              class: 'secondary',
+              id: 'restart',
+              onclick: () => void operation('Restart', api('POST', `${path}/restart`, {})),
+            },
+            'Restart all',
+          ),
+        ),
+      );
     }
-    fill(psBody, ...ps.body.containers.map((c) => h('tr', { 'data-container': c.label }, h('td', {}, c.label), h('td', {}, badge(c.state)), h('td', {}, c.size), h('td', {}, ago(c.created_at)))));
+    fill(
+      psBody,
+      ...ps.body.containers.map((c) =>
+        h(
+          'tr',
+          { 'data-container': c.label },
+          h('td', {}, c.label),
+          h('td', {}, badge(c.state)),
+          h('td', {}, c.size),
+          h('td', {}, ago(c.created_at)),
+        ),
+      ),
+    );
   });
 
   function formationRow(f: Formation) {
-    const input = h('input', { type: 'number', min: 0, max: 50, value: f.amount, id: `amount-${f.name}`, 'aria-label': `${f.name} amount` });
+    const input = h('input', {
+      type: 'number',
+      min: 0,
+      max: 50,
+      value: f.amount,
+      id: `amount-${f.name}`,
+      'aria-label': `${f.name} amount`,
+    });
     return h(
       'div',
       { class: 'row' },
       h('strong', {}, f.name),
       input,
       h('span', { class: 'muted' }, `× ${f.size}`),
-      h('button', { id: `scale-${f.name}`, onclick: () => void operation(`Scale ${f.name} to ${input.value}`, api('POST', `${path}/scale`, { containers: [{ name: f.name, amount: Number(input.value) }] })) }, 'Scale'),
+      h(
+        'button',
+        {
+          id: `scale-${f.name}`,
+          onclick: () =>
+            void operation(
+              `Scale ${f.name} to ${input.value}`,
+              api('POST', `${path}/scale`, { containers: [{ name: f.name, amount: Number(input.value) }] }),
+            ),
+        },
+        'Scale',
+      ),
     );
   }
 
@@ -126,7 +246,11 @@ export function showApp(main: HTMLElement, name: string): void {
   });
 
   every(5000, async () => {
-    const series = (metric: string) => api<Point[]>('GET', `${path}/stats/${metric}/web?since=1`).then((r) => r.body, (err: ApiFailure) => (err.status === 404 ? [] : Promise.reject(err)));
+    const series = (metric: string) =>
+      api<Point[]>('GET', `${path}/stats/${metric}/web?since=1`).then(
+        (r) => r.body,
+        (err: ApiFailure) => (err.status === 404 ? [] : Promise.reject(err)),
+      );
     const router = await api<Point[]>('GET', `${path}/stats/router?since=1`).then((r) => r.body);
     const [cpu, memory] = await Promise.all([series('cpu'), series('memory')]);
     drawChart(charts.cpu, 'CPU', cpu, percent);
@@ -135,25 +259,84 @@ export function showApp(main: HTMLElement, name: string): void {
   });
 
   every(3000, async () => {
-    const { body } = await api<{ events: Array<{ id: string; type: string; created_at: string; user?: { username: string }; type_data?: Record<string, unknown> }> }>('GET', `${path}/events?per_page=30`);
-    fill(events, ...body.events.map((e) => h('li', { 'data-event': e.type }, h('time', {}, new Date(e.created_at).toLocaleString()), h('span', {}, h('strong', {}, e.type.replace(/_/g, ' ')), ` ${e.user?.username ? `by ${e.user.username}` : ''} ${summary(e.type_data)}`))));
+    const { body } = await api<{
+      events: Array<{
+        id: string;
+        type: string;
+        created_at: string;
+        user?: { username: string };
+        type_data?: Record<string, unknown>;
+      }>;
+    }>('GET', `${path}/events?per_page=30`);
+    fill(
+      events,
+      ...body.events.map((e) =>
+        h(
+          'li',
+          { 'data-event': e.type },
+          h('time', {}, new Date(e.created_at).toLocaleString()),
+          h(
+            'span',
+            {},
+            h('strong', {}, e.type.replace(/_/g, ' ')),
+            ` ${e.user?.username ? `by ${e.user.username}` : ''} ${summary(e.type_data)}`,
+          ),
+        ),
+      ),
+    );
   });
 
   every(3000, async () => {
-    const { body } = await api<{ alerts: Array<{ id: string; metric: string; container_type: string; limit: number; send_when_below: boolean; disabled: boolean }> }>('GET', `${path}/alerts`);
+    const { body } = await api<{
+      alerts: Array<{
+        id: string;
+        metric: string;
+        container_type: string;
+        limit: number;
+        send_when_below: boolean;
+        disabled: boolean;
+      }>;
+    }>('GET', `${path}/alerts`);
     const ids = body.alerts.map((a) => a.id);
-    const states = ids.length ? (await control<{ alert_states: Record<string, boolean> }>(`/_emulator/dashboard/apps/${encodeURIComponent(name)}/alert-states?ids=${ids.join(',')}`)).alert_states : {};
-    fill(alertsBody, ...body.alerts.map((a) => h('tr', { 'data-alert': a.id }, h('td', {}, a.metric), h('td', {}, a.container_type), h('td', {}, `${a.send_when_below ? '<' : '>'} ${a.limit}`), h('td', {}, badge(a.disabled ? 'disabled' : states[a.id] ? 'firing' : 'ok')))));
+    const states = ids.length
+      ? (
+          await control<{ alert_states: Record<string, boolean> }>(
+            `/_emulator/dashboard/apps/${encodeURIComponent(name)}/alert-states?ids=${ids.join(',')}`,
+          )
+        ).alert_states
+      : {};
+    fill(
+      alertsBody,
+      ...body.alerts.map((a) =>
+        h(
+          'tr',
+          { 'data-alert': a.id },
+          h('td', {}, a.metric),
+          h('td', {}, a.container_type),
+          h('td', {}, `${a.send_when_below ? '<' : '>'} ${a.limit}`),
+          h('td', {}, badge(a.disabled ? 'disabled' : states[a.id] ? 'firing' : 'ok')),
+        ),
+      ),
+    );
     alertsEmpty.textContent = body.alerts.length ? '' : 'No alerts.';
   });
 
   let shownOutput = '';
   every(3000, async () => {
-    const { body } = await api<{ deployments: Array<{ id: string; status: string; created_at: string; duration: number }> }>('GET', `${path}/deployments`);
+    const { body } = await api<{
+      deployments: Array<{ id: string; status: string; created_at: string; duration: number }>;
+    }>('GET', `${path}/deployments`);
     fill(
       deploymentsBody,
       ...body.deployments.map((d) =>
-        h('tr', { class: 'clickable', 'data-deployment': d.id, onclick: () => void showOutput(d.id) }, h('td', {}, d.id), h('td', {}, badge(d.status)), h('td', {}, ago(d.created_at)), h('td', {}, `${d.duration} s`)),
+        h(
+          'tr',
+          { class: 'clickable', 'data-deployment': d.id, onclick: () => void showOutput(d.id) },
+          h('td', {}, d.id),
+          h('td', {}, badge(d.status)),
+          h('td', {}, ago(d.created_at)),
+          h('td', {}, `${d.duration} s`),
+        ),
       ),
     );
     if (shownOutput) await showOutput(shownOutput);

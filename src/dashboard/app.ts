@@ -1,6 +1,14 @@
 // The dashboard's entry: credentials first (src/dashboard/api.ts), then a hash router between
 // the apps list (#/) and an app's page (#/apps/<name>).
-import { adminToken, setAdminToken, forgetAdminToken, openSession, sessionUsers, sessionUser, ApiFailure } from './api.ts';
+import {
+  adminToken,
+  setAdminToken,
+  forgetAdminToken,
+  openSession,
+  sessionUsers,
+  sessionUser,
+  ApiFailure,
+} from './api.ts';
 import { h, fill, leavePage, byId } from './dom.ts';
 import { showApps } from './apps-view.ts';
 import { showApp } from './app-view.ts';
@@ -18,7 +26,11 @@ function askForToken(problem?: string): void {
       'div',
       { class: 'card login' },
       h('h1', {}, 'Sign in to the emulator'),
-      h('p', {}, 'Open the dashboard link printed when the emulator starts (it carries the admin token), or paste the admin token here.'),
+      h(
+        'p',
+        {},
+        'Open the dashboard link printed when the emulator starts (it carries the admin token), or paste the admin token here.',
+      ),
       problem ? h('p', { class: 'message error' }, problem) : null,
       input,
       h(
@@ -37,7 +49,12 @@ function askForToken(problem?: string): void {
 
 function showUsers(): void {
   const me = sessionUser();
-  fill(picker, ...sessionUsers().map((u) => h('option', { value: u.username, selected: u.username === me?.username }, `${u.username} <${u.email}>`)));
+  fill(
+    picker,
+    ...sessionUsers().map((u) =>
+      h('option', { value: u.username, selected: u.username === me?.username }, `${u.username} <${u.email}>`),
+    ),
+  );
 }
 
 picker.addEventListener('change', () => {

@@ -18,26 +18,69 @@ export function showApps(main: HTMLElement): void {
   fill(
     main,
     h('h1', {}, 'Apps'),
-    h('div', { class: 'card wide' }, h('table', { id: 'apps' }, h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Status'), h('th', {}, 'Owner'), h('th', {}, 'URL'), h('th', {}, 'Last deployed'))), body), empty),
+    h(
+      'div',
+      { class: 'card wide' },
+      h(
+        'table',
+        { id: 'apps' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', {}, 'Name'),
+            h('th', {}, 'Status'),
+            h('th', {}, 'Owner'),
+            h('th', {}, 'URL'),
+            h('th', {}, 'Last deployed'),
+          ),
+        ),
+        body,
+      ),
+      empty,
+    ),
   );
   every(3000, async () => {
     const { body: res } = await api<{ apps: App[] }>('GET', '/v1/apps');
     // The list has no status (as on the platform): each app's own page gives it.
-    const statuses = await Promise.all(res.apps.slice(0, 100).map((a) => api<{ app: App }>('GET', `/v1/apps/${encodeURIComponent(a.name)}`).then((r) => r.body.app.status, () => 'unknown')));
+    const statuses = await Promise.all(
+      res.apps.slice(0, 100).map((a) =>
+        api<{ app: App }>('GET', `/v1/apps/${encodeURIComponent(a.name)}`).then(
+          (r) => r.body.app.status,
+          () => 'unknown',
+        ),
+      ),
+    );
     fill(
       body,
       ...res.apps.map((a, i) =>
         h(
           'tr',
-          { class: 'clickable', 'data-app': a.name, onclick: () => (location.hash = `#/apps/${encodeURIComponent(a.name)}`) },
+          {
+            class: 'clickable',
+            'data-app': a.name,
+            onclick: () => (location.hash = `#/apps/${encodeURIComponent(a.name)}`),
+          },
           h('td', {}, h('a', { href: `#/apps/${encodeURIComponent(a.name)}` }, a.name)),
           h('td', {}, badge(statuses[i] ?? 'unknown')),
           h('td', {}, a.owner?.username ?? ''),
-          h('td', {}, h('a', { href: a.url, target: '_blank', rel: 'noopener noreferrer', onclick: (e: Event) => e.stopPropagation() }, a.url)),
+          h(
+            'td',
+            {},
+            h(
+              'a',
+              { href: a.url, target: '_blank', rel: 'noopener noreferrer', onclick: (e: Event) => e.stopPropagation() },
+              a.url,
+            ),
+          ),
           h('td', {}, ago(a.last_deployed_at)),
         ),
       ),
     );
-    empty.textContent = res.apps.length ? '' : 'No apps yet for this user. Create one with the API (POST /v1/apps) or bind a directory in emulator.config.json.';
+    empty.textContent = res.apps.length
+      ? ''
+      : 'No apps yet for this user. Create one with the API (POST /v1/apps) or bind a directory in emulator.config.json.';
   });
 }

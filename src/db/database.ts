@@ -35,7 +35,9 @@ export function openDatabase(opts: { file?: string; inMemory?: boolean }): Db {
 
 /** Applies every numbered migration (NNN_name.sql) not yet recorded, each in its own transaction. */
 export function migrate(db: Db, dir = MIGRATIONS_DIR): string[] {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+  );
   const done = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   const applied: string[] = [];
   const files = readdirSync(dir)
@@ -47,7 +49,11 @@ export function migrate(db: Db, dir = MIGRATIONS_DIR): string[] {
     const sql = readFileSync(join(dir, file), 'utf8');
     db.transaction(() => {
       db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, file, new Date().toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        version,
+        file,
+        new Date().toISOString(),
+      );
     })();
     applied.push(file);
   }

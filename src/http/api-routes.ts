@@ -31,7 +31,10 @@ export type RouteAuth =
   | 'addon';
 
 /** A response: a JSON schema, `null` for an empty body, or other content type(s) (e.g. text or SSE on one route). */
-export type ResponseSpec = z.ZodType | null | { description?: string; contentType: string | string[]; schema?: z.ZodType };
+export type ResponseSpec =
+  | z.ZodType
+  | null
+  | { description?: string; contentType: string | string[]; schema?: z.ZodType };
 export type Responses = Record<number, ResponseSpec>;
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -122,7 +125,11 @@ export class ApiRoutes extends Hono<AppEnv> {
         ? async (c) => {
             c.set('route', declared);
             const q = queryOf(c);
-            return handler(c as unknown as Context<AppEnv, P>, (await jsonBody(c, parse, def.bodyRoot)) as BodyOf<B>, q);
+            return handler(
+              c as unknown as Context<AppEnv, P>,
+              (await jsonBody(c, parse, def.bodyRoot)) as BodyOf<B>,
+              q,
+            );
           }
         : // Without a body to parse, the handler is called directly (no promise of the wrapper's own).
           (c) => {
@@ -178,7 +185,8 @@ const SECURITY: Record<RouteAuth, RouteConfig['security']> = {
  */
 export function registerRoutes(registry: OpenAPIHono['openAPIRegistry'], declared: DeclaredRoute[]): void {
   for (const { def, auth, area } of declared) {
-    for (const method of Array.isArray(def.method) ? def.method : [def.method]) registry.registerPath(routeConfig(def, method, auth, area));
+    for (const method of Array.isArray(def.method) ? def.method : [def.method])
+      registry.registerPath(routeConfig(def, method, auth, area));
   }
 }
 
@@ -188,9 +196,14 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
   for (const [status, spec] of Object.entries(def.responses)) {
     if (spec === null) responses[status] = { description: 'No body' };
     else if (spec instanceof z.ZodType) {
-      responses[status] = { description: describeStatus(Number(status)), content: { 'application/json': { schema: spec } } };
+      responses[status] = {
+        description: describeStatus(Number(status)),
+        content: { 'application/json': { schema: spec } },
+      };
     } else {
-      const content = Object.fromEntries([spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }]));
+      const content = Object.fromEntries(
+        [spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }]),
+      );
       responses[status] = { description: spec.description ?? describeStatus(Number(status)), content };
     }
   }

@@ -88,7 +88,8 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
       return errorResponse(c, new ApiError(status, { error: err.message || 'request refused' }));
     }
     // Docker down: the endpoints that need it answer 503 with a plain explanation.
-    if (err instanceof EngineUnavailableError) return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
+    if (err instanceof EngineUnavailableError)
+      return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
     const log = c.get('log')?.() ?? deps.logger;
     if (isDiskFull(err)) {
       log.warn({ err, method: c.req.method, path: c.req.path }, 'disk full: write refused');

@@ -21,7 +21,9 @@ export class ApiError extends Error {
   static badRequest(error: string): ApiError {
     return new ApiError(400, { error });
   }
-  static unauthorized(error = 'You are not authorized to do this operation, please authenticate with a valid token'): ApiError {
+  static unauthorized(
+    error = 'You are not authorized to do this operation, please authenticate with a valid token',
+  ): ApiError {
     return new ApiError(401, { error }, { 'WWW-Authenticate': 'Bearer realm="scalingo-emulator"' });
   }
   static paymentRequired(error: string, url: string): ApiError {
@@ -41,7 +43,11 @@ export class ApiError extends Error {
    * body would otherwise be read as the next request, or the socket dropped under a keep-alive promise).
    */
   static payloadTooLarge(limit: number): ApiError {
-    return new ApiError(413, { error: `request body is larger than the limit of ${limit} bytes` }, { Connection: 'close' });
+    return new ApiError(
+      413,
+      { error: `request body is larger than the limit of ${limit} bytes` },
+      { Connection: 'close' },
+    );
   }
   static unprocessable(errors: FieldErrors): ApiError {
     return new ApiError(422, { errors });
@@ -67,7 +73,8 @@ export class ApiError extends Error {
   }
 }
 
-export const DISK_FULL_MESSAGE = "The disk holding the emulator's data directory is full (no space left on device): free some space, then retry";
+export const DISK_FULL_MESSAGE =
+  "The disk holding the emulator's data directory is full (no space left on device): free some space, then retry";
 
 export function errorResponse(c: Context, err: ApiError): Response {
   for (const [k, v] of Object.entries(err.headers)) c.header(k, v);

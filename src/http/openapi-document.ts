@@ -9,21 +9,56 @@ import { ApiRoutes, registerRoutes, type DeclaredRoute } from './api-routes.ts';
  */
 export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string, declared: DeclaredRoute[]): void {
   const registry = app.openAPIRegistry;
-  registry.registerComponent('securitySchemes', 'basicToken', { type: 'http', scheme: 'basic', description: 'An API token as the password (empty username).' });
-  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A bearer from POST /v1/tokens/exchange (one hour).' });
-  registry.registerComponent('securitySchemes', 'basicPassword', { type: 'http', scheme: 'basic', description: 'A username and password (token routes only).' });
-  registry.registerComponent('securitySchemes', 'admin', { type: 'http', scheme: 'bearer', description: 'The control plane admin token, from a loopback peer.' });
-  registry.registerComponent('securitySchemes', 'addonToken', { type: 'http', scheme: 'bearer', description: 'An addon token from POST /v1/apps/{app}/addons/{id}/token (database API).' });
+  registry.registerComponent('securitySchemes', 'basicToken', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'An API token as the password (empty username).',
+  });
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A bearer from POST /v1/tokens/exchange (one hour).',
+  });
+  registry.registerComponent('securitySchemes', 'basicPassword', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'A username and password (token routes only).',
+  });
+  registry.registerComponent('securitySchemes', 'admin', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The control plane admin token, from a loopback peer.',
+  });
+  registry.registerComponent('securitySchemes', 'addonToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An addon token from POST /v1/apps/{app}/addons/{id}/token (database API).',
+  });
   registry.register('Error', ERROR_BODY);
   let document: unknown;
   const routes = new ApiRoutes('emulator');
-  routes.add({ method: 'get', path: '/_emulator/openapi.json', summary: 'This document', auth: 'public', responses: { 200: anyObject } }, (c) => {
-    if (!document) registerRoutes(registry, [...declared, ...routes.declared]);
-    document ??= app.getOpenAPI31Document({
-      openapi: '3.1.0',
-      info: { title: 'Scalingo emulator API', version, description: 'The Scalingo v1 platform API as the emulator serves it, with the emulator\'s control plane (/_emulator).' },
-    });
-    return c.json(document as object);
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/_emulator/openapi.json',
+      summary: 'This document',
+      auth: 'public',
+      responses: { 200: anyObject },
+    },
+    (c) => {
+      if (!document) registerRoutes(registry, [...declared, ...routes.declared]);
+      document ??= app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Scalingo emulator API',
+          version,
+          description:
+            "The Scalingo v1 platform API as the emulator serves it, with the emulator's control plane (/_emulator).",
+        },
+      });
+      return c.json(document as object);
+    },
+  );
   app.route('/', routes);
 }

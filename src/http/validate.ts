@@ -23,7 +23,10 @@ export const MAX_JSON_DEPTH = 32;
 /** JSON.parse with the depth bound; both failures are the platform's 400 `{error}`. */
 export function parseJsonText(text: string): unknown {
   const depth = jsonDepthBeyond(text, MAX_JSON_DEPTH);
-  if (depth) throw ApiError.badRequest(`There was a problem in the JSON you submitted: nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (depth)
+    throw ApiError.badRequest(
+      `There was a problem in the JSON you submitted: nested deeper than ${MAX_JSON_DEPTH} levels`,
+    );
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -35,14 +38,16 @@ export function parseJsonText(text: string): unknown {
 function jsonDepthBeyond(text: string, max: number): boolean {
   // Fast path (native searches): with at most `max` opening brackets in all, nothing can nest deeper.
   let openings = 0;
-  for (const ch of ['{', '[']) for (let i = text.indexOf(ch); i >= 0 && openings <= max; i = text.indexOf(ch, i + 1)) openings++;
+  for (const ch of ['{', '['])
+    for (let i = text.indexOf(ch); i >= 0 && openings <= max; i = text.indexOf(ch, i + 1)) openings++;
   if (openings <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x5b || ch === 0x7b) {
@@ -59,7 +64,8 @@ function jsonDepthBeyond(text: string, max: number): boolean {
  */
 async function bodyText(c: Context): Promise<string> {
   const incoming = (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming;
-  if (!incoming || incoming.readableEnded || incoming.readableDidRead || c.req.header('transfer-encoding')) return c.req.text();
+  if (!incoming || incoming.readableEnded || incoming.readableDidRead || c.req.header('transfer-encoding'))
+    return c.req.text();
   // Decoded chunk by chunk into JS strings: a large body never becomes one native buffer of its
   // size plus a native copy as text (Buffer.concat, then toString): native memory freed that way
   // stays in the process (malloc keeps it), where the JS heap gives its pages back.
@@ -78,7 +84,14 @@ async function bodyText(c: Context): Promise<string> {
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root?: string): z.infer<S> {
   if (root !== undefined) {
     const obj = value as Record<string, unknown> | null;
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj) || typeof obj[root] !== 'object' || obj[root] === null || Array.isArray(obj[root])) {
+    if (
+      typeof obj !== 'object' ||
+      obj === null ||
+      Array.isArray(obj) ||
+      typeof obj[root] !== 'object' ||
+      obj[root] === null ||
+      Array.isArray(obj[root])
+    ) {
       throw ApiError.invalid(root, 'missing field');
     }
   }
@@ -109,7 +122,7 @@ export function zodToFieldErrors(error: z.ZodError, root?: string): FieldErrors 
 }
 
 function messageOf(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && (issue.input === undefined)) return 'missing field';
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'missing field';
   if (issue.code === 'invalid_type') return `must be ${article(issue.expected)}`;
   return issue.message;
 }
@@ -119,7 +132,10 @@ function article(t: string): string {
 }
 
 /** Query parameters for `page`/`per_page`, clamped to the resource's maximum. */
-export function pageParams(c: Context, defaults: { defaultPerPage: number; maxPerPage: number }): { page: number; perPage: number } {
+export function pageParams(
+  c: Context,
+  defaults: { defaultPerPage: number; maxPerPage: number },
+): { page: number; perPage: number } {
   const page = intParam(c.req.query('page'), 'page', 1);
   const perPage = intParam(c.req.query('per_page'), 'per_page', defaults.defaultPerPage);
   return { page, perPage: Math.min(perPage, defaults.maxPerPage) };

@@ -11,7 +11,12 @@ import type { Logger } from '../shared/logger.ts';
  * Handles an upgrade whose path starts with its prefix. Return false to pass it to the next
  * matching handler. Throwing an ApiError answers with its status and body; anything else is a 500.
  */
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => boolean | void | Promise<boolean | void>;
+export type UpgradeHandler = (
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  url: URL,
+) => boolean | void | Promise<boolean | void>;
 
 /** Largest message a client may send (terminal input, control messages): ws's default is 100 MiB. */
 export const WS_MAX_PAYLOAD = 1024 * 1024;
@@ -32,12 +37,21 @@ export function createUpgradeTable(deps: { logger: Logger }) {
   };
 
   /** Writes a plain HTTP answer on the raw socket and closes it (refused upgrade). */
-  function reject(socket: Duplex, status: number, body: Record<string, unknown> | string, headers: Record<string, string> = {}): void {
+  function reject(
+    socket: Duplex,
+    status: number,
+    body: Record<string, unknown> | string,
+    headers: Record<string, string> = {},
+  ): void {
     if (!socket.writable) return void socket.destroy();
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const type = typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
-    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n${extra}\r\n${text}`);
+    const extra = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n${extra}\r\n${text}`,
+    );
   }
 
   return {
@@ -52,11 +66,21 @@ export function createUpgradeTable(deps: { logger: Logger }) {
      * 'error' listener here: a malformed frame (RSV bits, unmasked, invalid UTF-8, too long) makes ws
      * emit 'error' and close that socket with 1002/1007/1009 — without a listener the process would die.
      */
-    async accept(req: IncomingMessage, socket: Duplex, head: Buffer, opts: { maxPayload?: number } = {}): Promise<WebSocket> {
+    async accept(
+      req: IncomingMessage,
+      socket: Duplex,
+      head: Buffer,
+      opts: { maxPayload?: number } = {},
+    ): Promise<WebSocket> {
       const wss = await serverFor(opts.maxPayload ?? WS_MAX_PAYLOAD);
       return new Promise((resolve) =>
         wss.handleUpgrade(req, socket, head, (ws) => {
-          ws.on('error', (err) => deps.logger.debug({ err: err.message, path: (req.url ?? '').split('?')[0].replace(/^\/attach\/[^/]+/, '/attach/<token>') }, 'websocket closed on a protocol error'));
+          ws.on('error', (err) =>
+            deps.logger.debug(
+              { err: err.message, path: (req.url ?? '').split('?')[0].replace(/^\/attach\/[^/]+/, '/attach/<token>') },
+              'websocket closed on a protocol error',
+            ),
+          );
           resolve(ws);
         }),
       );
@@ -69,7 +93,8 @@ export function createUpgradeTable(deps: { logger: Logger }) {
       socket.on('error', () => socket.destroy());
       const url = new URL(req.url ?? '/', 'http://localhost');
       try {
-        if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') throw ApiError.badRequest('only WebSocket upgrades are served');
+        if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
+          throw ApiError.badRequest('only WebSocket upgrades are served');
         for (const e of entries) {
           if (!url.pathname.startsWith(e.prefix)) continue;
           if ((await e.handler(req, socket, head, url)) !== false) return;

@@ -66,7 +66,12 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /** Headers sent to the container: the client's minus hop-by-hop ones, plus the forwarded ones. */
-export function upstreamRequestHeaders(req: IncomingMessage, info: ClientInfo, nowMs: number, upgrade: boolean): OutgoingHttpHeaders {
+export function upstreamRequestHeaders(
+  req: IncomingMessage,
+  info: ClientInfo,
+  nowMs: number,
+  upgrade: boolean,
+): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = withoutHopByHop(req.headers);
   if (upgrade) {
     out.connection = 'Upgrade';
@@ -112,7 +117,8 @@ function withoutHopByHop(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
 
 export function addSetCookie(headers: OutgoingHttpHeaders, cookie: string): void {
   const prior = headers['set-cookie'];
-  headers['set-cookie'] = prior === undefined ? [cookie] : [...(Array.isArray(prior) ? prior : [String(prior)]), cookie];
+  headers['set-cookie'] =
+    prior === undefined ? [cookie] : [...(Array.isArray(prior) ? prior : [String(prior)]), cookie];
 }
 
 /** `HTTP/1.1 <status> <reason>` + header lines, for answers written on a raw (upgrade) socket. */

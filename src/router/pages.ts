@@ -47,7 +47,12 @@ export function sendPage(res: ServerResponse, page: Page): number {
 /** Same on a socket that asked for an upgrade (no ServerResponse there); the connection is closed after. */
 export function sendRawPage(socket: Duplex, page: Page, extra: OutgoingHttpHeaders = {}): number {
   const body = Buffer.from(page.body);
-  const head = rawHead(page.status, STATUS_CODES[page.status] ?? '', { ...page.headers, ...extra, 'content-length': body.length, connection: 'close' });
+  const head = rawHead(page.status, STATUS_CODES[page.status] ?? '', {
+    ...page.headers,
+    ...extra,
+    'content-length': body.length,
+    connection: 'close',
+  });
   if (socket.writable) socket.end(Buffer.concat([Buffer.from(head), body]));
   else socket.destroy();
   return body.length;

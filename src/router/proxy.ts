@@ -9,7 +9,18 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createBalancer, type Balancer } from './balancer.ts';
-import { addSetCookie, appNameFromHost, bareHostname, clientInfo, clientResponseHeaders, hasBody, LOOPBACK, upstreamRequestHeaders, UpstreamTimeout, type ClientInfo } from './forward.ts';
+import {
+  addSetCookie,
+  appNameFromHost,
+  bareHostname,
+  clientInfo,
+  clientResponseHeaders,
+  hasBody,
+  LOOPBACK,
+  upstreamRequestHeaders,
+  UpstreamTimeout,
+  type ClientInfo,
+} from './forward.ts';
 import { errorPage, redirectPage, sendPage, sendRawPage, type Page } from './pages.ts';
 import { formatAccessLine } from './access-log.ts';
 import { proxyUpgrade, type Tunnel } from './websocket.ts';
@@ -66,7 +77,16 @@ export function createRouter(deps: RouterDeps): Router {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => upgrade(req, socket, head));
 
   function begin(req: IncomingMessage): Exchange {
-    return { req, info: clientInfo(req), target: null, time: deps.clock.now(), started: performance.now(), container: null, bytes: 0, reported: false };
+    return {
+      req,
+      info: clientInfo(req),
+      target: null,
+      time: deps.clock.now(),
+      started: performance.now(),
+      container: null,
+      bytes: 0,
+      reported: false,
+    };
   }
 
   function report(ex: Exchange, status: number): void {
@@ -98,7 +118,13 @@ export function createRouter(deps: RouterDeps): Router {
     };
     safely(() => deps.onRequest?.(rec));
     if (target.routerLogs) {
-      const line = formatAccessLine({ ...rec, from: rec.clientIp, protocol: info.proto, referer: req.headers.referer, userAgent: rec.userAgent });
+      const line = formatAccessLine({
+        ...rec,
+        from: rec.clientIp,
+        protocol: info.proto,
+        referer: req.headers.referer,
+        userAgent: rec.userAgent,
+      });
       safely(() => deps.onAccessLog?.(target.appId, line, rec.container));
     }
   }
@@ -115,13 +141,24 @@ export function createRouter(deps: RouterDeps): Router {
       deps.logger.error({ err, app: name ?? hostname }, 'router: resolving the app failed');
       return { page: errorPage(500, 'The router could not look the application up.') };
     }
-    if (!target && !name) return { page: errorPage(404, 'No application here: address an app as http://<app>.localhost:<router port>/, or through one of its custom domains.') };
-    if (!target) return { page: errorPage(404, `No such app: no application named "${name}" exists on this emulator.`) };
+    if (!target && !name)
+      return {
+        page: errorPage(
+          404,
+          'No application here: address an app as http://<app>.localhost:<router port>/, or through one of its custom domains.',
+        ),
+      };
+    if (!target)
+      return { page: errorPage(404, `No such app: no application named "${name}" exists on this emulator.`) };
     ex.target = target;
     if (target.canonicalHost && hostname !== target.canonicalHost) {
       // Canonical domain: every other host of the app is redirected there, path and query kept.
       const port = target.forceHttps ? '' : (/:\d+$/.exec(ex.info.host)?.[0] ?? '');
-      return { page: redirectPage(`${target.forceHttps ? 'https' : ex.info.proto}://${target.canonicalHost}${port}${ex.req.url ?? '/'}`) };
+      return {
+        page: redirectPage(
+          `${target.forceHttps ? 'https' : ex.info.proto}://${target.canonicalHost}${port}${ex.req.url ?? '/'}`,
+        ),
+      };
     }
     if (target.forceHttps && ex.info.proto !== 'https') {
       // Same host without the port: the platform serves HTTPS on 443.
@@ -132,7 +169,8 @@ export function createRouter(deps: RouterDeps): Router {
       page.headers.connection = 'close'; // rather than reading the whole body to throw it away
       return { page };
     }
-    if (target.upstreams.length === 0) return { page: errorPage(503, `No web container is running for ${target.appName}.`) };
+    if (target.upstreams.length === 0)
+      return { page: errorPage(503, `No web container is running for ${target.appName}.`) };
     return { target };
   }
 

@@ -3,7 +3,15 @@
 import { request, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { addSetCookie, clientResponseHeaders, LOOPBACK, rawHead, upstreamRequestHeaders, UpstreamTimeout, type ClientInfo } from './forward.ts';
+import {
+  addSetCookie,
+  clientResponseHeaders,
+  LOOPBACK,
+  rawHead,
+  upstreamRequestHeaders,
+  UpstreamTimeout,
+  type ClientInfo,
+} from './forward.ts';
 import { errorPage, sendRawPage } from './pages.ts';
 import type { Upstream } from './types.ts';
 
@@ -51,7 +59,12 @@ export function proxyUpgrade(ctx: UpgradeContext, i = 0): void {
       upSocket.destroy();
       return ctx.done(499, up.containerName, 0);
     }
-    const headers = { ...clientResponseHeaders(upRes.headers), connection: 'Upgrade', upgrade: upRes.headers.upgrade, 'x-request-id': ctx.info.requestId };
+    const headers = {
+      ...clientResponseHeaders(upRes.headers),
+      connection: 'Upgrade',
+      upgrade: upRes.headers.upgrade,
+      'x-request-id': ctx.info.requestId,
+    };
     const cookie = ctx.stickyCookie(up);
     if (cookie) addSetCookie(headers, cookie);
     socket.write(rawHead(upRes.statusCode ?? 101, upRes.statusMessage || 'Switching Protocols', headers));
@@ -93,7 +106,11 @@ export function proxyUpgrade(ctx: UpgradeContext, i = 0): void {
     settled = true;
     socket.off('close', onClientGone);
     const status = upRes.statusCode ?? 502;
-    const headers = { ...clientResponseHeaders(upRes.headers), connection: 'close', 'x-request-id': ctx.info.requestId };
+    const headers = {
+      ...clientResponseHeaders(upRes.headers),
+      connection: 'close',
+      'x-request-id': ctx.info.requestId,
+    };
     socket.write(rawHead(status, upRes.statusMessage || STATUS_CODES[status] || '', headers));
     let bytes = 0;
     upRes.on('data', (chunk: Buffer) => {

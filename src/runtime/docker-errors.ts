@@ -1,7 +1,13 @@
 // Translation of dockerode's failures into the runtime's typed errors (errors.ts). Docker answers
 // with an HTTP status and a JSON message; sockets fail with errno codes; TLS with openssl codes.
 // Nothing outside src/runtime sees any of those.
-import { ConflictError, EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError } from './errors.ts';
+import {
+  ConflictError,
+  EngineUnavailableError,
+  NoSuchContainerError,
+  NoSuchImageError,
+  RuntimeError,
+} from './errors.ts';
 import { isEngineUnreachable, isTlsRefusal } from './runtime.ts';
 
 export type DockerErr = Error & { statusCode?: number; json?: { message?: string } | string | null; reason?: string };
@@ -39,7 +45,8 @@ function isTlsHangUp(err: unknown, endpoint: ErrorEndpoint): boolean {
  */
 export function translateDockerError(err: unknown, method: string, args: unknown[], endpoint: ErrorEndpoint): unknown {
   if (err instanceof RuntimeError) return err;
-  if (isEngineUnreachable(err) || isTlsHangUp(err, endpoint)) return new EngineUnavailableError(err, describeDockerError(err, endpoint));
+  if (isEngineUnreachable(err) || isTlsHangUp(err, endpoint))
+    return new EngineUnavailableError(err, describeDockerError(err, endpoint));
   const e = err as DockerErr;
   if (isStatus(e, 404)) {
     const msg = engineMessage(e);
@@ -47,18 +54,25 @@ export function translateDockerError(err: unknown, method: string, args: unknown
     // Creating a container from an image the engine lacks: the image is what is missing.
     if (method === 'run') {
       const spec = args[0] as { image?: string; name?: string };
-      return /image/i.test(msg) ? new NoSuchImageError(spec.image ?? '?', { cause: err }) : new NoSuchContainerError(spec.name ?? '?', { cause: err });
+      return /image/i.test(msg)
+        ? new NoSuchImageError(spec.image ?? '?', { cause: err })
+        : new NoSuchContainerError(spec.name ?? '?', { cause: err });
     }
-    if (typeof args[0] === 'string' && !/network|volume/i.test(msg)) return new NoSuchContainerError(args[0], { cause: err });
+    if (typeof args[0] === 'string' && !/network|volume/i.test(msg))
+      return new NoSuchContainerError(args[0], { cause: err });
   }
   if (isStatus(e, 409)) return new ConflictError(engineMessage(e), { cause: err });
   return err;
 }
 
-const TLS_HINT = "check docker.tls (ca: the CA that signed the engine's certificate; cert and key: a client certificate signed by the CA the engine trusts)";
+const TLS_HINT =
+  "check docker.tls (ca: the CA that signed the engine's certificate; cert and key: a client certificate signed by the CA the engine trusts)";
 
 /** Plain words for an engine that cannot be reached, naming where it was looked for. */
-export function describeDockerError(err: unknown, endpoint: ErrorEndpoint = { label: 'the local socket', tls: false }): string {
+export function describeDockerError(
+  err: unknown,
+  endpoint: ErrorEndpoint = { label: 'the local socket', tls: false },
+): string {
   const e = err as NodeJS.ErrnoException & DockerErr;
   if (isTlsRefusal(e) || (e?.code === 'EPROTO' && /ssl|tls|alert/i.test(e.message))) {
     return `the Docker engine at ${endpoint.label} cannot be reached: the TLS handshake failed (${e.code}: ${e.message}); ${TLS_HINT}`;

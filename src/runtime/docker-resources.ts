@@ -10,7 +10,20 @@ import { isStatus } from './docker-errors.ts';
 
 type Resources = Pick<
   ContainerRuntime,
-  'ensureBaseImage' | 'buildImage' | 'imageExists' | 'removeImage' | 'imageCommand' | 'imageLabels' | 'importImage' | 'commit' | 'ensureNetwork' | 'removeNetwork' | 'removeVolume' | 'updateMemory' | 'exec' | 'execStream'
+  | 'ensureBaseImage'
+  | 'buildImage'
+  | 'imageExists'
+  | 'removeImage'
+  | 'imageCommand'
+  | 'imageLabels'
+  | 'importImage'
+  | 'commit'
+  | 'ensureNetwork'
+  | 'removeNetwork'
+  | 'removeVolume'
+  | 'updateMemory'
+  | 'exec'
+  | 'execStream'
 >;
 
 export function dockerResources(engine: () => Promise<Docker>): Resources {
@@ -23,7 +36,12 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
     async buildImage({ contextDir, dockerfile, tag, labels, networkNone, onLine }) {
       const docker = await engine();
       const tar = await packDirectory(contextDir, dockerfile ? { Dockerfile: dockerfile } : {});
-      const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels, forcerm: true, ...(networkNone ? { networkmode: 'none' } : {}) });
+      const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, {
+        t: tag,
+        labels,
+        forcerm: true,
+        ...(networkNone ? { networkmode: 'none' } : {}),
+      });
       await followBuild(docker, stream, onLine);
     },
 
@@ -65,7 +83,11 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
     async importImage({ tarPath, tag, changes }) {
       const docker = await engine();
       const [repo, version] = splitTag(tag);
-      const stream = (await docker.importImage(tarPath, { repo, tag: version, changes })) as unknown as NodeJS.ReadableStream;
+      const stream = (await docker.importImage(tarPath, {
+        repo,
+        tag: version,
+        changes,
+      })) as unknown as NodeJS.ReadableStream;
       await followBuild(docker, stream);
     },
 
@@ -84,7 +106,12 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
         if (!isStatus(err, 404)) throw err;
       }
       try {
-        await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { ...labels, [LABELS.managed]: '1' } });
+        await docker.createNetwork({
+          Name: name,
+          Driver: 'bridge',
+          CheckDuplicate: true,
+          Labels: { ...labels, [LABELS.managed]: '1' },
+        });
       } catch (err) {
         if (!isStatus(err, 409)) throw err;
       }
@@ -144,9 +171,16 @@ function splitTag(tag: string): [string, string] {
 }
 
 /** Starts an exec; stdout and stderr are demultiplexed into two streams that end with it. */
-async function startExec(docker: Docker, engineId: string, cmd: string[], o: { user?: string; env?: Record<string, string>; stdin?: Readable }) {
+async function startExec(
+  docker: Docker,
+  engineId: string,
+  cmd: string[],
+  o: { user?: string; env?: Record<string, string>; stdin?: Readable },
+) {
   const env = o.env ? Object.entries(o.env).map(([k, v]) => `${k}=${v}`) : undefined;
-  const exec = await docker.getContainer(engineId).exec({ Cmd: cmd, AttachStdin: !!o.stdin, AttachStdout: true, AttachStderr: true, User: o.user, Env: env });
+  const exec = await docker
+    .getContainer(engineId)
+    .exec({ Cmd: cmd, AttachStdin: !!o.stdin, AttachStdout: true, AttachStderr: true, User: o.user, Env: env });
   const raw = (await exec.start({ hijack: true, stdin: !!o.stdin })) as unknown as Duplex;
   const input = o.stdin;
   if (input) {
@@ -173,4 +207,3 @@ async function startExec(docker: Docker, engineId: string, cmd: string[], o: { u
   const exitCode = ended.then(async () => (await exec.inspect()).ExitCode ?? -1);
   return { stdout, stderr, exitCode };
 }
-

@@ -1,6 +1,14 @@
 import type Docker from 'dockerode';
 import type { Duplex, Readable } from 'node:stream';
-import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineStatus, LogLine, RuntimeEvent, StatsSample } from './runtime.ts';
+import type {
+  ContainerInfo,
+  ContainerRuntime,
+  ContainerSpec,
+  EngineStatus,
+  LogLine,
+  RuntimeEvent,
+  StatsSample,
+} from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { EngineUnavailableError, NoSuchContainerError } from './errors.ts';
 import { describeDockerError, isStatus, translateDockerError } from './docker-errors.ts';
@@ -33,7 +41,8 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   const where = { label: endpoint.label, tls: endpoint.kind === 'tcp' && endpoint.tls !== null };
   // dockerode (and ssh2 under it) take ~60 ms to load: loaded on first use, off the start path.
   let client: Promise<Docker> | null = null;
-  const engine = (): Promise<Docker> => (client ??= import('dockerode').then(({ default: Dockerode }) => new Dockerode(dockerodeOptions(endpoint))));
+  const engine = (): Promise<Docker> =>
+    (client ??= import('dockerode').then(({ default: Dockerode }) => new Dockerode(dockerodeOptions(endpoint))));
   const listeners = new Set<(e: RuntimeEvent) => void>();
   let eventStream: (Readable & { destroy(): void }) | null = null;
   let closed = false;
@@ -101,7 +110,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     const since = from ? (from / 1e9).toFixed(9) : undefined;
     // `since` is "<seconds>.<nanoseconds>", a string for nanosecond precision (the engine's API);
     // @types/dockerode only knows a number of seconds. docker-modem serialises the filters object.
-    const query: Omit<Docker.GetEventsOptions, 'since'> & { since?: string } = { since, filters: { type: ['container'], label: [`${LABELS.managed}=1`] } };
+    const query: Omit<Docker.GetEventsOptions, 'since'> & { since?: string } = {
+      since,
+      filters: { type: ['container'], label: [`${LABELS.managed}=1`] },
+    };
     docker.getEvents(query as Docker.GetEventsOptions, (err, stream) => {
       if (err || !stream) {
         health.noteError(err);
@@ -114,7 +126,12 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       eventStream = stream as Readable & { destroy(): void };
       const split = lineSplitter((line) => {
         if (!line.trim()) return;
-        let e: { Action: string; Actor?: { ID: string; Attributes?: Record<string, string> }; timeNano?: number; time?: number };
+        let e: {
+          Action: string;
+          Actor?: { ID: string; Attributes?: Record<string, string> };
+          timeNano?: number;
+          time?: number;
+        };
         try {
           e = JSON.parse(line);
         } catch {
@@ -124,7 +141,13 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         if (!['start', 'die', 'oom', 'destroy', 'stop'].includes(action)) return;
         const attrs = e.Actor?.Attributes ?? {};
         const exit = attrs.exitCode !== undefined ? Number(attrs.exitCode) : null;
-        const ev: RuntimeEvent = { engineId: e.Actor?.ID ?? '', action: action as RuntimeEvent['action'], exitCode: exit, labels: attrs, time: e.timeNano ? Math.floor(e.timeNano / 1e6) : Date.now() };
+        const ev: RuntimeEvent = {
+          engineId: e.Actor?.ID ?? '',
+          action: action as RuntimeEvent['action'],
+          exitCode: exit,
+          labels: attrs,
+          time: e.timeNano ? Math.floor(e.timeNano / 1e6) : Date.now(),
+        };
         if (e.timeNano) {
           const key = `${ev.engineId}/${e.Action}`;
           if (e.timeNano < lastEventNs || (e.timeNano === lastEventNs && lastEventKeys.has(key))) return; // replayed
@@ -153,13 +176,18 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     async probe(): Promise<EngineStatus> {
       try {
         // A local socket is asked directly (no dockerode on the health path); other endpoints through dockerode.
-        const v = localSocket ? await versionOverSocket(localSocket, 2000) : await withTimeout((await engine()).version(), 2000);
+        const v = localSocket
+          ? await versionOverSocket(localSocket, 2000)
+          : await withTimeout((await engine()).version(), 2000);
         health.noteOk();
         return { ok: true, version: v.Version, apiVersion: v.ApiVersion };
       } catch (err) {
         const typed = translateDockerError(err, 'probe', [], where);
         health.noteError(typed);
-        return { ok: false, error: typed instanceof EngineUnavailableError ? typed.message : describeDockerError(err, where) };
+        return {
+          ok: false,
+          error: typed instanceof EngineUnavailableError ? typed.message : describeDockerError(err, where),
+        };
       }
     },
 
@@ -187,7 +215,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
         AttachStderr: spec.openStdin ?? false,
         ExposedPorts: portKey ? { [portKey]: {} } : undefined,
         User: spec.user,
-        NetworkingConfig: spec.network ? { EndpointsConfig: { [spec.network]: { Aliases: spec.networkAliases ?? [] } } } : undefined,
+        NetworkingConfig: spec.network
+          ? { EndpointsConfig: { [spec.network]: { Aliases: spec.networkAliases ?? [] } } }
+          : undefined,
         HostConfig: {
           Binds: spec.binds?.length ? spec.binds : undefined,
           NetworkMode: spec.networkNone ? 'none' : spec.network,
@@ -276,7 +306,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       // (logs.queueMaxLines) bounds what waits to be stored; this bounds what waits in front of it: with 20
       // containers in a burst, 20 × 1,000 lines (~6 MB: 289 bytes of heap a ~90-byte line) rather than 20 × 5,000
       // (~29 MB) while a burst comes in (issue 25: peak RSS during a 1,000,000-line ingest).
-      const queue = new AsyncQueue<LogLine>({ highWater: FOLLOW_QUEUE_LINES, onPressure: (p) => (p ? source?.pause() : source?.resume()) });
+      const queue = new AsyncQueue<LogLine>({
+        highWater: FOLLOW_QUEUE_LINES,
+        onPressure: (p) => (p ? source?.pause() : source?.resume()),
+      });
       const mkSplit = (stream: 'stdout' | 'stderr') =>
         lineSplitter((raw) => {
           const l = parseTimestampedLine(raw, stream);
@@ -334,7 +367,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
 
     async attach(engineId): Promise<Duplex> {
       const docker = await engine();
-      const stream = await docker.getContainer(engineId).attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
+      const stream = await docker
+        .getContainer(engineId)
+        .attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
       return stream as unknown as Duplex;
     },
 
@@ -358,7 +393,34 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   };
 
   // Every engine call reports to the engine state, and its failures become typed errors (docker-errors.ts).
-  const GUARDED = ['ensureBaseImage', 'buildImage', 'removeImage', 'imageCommand', 'run', 'start', 'stop', 'kill', 'remove', 'inspect', 'list', 'wait', 'logs', 'stats', 'attach', 'resize', 'putArchive', 'imageLabels', 'importImage', 'commit', 'ensureNetwork', 'removeNetwork', 'removeVolume', 'updateMemory', 'exec', 'execStream'] as const;
+  const GUARDED = [
+    'ensureBaseImage',
+    'buildImage',
+    'removeImage',
+    'imageCommand',
+    'run',
+    'start',
+    'stop',
+    'kill',
+    'remove',
+    'inspect',
+    'list',
+    'wait',
+    'logs',
+    'stats',
+    'attach',
+    'resize',
+    'putArchive',
+    'imageLabels',
+    'importImage',
+    'commit',
+    'ensureNetwork',
+    'removeNetwork',
+    'removeVolume',
+    'updateMemory',
+    'exec',
+    'execStream',
+  ] as const;
   for (const name of GUARDED) {
     const fn = runtime[name] as (...a: unknown[]) => Promise<unknown>;
     (runtime as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {
@@ -379,7 +441,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`the Docker engine did not answer within ${ms} ms`)), ms);
-    p.then((v) => (clearTimeout(t), resolve(v)), (e) => (clearTimeout(t), reject(e)));
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
   });
 }
 

@@ -37,7 +37,9 @@ export function resolveEngineEndpoint(cfg: EngineConfig, env: NodeJS.ProcessEnv 
     // As the docker CLI: DOCKER_TLS_VERIFY (any non-empty value) turns verification on, with the
     // files of DOCKER_CERT_PATH (default ~/.docker).
     const verify = !!env.DOCKER_TLS_VERIFY && env.DOCKER_TLS_VERIFY !== '0';
-    const tls = cfg.tls ?? (verify || env.DOCKER_CERT_PATH ? { certPath: env.DOCKER_CERT_PATH || join(homedir(), '.docker') } : undefined);
+    const tls =
+      cfg.tls ??
+      (verify || env.DOCKER_CERT_PATH ? { certPath: env.DOCKER_CERT_PATH || join(homedir(), '.docker') } : undefined);
     return parseHost(env.DOCKER_HOST, tls, 'DOCKER_HOST');
   }
   return { kind: 'socket', socketPath: DEFAULT_SOCKET, label: `unix://${DEFAULT_SOCKET}` };
@@ -58,21 +60,29 @@ function parseHost(raw: string, tlsFiles: EngineTlsFiles | undefined, source: st
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const tls = tlsFiles ? readTls(tlsFiles, source) : null;
   if (!tls && !LOOPBACK.test(host)) {
-    throw new Error(`${source}: the engine at ${raw} is not on this machine: give docker.tls (ca, cert and key, or certPath) so the connection is TLS with both sides verified`);
+    throw new Error(
+      `${source}: the engine at ${raw} is not on this machine: give docker.tls (ca, cert and key, or certPath) so the connection is TLS with both sides verified`,
+    );
   }
   const port = url.port ? Number(url.port) : tls ? 2376 : 2375;
   return { kind: 'tcp', host, port, tls, label: `tcp://${url.hostname}:${port}${tls ? ' (TLS)' : ''}` };
 }
 
 function readTls(files: EngineTlsFiles, source: string): { ca: Buffer; cert: Buffer; key: Buffer } {
-  const pick = (name: 'ca' | 'cert' | 'key') => files[name] ?? (files.certPath ? join(files.certPath, `${name}.pem`) : undefined);
+  const pick = (name: 'ca' | 'cert' | 'key') =>
+    files[name] ?? (files.certPath ? join(files.certPath, `${name}.pem`) : undefined);
   const read = (name: 'ca' | 'cert' | 'key') => {
     const file = pick(name);
-    if (!file) throw new Error(`${source}: docker.tls.${name} is missing (or give docker.tls.certPath, a directory with ca.pem, cert.pem and key.pem)`);
+    if (!file)
+      throw new Error(
+        `${source}: docker.tls.${name} is missing (or give docker.tls.certPath, a directory with ca.pem, cert.pem and key.pem)`,
+      );
     try {
       return readFileSync(file);
     } catch (err) {
-      throw new Error(`${source}: cannot read the TLS ${name} file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new Error(
+        `${source}: cannot read the TLS ${name} file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
   };
   return { ca: read('ca'), cert: read('cert'), key: read('key') };
@@ -81,5 +91,7 @@ function readTls(files: EngineTlsFiles, source: string): { ca: Buffer; cert: Buf
 /** dockerode's constructor options for an endpoint. */
 export function dockerodeOptions(e: EngineEndpoint): Record<string, unknown> {
   if (e.kind === 'socket') return { socketPath: e.socketPath };
-  return e.tls ? { host: e.host, port: e.port, protocol: 'https', ca: e.tls.ca, cert: e.tls.cert, key: e.tls.key } : { host: e.host, port: e.port, protocol: 'http' };
+  return e.tls
+    ? { host: e.host, port: e.port, protocol: 'https', ca: e.tls.ca, cert: e.tls.cert, key: e.tls.key }
+    : { host: e.host, port: e.port, protocol: 'http' };
 }

@@ -33,7 +33,9 @@ export function parseTimestampedLine(raw: string, stream: 'stdout' | 'stderr'): 
  * only a frame cut between two chunks is copied (docker-modem's demuxStream copies the rest of the
  * buffer for every frame: quadratic on a large chunk).
  */
-export function frameDemuxer(onFrame: (stream: 'stdout' | 'stderr', data: Buffer) => void): { write(chunk: Buffer): void } {
+export function frameDemuxer(onFrame: (stream: 'stdout' | 'stderr', data: Buffer) => void): {
+  write(chunk: Buffer): void;
+} {
   let pending: Buffer | null = null;
   return {
     write(chunk) {
@@ -60,7 +62,11 @@ export function demuxBuffer(buf: Buffer): { stream: 'stdout' | 'stderr'; data: B
 
 interface DockerStats {
   read: string;
-  cpu_stats?: { cpu_usage?: { total_usage?: number; percpu_usage?: number[] }; system_cpu_usage?: number; online_cpus?: number };
+  cpu_stats?: {
+    cpu_usage?: { total_usage?: number; percpu_usage?: number[] };
+    system_cpu_usage?: number;
+    online_cpus?: number;
+  };
   precpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number };
   memory_stats?: { usage?: number; max_usage?: number; limit?: number; stats?: Record<string, number> };
 }
@@ -76,7 +82,7 @@ export function statsFromDocker(s: DockerStats, swapLimit: number): StatsSample 
   // Page cache is not the app's memory: cgroup v1 reports it as total_inactive_file / cache, v2 as inactive_file.
   const cache = st.total_inactive_file ?? st.inactive_file ?? st.cache ?? 0;
   const usage = Math.max(0, (m.usage ?? 0) - cache);
-  const swap = Math.max(0, (st.total_swap ?? st.swap ?? 0));
+  const swap = Math.max(0, st.total_swap ?? st.swap ?? 0);
   return {
     time: Date.parse(s.read) || Date.now(),
     cpu,

@@ -15,29 +15,33 @@ export interface EngineVersion {
  */
 export function versionOverSocket(socketPath: string, timeoutMs: number): Promise<EngineVersion> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path: '/version', method: 'GET', headers: { accept: 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > 1 << 20) req.destroy(new Error('the Docker engine answered /version with more than 1 MiB'));
-        else chunks.push(c);
-      });
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = null;
-        }
-        const status = res.statusCode ?? 0;
-        if (status >= 200 && status < 300 && json && typeof json === 'object') return resolve(json as EngineVersion);
-        const message = (json as { message?: string } | null)?.message ?? `(HTTP code ${status}) ${text.slice(0, 200)}`;
-        reject(Object.assign(new Error(message), { statusCode: status, json }));
-      });
-    });
+    const req = request(
+      { socketPath, path: '/version', method: 'GET', headers: { accept: 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > 1 << 20) req.destroy(new Error('the Docker engine answered /version with more than 1 MiB'));
+          else chunks.push(c);
+        });
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = null;
+          }
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300 && json && typeof json === 'object') return resolve(json as EngineVersion);
+          const message =
+            (json as { message?: string } | null)?.message ?? `(HTTP code ${status}) ${text.slice(0, 200)}`;
+          reject(Object.assign(new Error(message), { statusCode: status, json }));
+        });
+      },
+    );
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`the Docker engine did not answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end();

@@ -18,7 +18,9 @@ export class RuntimeError extends Error {
 export class EngineUnavailableError extends RuntimeError {
   constructor(cause: unknown, detail?: string) {
     const errno = (cause as NodeJS.ErrnoException)?.code;
-    super(detail ?? `the Docker engine cannot be reached (${errno ?? 'unreachable'})`, errno ?? 'ENGINE_UNAVAILABLE', { cause });
+    super(detail ?? `the Docker engine cannot be reached (${errno ?? 'unreachable'})`, errno ?? 'ENGINE_UNAVAILABLE', {
+      cause,
+    });
   }
 }
 
@@ -53,4 +55,5 @@ export class ConflictError extends RuntimeError {
 }
 
 /** True for the engine being out of reach, as every runtime reports it. */
-export const isEngineUnavailable = (err: unknown): err is EngineUnavailableError => err instanceof EngineUnavailableError;
+export const isEngineUnavailable = (err: unknown): err is EngineUnavailableError =>
+  err instanceof EngineUnavailableError;

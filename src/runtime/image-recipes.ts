@@ -25,7 +25,13 @@ export interface ImageRecipe {
 /** Label holding the recipe hash; an image without it (or with another) is rebuilt. */
 export const RECIPE_LABEL = 'io.scalingo-emulator.recipe';
 
-const STACK_ENV = ['ENV PATH=/app/.venv/bin:/app/node_modules/.bin:/app/bin:/usr/local/bin:/usr/bin:/bin', 'ENV HOME=/app', 'ENV LANG=C.UTF-8', 'WORKDIR /app', 'CMD ["sh"]'];
+const STACK_ENV = [
+  'ENV PATH=/app/.venv/bin:/app/node_modules/.bin:/app/bin:/usr/local/bin:/usr/bin:/bin',
+  'ENV HOME=/app',
+  'ENV LANG=C.UTF-8',
+  'WORKDIR /app',
+  'CMD ["sh"]',
+];
 const APP_DIR = ['mkdir -p /app /tmp/uploads', 'chmod 1777 /tmp/uploads'];
 
 export const IMAGE_RECIPES: ImageRecipe[] = [
@@ -64,7 +70,11 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
     kind: 'addon',
     // The package's own cluster is dropped: the addon's data directory lives in a volume.
     packages: ['postgresql', 'postgresql-client'],
-    customize: ['rm -rf /var/lib/postgresql/15/main /etc/postgresql/15/main', 'mkdir -p /var/run/postgresql', 'chown postgres:postgres /var/run/postgresql'],
+    customize: [
+      'rm -rf /var/lib/postgresql/15/main /etc/postgresql/15/main',
+      'mkdir -p /var/run/postgresql',
+      'chown postgres:postgres /var/run/postgresql',
+    ],
     changes: ['ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/bin:/bin', 'ENV LANG=C.UTF-8'],
   },
   {
@@ -104,13 +114,21 @@ export function findRecipe(id: string): ImageRecipe | undefined {
 export function stackRecipe(lang: string, suite?: string): ImageRecipe | undefined {
   const base = IMAGE_RECIPES.find((r) => r.id === lang && r.kind === 'stack');
   if (!base || !suite) return base;
-  return { ...base, id: `${lang}-${suite}`, tag: base.tag.replace(/:/, `-${suite}:`), title: `${base.title} (Debian ${suite})`, suite };
+  return {
+    ...base,
+    id: `${lang}-${suite}`,
+    tag: base.tag.replace(/:/, `-${suite}:`),
+    title: `${base.title} (Debian ${suite})`,
+    suite,
+  };
 }
 
 /** Hash of what makes the image: packages, hooks, changes and the Debian suite. */
 export function recipeHash(r: ImageRecipe, suite: string): string {
   return createHash('sha256')
-    .update(JSON.stringify({ v: 1, suite, packages: [...r.packages].sort(), customize: r.customize, changes: r.changes }))
+    .update(
+      JSON.stringify({ v: 1, suite, packages: [...r.packages].sort(), customize: r.customize, changes: r.changes }),
+    )
     .digest('hex')
     .slice(0, 16);
 }

@@ -22,7 +22,9 @@ CMD ["sh"]
 
 export function findStaticBusybox(): string {
   for (const p of BUSYBOX_CANDIDATES) if (existsSync(p)) return p;
-  throw new Error(`no static busybox found (looked at ${BUSYBOX_CANDIDATES.join(', ')}): install Debian's busybox-static (scripts/docker-up.sh does)`);
+  throw new Error(
+    `no static busybox found (looked at ${BUSYBOX_CANDIDATES.join(', ')}): install Debian's busybox-static (scripts/docker-up.sh does)`,
+  );
 }
 
 /** Builds `tag` from the busybox recipe unless the engine already has it. Returns true when it built. */
@@ -37,13 +39,20 @@ export async function ensureBusyboxImage(docker: Docker, tag: string): Promise<b
   tar.entry({ name: 'Dockerfile' }, STACK_DOCKERFILE);
   tar.entry({ name: 'busybox', mode: 0o755 }, readFileSync(findStaticBusybox()));
   tar.finalize();
-  const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels: { 'io.scalingo-emulator.base': 'busybox' } });
+  const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, {
+    t: tag,
+    labels: { 'io.scalingo-emulator.base': 'busybox' },
+  });
   await followBuild(docker, stream);
   return true;
 }
 
 /** Waits for a build stream to end; a build error in the stream becomes a thrown Error with the output. */
-export function followBuild(docker: Docker, stream: NodeJS.ReadableStream, onLine?: (line: string) => void): Promise<string> {
+export function followBuild(
+  docker: Docker,
+  stream: NodeJS.ReadableStream,
+  onLine?: (line: string) => void,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = '';
     docker.modem.followProgress(
@@ -87,7 +96,10 @@ export async function packDirectory(dir: string, extra: Record<string, string> =
         tar.entry({ name, mode: st.mode & 0o7777, mtime: st.mtime }, '');
       } else if (st.isFile()) {
         const sink = tar.entry({ name, mode: st.mode & 0o7777, mtime: st.mtime, size: st.size });
-        await pipeline(createReadStream(full, { end: Math.max(0, st.size - 1), highWaterMark: 64 * 1024 }), sink as unknown as NodeJS.WritableStream);
+        await pipeline(
+          createReadStream(full, { end: Math.max(0, st.size - 1), highWaterMark: 64 * 1024 }),
+          sink as unknown as NodeJS.WritableStream,
+        );
       }
     }
   };

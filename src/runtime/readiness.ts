@@ -8,10 +8,21 @@ import { request } from 'node:http';
  */
 export function answersHttp(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host, port, path: '/', method: 'GET', agent: false, timeout: 1000, headers: { 'user-agent': 'scalingo-emulator-boot-check' } }, (res) => {
-      res.resume();
-      resolve(true);
-    });
+    const req = request(
+      {
+        host,
+        port,
+        path: '/',
+        method: 'GET',
+        agent: false,
+        timeout: 1000,
+        headers: { 'user-agent': 'scalingo-emulator-boot-check' },
+      },
+      (res) => {
+        res.resume();
+        resolve(true);
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(false));
     req.end();

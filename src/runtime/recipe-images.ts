@@ -62,7 +62,11 @@ export async function missingRecipeImages(runtime: ContainerRuntime): Promise<st
  * Resolves true when the caller had to wait for a build; a failed build rejects every waiter with
  * the reason, and the next call tries again.
  */
-export async function ensureRecipeImage(runtime: ContainerRuntime, recipe: ImageRecipe, hooks: BuildHooks = {}): Promise<boolean> {
+export async function ensureRecipeImage(
+  runtime: ContainerRuntime,
+  recipe: ImageRecipe,
+  hooks: BuildHooks = {},
+): Promise<boolean> {
   let running = inFlight.get(recipe.tag);
   if (!running) {
     if (await recipeImageCurrent(runtime, recipe)) return false;
@@ -91,13 +95,13 @@ function startBuild(runtime: ContainerRuntime, recipe: ImageRecipe): Build {
   const done = Promise.resolve()
     .then(() => build(runtime, recipe, say))
     .then(
-    () => emit({ phase: 'done', recipe, seconds: Math.round((Date.now() - started) / 1000) }),
-    (err: Error) => {
-      const error = `building the ${recipe.title} image (${recipe.tag}) failed: ${err.message}`;
-      emit({ phase: 'fail', recipe, error });
-      throw new Error(error);
-    },
-  );
+      () => emit({ phase: 'done', recipe, seconds: Math.round((Date.now() - started) / 1000) }),
+      (err: Error) => {
+        const error = `building the ${recipe.title} image (${recipe.tag}) failed: ${err.message}`;
+        emit({ phase: 'fail', recipe, error });
+        throw new Error(error);
+      },
+    );
   const entry: Build = { done: done.finally(() => inFlight.delete(recipe.tag)), listeners };
   // Waiters get the rejection; the entry itself must not count as an unhandled one.
   entry.done.catch(() => undefined);
@@ -112,7 +116,9 @@ async function build(runtime: ContainerRuntime, recipe: ImageRecipe, say: (line:
   const dir = mkdtempSync(join(tmpdir(), `${ROOTFS_DIR_PREFIX}${recipe.id}-${process.pid}-`));
   const started = Date.now();
   try {
-    say(`building from Debian ${suite} packages (${recipe.packages.join(' ')}); the first build downloads them, later ones reuse the package cache`);
+    say(
+      `building from Debian ${suite} packages (${recipe.packages.join(' ')}); the first build downloads them, later ones reuse the package cache`,
+    );
     const tar = join(dir, 'rootfs.tar');
     await buildRootfs(recipe, suite, tar, say);
     say('importing the root filesystem into Docker');

@@ -26,11 +26,16 @@ export function debianSources(): string[] {
   const files: string[] = [];
   if (existsSync('/etc/apt/sources.list')) files.push('/etc/apt/sources.list');
   const dir = '/etc/apt/sources.list.d';
-  if (existsSync(dir)) for (const f of readdirSync(dir).sort()) if (/\.(list|sources)$/.test(f)) files.push(join(dir, f));
+  if (existsSync(dir))
+    for (const f of readdirSync(dir).sort()) if (/\.(list|sources)$/.test(f)) files.push(join(dir, f));
   return files.filter((f) => {
     const text = readFileSync(f, 'utf8');
     // Only Debian's archive: third-party repositories (node, cloud SDKs…) are not part of the recipe.
-    return /^\s*(deb\s|URIs:)/m.test(text) && /debian\.org|\/debian\b/.test(text) && !/nodesource|google|docker\.com/.test(text);
+    return (
+      /^\s*(deb\s|URIs:)/m.test(text) &&
+      /debian\.org|\/debian\b/.test(text) &&
+      !/nodesource|google|docker\.com/.test(text)
+    );
   });
 }
 
@@ -56,9 +61,16 @@ export function mmdebstrapAvailable(): boolean {
  * Builds the recipe's root filesystem as a tar file at `out`. Progress lines go to onLine; a
  * failure throws with the last lines of mmdebstrap's output.
  */
-export function buildRootfs(recipe: ImageRecipe, suite: string, out: string, onLine: (line: string) => void): Promise<void> {
+export function buildRootfs(
+  recipe: ImageRecipe,
+  suite: string,
+  out: string,
+  onLine: (line: string) => void,
+): Promise<void> {
   if (!mmdebstrapAvailable()) {
-    throw new Error('mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`');
+    throw new Error(
+      'mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`',
+    );
   }
   const sources = debianSources();
   const cache = debCacheDir();
@@ -130,7 +142,11 @@ export function removeBuildDir(dir: string): void {
 function mountsUnder(dir: string): string[] {
   return readFileSync('/proc/self/mounts', 'utf8')
     .split('\n')
-    .map((line) => (line.split(' ')[1] ?? '').replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))))
+    .map((line) =>
+      (line.split(' ')[1] ?? '').replace(/\\(\d{3})/g, (_, octal: string) =>
+        String.fromCharCode(Number.parseInt(octal, 8)),
+      ),
+    )
     .filter((m) => m === dir || m.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
 }

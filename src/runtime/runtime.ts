@@ -101,7 +101,14 @@ export interface StatsSample {
 export type EngineState = 'up' | 'down';
 
 // Typed errors of every runtime (errors.ts): callers test instanceof, never engine codes.
-export { ConflictError, EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError, isEngineUnavailable } from './errors.ts';
+export {
+  ConflictError,
+  EngineUnavailableError,
+  NoSuchContainerError,
+  NoSuchImageError,
+  RuntimeError,
+  isEngineUnavailable,
+} from './errors.ts';
 
 /**
  * Errors: a runtime throws the typed errors of errors.ts — EngineUnavailableError when the engine
@@ -135,7 +142,14 @@ export interface ContainerRuntime {
    * Builds an image from a directory (with its Dockerfile, or `dockerfile` text given). Lines of output go to onLine.
    * `networkNone`: the RUN steps get no network (buildpack-like builds), as `docker build --network none`.
    */
-  buildImage(opts: { contextDir: string; dockerfile?: string; tag: string; labels: Record<string, string>; networkNone?: boolean; onLine?: (line: string) => void }): Promise<void>;
+  buildImage(opts: {
+    contextDir: string;
+    dockerfile?: string;
+    tag: string;
+    labels: Record<string, string>;
+    networkNone?: boolean;
+    onLine?: (line: string) => void;
+  }): Promise<void>;
   imageExists(tag: string): Promise<boolean>;
   removeImage(tag: string): Promise<void>;
   /** Default command of an image (its CMD/ENTRYPOINT joined), '' when none. */
@@ -184,14 +198,21 @@ export interface ContainerRuntime {
     opts?: { user?: string; env?: Record<string, string>; maxBytes?: number; stdin?: Readable },
   ): Promise<{ exitCode: number; stdout: string; stderr: string }>;
   /** Runs a command in a running container and streams its stdout (backups); `exitCode` resolves at the end. */
-  execStream(engineId: string, cmd: string[], opts?: { user?: string; env?: Record<string, string> }): Promise<{ stdout: Readable; exitCode: Promise<number> }>;
+  execStream(
+    engineId: string,
+    cmd: string[],
+    opts?: { user?: string; env?: Record<string, string> },
+  ): Promise<{ stdout: Readable; exitCode: Promise<number> }>;
 
   // Streams
   /** Engine events for emulator-managed containers; returns an unsubscribe function. */
   onEvent(listener: (e: RuntimeEvent) => void): () => void;
   /** Output of a container: lines from `sinceMs` (inclusive, millisecond precision: callers dedupe), then live ones when follow. */
   /** `takeWaiting` (optional): the lines already received and not yet taken, without waiting (a burst in one go). */
-  logs(engineId: string, opts: { follow: boolean; sinceMs?: number; tail?: number }): Promise<AsyncIterable<LogLine> & { close(): void; takeWaiting?(): LogLine[] }>;
+  logs(
+    engineId: string,
+    opts: { follow: boolean; sinceMs?: number; tail?: number },
+  ): Promise<AsyncIterable<LogLine> & { close(): void; takeWaiting?(): LogLine[] }>;
   /** One stats sample, read from the engine now. */
   stats(engineId: string): Promise<StatsSample | null>;
   /** Raw TTY stream of an interactive container (attach with stdin). */
@@ -216,10 +237,29 @@ export function isEngineUnreachable(err: unknown): boolean {
   return SOCKET_CODES.includes(e.code ?? '') && e.syscall !== undefined;
 }
 
-const SOCKET_CODES = ['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPROTO'];
+const SOCKET_CODES = [
+  'ECONNREFUSED',
+  'ENOENT',
+  'EACCES',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPROTO',
+];
 // Node's TLS failures: the server's certificate not trusted (openssl verify codes) or an alert sent by
 // a server that refused our certificate (ERR_SSL_…ALERT…).
-const TLS_CODES = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_SIGNATURE_FAILURE', 'ERR_TLS_CERT_ALTNAME_INVALID'];
+const TLS_CODES = [
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+];
 
 /** A TLS handshake with the engine failed: one side refused the other's certificate. */
 export function isTlsRefusal(err: unknown): boolean {
@@ -227,4 +267,5 @@ export function isTlsRefusal(err: unknown): boolean {
   return TLS_CODES.includes(code) || code.startsWith('ERR_SSL_');
 }
 
-export const ENGINE_UNREACHABLE_MESSAGE = 'The Docker engine cannot be reached, so containers cannot be managed right now: start it (scripts/docker-up.sh) and retry.';
+export const ENGINE_UNREACHABLE_MESSAGE =
+  'The Docker engine cannot be reached, so containers cannot be managed right now: start it (scripts/docker-up.sh) and retry.';

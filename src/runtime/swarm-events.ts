@@ -9,7 +9,13 @@ import { newestTask, TASK_LABELS } from './swarm-services.ts';
 import type { SwarmNodes } from './swarm-nodes.ts';
 import type { SwarmTasks } from './swarm-tasks.ts';
 
-export function createSwarmEvents(o: { manager: ContainerRuntime; nodes: SwarmNodes; tasks: SwarmTasks; onTaskChange: (serviceId: string) => void; watchMs: number }) {
+export function createSwarmEvents(o: {
+  manager: ContainerRuntime;
+  nodes: SwarmNodes;
+  tasks: SwarmTasks;
+  onTaskChange: (serviceId: string) => void;
+  watchMs: number;
+}) {
   const { nodes, tasks } = o;
   const listeners = new Set<(e: RuntimeEvent) => void>();
   const subscribed = new Map<ContainerRuntime, () => void>();
@@ -27,7 +33,8 @@ export function createSwarmEvents(o: { manager: ContainerRuntime; nodes: SwarmNo
         const newest = newestTask(await tasks.tasks(serviceId).catch(() => []));
         if (newest && newest.ID !== e.labels[TASK_LABELS.taskId]) return; // an older task of the service
         const node = (await nodes.refresh().catch(() => nodes.list)).find((n) => n.id === e.labels[TASK_LABELS.nodeId]);
-        if (e.action !== 'start' && node && (node.availability !== 'active' || node.state !== 'ready')) return void checkNodes().catch(() => undefined);
+        if (e.action !== 'start' && node && (node.availability !== 'active' || node.state !== 'ready'))
+          return void checkNodes().catch(() => undefined);
       }
       o.onTaskChange(serviceId);
       out = { ...e, engineId: serviceId };
@@ -37,7 +44,11 @@ export function createSwarmEvents(o: { manager: ContainerRuntime; nodes: SwarmNo
 
   async function subscribeAll(): Promise<void> {
     for (const engine of [o.manager, ...(await nodes.otherEngines())]) {
-      if (!subscribed.has(engine)) subscribed.set(engine, engine.onEvent((e) => void (relaying = relaying.then(() => relay(e)).catch(() => undefined))));
+      if (!subscribed.has(engine))
+        subscribed.set(
+          engine,
+          engine.onEvent((e) => void (relaying = relaying.then(() => relay(e)).catch(() => undefined))),
+        );
     }
   }
 

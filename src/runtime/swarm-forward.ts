@@ -76,13 +76,19 @@ export function createServiceDoors(listenHost: string) {
       if (!door) {
         door = open(resolve);
         doors.set(serviceId, door);
-        door.then((d) => ports.add(d.port), () => doors.delete(serviceId));
+        door.then(
+          (d) => ports.add(d.port),
+          () => doors.delete(serviceId),
+        );
       }
       return (await door).port;
     },
     /** The service's task changed (started, moved): the next connection asks where it runs. */
     forget(serviceId: string): void {
-      void doors.get(serviceId)?.then((d) => void (d.target = null), () => undefined);
+      void doors.get(serviceId)?.then(
+        (d) => void (d.target = null),
+        () => undefined,
+      );
     },
     async close(serviceId: string): Promise<void> {
       const door = doors.get(serviceId);

@@ -34,7 +34,12 @@ interface NodeJson {
   Status: { State: string; Addr?: string };
 }
 
-export function createSwarmNodes(o: { manager: ContainerRuntime; managerDocker: () => Promise<Docker>; tls?: EngineTlsFiles; publishHost: string }) {
+export function createSwarmNodes(o: {
+  manager: ContainerRuntime;
+  managerDocker: () => Promise<Docker>;
+  tls?: EngineTlsFiles;
+  publishHost: string;
+}) {
   const engines = new Map<string, { address: string; runtime: ContainerRuntime; docker: () => Promise<Docker> }>();
   const images = new Map<string, Promise<void>>();
   let selfId: string | null = null;
@@ -43,9 +48,17 @@ export function createSwarmNodes(o: { manager: ContainerRuntime; managerDocker: 
   function engineFor(address: string) {
     let e = engines.get(address);
     if (!e) {
-      const runtime = createDockerRuntime({ host: address, tls: address.startsWith('tcp://') ? o.tls : undefined, publishHost: o.publishHost, env: {} });
+      const runtime = createDockerRuntime({
+        host: address,
+        tls: address.startsWith('tcp://') ? o.tls : undefined,
+        publishHost: o.publishHost,
+        env: {},
+      });
       let client: Promise<Docker> | null = null;
-      const endpoint = resolveEngineEndpoint({ host: address, tls: address.startsWith('tcp://') ? o.tls : undefined }, {});
+      const endpoint = resolveEngineEndpoint(
+        { host: address, tls: address.startsWith('tcp://') ? o.tls : undefined },
+        {},
+      );
       const docker = () => (client ??= import('dockerode').then(({ default: D }) => new D(dockerodeOptions(endpoint))));
       engines.set(address, (e = { address, runtime, docker }));
     }
@@ -80,7 +93,10 @@ export function createSwarmNodes(o: { manager: ContainerRuntime; managerDocker: 
     if (!node || (!node.engine && !node.manager)) node = (await refresh()).find((n) => n.id === nodeId);
     if (!node) throw new EngineUnavailableError(null, `swarm node ${nodeId ?? '(none yet)'} is not in the swarm`);
     if (!node.engine) {
-      throw new EngineUnavailableError(null, `the engine of swarm node ${node.hostname} (${node.id}) is unknown: set its label ${SWARM_LABELS.engine}=unix:///… or tcp://…:2376`);
+      throw new EngineUnavailableError(
+        null,
+        `the engine of swarm node ${node.hostname} (${node.id}) is unknown: set its label ${SWARM_LABELS.engine}=unix:///… or tcp://…:2376`,
+      );
     }
     return { node, engine: node.engine };
   }
@@ -137,7 +153,9 @@ export function createSwarmNodes(o: { manager: ContainerRuntime; managerDocker: 
     /** Engines of the nodes other than the manager (for events, lists of plain containers). */
     async otherEngines(): Promise<ContainerRuntime[]> {
       await refresh();
-      return nodes.filter((n) => !n.manager && n.engine && n.state === 'ready').map((n) => n.engine as ContainerRuntime);
+      return nodes
+        .filter((n) => !n.manager && n.engine && n.state === 'ready')
+        .map((n) => n.engine as ContainerRuntime);
     },
     get managerId() {
       return selfId;

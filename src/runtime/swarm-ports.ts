@@ -30,7 +30,11 @@ export function portFree(port: number, host: string): Promise<boolean> {
 }
 
 /** A port of `range` not in `used` and free on `host`, tried from a random point; throws when the range is full. */
-export async function pickPort(range: { first: number; last: number }, used: Set<number>, host: string): Promise<number> {
+export async function pickPort(
+  range: { first: number; last: number },
+  used: Set<number>,
+  host: string,
+): Promise<number> {
   const size = range.last - range.first + 1;
   const start = Math.floor(Math.random() * size);
   for (let i = 0; i < size; i++) {

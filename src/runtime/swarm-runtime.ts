@@ -12,7 +12,16 @@ import { dockerodeOptions, resolveEngineEndpoint } from './engine-endpoint.ts';
 import { isStatus, translateDockerError } from './docker-errors.ts';
 import { EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError } from './errors.ts';
 import { answersHttp } from './readiness.ts';
-import { isContainerId, serviceInfo, serviceSpec, SWARM_LABELS, TASK_LABELS, newestTask, taskPort, type SwarmService } from './swarm-services.ts';
+import {
+  isContainerId,
+  serviceInfo,
+  serviceSpec,
+  SWARM_LABELS,
+  TASK_LABELS,
+  newestTask,
+  taskPort,
+  type SwarmService,
+} from './swarm-services.ts';
 import { createSwarmNodes } from './swarm-nodes.ts';
 import { createSwarmTasks } from './swarm-tasks.ts';
 import { createSwarmEvents } from './swarm-events.ts';
@@ -25,7 +34,8 @@ export interface SwarmRuntimeOptions extends DockerRuntimeOptions {
   watchMs?: number;
 }
 
-export const NOT_A_MANAGER = 'docker.mode is "swarm" but the engine is not a swarm manager: run `docker swarm init` (or `docker swarm join` as a manager) there, or point docker.host at a manager';
+export const NOT_A_MANAGER =
+  'docker.mode is "swarm" but the engine is not a swarm manager: run `docker swarm init` (or `docker swarm join` as a manager) there, or point docker.host at a manager';
 
 export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRuntime {
   const manager = createDockerRuntime(opts);
@@ -41,7 +51,13 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   const managerHost = endpoint.kind === 'tcp' ? endpoint.host : '127.0.0.1';
   /** Engine of each plain container (one-offs, builds), by container id. */
   const plainEngine = new Map<string, ContainerRuntime>();
-  const events = createSwarmEvents({ manager, nodes, tasks, onTaskChange: (id) => doors.forget(id), watchMs: opts.watchMs ?? 2000 });
+  const events = createSwarmEvents({
+    manager,
+    nodes,
+    tasks,
+    onTaskChange: (id) => doors.forget(id),
+    watchMs: opts.watchMs ?? 2000,
+  });
 
   async function inspectService(s: SwarmService): Promise<ContainerInfo> {
     const t = newestTask(await tasks.tasks(s.ID));
@@ -56,15 +72,28 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     if (!c) return base;
     const published = c.state === 'running' && (s.Spec.EndpointSpec?.Ports?.length ?? 0) > 0;
     const hostPort = published ? await doors.portOf(s.ID, () => whereRuns(s.ID)) : null;
-    return { ...base, state: c.state, exitCode: c.exitCode, startedAt: c.startedAt, finishedAt: c.finishedAt, oomKilled: c.oomKilled, hostPort };
+    return {
+      ...base,
+      state: c.state,
+      exitCode: c.exitCode,
+      startedAt: c.startedAt,
+      finishedAt: c.finishedAt,
+      oomKilled: c.oomKilled,
+      hostPort,
+    };
   }
 
   let managerSeen = { ok: false, at: 0 };
   /** Whether the engine is a swarm manager, as it said within the last 5 s (or now, when `fresh`). */
   async function isManager(fresh: boolean): Promise<boolean> {
     if (!fresh && Date.now() - managerSeen.at < 5000) return managerSeen.ok;
-    const info = (await (await docker()).info().catch(() => ({}))) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
-    managerSeen = { ok: info.Swarm?.LocalNodeState === 'active' && info.Swarm.ControlAvailable === true, at: Date.now() };
+    const info = (await (await docker()).info().catch(() => ({}))) as {
+      Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean };
+    };
+    managerSeen = {
+      ok: info.Swarm?.LocalNodeState === 'active' && info.Swarm.ControlAvailable === true,
+      at: Date.now(),
+    };
     return managerSeen.ok;
   }
 
@@ -89,7 +118,11 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   async function oneOffEngine(): Promise<ContainerRuntime> {
     if (!opts.oneOffNode) return manager;
     const node = (await nodes.refresh()).find((n) => n.hostname === opts.oneOffNode || n.id === opts.oneOffNode);
-    if (!node) throw new RuntimeError(`docker.swarm.oneOffNode: no swarm node is named ${opts.oneOffNode}`, 'SWARM_NO_SUCH_NODE');
+    if (!node)
+      throw new RuntimeError(
+        `docker.swarm.oneOffNode: no swarm node is named ${opts.oneOffNode}`,
+        'SWARM_NO_SUCH_NODE',
+      );
     return (await nodes.engineOf(node.id)).engine;
   }
 
@@ -133,14 +166,23 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
         if (!isStatus(err, 404)) throw err;
       }
       // Overlay, attachable: services on every node and plain containers (one-offs) join it.
-      await d.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: { ...labels, [LABELS.managed]: '1' } }).catch((err) => {
-        if (!isStatus(err, 409)) throw err;
-      });
+      await d
+        .createNetwork({
+          Name: name,
+          Driver: 'overlay',
+          Attachable: true,
+          CheckDuplicate: true,
+          Labels: { ...labels, [LABELS.managed]: '1' },
+        })
+        .catch((err) => {
+          if (!isStatus(err, 409)) throw err;
+        });
     },
     removeNetwork: (name) => manager.removeNetwork(name),
     async removeVolume(name) {
       // A volume lives on the node that ran its task (addon servers are pinned to the manager).
-      for (const e of [manager, ...(await nodes.otherEngines().catch(() => []))]) await e.removeVolume(name).catch(() => undefined);
+      for (const e of [manager, ...(await nodes.otherEngines().catch(() => []))])
+        await e.removeVolume(name).catch(() => undefined);
     },
 
     async run(spec, o = {}) {
@@ -168,7 +210,10 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
       let created: { id?: string; ID?: string };
       try {
         const full = serviceSpec(spec, imageId, { replicas: o.start === false ? 0 : 1, constraints, publishedPort });
-        created = (await d.createService(full as unknown as Docker.CreateServiceOptions)) as { id?: string; ID?: string };
+        created = (await d.createService(full as unknown as Docker.CreateServiceOptions)) as {
+          id?: string;
+          ID?: string;
+        };
       } finally {
         if (publishedPort) tasks.portChosen(publishedPort);
       }
@@ -191,7 +236,9 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
 
     async stop(engineId, graceSeconds) {
       if (isContainerId(engineId)) return (await engineOfPlain(engineId)).stop(engineId, graceSeconds);
-      const c = await tasks.container(engineId).catch((err) => (err instanceof NoSuchContainerError ? null : Promise.reject(err)));
+      const c = await tasks
+        .container(engineId)
+        .catch((err) => (err instanceof NoSuchContainerError ? null : Promise.reject(err)));
       if (c) await c.engine.stop(c.cid, graceSeconds);
     },
 
@@ -222,11 +269,15 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
 
     async list(labels) {
       const filters = { label: [`${LABELS.managed}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
-      const services = (await (await docker()).listServices({ filters: JSON.stringify(filters) })) as unknown as SwarmService[];
+      const services = (await (
+        await docker()
+      ).listServices({ filters: JSON.stringify(filters) })) as unknown as SwarmService[];
       const out = await Promise.all(services.map((s) => inspectService(s)));
       for (const e of [manager, ...(await nodes.otherEngines())]) {
         // Another node's engine out of reach: its plain containers (one-offs) are not listed meanwhile.
-        const found = await e.list(labels).catch((err) => (e !== manager && err instanceof EngineUnavailableError ? [] : Promise.reject(err)));
+        const found = await e
+          .list(labels)
+          .catch((err) => (e !== manager && err instanceof EngineUnavailableError ? [] : Promise.reject(err)));
         for (const c of found) if (!c.labels[TASK_LABELS.serviceId]) out.push(c);
       }
       return out;
@@ -267,7 +318,9 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
 
     async stats(engineId) {
       if (isContainerId(engineId)) return (await engineOfPlain(engineId)).stats(engineId);
-      const c = await tasks.container(engineId).catch((err) => (err instanceof NoSuchContainerError ? null : Promise.reject(err)));
+      const c = await tasks
+        .container(engineId)
+        .catch((err) => (err instanceof NoSuchContainerError ? null : Promise.reject(err)));
       return c ? c.engine.stats(c.cid) : null;
     },
 
@@ -293,7 +346,26 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   };
 
   // Failures of the manager's own API (services, tasks, networks) become the runtime's typed errors too.
-  const GUARDED = ['run', 'start', 'stop', 'kill', 'remove', 'inspect', 'list', 'wait', 'logs', 'stats', 'attach', 'resize', 'putArchive', 'updateMemory', 'exec', 'execStream', 'ensureNetwork', 'commit'] as const;
+  const GUARDED = [
+    'run',
+    'start',
+    'stop',
+    'kill',
+    'remove',
+    'inspect',
+    'list',
+    'wait',
+    'logs',
+    'stats',
+    'attach',
+    'resize',
+    'putArchive',
+    'updateMemory',
+    'exec',
+    'execStream',
+    'ensureNetwork',
+    'commit',
+  ] as const;
   for (const name of GUARDED) {
     const fn = runtime[name] as (...a: unknown[]) => Promise<unknown>;
     (runtime as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {

@@ -20,7 +20,11 @@ export const SWARM_LABELS = {
 } as const;
 
 /** Labels Swarm puts on the container of a task. */
-export const TASK_LABELS = { serviceId: 'com.docker.swarm.service.id', taskId: 'com.docker.swarm.task.id', nodeId: 'com.docker.swarm.node.id' } as const;
+export const TASK_LABELS = {
+  serviceId: 'com.docker.swarm.service.id',
+  taskId: 'com.docker.swarm.task.id',
+  nodeId: 'com.docker.swarm.node.id',
+} as const;
 
 export interface SwarmTask {
   ID: string;
@@ -57,7 +61,10 @@ export interface ServiceSpec {
     ForceUpdate?: number;
   };
   Mode: { Replicated?: { Replicas: number } };
-  EndpointSpec?: { Mode: string; Ports?: { Protocol: string; TargetPort: number; PublishedPort?: number; PublishMode: string }[] };
+  EndpointSpec?: {
+    Mode: string;
+    Ports?: { Protocol: string; TargetPort: number; PublishedPort?: number; PublishMode: string }[];
+  };
 }
 
 const MAX_SERVICE_NAME = 63;
@@ -74,16 +81,29 @@ export function serviceName(name: string): string {
 function mountsOf(binds: string[]): Record<string, unknown>[] {
   return binds.map((b) => {
     const [source, target, mode] = b.split(':');
-    return { Type: source.startsWith('/') ? 'bind' : 'volume', Source: source, Target: target, ReadOnly: mode === 'ro' };
+    return {
+      Type: source.startsWith('/') ? 'bind' : 'volume',
+      Source: source,
+      Target: target,
+      ReadOnly: mode === 'ro',
+    };
   });
 }
 
-export function serviceSpec(spec: ContainerSpec, imageId: string, o: { replicas: number; constraints: string[]; publishedPort?: number }): ServiceSpec {
+export function serviceSpec(
+  spec: ContainerSpec,
+  imageId: string,
+  o: { replicas: number; constraints: string[]; publishedPort?: number },
+): ServiceSpec {
   const labels = { ...spec.labels, [LABELS.managed]: '1' };
   const name = serviceName(spec.name);
   return {
     Name: name,
-    Labels: { ...labels, [SWARM_LABELS.image]: spec.image, ...(name !== spec.name ? { [SWARM_LABELS.name]: spec.name } : {}) },
+    Labels: {
+      ...labels,
+      [SWARM_LABELS.image]: spec.image,
+      ...(name !== spec.name ? { [SWARM_LABELS.name]: spec.name } : {}),
+    },
     TaskTemplate: {
       ContainerSpec: {
         Image: imageId,
@@ -107,7 +127,12 @@ export function serviceSpec(spec: ContainerSpec, imageId: string, o: { replicas:
     Mode: { Replicated: { Replicas: o.replicas } },
     // dnsrr: no virtual IP (IPVS), which kernels without ip_vs lack; host-mode ports for the same reason
     // (the routing mesh needs IPVS): each task publishes its port on the node that runs it.
-    EndpointSpec: { Mode: 'dnsrr', Ports: spec.publishPort ? [{ Protocol: 'tcp', TargetPort: spec.publishPort, PublishedPort: o.publishedPort, PublishMode: 'host' }] : [] },
+    EndpointSpec: {
+      Mode: 'dnsrr',
+      Ports: spec.publishPort
+        ? [{ Protocol: 'tcp', TargetPort: spec.publishPort, PublishedPort: o.publishedPort, PublishMode: 'host' }]
+        : [],
+    },
   };
 }
 
@@ -118,7 +143,16 @@ export function newestTask(tasks: SwarmTask[]): SwarmTask | null {
   return best;
 }
 
-const NOT_YET_RUNNING = new Set(['new', 'allocated', 'pending', 'assigned', 'accepted', 'preparing', 'ready', 'starting']);
+const NOT_YET_RUNNING = new Set([
+  'new',
+  'allocated',
+  'pending',
+  'assigned',
+  'accepted',
+  'preparing',
+  'ready',
+  'starting',
+]);
 
 /** Docker-like state of a task: created before it runs, running, exited after. */
 export function taskState(t: SwarmTask | null): string {

@@ -18,7 +18,10 @@ export function createSwarmTasks(docker: () => Promise<Docker>, nodes: SwarmNode
   /** A host port for a new service: one no service has, free on the manager, outside Docker's range (swarm-ports.ts). */
   async function servicePort(): Promise<number> {
     const services = (await (await docker()).listServices()) as unknown as SwarmService[];
-    const used = new Set([...choosing, ...services.flatMap((x) => (x.Spec.EndpointSpec?.Ports ?? []).map((p) => p.PublishedPort ?? 0))]);
+    const used = new Set([
+      ...choosing,
+      ...services.flatMap((x) => (x.Spec.EndpointSpec?.Ports ?? []).map((p) => p.PublishedPort ?? 0)),
+    ]);
     const port = await pickPort(SERVICE_PORTS, used, '0.0.0.0');
     choosing.add(port);
     return port;
@@ -63,10 +66,19 @@ export function createSwarmTasks(docker: () => Promise<Docker>, nodes: SwarmNode
     let last: SwarmTask | null = null;
     for (;;) {
       last = newestTask(await tasks(id));
-      if (last && last.ID !== previous && last.Status.ContainerStatus?.ContainerID && (last.Status.State === 'running' || EXITED.has(last.Status.State))) return last;
+      if (
+        last &&
+        last.ID !== previous &&
+        last.Status.ContainerStatus?.ContainerID &&
+        (last.Status.State === 'running' || EXITED.has(last.Status.State))
+      )
+        return last;
       if (Date.now() > deadline) {
         const why = last ? `${last.Status.State}${last.Status.Err ? `: ${last.Status.Err}` : ''}` : 'no task';
-        throw new RuntimeError(`service ${id} did not start within ${START_TIMEOUT_MS / 1000} s (${why})`, 'SWARM_TASK_NOT_STARTED');
+        throw new RuntimeError(
+          `service ${id} did not start within ${START_TIMEOUT_MS / 1000} s (${why})`,
+          'SWARM_TASK_NOT_STARTED',
+        );
       }
       if (!(await service(id))) throw new NoSuchContainerError(id);
       await sleep(200);
@@ -74,7 +86,9 @@ export function createSwarmTasks(docker: () => Promise<Docker>, nodes: SwarmNode
   }
 
   /** The container of the service's newest task and the engine of its node, or null when it has none yet. */
-  async function container(id: string): Promise<{ s: SwarmService; task: SwarmTask; cid: string; node: SwarmNode; engine: ContainerRuntime } | null> {
+  async function container(
+    id: string,
+  ): Promise<{ s: SwarmService; task: SwarmTask; cid: string; node: SwarmNode; engine: ContainerRuntime } | null> {
     const s = await mustService(id);
     const task = newestTask(await tasks(id));
     const cid = task?.Status.ContainerStatus?.ContainerID;
@@ -107,7 +121,9 @@ export function createSwarmTasks(docker: () => Promise<Docker>, nodes: SwarmNode
     const gone = new Set(nodes.list.filter((n) => n.availability !== 'active' || n.state !== 'ready').map((n) => n.id));
     if (!gone.size) return [];
     const d = await docker();
-    const services = (await d.listServices({ filters: JSON.stringify({ label: [labelFilter] }) })) as unknown as SwarmService[];
+    const services = (await d.listServices({
+      filters: JSON.stringify({ label: [labelFilter] }),
+    })) as unknown as SwarmService[];
     const moved: string[] = [];
     for (const s of services) {
       if (!s.Spec.Mode.Replicated?.Replicas) continue;
@@ -116,12 +132,31 @@ export function createSwarmTasks(docker: () => Promise<Docker>, nodes: SwarmNode
       if (t.Status.State === 'complete' || t.Status.State === 'failed') continue; // it had ended: the emulator's to restart
       handled.add(t.ID);
       // A service removed meanwhile (the app scaled down, deleted) has nothing to move.
-      if (await newTask(s).then(() => true, (err) => (isStatus(err, 404) ? false : Promise.reject(err)))) moved.push(s.ID);
+      if (
+        await newTask(s).then(
+          () => true,
+          (err) => (isStatus(err, 404) ? false : Promise.reject(err)),
+        )
+      )
+        moved.push(s.ID);
     }
     return moved;
   }
 
-  return { servicePort, portChosen: (port: number) => void choosing.delete(port), service, mustService, tasks, update, newTask, untilStarted, container, mustContainer, awaitContainer, reschedule };
+  return {
+    servicePort,
+    portChosen: (port: number) => void choosing.delete(port),
+    service,
+    mustService,
+    tasks,
+    update,
+    newTask,
+    untilStarted,
+    container,
+    mustContainer,
+    awaitContainer,
+    reschedule,
+  };
 }
 
 export type SwarmTasks = ReturnType<typeof createSwarmTasks>;

@@ -82,7 +82,8 @@ export class ManualClock implements Clock {
     const target = this.current + Math.max(0, ms);
     for (let fired = 0; fired < MAX_FIRINGS_PER_ADVANCE; fired++) {
       let next: ManualTimer | undefined;
-      for (const t of this.timers) if (t.due <= target && (!next || t.due < next.due || (t.due === next.due && t.seq < next.seq))) next = t;
+      for (const t of this.timers)
+        if (t.due <= target && (!next || t.due < next.due || (t.due === next.due && t.seq < next.seq))) next = t;
       if (!next) break;
       if (next.due > this.current) this.current = next.due;
       if (next.every !== null) {

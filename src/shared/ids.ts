@@ -8,7 +8,9 @@ let counter = randomBytes(3).readUIntBE(0, 3);
 const PROCESS_RANDOM = randomBytes(5).toString('hex');
 
 export function objectId(now = Date.now()): string {
-  const ts = Math.floor(now / 1000).toString(16).padStart(8, '0');
+  const ts = Math.floor(now / 1000)
+    .toString(16)
+    .padStart(8, '0');
   counter = (counter + 1) % 0xffffff;
   return ts + PROCESS_RANDOM + counter.toString(16).padStart(6, '0');
 }

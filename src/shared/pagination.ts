@@ -7,7 +7,11 @@ export interface PaginationMeta {
   total_count: number;
 }
 
-export function paginate(totalCount: number, page: number, perPage: number): { meta: PaginationMeta; offset: number; limit: number } {
+export function paginate(
+  totalCount: number,
+  page: number,
+  perPage: number,
+): { meta: PaginationMeta; offset: number; limit: number } {
   const totalPages = Math.max(1, Math.ceil(totalCount / perPage));
   return {
     meta: {

@@ -92,7 +92,8 @@ async function inOrder(
 export const openUnits = (units: readonly Unit[], logger: Logger) => inOrder(units, logger, 'open', (u) => u.open?.());
 export const startUnits = (units: readonly Unit[], logger: Logger, ctx: StartContext) =>
   inOrder(units, logger, 'start', (u) => u.start?.(ctx));
-export const resumeUnits = (units: readonly Unit[], logger: Logger) => inOrder(units, logger, 'resume', (u) => u.resume?.());
+export const resumeUnits = (units: readonly Unit[], logger: Logger) =>
+  inOrder(units, logger, 'resume', (u) => u.resume?.());
 
 /**
  * Stops every unit in reverse order. One unit's failure does not keep the others (and the database,

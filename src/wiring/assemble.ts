@@ -33,7 +33,10 @@ export function assemble(
   const builtUnits = () => [...built.values()].flatMap((b) => b.units ?? []);
 
   for (const def of areas) {
-    const deps = { late: (name: string) => get(name, def.name), routes: () => routesOf(inOrder(builtUnits(), lifecycle)) };
+    const deps = {
+      late: (name: string) => get(name, def.name),
+      routes: () => routesOf(inOrder(builtUnits(), lifecycle)),
+    };
     // Asked for at once: a need that is not built yet fails here, with both names.
     for (const need of def.needs) Object.defineProperty(deps, need, { value: get(need, def.name), enumerable: true });
     built.set(def.name, def.build(shared, deps as Deps<AreaName, AreaName>));

@@ -63,7 +63,10 @@ function buildAutoscalers(s: Shared, needs: AutoscalersNeeds) {
     rounds: cfg.consecutiveRounds,
   });
   needs.monitoring.onRound((rows, now) => engine.evaluate(rows, now));
-  return { api: { service, engine }, units: [{ name: 'autoscalers', routes: [autoscalersRoutes({ autoscalers: service })] }] };
+  return {
+    api: { service, engine },
+    units: [{ name: 'autoscalers', routes: [autoscalersRoutes({ autoscalers: service })] }],
+  };
 }
 
 export type Autoscalers = ReturnType<typeof buildAutoscalers>['api'];

@@ -140,10 +140,18 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
     // An app created with a git_source (local path or file://) deploys from it at once.
     {
       afterCreate: (app) => {
-        if (app.git_source) void deployments.deploy(app, { kind: 'git', location: app.git_source }, auth.userById(app.owner_id) ?? null);
+        if (app.git_source)
+          void deployments.deploy(app, { kind: 'git', location: app.git_source }, auth.userById(app.owner_id) ?? null);
       },
     },
-    registerDeploymentsStream({ upgrades: s.upgrades, deployments, store: deploymentsStore, auth, apps, pingMs: config.intervals.logsPingMs }),
+    registerDeploymentsStream({
+      upgrades: s.upgrades,
+      deployments,
+      store: deploymentsStore,
+      auth,
+      apps,
+      pingMs: config.intervals.logsPingMs,
+    }),
   ];
 
   const reconcile = async () => {

@@ -55,7 +55,9 @@ function buildControl(s: Shared, needs: ControlNeeds) {
     afterStateReplaced: () => {
       needs.logs.maintain(true);
       // The configured SSH keys are there again after a restore of a snapshot from elsewhere.
-      keys.syncConfigured(config.users).catch((err) => logger.warn({ err }, 'could not register the configured SSH keys'));
+      keys
+        .syncConfigured(config.users)
+        .catch((err) => logger.warn({ err }, 'could not register the configured SSH keys'));
     },
   });
   const adminToken = () => s.adminToken;
@@ -71,7 +73,10 @@ function buildControl(s: Shared, needs: ControlNeeds) {
     bearerTtlSeconds: config.auth.bearerTtlSeconds,
   });
   const units: Unit[] = [
-    { name: 'health', routes: [healthRoutes({ db, runtime: s.runtime, startedAt: s.startedAt, version: VERSION }), emulatorRoutes()] },
+    {
+      name: 'health',
+      routes: [healthRoutes({ db, runtime: s.runtime, startedAt: s.startedAt, version: VERSION }), emulatorRoutes()],
+    },
     {
       name: 'control',
       routes: [controlRoutes({ control, adminToken, adminFailures })],

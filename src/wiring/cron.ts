@@ -43,7 +43,12 @@ export const cronArea = defineArea({
     });
     // Deployments and app deletions change the schedules at once.
     events.onRecord(service.onEvent);
-    const unit: Unit = { name: 'cron', routes: [cronRoutes({ cron: service })], start: () => service.start(), stop: () => service.stop() };
+    const unit: Unit = {
+      name: 'cron',
+      routes: [cronRoutes({ cron: service })],
+      start: () => service.start(),
+      stop: () => service.stop(),
+    };
     return { api: { service, recordFromBuild: service.recordFromBuild }, units: [unit] };
   },
 });

@@ -24,7 +24,11 @@ export type Deps<N extends AreaName, L extends AreaName> = { readonly [K in N]: 
   routes(): RouteGroup[];
 };
 
-export interface AreaDefinition<Name extends AreaName = AreaName, N extends AreaName = AreaName, L extends AreaName = AreaName> {
+export interface AreaDefinition<
+  Name extends AreaName = AreaName,
+  N extends AreaName = AreaName,
+  L extends AreaName = AreaName,
+> {
   name: Name;
   /** The src/modules folders this area assembles: each folder belongs to exactly one area. */
   folders: readonly string[];

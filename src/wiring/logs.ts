@@ -65,7 +65,9 @@ function buildLogs(s: Shared, needs: LogsNeeds) {
       storedSinceRotation += n;
       if (storedSinceRotation >= cfg.historyMaxLines && !rotating && !archiver.busy()) {
         storedSinceRotation = 0;
-        setImmediate(() => void archiver.rotateInBackground().catch((err) => logger.error({ err }, 'logs: rotation failed')));
+        setImmediate(
+          () => void archiver.rotateInBackground().catch((err) => logger.error({ err }, 'logs: rotation failed')),
+        );
       }
     },
   });
@@ -146,7 +148,12 @@ function buildLogs(s: Shared, needs: LogsNeeds) {
     await archiver.stop();
     dispatcher.stop();
   }
-  const unit: Unit = { name: 'logs', routes: [logsRoutes({ logs: service, view }), drainsRoutes({ drains })], start, stop };
+  const unit: Unit = {
+    name: 'logs',
+    routes: [logsRoutes({ logs: service, view }), drainsRoutes({ drains })],
+    start,
+    stop,
+  };
 
   const api = {
     service,

@@ -64,7 +64,15 @@ function buildMonitoring(s: Shared, needs: MonitoringNeeds) {
   const roundListeners: ((rows: SampleRow[], now: number) => void | Promise<void>)[] = [];
   const alertsStore = createAlertsStore(db);
   const alerts = createAlertsService({ db, store: alertsStore, apps, events, notifiers, clock });
-  const engine = createAlertEngine({ alerts: alertsStore, stats: statsStore, recorder, notifiers, events, findApp: apps.find, logger });
+  const engine = createAlertEngine({
+    alerts: alertsStore,
+    stats: statsStore,
+    recorder,
+    notifiers,
+    events,
+    findApp: apps.find,
+    logger,
+  });
   const sampler = createSampler({
     db,
     store: statsStore,
@@ -95,7 +103,6 @@ function buildMonitoring(s: Shared, needs: MonitoringNeeds) {
   const recommended = createRecommended({ store: statsStore, recorder, stats, clock, formation });
   const unsubscribe = events.onRecord(notifiers.onEvent);
 
-
   async function stop(): Promise<void> {
     unsubscribe();
     await sampler.stop();
@@ -103,7 +110,11 @@ function buildMonitoring(s: Shared, needs: MonitoringNeeds) {
     await delivery.stop();
   }
   const units: Unit[] = [
-    { name: 'monitoring', routes: [statsRoutes({ stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })], stop },
+    {
+      name: 'monitoring',
+      routes: [statsRoutes({ stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })],
+      stop,
+    },
     { name: 'stats-sampler', start: () => sampler.start(), stop: () => sampler.stop() },
   ];
 

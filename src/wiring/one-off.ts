@@ -83,7 +83,8 @@ function buildOneOff(s: Shared, needs: OneOffNeeds) {
     service,
     signer,
     /** The API server's 'connect' listener: the CLI's hijacked `CONNECT <attach_url>`. */
-    handleConnect: (req: IncomingMessage, socket: Duplex, head: Buffer) => void attachServer.handleConnect(req, socket, head),
+    handleConnect: (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      void attachServer.handleConnect(req, socket, head),
   };
   // Open terminals of someone who lost access to the app end.
   return { api, units: [unit], appHooks: [{ afterAccessLost: (a) => service.revoke(a.id) }] satisfies AppHooks[] };

@@ -56,7 +56,9 @@ function buildServers(s: Shared, needs: ServersNeeds, http: Fetch) {
     name: 'servers',
     async open() {
       apiServer = await new Promise<Server>((ok, fail) => {
-        const srv = serve({ fetch: http.fetch, port: config.port, hostname: config.host }, () => ok(srv as Server)) as Server;
+        const srv = serve({ fetch: http.fetch, port: config.port, hostname: config.host }, () =>
+          ok(srv as Server),
+        ) as Server;
         srv.once('error', fail);
       });
       apiServer.on('upgrade', (req, socket, head) => void s.upgrades.handle(req, socket, head));

@@ -45,9 +45,16 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
   const faults = createFaults({ clock });
   // docker.mode: one engine, or a swarm behind its manager (the same engine options name the manager).
   const docker = config.docker;
-  const engine = { host: docker.host, socketPath: docker.socketPath || undefined, tls: docker.tls, publishHost: docker.publishHost };
+  const engine = {
+    host: docker.host,
+    socketPath: docker.socketPath || undefined,
+    tls: docker.tls,
+    publishHost: docker.publishHost,
+  };
   const makeRuntime = () =>
-    docker.mode === 'swarm' ? createSwarmRuntime({ ...engine, oneOffNode: docker.swarm.oneOffNode }) : createDockerRuntime(engine);
+    docker.mode === 'swarm'
+      ? createSwarmRuntime({ ...engine, oneOffNode: docker.swarm.oneOffNode })
+      : createDockerRuntime(engine);
   const runtime = withFaults(opts.runtime ?? makeRuntime(), faults);
 
   // Known once the ports are bound (port 0 picks a free one): the servers and git areas fill them in.

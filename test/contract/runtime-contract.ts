@@ -4,7 +4,16 @@
 // (CONTRIBUTING.md "Adding a runtime") gets a test file calling runtimeContract with its factory.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { ConflictError, LABELS, NoSuchContainerError, NoSuchImageError, type ContainerRuntime, type ContainerSpec, type LogLine, type RuntimeEvent } from '../../src/runtime/runtime.ts';
+import {
+  ConflictError,
+  LABELS,
+  NoSuchContainerError,
+  NoSuchImageError,
+  type ContainerRuntime,
+  type ContainerSpec,
+  type LogLine,
+  type RuntimeEvent,
+} from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 
 export interface ContractSubject {
@@ -61,7 +70,9 @@ export function runtimeContract(name: string, make: () => Promise<ContractSubjec
     it('create without start, start, inspect, list by labels, stop, remove (events along the way)', async () => {
       const events: RuntimeEvent[] = [];
       const off = rt.onEvent((e) => e.labels[LABELS.instance] === instance && events.push(e));
-      const created = await rt.run(spec('sleep 600', { labels: { ...labels, [LABELS.type]: 'worker' } }), { start: false });
+      const created = await rt.run(spec('sleep 600', { labels: { ...labels, [LABELS.type]: 'worker' } }), {
+        start: false,
+      });
       expect(created.state).toBe('created');
       expect(created.labels[LABELS.managed]).toBe('1');
       expect(created.memoryLimit).toBe(64 * MiB);
@@ -79,7 +90,13 @@ export function runtimeContract(name: string, make: () => Promise<ContractSubjec
       expect(stopped?.exitCode).not.toBeNull();
       await rt.remove(created.engineId);
       expect(await rt.inspect(created.engineId)).toBeNull();
-      await until(() => ['start', 'die', 'destroy'].every((a) => events.some((e) => e.engineId === created.engineId && e.action === a)), 'start, die and destroy events');
+      await until(
+        () =>
+          ['start', 'die', 'destroy'].every((a) =>
+            events.some((e) => e.engineId === created.engineId && e.action === a),
+          ),
+        'start, die and destroy events',
+      );
       off();
     });
 
@@ -112,8 +129,14 @@ export function runtimeContract(name: string, make: () => Promise<ContractSubjec
 
     it('exec runs in a running container (output, exit code, env); refused with ConflictError once it stopped', async () => {
       const c = await rt.run(spec('sleep 600'));
-      expect(await rt.exec(c.engineId, ['sh', '-c', 'echo from-exec; echo to-err >&2; exit 4'])).toEqual({ exitCode: 4, stdout: 'from-exec\n', stderr: 'to-err\n' });
-      expect((await rt.exec(c.engineId, ['sh', '-c', 'echo $EXTRA'], { env: { EXTRA: 'given' } })).stdout).toBe('given\n');
+      expect(await rt.exec(c.engineId, ['sh', '-c', 'echo from-exec; echo to-err >&2; exit 4'])).toEqual({
+        exitCode: 4,
+        stdout: 'from-exec\n',
+        stderr: 'to-err\n',
+      });
+      expect((await rt.exec(c.engineId, ['sh', '-c', 'echo $EXTRA'], { env: { EXTRA: 'given' } })).stdout).toBe(
+        'given\n',
+      );
       const streamed = await rt.execStream(c.engineId, ['sh', '-c', 'echo streamed']);
       let text = '';
       for await (const chunk of streamed.stdout) text += String(chunk);
@@ -137,7 +160,12 @@ export function runtimeContract(name: string, make: () => Promise<ContractSubjec
     });
 
     it('readiness: a web container is ready once it answers on its published port, not before, never without one', async () => {
-      const web = await rt.run(spec('mkdir -p /www && echo ok > /www/index.html && exec httpd -f -p $PORT -h /www', { env: { PORT: '5000' }, publishPort: 5000 }));
+      const web = await rt.run(
+        spec('mkdir -p /www && echo ok > /www/index.html && exec httpd -f -p $PORT -h /www', {
+          env: { PORT: '5000' },
+          publishPort: 5000,
+        }),
+      );
       expect(web.hostPort).toBeGreaterThan(0);
       await until(() => rt.ready({ engineId: web.engineId, hostPort: web.hostPort }), 'readiness of the web container');
       const silent = await rt.run(spec('sleep 600', { env: { PORT: '5000' }, publishPort: 5000 }));

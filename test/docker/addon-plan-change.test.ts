@@ -19,11 +19,14 @@ describe('plan changes of real addon servers (real Docker)', () => {
   const ids = { postgresql: '', redis: '' };
   const serverOf = (addonId: string) => dockerPs([`${LABELS.addonId}=${addonId}`], true)[0];
   const addon = async (id: string) => (await h.call('GET', `/v1/apps/${APP}/addons/${id}`)).body.addon;
-  const upgrade = (id: string, plan: string) => h.call('PATCH', `/v1/apps/${APP}/addons/${id}`, { body: { addon: { plan_id: plan } } });
+  const upgrade = (id: string, plan: string) =>
+    h.call('PATCH', `/v1/apps/${APP}/addons/${id}`, { body: { addon: { plan_id: plan } } });
   let pgDatabase = '';
   let redisPassword = '';
-  const psql = (sql: string) => docker('exec', '-u', 'postgres', serverOf(ids.postgresql).id, 'psql', '-d', pgDatabase, '-tAc', sql);
-  const redis = (...args: string[]) => docker('exec', serverOf(ids.redis).id, 'redis-cli', '-a', redisPassword, '--no-auth-warning', ...args);
+  const psql = (sql: string) =>
+    docker('exec', '-u', 'postgres', serverOf(ids.postgresql).id, 'psql', '-d', pgDatabase, '-tAc', sql);
+  const redis = (...args: string[]) =>
+    docker('exec', serverOf(ids.redis).id, 'redis-cli', '-a', redisPassword, '--no-auth-warning', ...args);
   /** Waits for the addon to leave `updating`/`provisioning`; its final JSON. */
   const settled = (id: string) =>
     eventually(
@@ -38,13 +41,23 @@ describe('plan changes of real addon servers (real Docker)', () => {
     h = await startEmulator({ addons: { servers: true }, intervals: FAST });
     instance = h.emu.instanceId;
     expect((await h.call('POST', '/v1/apps', { body: { app: { name: APP } } })).status).toBe(201);
-    for (const [kind, plan] of [['postgresql', 'postgresql-sandbox'], ['redis', 'redis-sandbox']] as const) {
-      const add = await h.call('POST', `/v1/apps/${APP}/addons`, { body: { addon: { addon_provider_id: `scalingo-${kind}`, plan_id: plan } } });
+    for (const [kind, plan] of [
+      ['postgresql', 'postgresql-sandbox'],
+      ['redis', 'redis-sandbox'],
+    ] as const) {
+      const add = await h.call('POST', `/v1/apps/${APP}/addons`, {
+        body: { addon: { addon_provider_id: `scalingo-${kind}`, plan_id: plan } },
+      });
       expect(add.status, add.text).toBe(201);
       ids[kind] = add.body.addon.id;
     }
     await Promise.all(Object.values(ids).map((id) => waitForAddon(h.call, APP, id, LONG)));
-    const vars = Object.fromEntries((await h.call('GET', `/v1/apps/${APP}/variables`)).body.variables.map((v: { name: string; value: string }) => [v.name, v.value]));
+    const vars = Object.fromEntries(
+      (await h.call('GET', `/v1/apps/${APP}/variables`)).body.variables.map((v: { name: string; value: string }) => [
+        v.name,
+        v.value,
+      ]),
+    );
     pgDatabase = new URL(vars.SCALINGO_POSTGRESQL_URL).pathname.slice(1);
     redisPassword = decodeURIComponent(new URL(vars.SCALINGO_REDIS_URL).password);
   }, LONG);
@@ -55,55 +68,86 @@ describe('plan changes of real addon servers (real Docker)', () => {
     removeInstance(instance);
   }, LONG);
 
-  it('a plan change restarts each server with the new memory: updating, then running on the same data (psql, redis-cli)', async () => {
-    psql("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('before the upgrade')");
-    expect(redis('SET', 'kept', 'before the upgrade')).toBe('OK');
-    const started = { pg: docker('inspect', '-f', '{{.State.StartedAt}}', serverOf(ids.postgresql).id), redis: docker('inspect', '-f', '{{.State.StartedAt}}', serverOf(ids.redis).id) };
+  it(
+    'a plan change restarts each server with the new memory: updating, then running on the same data (psql, redis-cli)',
+    async () => {
+      psql("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('before the upgrade')");
+      expect(redis('SET', 'kept', 'before the upgrade')).toBe('OK');
+      const started = {
+        pg: docker('inspect', '-f', '{{.State.StartedAt}}', serverOf(ids.postgresql).id),
+        redis: docker('inspect', '-f', '{{.State.StartedAt}}', serverOf(ids.redis).id),
+      };
 
-    const pg = await upgrade(ids.postgresql, 'postgresql-starter-512');
-    expect(pg.status, pg.text).toBe(200);
-    expect((await addon(ids.postgresql)).status).toBe('updating');
-    expect((await upgrade(ids.redis, 'redis-starter-256')).status).toBe(200);
-    for (const id of Object.values(ids)) expect(await settled(id)).toMatchObject({ status: 'running' });
+      const pg = await upgrade(ids.postgresql, 'postgresql-starter-512');
+      expect(pg.status, pg.text).toBe(200);
+      expect((await addon(ids.postgresql)).status).toBe('updating');
+      expect((await upgrade(ids.redis, 'redis-starter-256')).status).toBe(200);
+      for (const id of Object.values(ids)) expect(await settled(id)).toMatchObject({ status: 'running' });
 
-    const pgServer = serverOf(ids.postgresql);
-    expect(pgServer.state).toBe('running');
-    expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', pgServer.id)).toBe(String(512 * MiB));
-    expect(docker('inspect', '-f', '{{.State.StartedAt}}', pgServer.id)).not.toBe(started.pg);
-    expect(psql('SELECT v FROM kept')).toBe('before the upgrade');
-    expect(docker('inspect', '-f', '{{.State.StartedAt}}', serverOf(ids.redis).id)).not.toBe(started.redis);
-    expect(redis('GET', 'kept')).toBe('before the upgrade');
-    // The restart's stop was the emulator's own: no outage recorded, nothing left in a status message.
-    const logs = (await h.call('GET', `/v1/apps/${APP}/addons/${ids.postgresql}/server/logs?n=1000`)).text;
-    expect(logs).not.toMatch(/stopped unexpectedly/);
-    expect((await addon(ids.postgresql)).status_message).toBeUndefined();
-  }, LONG);
+      const pgServer = serverOf(ids.postgresql);
+      expect(pgServer.state).toBe('running');
+      expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', pgServer.id)).toBe(String(512 * MiB));
+      expect(docker('inspect', '-f', '{{.State.StartedAt}}', pgServer.id)).not.toBe(started.pg);
+      expect(psql('SELECT v FROM kept')).toBe('before the upgrade');
+      expect(docker('inspect', '-f', '{{.State.StartedAt}}', serverOf(ids.redis).id)).not.toBe(started.redis);
+      expect(redis('GET', 'kept')).toBe('before the upgrade');
+      // The restart's stop was the emulator's own: no outage recorded, nothing left in a status message.
+      const logs = (await h.call('GET', `/v1/apps/${APP}/addons/${ids.postgresql}/server/logs?n=1000`)).text;
+      expect(logs).not.toMatch(/stopped unexpectedly/);
+      expect((await addon(ids.postgresql)).status_message).toBeUndefined();
+    },
+    LONG,
+  );
 
-  it('a server that does not come back from a plan change ends `error` with the reason; the next plan change brings it up', async () => {
-    // A setting PostgreSQL refuses at start, read by the next start only (the running server never reloads it).
-    const server = serverOf(ids.postgresql);
-    docker('exec', '-u', 'postgres', server.id, 'sh', '-c', `echo 'no_such_setting = on' >> ${PGDATA}/postgresql.conf`);
-    expect((await upgrade(ids.postgresql, 'postgresql-business-1024')).status).toBe(200);
-    const failed = await settled(ids.postgresql);
-    expect(failed.status).toBe('error');
-    expect(failed.status_message).toMatch(/the postgresql server could not start: the postgresql server stopped \(exit code \d+\)/);
-    expect(serverOf(ids.postgresql).state).toBe('exited');
-    const refused = spawnSync('docker', ['logs', '--tail', '20', server.id], { encoding: 'utf8' });
-    expect(refused.stdout + refused.stderr).toMatch(/unrecognized configuration parameter "no_such_setting"/);
+  it(
+    'a server that does not come back from a plan change ends `error` with the reason; the next plan change brings it up',
+    async () => {
+      // A setting PostgreSQL refuses at start, read by the next start only (the running server never reloads it).
+      const server = serverOf(ids.postgresql);
+      docker(
+        'exec',
+        '-u',
+        'postgres',
+        server.id,
+        'sh',
+        '-c',
+        `echo 'no_such_setting = on' >> ${PGDATA}/postgresql.conf`,
+      );
+      expect((await upgrade(ids.postgresql, 'postgresql-business-1024')).status).toBe(200);
+      const failed = await settled(ids.postgresql);
+      expect(failed.status).toBe('error');
+      expect(failed.status_message).toMatch(
+        /the postgresql server could not start: the postgresql server stopped \(exit code \d+\)/,
+      );
+      expect(serverOf(ids.postgresql).state).toBe('exited');
+      const refused = spawnSync('docker', ['logs', '--tail', '20', server.id], { encoding: 'utf8' });
+      expect(refused.stdout + refused.stderr).toMatch(/unrecognized configuration parameter "no_such_setting"/);
 
-    // The setting removed from the volume (the server is stopped: a throwaway container mounts it), then a plan change.
-    const volume = docker('inspect', '-f', '{{range .Mounts}}{{.Name}}{{end}}', server.id);
-    docker('run', '--rm', '-v', `${volume}:/d`, 'scalingo-emulator/addon-postgresql:1', 'sed', '-i', '/no_such_setting/d', '/d/pgdata/postgresql.conf');
-    expect((await upgrade(ids.postgresql, 'postgresql-starter-512')).status).toBe(200);
-    await eventually(
-      async () => {
-        const a = await addon(ids.postgresql);
-        if (a.status === 'error') throw giveUp(a.status_message ?? 'error without a message');
-        return a.status === 'running';
-      },
-      { timeoutMs: 300_000, intervalMs: 250, what: 'the addon running again' },
-    );
-    expect(serverOf(ids.postgresql).state).toBe('running');
-    expect(psql('SELECT v FROM kept')).toBe('before the upgrade');
-  }, LONG);
+      // The setting removed from the volume (the server is stopped: a throwaway container mounts it), then a plan change.
+      const volume = docker('inspect', '-f', '{{range .Mounts}}{{.Name}}{{end}}', server.id);
+      docker(
+        'run',
+        '--rm',
+        '-v',
+        `${volume}:/d`,
+        'scalingo-emulator/addon-postgresql:1',
+        'sed',
+        '-i',
+        '/no_such_setting/d',
+        '/d/pgdata/postgresql.conf',
+      );
+      expect((await upgrade(ids.postgresql, 'postgresql-starter-512')).status).toBe(200);
+      await eventually(
+        async () => {
+          const a = await addon(ids.postgresql);
+          if (a.status === 'error') throw giveUp(a.status_message ?? 'error without a message');
+          return a.status === 'running';
+        },
+        { timeoutMs: 300_000, intervalMs: 250, what: 'the addon running again' },
+      );
+      expect(serverOf(ids.postgresql).state).toBe('running');
+      expect(psql('SELECT v FROM kept')).toBe('before the upgrade');
+    },
+    LONG,
+  );
 });

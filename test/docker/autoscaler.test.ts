@@ -19,7 +19,8 @@ describe('autoscaler (real Docker)', () => {
   let h: Harness;
   const dir = copyFixture('busybox-web');
   writeFileSync(join(dir, 'Procfile'), PROCFILE);
-  const web = () => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=auto-app`, `${LABELS.type}=web`]);
+  const web = () =>
+    dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=auto-app`, `${LABELS.type}=web`]);
   const hold = (on: boolean) => {
     for (const c of web()) {
       try {
@@ -50,10 +51,24 @@ describe('autoscaler (real Docker)', () => {
   it('brings web to its minimum, scales out under memory load, and back in when idle, as scalingo-platform-autoscaler', async () => {
     expect(web()).toHaveLength(1);
     const created = await h.call('POST', '/v1/apps/auto-app/autoscalers', {
-      body: { autoscaler: { id: '', app_id: '', container_type: 'web', metric: 'memory', target: 0.05, min_containers: 2, max_containers: 3, disabled: false } },
+      body: {
+        autoscaler: {
+          id: '',
+          app_id: '',
+          container_type: 'web',
+          metric: 'memory',
+          target: 0.05,
+          min_containers: 2,
+          max_containers: 3,
+          disabled: false,
+        },
+      },
     });
     expect(created.status).toBe(201);
-    await eventually(() => web().length === 2 && (h.call('GET', '/v1/apps/auto-app').then((r) => r.body.app.status === 'running')), { ...WAIT, what: 'web at its minimum of 2' });
+    await eventually(
+      () => web().length === 2 && h.call('GET', '/v1/apps/auto-app').then((r) => r.body.app.status === 'running'),
+      { ...WAIT, what: 'web at its minimum of 2' },
+    );
 
     hold(true);
     await eventually(() => web().length === 3, { ...WAIT, what: 'a third web container under load' });
@@ -61,8 +76,15 @@ describe('autoscaler (real Docker)', () => {
     await eventually(() => web().length === 2, { ...WAIT, what: 'back to 2 web containers when idle' });
     expect(web().every((c) => c.state === 'running')).toBe(true);
 
-    const events = (await h.call('GET', '/v1/apps/auto-app/events?per_page=50')).body.events as { type: string; user: { username: string } | null; type_data: { containers: Record<string, string> } }[];
-    const scales = events.filter((e) => e.type === 'scale' && e.user?.username === 'scalingo-platform-autoscaler').map((e) => e.type_data.containers.web).reverse();
+    const events = (await h.call('GET', '/v1/apps/auto-app/events?per_page=50')).body.events as {
+      type: string;
+      user: { username: string } | null;
+      type_data: { containers: Record<string, string> };
+    }[];
+    const scales = events
+      .filter((e) => e.type === 'scale' && e.user?.username === 'scalingo-platform-autoscaler')
+      .map((e) => e.type_data.containers.web)
+      .reverse();
     expect(scales).toEqual(['2:M', '3:M', '2:M']);
     const a = (await h.call('GET', `/v1/apps/auto-app/autoscalers/${created.body.autoscaler.id}`)).body.autoscaler;
     expect(a.disabled).toBe(false); // the autoscaler's own scales do not disable it

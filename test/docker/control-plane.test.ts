@@ -14,11 +14,25 @@ const ADMIN = 'admin-token-for-docker-000000000';
 describe('control plane with real containers', () => {
   let h: Harness;
   const dir = copyFixture('busybox-web');
-  const admin = (method: string, path: string, body?: unknown) => h.call(method, `/_emulator${path}`, { body, as: { bearer: ADMIN } });
+  const admin = (method: string, path: string, body?: unknown) =>
+    h.call(method, `/_emulator${path}`, { body, as: { bearer: ADMIN } });
   const instance = () => `${LABELS.instance}=${h.emu.instanceId}`;
   const webs = () => dockerPs([instance(), `${LABELS.appName}=ctl-app`, `${LABELS.type}=web`]);
-  const psWeb = async () => ((await h.call('GET', '/v1/apps/ctl-app/ps')).body.containers as { type: string; type_index: number; state: string }[]).filter((c) => c.type === 'web');
-  const crashes = async () => ((await h.call('GET', '/v1/apps/ctl-app/events?per_page=100')).body.events as { type: string; type_data: Record<string, unknown> }[]).filter((e) => e.type === 'crash');
+  const psWeb = async () =>
+    (
+      (await h.call('GET', '/v1/apps/ctl-app/ps')).body.containers as {
+        type: string;
+        type_index: number;
+        state: string;
+      }[]
+    ).filter((c) => c.type === 'web');
+  const crashes = async () =>
+    (
+      (await h.call('GET', '/v1/apps/ctl-app/events?per_page=100')).body.events as {
+        type: string;
+        type_data: Record<string, unknown>;
+      }[]
+    ).filter((e) => e.type === 'crash');
   const scaleWeb = async (amount: number) => {
     const res = await h.call('POST', '/v1/apps/ctl-app/scale', { body: { containers: [{ name: 'web', amount }] } });
     expect(res.status).toBe(202);
@@ -42,14 +56,30 @@ describe('control plane with real containers', () => {
     const seen = (await crashes()).length;
     const res = await admin('POST', '/faults', { fault: { type, app: 'ctl-app', container: 'web-1' } });
     expect(res.status).toBe(201);
-    expect(res.body.fault).toMatchObject({ id: expect.stringMatching(/^flt-/), type, app: 'ctl-app', container: 'web-1', applied: 1 });
+    expect(res.body.fault).toMatchObject({
+      id: expect.stringMatching(/^flt-/),
+      type,
+      app: 'ctl-app',
+      container: 'web-1',
+      applied: 1,
+    });
     // Docker: the container died (exited, then removed by the emulator's crash handling)…
-    await eventually(() => ['exited', undefined].includes(dockerPs([instance()], true).find((c) => c.id === before.id)?.state), { what: 'web-1 to die in Docker' });
-    const event = await eventually(async () => ((await crashes()).length > seen ? (await crashes())[0] : null), { what: 'the crash event' });
+    await eventually(
+      () => ['exited', undefined].includes(dockerPs([instance()], true).find((c) => c.id === before.id)?.state),
+      { what: 'web-1 to die in Docker' },
+    );
+    const event = await eventually(async () => ((await crashes()).length > seen ? (await crashes())[0] : null), {
+      what: 'the crash event',
+    });
     // …and a new web-1 runs (a new engine container), which ps shows running.
-    const after = await eventually(() => webs().find((c) => c.id !== before.id && c.state === 'running'), { what: 'web-1 restarted', timeoutMs: 30_000 });
+    const after = await eventually(() => webs().find((c) => c.id !== before.id && c.state === 'running'), {
+      what: 'web-1 restarted',
+      timeoutMs: 30_000,
+    });
     expect(docker('inspect', '-f', `{{index .Config.Labels "${LABELS.index}"}}`, after.id)).toBe('1');
-    await eventually(async () => (await psWeb()).some((c) => c.type_index === 1 && c.state === 'running'), { what: 'ps to show web-1 running' });
+    await eventually(async () => (await psWeb()).some((c) => c.type_index === 1 && c.state === 'running'), {
+      what: 'ps to show web-1 running',
+    });
     // The fault acted once: it is not kept.
     expect((await admin('GET', '/faults')).body.faults).toEqual([]);
     return event;
@@ -63,7 +93,13 @@ describe('control plane with real containers', () => {
 
   it('oom: web-1 is killed as out-of-memory: a crash event saying so, then a restart', async () => {
     const event = await killWeb1('oom');
-    expect(event.type_data).toMatchObject({ container_type: 'web', container: 'web-1', exit_code: 137, oom_killed: true, crash_logs: expect.stringContaining('Out of memory') });
+    expect(event.type_data).toMatchObject({
+      container_type: 'web',
+      container: 'web-1',
+      exit_code: 137,
+      oom_killed: true,
+      crash_logs: expect.stringContaining('Out of memory'),
+    });
   });
 
   it('log_delay: container lines reach a logs stream no sooner than log_delay_ms after Docker got them', async () => {
@@ -74,7 +110,13 @@ describe('control plane with real containers', () => {
         image: DEFAULT_STACK_IMAGE,
         cmd: ['sh', '-c', 'i=0; while true; do i=$((i+1)); echo tick-$i; sleep 0.2; done'],
         env: {},
-        labels: { [LABELS.instance]: h.emu.instanceId, [LABELS.appId]: app.id, [LABELS.appName]: app.name, [LABELS.type]: 'worker', [LABELS.index]: '1' },
+        labels: {
+          [LABELS.instance]: h.emu.instanceId,
+          [LABELS.appId]: app.id,
+          [LABELS.appName]: app.name,
+          [LABELS.type]: 'worker',
+          [LABELS.index]: '1',
+        },
         memoryBytes: 64 * 1024 * 1024,
       })
     ).engineId;
@@ -111,14 +153,22 @@ describe('control plane with real containers', () => {
 
   it('docker_unavailable on a deployed app: scale and restart answer 503 and record nothing; after it, both work again', async () => {
     expect((await admin('POST', '/faults', { fault: { type: 'docker_unavailable', seconds: 2 } })).status).toBe(201);
-    for (const [path, body] of [['/scale', { containers: [{ name: 'web', amount: 3 }] }], ['/restart', { scope: ['web'] }]] as const) {
+    for (const [path, body] of [
+      ['/scale', { containers: [{ name: 'web', amount: 3 }] }],
+      ['/restart', { scope: ['web'] }],
+    ] as const) {
       const res = await h.call('POST', `/v1/apps/ctl-app${path}`, { body });
       expect(res.status, path).toBe(503);
       expect(res.body).toEqual({ error: expect.stringContaining('Docker') });
     }
-    expect((await h.call('GET', '/v1/apps/ctl-app/containers')).body.containers).toContainEqual(expect.objectContaining({ name: 'web', amount: 1 }));
+    expect((await h.call('GET', '/v1/apps/ctl-app/containers')).body.containers).toContainEqual(
+      expect.objectContaining({ name: 'web', amount: 1 }),
+    );
     expect(webs()).toHaveLength(1); // the engine itself was never touched
-    await eventually(async () => (await h.call('GET', '/v1/apps/ctl-app/ps')).status === 200, { what: 'the engine back', timeoutMs: 15_000 });
+    await eventually(async () => (await h.call('GET', '/v1/apps/ctl-app/ps')).status === 200, {
+      what: 'the engine back',
+      timeoutMs: 15_000,
+    });
   });
 
   it('snapshot/restore: the restored formation is what Docker runs (containers removed, then recreated)', async () => {
@@ -132,14 +182,18 @@ describe('control plane with real containers', () => {
     expect((await admin('POST', `/snapshots/${one}/restore`)).status).toBe(204);
     expect(webs()).toHaveLength(1);
     expect((await psWeb()).map((c) => c.type_index)).toEqual([1]);
-    expect((await h.call('GET', '/v1/apps/ctl-app/containers')).body.containers).toContainEqual(expect.objectContaining({ name: 'web', amount: 1 }));
+    expect((await h.call('GET', '/v1/apps/ctl-app/containers')).body.containers).toContainEqual(
+      expect.objectContaining({ name: 'web', amount: 1 }),
+    );
 
     expect((await admin('POST', `/snapshots/${two}/restore`)).status).toBe(204);
     const now = webs();
     expect(now).toHaveLength(2);
     expect(now.filter((c) => kept.some((k) => k.id === c.id))).toHaveLength(1); // web-1 kept, web-2 made again
     expect((await psWeb()).map((c) => `${c.type_index}:${c.state}`).sort()).toEqual(['1:running', '2:running']);
-    const answers = await Promise.all(now.map(async (c) => (await fetch(`http://${docker('port', c.id, '5000')}/`)).text()));
+    const answers = await Promise.all(
+      now.map(async (c) => (await fetch(`http://${docker('port', c.id, '5000')}/`)).text()),
+    );
     expect(answers.sort()).toEqual(['version 1 from web-1\n', 'version 1 from web-2\n']);
   });
 
@@ -147,7 +201,10 @@ describe('control plane with real containers', () => {
     const snap = (await admin('POST', '/snapshots')).body.snapshot.id as string;
     const repo = gitRepoOf('busybox-web');
     try {
-      expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'ctl-later', git_source: `file://${repo}` } } })).status).toBe(201);
+      expect(
+        (await h.call('POST', '/v1/apps', { body: { app: { name: 'ctl-later', git_source: `file://${repo}` } } }))
+          .status,
+      ).toBe(201);
       await waitForStatus(h, 'ctl-later', 'running', 90_000);
       const later = [`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=ctl-later`];
       expect(dockerPs(later)).toHaveLength(1);

@@ -4,10 +4,19 @@ import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, copyFixture, gitRepoOf, routerGet, waitForDeployment, waitForStatus } from '../support/apps.ts';
+import {
+  FAST,
+  archiveOf,
+  copyFixture,
+  gitRepoOf,
+  routerGet,
+  waitForDeployment,
+  waitForStatus,
+} from '../support/apps.ts';
 
 // Code reaches apps three ways — a watched directory, git_source, an archive — and runs in real containers.
-const webOf = (h: Harness, app: string) => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=${app}`, `${LABELS.type}=web`]);
+const webOf = (h: Harness, app: string) =>
+  dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=${app}`, `${LABELS.type}=web`]);
 const answerOf = async (engineId: string) => {
   const port = docker('port', engineId, '5000').split(':').pop();
   return (await fetch(`http://127.0.0.1:${port}/`)).text();
@@ -35,11 +44,18 @@ describe('deploying code (real Docker)', () => {
     expect(app.url).toBe(`http://watched-app.localhost:${h.emu.urls.routerPort}`);
     expect((await routerGet(h.emu.urls.routerPort, 'watched-app')).body).toBe('version 1 from web-1\n');
     const deployments = await h.call('GET', '/v1/apps/watched-app/deployments');
-    expect(deployments.body.deployments[0]).toMatchObject({ status: 'success', type: 'deployment', pusher: { username: 'dev' } });
+    expect(deployments.body.deployments[0]).toMatchObject({
+      status: 'success',
+      type: 'deployment',
+      pusher: { username: 'dev' },
+    });
     const output = await h.call('GET', `/v1/apps/watched-app/deployments/${deployments.body.deployments[0].id}/output`);
     expect(output.text).toContain('Process types: web');
     expect((await h.call('GET', '/v1/apps/watched-app/containers')).body.containers).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: 'web', amount: 1, size: 'M' }), expect.objectContaining({ name: 'worker', amount: 0 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'web', amount: 1, size: 'M' }),
+        expect.objectContaining({ name: 'worker', amount: 0 }),
+      ]),
     );
   });
 
@@ -75,12 +91,25 @@ describe('deploying code (real Docker)', () => {
     await eventually(() => messages.some((m) => m.type === 'status'), { what: 'replay of the last deployment' });
     const replayed = messages.length;
     writeFileSync(join(watched, 'index.html'), 'version 3 from CONTAINER_NAME\n');
-    const status = await eventually(() => messages.slice(replayed).find((m) => m.type === 'status' && m.data.status === 'success'), { timeoutMs: 60_000, what: 'success status' });
+    const status = await eventually(
+      () => messages.slice(replayed).find((m) => m.type === 'status' && m.data.status === 'success'),
+      { timeoutMs: 60_000, what: 'success status' },
+    );
     const live = messages.slice(replayed);
     const created = live.find((m) => m.type === 'new')!;
     expect(created.data.deployment).toBe(status.id);
-    expect(live.filter((m) => m.type === 'log' && m.id === status.id).map((m) => m.data.content).join('')).toContain('Application deployed');
-    expect(live.filter((m) => m.type === 'status').map((m) => m.data.status)).toEqual(['building', 'pushing', 'starting', 'success']);
+    expect(
+      live
+        .filter((m) => m.type === 'log' && m.id === status.id)
+        .map((m) => m.data.content)
+        .join(''),
+    ).toContain('Application deployed');
+    expect(live.filter((m) => m.type === 'status').map((m) => m.data.status)).toEqual([
+      'building',
+      'pushing',
+      'starting',
+      'success',
+    ]);
     ws.close();
     await waitForStatus(h, 'watched-app', 'running');
   });
@@ -98,7 +127,9 @@ describe('deploying code (real Docker)', () => {
 
   it('git_source on creation deploys from a local git repository', async () => {
     const repo = gitRepoOf('busybox-web');
-    const res = await h.call('POST', '/v1/apps', { body: { app: { name: 'from-git-app', git_source: `file://${repo}` } } });
+    const res = await h.call('POST', '/v1/apps', {
+      body: { app: { name: 'from-git-app', git_source: `file://${repo}` } },
+    });
     expect(res.status).toBe(201);
     await waitForStatus(h, 'from-git-app', 'running');
     expect(await answerOf(webOf(h, 'from-git-app')[0].id)).toBe('version 1 from web-1\n');
@@ -108,7 +139,9 @@ describe('deploying code (real Docker)', () => {
   it('POST /deployments with an archive (local path) builds a Dockerfile app', async () => {
     await h.call('POST', '/v1/apps', { body: { app: { name: 'from-archive' } } });
     const archive = await archiveOf('dockerfile-web');
-    const res = await h.call('POST', '/v1/apps/from-archive/deployments', { body: { deployment: { source_url: archive, git_ref: 'v1' } } });
+    const res = await h.call('POST', '/v1/apps/from-archive/deployments', {
+      body: { deployment: { source_url: archive, git_ref: 'v1' } },
+    });
     expect(res.status).toBe(201);
     expect(res.body.deployment).toMatchObject({ status: 'queued', git_ref: 'v1', type: 'archive' });
     const done = await waitForDeployment(h, 'from-archive');
@@ -126,18 +159,37 @@ describe('deploying code (real Docker)', () => {
     await new Promise((ok) => srv.once('listening', ok));
     const url = `http://127.0.0.1:${(srv.address() as { port: number }).port}/code.tar.gz`;
     await h.call('POST', '/v1/apps', { body: { app: { name: 'from-http-archive' } } });
-    expect((await h.call('POST', '/v1/apps/from-http-archive/deployments', { body: { deployment: { source_url: url } } })).status).toBe(201);
+    expect(
+      (await h.call('POST', '/v1/apps/from-http-archive/deployments', { body: { deployment: { source_url: url } } }))
+        .status,
+    ).toBe(201);
     expect((await waitForDeployment(h, 'from-http-archive')).status).toBe('success');
     srv.close();
   });
 
   it('refuses bad deployment requests', async () => {
-    expect((await h.call('POST', '/v1/apps/from-archive/deployments', { body: {} })).body).toEqual({ errors: { deployment: ['missing field'] } });
-    expect((await h.call('POST', '/v1/apps/from-archive/deployments', { body: { deployment: { source_url: 'ftp://x' } } })).status).toBe(422);
-    expect((await h.call('POST', '/v1/apps/nope-nope/deployments', { body: { deployment: { source_url: '/tmp/x.tar.gz' } } })).status).toBe(404);
-    expect((await h.call('GET', '/v1/apps/from-archive/deployments/nope')).body).toEqual({ resource: 'deployment', error: 'not found' });
+    expect((await h.call('POST', '/v1/apps/from-archive/deployments', { body: {} })).body).toEqual({
+      errors: { deployment: ['missing field'] },
+    });
+    expect(
+      (await h.call('POST', '/v1/apps/from-archive/deployments', { body: { deployment: { source_url: 'ftp://x' } } }))
+        .status,
+    ).toBe(422);
+    expect(
+      (
+        await h.call('POST', '/v1/apps/nope-nope/deployments', {
+          body: { deployment: { source_url: '/tmp/x.tar.gz' } },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await h.call('GET', '/v1/apps/from-archive/deployments/nope')).body).toEqual({
+      resource: 'deployment',
+      error: 'not found',
+    });
     await h.call('POST', '/v1/apps', { body: { app: { name: 'bad-archive' } } });
-    await h.call('POST', '/v1/apps/bad-archive/deployments', { body: { deployment: { source_url: '/nonexistent/code.tar.gz' } } });
+    await h.call('POST', '/v1/apps/bad-archive/deployments', {
+      body: { deployment: { source_url: '/nonexistent/code.tar.gz' } },
+    });
     const d = await waitForDeployment(h, 'bad-archive');
     expect(d.status).toBe('build-error');
     expect((await h.call('GET', '/v1/apps/bad-archive')).body.app.status).toBe('new');
@@ -148,6 +200,22 @@ describe('deploying code (real Docker)', () => {
     expect(before).toHaveLength(1);
     expect((await h.call('DELETE', '/v1/apps/from-archive?current_name=from-archive')).status).toBe(204);
     expect(dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=from-archive`], true)).toEqual([]);
-    await eventually(() => docker('images', '-q', '--filter', `label=${LABELS.appId}`).split('\n').every((id) => !id || !docker('image', 'inspect', '-f', '{{index .Config.Labels "io.scalingo-emulator.app-name"}}', id).includes('from-archive')), { what: 'images gone' });
+    await eventually(
+      () =>
+        docker('images', '-q', '--filter', `label=${LABELS.appId}`)
+          .split('\n')
+          .every(
+            (id) =>
+              !id ||
+              !docker(
+                'image',
+                'inspect',
+                '-f',
+                '{{index .Config.Labels "io.scalingo-emulator.app-name"}}',
+                id,
+              ).includes('from-archive'),
+          ),
+      { what: 'images gone' },
+    );
   });
 });

@@ -24,14 +24,26 @@ describe('git push (real git, ssh and Docker)', () => {
   const stranger = keyPair('ed25519', 'stranger');
   const dirs: string[] = [];
   const page = async (app = APP) => (await routerGet(h.emu.urls.routerPort, app)).body;
-  const deployments = async (app = APP) => (await h.call('GET', `/v1/apps/${app}/deployments`)).body.deployments as { id: string; status: string; git_ref: string; pusher: { username: string } | null; type: string }[];
+  const deployments = async (app = APP) =>
+    (await h.call('GET', `/v1/apps/${app}/deployments`)).body.deployments as {
+      id: string;
+      status: string;
+      git_ref: string;
+      pusher: { username: string } | null;
+      type: string;
+    }[];
   const setIndex = (text: string) => writeFileSync(join(work, 'index.html'), `${text} from CONTAINER_NAME\n`);
 
   beforeAll(async () => {
     h = await startEmulator({ intervals: FAST });
     sshPort = Number(new URL(h.emu.urls.git!.replace(/^ssh:/, 'http:')).port);
-    expect((await h.call('POST', '/v1/keys', { body: { key: { name: 'laptop', content: dev.publicKey } } })).status).toBe(201);
-    expect((await h.call('POST', '/v1/keys', { as: 'other', body: { key: { name: 'laptop', content: other.publicKey } } })).status).toBe(201);
+    expect(
+      (await h.call('POST', '/v1/keys', { body: { key: { name: 'laptop', content: dev.publicKey } } })).status,
+    ).toBe(201);
+    expect(
+      (await h.call('POST', '/v1/keys', { as: 'other', body: { key: { name: 'laptop', content: other.publicKey } } }))
+        .status,
+    ).toBe(201);
     const created = await h.call('POST', '/v1/apps', { body: { app: { name: APP } } });
     remote = created.body.app.git_url;
     work = copyFixture('busybox-web');
@@ -43,7 +55,7 @@ describe('git push (real git, ssh and Docker)', () => {
     for (const d of [...dirs, dev.dir, other.dir, stranger.dir]) rmSync(d, { recursive: true, force: true });
   });
 
-  it("git_url is the SSH endpoint; a first push deploys: remote build lines, the router serves the page, recorded everywhere", async () => {
+  it('git_url is the SSH endpoint; a first push deploys: remote build lines, the router serves the page, recorded everywhere', async () => {
     expect(remote).toBe(`ssh://git@127.0.0.1:${sshPort}/${APP}.git`);
     const sha = await initRepo(work, dev.privateKey);
     expect((await git(work, dev.privateKey, 'remote', 'add', 'scalingo', remote)).code).toBe(0);
@@ -54,15 +66,25 @@ describe('git push (real git, ssh and Docker)', () => {
     expect(push.out).toContain('remote: -----> Application deployed');
     expect(push.out).toMatch(/\* \[new branch\]\s+main -> main/);
     expect(await page()).toBe('version 1 from web-1\n');
-    expect(dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=${APP}`, `${LABELS.type}=web`])).toHaveLength(1);
+    expect(
+      dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=${APP}`, `${LABELS.type}=web`]),
+    ).toHaveLength(1);
 
     const [d] = await deployments();
     expect(d).toMatchObject({ status: 'success', git_ref: sha, pusher: { username: 'dev' }, type: 'deployment' });
-    expect((await h.call('GET', `/v1/apps/${APP}/deployments/${d.id}/output`)).text).toContain(`Code pushed at commit ${sha}`);
+    expect((await h.call('GET', `/v1/apps/${APP}/deployments/${d.id}/output`)).text).toContain(
+      `Code pushed at commit ${sha}`,
+    );
     const events = (await h.call('GET', `/v1/apps/${APP}/events`)).body.events;
-    expect(events.find((e: { type: string }) => e.type === 'deployment')).toMatchObject({ user: { username: 'dev' }, type_data: { git_ref: sha, pusher: 'dev', status: 'success' } });
+    expect(events.find((e: { type: string }) => e.type === 'deployment')).toMatchObject({
+      user: { username: 'dev' },
+      type_data: { git_ref: sha, pusher: 'dev', status: 'success' },
+    });
     const logsUrl = (await h.call('GET', `/v1/apps/${APP}/logs`)).body.logs_url;
-    await eventually(async () => (await (await fetch(`${logsUrl}&n=500`)).text()).includes('[deployment] -----> Application deployed'), { what: 'the build output in the app logs' });
+    await eventually(
+      async () => (await (await fetch(`${logsUrl}&n=500`)).text()).includes('[deployment] -----> Application deployed'),
+      { what: 'the build output in the app logs' },
+    );
     // git itself sees the pushed branch (git-upload-pack).
     expect((await git(work, dev.privateKey, 'ls-remote', 'scalingo')).out).toContain(`${sha}\trefs/heads/main`);
   });
@@ -70,7 +92,10 @@ describe('git push (real git, ssh and Docker)', () => {
   it('a second push redeploys the new code; its output reaches the terminal and the deployments stream while it builds', async () => {
     setIndex('version 2');
     // A slower boot keeps the deployment running well after its build lines went out.
-    writeFileSync(join(work, 'Procfile'), readFileSync(join(work, 'Procfile'), 'utf8').replace('web: ', 'web: sleep 2 && '));
+    writeFileSync(
+      join(work, 'Procfile'),
+      readFileSync(join(work, 'Procfile'), 'utf8').replace('web: ', 'web: sleep 2 && '),
+    );
     const sha = await commitAll(work, dev.privateKey, 'v2');
     const { WebSocket } = await import('ws');
     const app = (await h.call('GET', `/v1/apps/${APP}`)).body.app;
@@ -83,14 +108,19 @@ describe('git push (real git, ssh and Docker)', () => {
     await eventually(() => messages.some((m) => m.type === 'status'), { what: 'the stream replay' });
 
     const push = gitStart(work, dev.privateKey, 'push', 'scalingo', 'main');
-    await eventually(() => push.output().includes('remote: -----> Process types'), { timeoutMs: 60_000, what: 'build lines on the terminal' });
+    await eventually(() => push.output().includes('remote: -----> Process types'), {
+      timeoutMs: 60_000,
+      what: 'build lines on the terminal',
+    });
     const during = (await deployments())[0];
     expect(during.git_ref).toBe(sha);
     expect(['building', 'pushing', 'starting']).toContain(during.status);
     const result = await push.done;
     expect(result.code, result.out).toBe(0);
     expect(await page()).toBe('version 2 from web-1\n');
-    expect(messages.some((m) => m.type === 'log' && String(m.data.content).includes(`Code pushed at commit ${sha}`))).toBe(true);
+    expect(
+      messages.some((m) => m.type === 'log' && String(m.data.content).includes(`Code pushed at commit ${sha}`)),
+    ).toBe(true);
     ws.close();
   });
 
@@ -153,20 +183,36 @@ describe('git push (real git, ssh and Docker)', () => {
     expect(unknown.out).toContain('Permission denied (publickey)');
     const foreign = await git(work, other.privateKey, 'push', 'scalingo', 'topic:main');
     expect(foreign.code).not.toBe(0);
-    expect(foreign.out).toContain(`App '${APP}' not found, or you may not deploy it (authenticated as other with key "laptop")`);
+    expect(foreign.out).toContain(
+      `App '${APP}' not found, or you may not deploy it (authenticated as other with key "laptop")`,
+    );
     const command = await ssh(sshPort, dev.privateKey, ['ls', '/']);
     expect(command.code).toBe(1);
     expect(command.out).toContain('only git push and git fetch are served here');
     const shell = await ssh(sshPort, dev.privateKey, ['-T']);
     expect(shell.code).toBe(1);
-    expect(shell.out).toContain('Hi dev! You are authenticated (key "laptop"), but the Scalingo emulator gives no shell access');
-    const forward = await ssh(sshPort, dev.privateKey, ['-o', 'ExitOnForwardFailure=yes', '-R', '127.0.0.1:0:127.0.0.1:9', `git-upload-pack '${APP}.git'`]);
+    expect(shell.out).toContain(
+      'Hi dev! You are authenticated (key "laptop"), but the Scalingo emulator gives no shell access',
+    );
+    const forward = await ssh(sshPort, dev.privateKey, [
+      '-o',
+      'ExitOnForwardFailure=yes',
+      '-R',
+      '127.0.0.1:0:127.0.0.1:9',
+      `git-upload-pack '${APP}.git'`,
+    ]);
     expect(forward.code).toBe(255);
     expect(forward.out).toMatch(/remote port forwarding failed/);
     const wrongUser = await ssh(sshPort, dev.privateKey, [`git-upload-pack '${APP}.git'`], 'dev');
     expect(wrongUser.code).toBe(255);
     // A collaborator may: the same key fetches once the owner invited its user.
-    expect((await h.call('POST', `/v1/apps/${APP}/collaborators`, { body: { collaborator: { email: 'other@example.test' } } })).status).toBe(201);
+    expect(
+      (
+        await h.call('POST', `/v1/apps/${APP}/collaborators`, {
+          body: { collaborator: { email: 'other@example.test' } },
+        })
+      ).status,
+    ).toBe(201);
     const fetched = await git(work, other.privateKey, 'ls-remote', 'scalingo', 'main');
     expect(fetched.code, fetched.out).toBe(0);
     expect(fetched.out).toContain(await head(work, dev.privateKey));
@@ -175,16 +221,23 @@ describe('git push (real git, ssh and Docker)', () => {
   it('a push while a deployment runs waits for it, then deploys', async () => {
     const slow = copyFixture('busybox-web');
     dirs.push(slow);
-    writeFileSync(join(slow, 'Procfile'), readFileSync(join(slow, 'Procfile'), 'utf8').replace('web: ', 'web: sleep 3 && '));
+    writeFileSync(
+      join(slow, 'Procfile'),
+      readFileSync(join(slow, 'Procfile'), 'utf8').replace('web: ', 'web: sleep 3 && '),
+    );
     const archive = join(mkdtempSync(join(tmpdir(), 'emu-archive-')), 'slow.tar.gz');
     dirs.push(join(archive, '..'));
     await tarCreate({ gzip: true, file: archive, cwd: slow }, ['.']);
-    expect((await h.call('POST', `/v1/apps/${APP}/deployments`, { body: { deployment: { source_url: archive } } })).status).toBe(201);
+    expect(
+      (await h.call('POST', `/v1/apps/${APP}/deployments`, { body: { deployment: { source_url: archive } } })).status,
+    ).toBe(201);
     setIndex('version 5');
     const sha = await commitAll(work, dev.privateKey, 'v5');
     const push = await git(work, dev.privateKey, 'push', 'scalingo', 'topic:main');
     expect(push.code, push.out).toBe(0);
-    expect(push.out).toContain('remote: -----> Another deployment of this app is running: this one starts when it ends');
+    expect(push.out).toContain(
+      'remote: -----> Another deployment of this app is running: this one starts when it ends',
+    );
     const [last, previous] = await deployments();
     expect(last).toMatchObject({ status: 'success', git_ref: sha });
     expect(previous).toMatchObject({ status: 'success', type: 'archive' });
@@ -203,7 +256,9 @@ describe('git push (real git, ssh and Docker)', () => {
   });
 
   it("a rename keeps the repository under the new git_url; the old remote and, after deletion, the app's are refused", async () => {
-    const renamed = await h.call('POST', `/v1/apps/${APP}/rename`, { body: { current_name: APP, new_name: 'renamed-push-app' } });
+    const renamed = await h.call('POST', `/v1/apps/${APP}/rename`, {
+      body: { current_name: APP, new_name: 'renamed-push-app' },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.app.git_url).toBe(`ssh://git@127.0.0.1:${sshPort}/renamed-push-app.git`);
     const old = await git(work, dev.privateKey, 'push', 'scalingo', 'topic:main');

@@ -11,8 +11,16 @@ import { tcpSyslogServer, udpSyslogServer, closedPort } from '../support/syslog-
 // Logs of real containers: collection through the Docker runtime, text/WS/SSE, drains, archives.
 // Containers are made directly with the emulator's runtime and the logs labels; Docker's own
 // `docker logs` is the independent record every result is compared with.
-const numbered = (prefix: string, count: number, then = 'sleep 3600') => ['sh', '-c', `i=0; while [ $i -lt ${count} ]; do i=$((i+1)); echo ${prefix}-$i; done; ${then}`];
-const ticking = (prefix: string, sleep = '0.1') => ['sh', '-c', `i=0; while true; do i=$((i+1)); echo ${prefix}-$i; sleep ${sleep}; done`];
+const numbered = (prefix: string, count: number, then = 'sleep 3600') => [
+  'sh',
+  '-c',
+  `i=0; while [ $i -lt ${count} ]; do i=$((i+1)); echo ${prefix}-$i; done; ${then}`,
+];
+const ticking = (prefix: string, sleep = '0.1') => [
+  'sh',
+  '-c',
+  `i=0; while true; do i=$((i+1)); echo ${prefix}-$i; sleep ${sleep}; done`,
+];
 /** What Docker itself recorded for a container (stdout and stderr). */
 const dockerLines = (id: string) => docker('logs', id).split('\n').filter(Boolean);
 
@@ -27,12 +35,19 @@ describe('logs of real containers', () => {
       image: DEFAULT_STACK_IMAGE,
       cmd,
       env: {},
-      labels: { [LABELS.instance]: h.emu.instanceId, [LABELS.appId]: a.id, [LABELS.appName]: a.name, [LABELS.type]: type, [LABELS.index]: String(index) },
+      labels: {
+        [LABELS.instance]: h.emu.instanceId,
+        [LABELS.appId]: a.id,
+        [LABELS.appName]: a.name,
+        [LABELS.type]: type,
+        [LABELS.index]: String(index),
+      },
       memoryBytes: 64 * 1024 * 1024,
     });
     return info.engineId;
   };
-  const history = async (a: { name: string }, params: Record<string, string | number> = {}) => (await readLogs(await logsUrl(h, a.name), { n: 10_000, ...params })).lines;
+  const history = async (a: { name: string }, params: Record<string, string | number> = {}) =>
+    (await readLogs(await logsUrl(h, a.name), { n: 10_000, ...params })).lines;
 
   beforeAll(async () => {
     h = await startEmulator({ intervals: { logsPingMs: 200 }, logs: { drains: { retryMinMs: 50, retryMaxMs: 200 } } });
@@ -46,12 +61,16 @@ describe('logs of real containers', () => {
   it('the text endpoint returns exactly the last n lines in order; filters select containers', async () => {
     const web = await run('web', 1, numbered('line', 50));
     const worker = await run('worker', 1, numbered('job', 5));
-    await eventually(async () => (await history(app, { filter: 'web|worker' })).length === 55, { what: '55 lines collected' });
+    await eventually(async () => (await history(app, { filter: 'web|worker' })).length === 55, {
+      what: '55 lines collected',
+    });
     const last10 = await history(app, { n: 10, filter: 'web' });
     expect(last10.map(messageOf)).toEqual(dockerLines(web).slice(-10));
     expect(last10.map(messageOf)).toEqual(Array.from({ length: 10 }, (_, i) => `line-${41 + i}`));
     expect((await history(app, { filter: 'worker-1' })).map(messageOf)).toEqual(dockerLines(worker));
-    expect(new Set((await history(app, { filter: 'web|worker' })).map(containerOf))).toEqual(new Set(['web-1', 'worker-1']));
+    expect(new Set((await history(app, { filter: 'web|worker' })).map(containerOf))).toEqual(
+      new Set(['web-1', 'worker-1']),
+    );
     expect((await readLogs(await logsUrl(h, app.name), { filter: 'web(' })).status).toBe(400);
   });
 
@@ -82,7 +101,9 @@ describe('logs of real containers', () => {
     const id = await run('restarter', 1, numbered('r', 20));
     await eventually(async () => (await history(app, { filter: 'restarter' })).length === 20, { what: '20 lines' });
     docker('restart', '-t', '0', id);
-    await eventually(async () => (await history(app, { filter: 'restarter' })).length >= 40, { what: '40 lines after the restart' });
+    await eventually(async () => (await history(app, { filter: 'restarter' })).length >= 40, {
+      what: '40 lines after the restart',
+    });
     await h.emu.area('logs').pipeline.idle();
     expect((await history(app, { filter: 'restarter' })).map(messageOf)).toEqual(dockerLines(id));
     expect(dockerLines(id)).toHaveLength(40);
@@ -95,7 +116,13 @@ describe('logs of real containers', () => {
     try {
       for (const host of ['127.0.0.1', 'udp://127.0.0.1']) {
         const port = host.startsWith('udp') ? udp.port : tcp.port;
-        expect((await h.call('POST', `/v1/apps/${sys.name}/log_drains`, { body: { drain: { type: 'syslog', token: 'tok', host, port: String(port) } } })).status).toBe(201);
+        expect(
+          (
+            await h.call('POST', `/v1/apps/${sys.name}/log_drains`, {
+              body: { drain: { type: 'syslog', token: 'tok', host, port: String(port) } },
+            })
+          ).status,
+        ).toBe(201);
       }
       const id = await run('worker', 3, numbered('sys', 30), sys);
       for (const rx of [tcp, udp]) {
@@ -116,8 +143,14 @@ describe('logs of real containers', () => {
   it('a file drain holds every line; an unreachable drain delays it not', async () => {
     const fileApp = await createApp(h, 'docker-file-drain-app');
     const dead = await closedPort();
-    await h.call('POST', `/v1/apps/${fileApp.name}/log_drains`, { body: { drain: { type: 'syslog', token: 't', host: '127.0.0.1', port: String(dead) } } });
-    const url = (await h.call('POST', `/v1/apps/${fileApp.name}/log_drains`, { body: { drain: { type: 'elk', url: 'https://elk.example.test' } } })).body.drain.url;
+    await h.call('POST', `/v1/apps/${fileApp.name}/log_drains`, {
+      body: { drain: { type: 'syslog', token: 't', host: '127.0.0.1', port: String(dead) } },
+    });
+    const url = (
+      await h.call('POST', `/v1/apps/${fileApp.name}/log_drains`, {
+        body: { drain: { type: 'elk', url: 'https://elk.example.test' } },
+      })
+    ).body.drain.url;
     const row = h.emu.db.prepare<[string], { id: string }>('SELECT id FROM log_drains WHERE url = ?').get(url)!;
     const file = h.emu.area('logs').dispatcher.fileOf(row.id);
     const id = await run('web', 1, numbered('fd', 2000), fileApp);
@@ -138,7 +171,13 @@ describe('archives of real container output', () => {
         image: DEFAULT_STACK_IMAGE,
         cmd: numbered('arc', 500),
         env: {},
-        labels: { [LABELS.instance]: h.emu.instanceId, [LABELS.appId]: app.id, [LABELS.appName]: app.name, [LABELS.type]: 'web', [LABELS.index]: '1' },
+        labels: {
+          [LABELS.instance]: h.emu.instanceId,
+          [LABELS.appId]: app.id,
+          [LABELS.appName]: app.name,
+          [LABELS.type]: 'web',
+          [LABELS.index]: '1',
+        },
         memoryBytes: 64 * 1024 * 1024,
       });
       const total = async () => {
@@ -146,27 +185,48 @@ describe('archives of real container output', () => {
         const all = [];
         let cursor = '';
         for (;;) {
-          const r = (await h.call('GET', `/v1/apps/${app.name}/logs_archives${cursor ? `?cursor=${cursor}` : ''}`)).body;
+          const r = (await h.call('GET', `/v1/apps/${app.name}/logs_archives${cursor ? `?cursor=${cursor}` : ''}`))
+            .body;
           all.push(...r.archives);
           if (!r.has_more) break;
           cursor = r.next_cursor;
         }
         return { hist, archives: all as { url: string; size: number }[] };
       };
-      await eventually(async () => {
-        h.emu.area('logs').maintain();
-        const t = await total();
-        return t.archives.length > 0 && t.hist > 0 && t.hist <= 100 ? t : null;
-      }, { what: 'rotation into archives' });
-      await eventually(async () => {
-        const { hist, archives } = await total();
-        const lines: string[] = [];
-        for (const a of archives.reverse()) lines.push(...gunzipSync(Buffer.from(await (await fetch(a.url)).arrayBuffer())).toString().trimEnd().split('\n').map(messageOf));
-        const history = (await readLogs(await logsUrl(h, app.name), { n: 10_000 })).lines.map(messageOf);
-        return hist > 0 && lines.length + history.length === 500 && JSON.stringify([...lines, ...history]) === JSON.stringify(dockerLines(info.engineId));
-      }, { what: 'archives + history = docker logs' });
+      await eventually(
+        async () => {
+          h.emu.area('logs').maintain();
+          const t = await total();
+          return t.archives.length > 0 && t.hist > 0 && t.hist <= 100 ? t : null;
+        },
+        { what: 'rotation into archives' },
+      );
+      await eventually(
+        async () => {
+          const { hist, archives } = await total();
+          const lines: string[] = [];
+          for (const a of archives.reverse())
+            lines.push(
+              ...gunzipSync(Buffer.from(await (await fetch(a.url)).arrayBuffer()))
+                .toString()
+                .trimEnd()
+                .split('\n')
+                .map(messageOf),
+            );
+          const history = (await readLogs(await logsUrl(h, app.name), { n: 10_000 })).lines.map(messageOf);
+          return (
+            hist > 0 &&
+            lines.length + history.length === 500 &&
+            JSON.stringify([...lines, ...history]) === JSON.stringify(dockerLines(info.engineId))
+          );
+        },
+        { what: 'archives + history = docker logs' },
+      );
       const a = (await total()).archives[0];
-      await eventually(async () => (await fetch(a.url)).status === 403, { what: 'the archive URL to expire', timeoutMs: 10_000 });
+      await eventually(async () => (await fetch(a.url)).status === 403, {
+        what: 'the archive URL to expire',
+        timeoutMs: 10_000,
+      });
     } finally {
       await h.stop();
       removeByLabel(`${LABELS.instance}=${h.emu.instanceId}`);

@@ -12,7 +12,8 @@ import { startTlsEngine, type TlsEngine } from '../support/tls-engine.ts';
 // certificates verified. The machine has one engine, so the TLS endpoint is a proxy to its socket
 // that demands a client certificate as `dockerd --tlsverify` does (test/support/tls-engine.ts).
 const local = resolveEngineEndpoint({}, process.env);
-if (local.kind !== 'socket') throw new Error(`these tests put a TLS endpoint in front of the local socket; DOCKER_HOST is ${local.label}`);
+if (local.kind !== 'socket')
+  throw new Error(`these tests put a TLS endpoint in front of the local socket; DOCKER_HOST is ${local.label}`);
 
 describe('a remote engine over TCP with TLS (real Docker behind a TLS endpoint)', () => {
   let engine: TlsEngine;
@@ -21,7 +22,11 @@ describe('a remote engine over TCP with TLS (real Docker behind a TLS endpoint)'
 
   beforeAll(async () => {
     engine = await startTlsEngine(local.socketPath);
-    h = await startEmulator({ intervals: FAST, docker: { host: engine.host, tls: { certPath: engine.goodCerts } }, apps: [{ name: 'tls-app', dir }] });
+    h = await startEmulator({
+      intervals: FAST,
+      docker: { host: engine.host, tls: { certPath: engine.goodCerts } },
+      apps: [{ name: 'tls-app', dir }],
+    });
     await waitForStatus(h, 'tls-app', 'running');
   });
   afterAll(async () => {
@@ -32,7 +37,10 @@ describe('a remote engine over TCP with TLS (real Docker behind a TLS endpoint)'
   });
 
   it('deploys and scales through the TLS endpoint: Docker runs the containers, the router reaches them', async () => {
-    expect((await h.call('GET', '/_emulator/health', { as: null })).body.subsystems.docker).toMatchObject({ status: 'ok', version: expect.any(String) });
+    expect((await h.call('GET', '/_emulator/health', { as: null })).body.subsystems.docker).toMatchObject({
+      status: 'ok',
+      version: expect.any(String),
+    });
     const res = await h.call('POST', '/v1/apps/tls-app/scale', { body: { containers: [{ name: 'web', amount: 2 }] } });
     expect(res.status).toBe(202);
     expect(await waitForOperation(h, res.headers.get('location')!)).toMatchObject({ status: 'done' });
@@ -58,7 +66,11 @@ describe('a remote engine over TCP with TLS (real Docker behind a TLS endpoint)'
     try {
       const status = await rt.probe();
       expect(status.ok).toBe(false);
-      expect(!status.ok && status.error).toMatch(new RegExp(`^the Docker engine at ${engine.host.replace(/[.:/]/g, '\\$&')} \\(TLS\\) cannot be reached: .*TLS handshake.*check docker\\.tls`));
+      expect(!status.ok && status.error).toMatch(
+        new RegExp(
+          `^the Docker engine at ${engine.host.replace(/[.:/]/g, '\\$&')} \\(TLS\\) cannot be reached: .*TLS handshake.*check docker\\.tls`,
+        ),
+      );
       const err = await rt.list({ [LABELS.instance]: 'nothing' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EngineUnavailableError);
       expect((err as Error).message).toMatch(/TLS handshake/);
@@ -75,7 +87,9 @@ describe('a remote engine over TCP with TLS (real Docker behind a TLS endpoint)'
     try {
       const status = await rt.probe();
       expect(status.ok).toBe(false);
-      expect(!status.ok && status.error).toMatch(/TLS handshake failed \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/);
+      expect(!status.ok && status.error).toMatch(
+        /TLS handshake failed \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/,
+      );
       await expect(rt.inspect('0'.repeat(64))).rejects.toBeInstanceOf(EngineUnavailableError);
     } finally {
       await rt.close();
@@ -83,10 +97,16 @@ describe('a remote engine over TCP with TLS (real Docker behind a TLS endpoint)'
   });
 
   it('an emulator given the refused certificate starts, says why on /health, and answers 503 for container work', async () => {
-    const bad = await startEmulator({ intervals: FAST, docker: { host: engine.host, tls: { certPath: engine.rogueClientCerts } } });
+    const bad = await startEmulator({
+      intervals: FAST,
+      docker: { host: engine.host, tls: { certPath: engine.rogueClientCerts } },
+    });
     try {
       const health = await bad.call('GET', '/_emulator/health', { as: null });
-      expect(health.body.subsystems.docker).toEqual({ status: 'unavailable', error: expect.stringMatching(/TLS handshake.*docker\.tls/) });
+      expect(health.body.subsystems.docker).toEqual({
+        status: 'unavailable',
+        error: expect.stringMatching(/TLS handshake.*docker\.tls/),
+      });
       expect((await bad.call('POST', '/v1/apps', { body: { app: { name: 'tls-refused' } } })).status).toBe(201);
       const ps = await bad.call('GET', '/v1/apps/tls-refused/ps');
       expect(ps.status).toBe(503);

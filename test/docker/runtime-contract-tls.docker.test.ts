@@ -9,7 +9,8 @@ import { runtimeContract } from '../contract/runtime-contract.ts';
 
 runtimeContract('Docker (dockerode, tcp:// with TLS)', async () => {
   const local = resolveEngineEndpoint({}, process.env);
-  if (local.kind !== 'socket') throw new Error(`a TLS endpoint is put in front of the local socket; DOCKER_HOST is ${local.label}`);
+  if (local.kind !== 'socket')
+    throw new Error(`a TLS endpoint is put in front of the local socket; DOCKER_HOST is ${local.label}`);
   const engine = await startTlsEngine(local.socketPath);
   const runtime = createDockerRuntime({ host: engine.host, tls: { certPath: engine.goodCerts }, env: {} });
   return {
@@ -18,7 +19,8 @@ runtimeContract('Docker (dockerode, tcp:// with TLS)', async () => {
       await runtime.close();
       removeByLabel(`${LABELS.instance}=${labels[LABELS.instance]}`);
       // Every call of the suite went through the endpoint with the emulator's certificate.
-      if (!engine.accepted.length || engine.accepted.some((cn) => cn !== 'emulator-client')) throw new Error(`unexpected TLS clients: ${engine.accepted.join(', ')}`);
+      if (!engine.accepted.length || engine.accepted.some((cn) => cn !== 'emulator-client'))
+        throw new Error(`unexpected TLS clients: ${engine.accepted.join(', ')}`);
       await engine.close();
     },
   };

@@ -54,7 +54,9 @@ describe('runtime exec with stdin (real engine)', () => {
 
   it('every byte of the stream reaches the command, whose stdin closes at the end of it', async () => {
     const { stream, sha256 } = randomStream(24);
-    const out = await runtime.exec(engineId, ['sh', '-c', 'sha256sum | cut -d" " -f1; echo done >&2'], { stdin: stream });
+    const out = await runtime.exec(engineId, ['sh', '-c', 'sha256sum | cut -d" " -f1; echo done >&2'], {
+      stdin: stream,
+    });
     expect(out.exitCode).toBe(0);
     expect(out.stdout.trim()).toBe(await sha256);
     expect(out.stderr.trim()).toBe('done');
@@ -62,7 +64,9 @@ describe('runtime exec with stdin (real engine)', () => {
 
   it('a command that exits without reading its stdin ends the exec with its code; the rest of the stream is dropped', async () => {
     const { stream } = randomStream(256);
-    const out = await runtime.exec(engineId, ['sh', '-c', 'head -c 10 >/dev/null; echo "refused" >&2; exit 4'], { stdin: stream });
+    const out = await runtime.exec(engineId, ['sh', '-c', 'head -c 10 >/dev/null; echo "refused" >&2; exit 4'], {
+      stdin: stream,
+    });
     expect(out.exitCode).toBe(4);
     expect(out.stderr.trim()).toBe('refused');
     expect(stream.destroyed).toBe(true);
@@ -74,7 +78,9 @@ describe('runtime exec with stdin (real engine)', () => {
         this.destroy(new Error('disk read failed'));
       },
     });
-    const out = await runtime.exec(engineId, ['sh', '-c', 'n=$(wc -c); echo "got $n bytes"; exit 3'], { stdin: failing });
+    const out = await runtime.exec(engineId, ['sh', '-c', 'n=$(wc -c); echo "got $n bytes"; exit 3'], {
+      stdin: failing,
+    });
     expect(out.exitCode).not.toBe(0);
   });
 });

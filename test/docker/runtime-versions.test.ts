@@ -46,7 +46,9 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   const redeploy = async (app: string) => {
     const before = (await h.call('GET', `/v1/apps/${app}/deployments`)).body.deployments[0]?.id;
     const source_url = archives.get(app);
-    expect((await h.call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url } } })).status).toBe(201);
+    expect((await h.call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url } } })).status).toBe(
+      201,
+    );
     const finished = (x: { id: string; status: string }) =>
       x.id !== before && ['success', 'build-error', 'crashed-error', 'timeout-error'].includes(x.status);
     const d = await waitForDeployment(h, app, finished, LONG);

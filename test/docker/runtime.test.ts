@@ -19,15 +19,23 @@ afterAll(async () => {
 });
 
 describe('docker runtime (real engine)', () => {
-  it('buildImage with networkNone: the RUN steps see no interface but loopback (without it, the bridge\'s too)', async () => {
+  it("buildImage with networkNone: the RUN steps see no interface but loopback (without it, the bridge's too)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'emu-rt-build-'));
     const tags = [`scalingo-emulator/rt-${instance}:none`, `scalingo-emulator/rt-${instance}:bridge`];
     try {
       // Two commands (the builder's layer cache would give the second build the first one's layer).
-      const dockerfile = (step: string) => `FROM ${DEFAULT_STACK_IMAGE}\nRUN echo ${step} ${instance}; ls /sys/class/net > /interfaces\n`;
-      await runtime.buildImage({ contextDir: dir, dockerfile: dockerfile('none'), tag: tags[0], labels, networkNone: true });
+      const dockerfile = (step: string) =>
+        `FROM ${DEFAULT_STACK_IMAGE}\nRUN echo ${step} ${instance}; ls /sys/class/net > /interfaces\n`;
+      await runtime.buildImage({
+        contextDir: dir,
+        dockerfile: dockerfile('none'),
+        tag: tags[0],
+        labels,
+        networkNone: true,
+      });
       await runtime.buildImage({ contextDir: dir, dockerfile: dockerfile('bridge'), tag: tags[1], labels });
-      const interfaces = (tag: string) => docker('run', '--rm', '--network', 'none', tag, 'cat', '/interfaces').split('\n').sort();
+      const interfaces = (tag: string) =>
+        docker('run', '--rm', '--network', 'none', tag, 'cat', '/interfaces').split('\n').sort();
       expect(interfaces(tags[0])).toEqual(['lo']);
       expect(interfaces(tags[1]).length).toBeGreaterThan(1);
     } finally {
@@ -40,7 +48,11 @@ describe('docker runtime (real engine)', () => {
     const info = await runtime.run({
       name: `emu-${instance}-web-1`,
       image: DEFAULT_STACK_IMAGE,
-      cmd: ['sh', '-c', 'mkdir -p /www && echo "hello from $CONTAINER" > /www/index.html && exec httpd -f -p $PORT -h /www'],
+      cmd: [
+        'sh',
+        '-c',
+        'mkdir -p /www && echo "hello from $CONTAINER" > /www/index.html && exec httpd -f -p $PORT -h /www',
+      ],
       env: { PORT: '8080', CONTAINER: 'web-1' },
       labels,
       memoryBytes: 256 * 1024 * 1024,
@@ -52,7 +64,9 @@ describe('docker runtime (real engine)', () => {
     expect(dockerPs([`${LABELS.instance}=${instance}`]).map((c) => c.id)).toContain(info.engineId);
     expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', info.engineId)).toBe(String(256 * 1024 * 1024));
     expect(docker('port', info.engineId, '8080')).toBe(`127.0.0.1:${info.hostPort}`);
-    const body = await eventually(async () => (await fetch(`http://127.0.0.1:${info.hostPort}/`)).text(), { what: 'httpd' });
+    const body = await eventually(async () => (await fetch(`http://127.0.0.1:${info.hostPort}/`)).text(), {
+      what: 'httpd',
+    });
     expect(body).toBe('hello from web-1\n');
     await runtime.remove(info.engineId);
     expect(dockerPs([`${LABELS.instance}=${instance}`], true).map((c) => c.id)).not.toContain(info.engineId);
@@ -72,10 +86,17 @@ describe('docker runtime (real engine)', () => {
     const stream = await runtime.logs(info.engineId, { follow: true });
     const lines: string[] = [];
     for await (const l of stream) lines.push(`${l.stream}:${l.text}`);
-    expect(lines.filter((l) => l.startsWith('stdout:'))).toEqual(['stdout:out-1', 'stdout:out-2', 'stdout:out-3', 'stdout:late']);
+    expect(lines.filter((l) => l.startsWith('stdout:'))).toEqual([
+      'stdout:out-1',
+      'stdout:out-2',
+      'stdout:out-3',
+      'stdout:late',
+    ]);
     expect(lines.filter((l) => l.startsWith('stderr:'))).toEqual(['stderr:err-1', 'stderr:err-2', 'stderr:err-3']);
     expect(await runtime.wait(info.engineId)).toBe(3);
-    await eventually(() => events.find((e) => e.engineId === info.engineId && e.action === 'die'), { what: 'die event' });
+    await eventually(() => events.find((e) => e.engineId === info.engineId && e.action === 'die'), {
+      what: 'die event',
+    });
     expect(events.find((e) => e.action === 'die')!.exitCode).toBe(3);
     // History only, from a point in time.
     const all: { time: number; text: string }[] = [];
@@ -101,10 +122,13 @@ describe('docker runtime (real engine)', () => {
       memoryBytes: 128 * 1024 * 1024,
     });
     // `yes` burns a core; on a loaded machine one sample may catch it descheduled, so poll.
-    const sample = await eventually(async () => {
-      const s = await runtime.stats(info.engineId);
-      return s && s.cpu > 0.2 ? s : null;
-    }, { what: 'a busy CPU sample', timeoutMs: 30_000 });
+    const sample = await eventually(
+      async () => {
+        const s = await runtime.stats(info.engineId);
+        return s && s.cpu > 0.2 ? s : null;
+      },
+      { what: 'a busy CPU sample', timeoutMs: 30_000 },
+    );
     expect(sample.memoryLimit).toBe(128 * 1024 * 1024);
     await runtime.kill(info.engineId, 'SIGUSR1');
     await eventually(() => docker('logs', info.engineId).includes('got-usr1'), { what: 'USR1 trap output' });

@@ -25,19 +25,34 @@ describe('stats and alerts from real containers', () => {
       image: DEFAULT_STACK_IMAGE,
       cmd: ['sh', '-c', script],
       env: {},
-      labels: { [LABELS.managed]: '1', [LABELS.instance]: h.emu.instanceId, [LABELS.appId]: appId, [LABELS.appName]: APP, [LABELS.type]: type, [LABELS.index]: String(index) },
+      labels: {
+        [LABELS.managed]: '1',
+        [LABELS.instance]: h.emu.instanceId,
+        [LABELS.appId]: appId,
+        [LABELS.appName]: APP,
+        [LABELS.type]: type,
+        [LABELS.index]: String(index),
+      },
       memoryBytes: 256 * MiB,
     });
 
   beforeAll(async () => {
-    h = await startEmulator({ intervals: { statsSampleMs: 300 }, stats: { maxPoints: 1_000_000 }, notifiers: { webhookBackoffMs: 50 } });
+    h = await startEmulator({
+      intervals: { statsSampleMs: 300 },
+      stats: { maxPoints: 1_000_000 },
+      notifiers: { webhookBackoffMs: 50 },
+    });
     rx = await startReceiver();
     appId = (await h.call('POST', '/v1/apps', { body: { app: { name: APP } } })).body.app.id;
     // The burner can be calmed down: `docker exec … kill $(cat /tmp/pid)` leaves it sleeping.
     c['web-1'] = await run('web', 1, 'mkdir -p /tmp; yes > /dev/null & echo $! > /tmp/pid; wait; exec sleep 3600');
     c['web-2'] = await run('web', 2, 'exec sleep 3600');
     // The string is scanned every second so its pages stay resident (some hosts reclaim idle pages).
-    c['worker-1'] = await run('worker', 1, 'x=$(head -c 50000000 /dev/zero | tr "\\0" a); while :; do case "$x" in *b*) ;; esac; sleep 1; done');
+    c['worker-1'] = await run(
+      'worker',
+      1,
+      'x=$(head -c 50000000 /dev/zero | tr "\\0" a); while :; do case "$x" in *b*) ;; esac; sleep 1; done',
+    );
     c['clock-1'] = await run('clock', 1, 'exec sleep 3600');
   });
   afterAll(async () => {
@@ -47,14 +62,20 @@ describe('stats and alerts from real containers', () => {
   });
 
   const stats = async () => (await h.call('GET', `/v1/apps/${APP}/stats`)).body.stats as any[];
-  const alertEvents = async () => ((await h.call('GET', `/v1/apps/${APP}/events?per_page=100`)).body.events as any[]).filter((e) => e.type === 'alert');
+  const alertEvents = async () =>
+    ((await h.call('GET', `/v1/apps/${APP}/events?per_page=100`)).body.events as any[]).filter(
+      (e) => e.type === 'alert',
+    );
 
   it('#24 reads the burn and the memory from Docker now, for every running container', async () => {
-    const s = await eventually(async () => {
-      const all = await stats();
-      const by = Object.fromEntries(all.map((x) => [x.id, x]));
-      return by['web-1']?.cpu_usage >= 25 && by['worker-1']?.memory_usage >= 40e6 ? by : undefined;
-    }, { ...WAIT, what: 'burning web-1 and a 50 MB worker-1' });
+    const s = await eventually(
+      async () => {
+        const all = await stats();
+        const by = Object.fromEntries(all.map((x) => [x.id, x]));
+        return by['web-1']?.cpu_usage >= 25 && by['worker-1']?.memory_usage >= 40e6 ? by : undefined;
+      },
+      { ...WAIT, what: 'burning web-1 and a 50 MB worker-1' },
+    );
     expect(Object.keys(s).sort()).toEqual(['clock-1', 'web-1', 'web-2', 'worker-1']);
     expect(Number.isInteger(s['web-1'].cpu_usage)).toBe(true);
     expect(s['web-2'].cpu_usage).toBeLessThan(10);
@@ -63,17 +84,33 @@ describe('stats and alerts from real containers', () => {
     expect(s['worker-1'].swap_limit).toBeGreaterThan(0);
     // Docker's own view agrees.
     expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', c['web-1'].engineId)).toBe(String(256 * MiB));
-    await eventually(() => parseFloat(docker('stats', '--no-stream', '--format', '{{.CPUPerc}}', c['web-1'].engineId)) > 25, { ...WAIT, what: 'docker stats: web-1 burning' });
-    expect(docker('stats', '--no-stream', '--format', '{{.MemUsage}}', c['worker-1'].engineId)).toMatch(/^\d+(\.\d+)?MiB/);
+    await eventually(
+      () => parseFloat(docker('stats', '--no-stream', '--format', '{{.CPUPerc}}', c['web-1'].engineId)) > 25,
+      { ...WAIT, what: 'docker stats: web-1 burning' },
+    );
+    expect(docker('stats', '--no-stream', '--format', '{{.MemUsage}}', c['worker-1'].engineId)).toMatch(
+      /^\d+(\.\d+)?MiB/,
+    );
   });
 
   it('#23 samples accumulate; the type series is the mean of its containers', async () => {
-    const one = await eventually(async () => {
-      const pts = (await h.call('GET', `/v1/apps/${APP}/stats/cpu/web/1?since=1`)).body as { time: string; value: number }[];
-      return pts.length >= 3 ? pts : undefined;
-    }, { ...WAIT, what: 'three samples of web-1' });
+    const one = await eventually(
+      async () => {
+        const pts = (await h.call('GET', `/v1/apps/${APP}/stats/cpu/web/1?since=1`)).body as {
+          time: string;
+          value: number;
+        }[];
+        return pts.length >= 3 ? pts : undefined;
+      },
+      { ...WAIT, what: 'three samples of web-1' },
+    );
     expect(one.filter((p) => p.value > 25).length).toBeGreaterThanOrEqual(2);
-    const [all, w1, w2] = await Promise.all(['web', 'web/1', 'web/2'].map(async (p) => (await h.call('GET', `/v1/apps/${APP}/stats/cpu/${p}?since=1`)).body as { time: string; value: number }[]));
+    const [all, w1, w2] = await Promise.all(
+      ['web', 'web/1', 'web/2'].map(
+        async (p) =>
+          (await h.call('GET', `/v1/apps/${APP}/stats/cpu/${p}?since=1`)).body as { time: string; value: number }[],
+      ),
+    );
     const m1 = new Map(w1.map((p) => [p.time, p.value]));
     const m2 = new Map(w2.map((p) => [p.time, p.value]));
     const both = all.filter((p) => m1.has(p.time) && m2.has(p.time));
@@ -84,30 +121,66 @@ describe('stats and alerts from real containers', () => {
   });
 
   it('alerts fire after their duration, notify the webhook, remind, resolve; below fires on idle; disabled never', async () => {
-    const hook = (await h.call('POST', `/v1/apps/${APP}/notifiers`, { body: { notifier: { platform_id: '5982f145d48c3600273ef08a', name: 'rx', type_data: { webhook_url: rx.url } } } })).body.notifier;
+    const hook = (
+      await h.call('POST', `/v1/apps/${APP}/notifiers`, {
+        body: { notifier: { platform_id: '5982f145d48c3600273ef08a', name: 'rx', type_data: { webhook_url: rx.url } } },
+      })
+    ).body.notifier;
     const create = async (alert: Record<string, unknown>) => {
-      const res = await h.call('POST', `/v1/apps/${APP}/alerts`, { body: { alert: { notifiers: [hook.id], ...alert } } });
+      const res = await h.call('POST', `/v1/apps/${APP}/alerts`, {
+        body: { alert: { notifiers: [hook.id], ...alert } },
+      });
       expect(res.status).toBe(201);
     };
     // web mean ≈ (burn + 0) / 2: beyond 0.1 while web-1 burns, even when the shared machine gives the burner only part of a core.
-    await create({ container_type: 'web', metric: 'cpu', limit: 0.1, duration_before_trigger: 1_500_000_000, remind_every: '1s' });
+    await create({
+      container_type: 'web',
+      metric: 'cpu',
+      limit: 0.1,
+      duration_before_trigger: 1_500_000_000,
+      remind_every: '1s',
+    });
     await create({ container_type: 'clock', metric: 'cpu', limit: 0.05, send_when_below: true });
     await create({ container_type: 'worker', metric: 'memory', limit: 0.001, disabled: true });
 
-    const fromHook = (metric: string, activated: boolean) => rx.bodies.filter((b) => b.type === 'alert' && b.type_data.metric === metric && b.type_data.sender_name && b.type_data.activated === activated);
-    await eventually(() => fromHook('cpu', true).some((b) => b.type_data.sender_name === 'web'), { ...WAIT, what: 'web cpu alert at the webhook' });
+    const fromHook = (metric: string, activated: boolean) =>
+      rx.bodies.filter(
+        (b) =>
+          b.type === 'alert' &&
+          b.type_data.metric === metric &&
+          b.type_data.sender_name &&
+          b.type_data.activated === activated,
+      );
+    await eventually(() => fromHook('cpu', true).some((b) => b.type_data.sender_name === 'web'), {
+      ...WAIT,
+      what: 'web cpu alert at the webhook',
+    });
     const fired = (await alertEvents()).filter((e) => e.type_data.sender_name === 'web');
-    expect(fired.at(-1)).toMatchObject({ user: { username: 'scalingo-platform' }, type_data: { metric: 'cpu', activated: true, limit: 0.1 } });
+    expect(fired.at(-1)).toMatchObject({
+      user: { username: 'scalingo-platform' },
+      type_data: { metric: 'cpu', activated: true, limit: 0.1 },
+    });
     expect(fired.at(-1).type_data.value).toBeGreaterThanOrEqual(0.1);
     // Reminders repeat while it stays beyond.
-    await eventually(() => fromHook('cpu', true).filter((b) => b.type_data.sender_name === 'web').length >= 3, { ...WAIT, what: 'two reminders' });
+    await eventually(() => fromHook('cpu', true).filter((b) => b.type_data.sender_name === 'web').length >= 3, {
+      ...WAIT,
+      what: 'two reminders',
+    });
     // The idle clock container is below 5 %.
-    await eventually(() => fromHook('cpu', true).some((b) => b.type_data.sender_name === 'clock' && b.type_data.send_when_below), { ...WAIT, what: 'send_when_below alert' });
+    await eventually(
+      () => fromHook('cpu', true).some((b) => b.type_data.sender_name === 'clock' && b.type_data.send_when_below),
+      { ...WAIT, what: 'send_when_below alert' },
+    );
 
     docker('exec', c['web-1'].engineId, 'sh', '-c', 'kill $(cat /tmp/pid)');
-    const resolved = await eventually(() => fromHook('cpu', false).find((b) => b.type_data.sender_name === 'web'), { ...WAIT, what: 'resolution' });
+    const resolved = await eventually(() => fromHook('cpu', false).find((b) => b.type_data.sender_name === 'web'), {
+      ...WAIT,
+      what: 'resolution',
+    });
     expect(resolved.type_data.value).toBeLessThan(0.1);
-    expect((await alertEvents()).some((e) => e.type_data.sender_name === 'web' && e.type_data.activated === false)).toBe(true);
+    expect(
+      (await alertEvents()).some((e) => e.type_data.sender_name === 'web' && e.type_data.activated === false),
+    ).toBe(true);
     // Many rounds later the disabled memory alert has never fired.
     expect((await alertEvents()).filter((e) => e.type_data.metric === 'memory')).toEqual([]);
   });
@@ -116,19 +189,25 @@ describe('stats and alerts from real containers', () => {
     // The app has no container known to the router: it answers 503 itself, and records it.
     for (let i = 0; i < 3; i++) {
       const status = await new Promise<number>((ok, fail) => {
-        const req = request({ host: '127.0.0.1', port: h.emu.urls.routerPort, path: '/', headers: { host: `${APP}.localhost` } }, (res) => {
-          res.resume();
-          ok(res.statusCode!);
-        });
+        const req = request(
+          { host: '127.0.0.1', port: h.emu.urls.routerPort, path: '/', headers: { host: `${APP}.localhost` } },
+          (res) => {
+            res.resume();
+            ok(res.statusCode!);
+          },
+        );
         req.on('error', fail).end();
       });
       expect(status).toBe(503);
     }
     const sum = (pts: { value: number }[]) => pts.reduce((n, p) => n + p.value, 0);
-    const errors = await eventually(async () => {
-      const pts = (await h.call('GET', `/v1/apps/${APP}/stats/router?since=1&status_code=5XX`)).body;
-      return sum(pts) >= 3 ? pts : undefined;
-    }, { ...WAIT, what: '5XX requests per minute' });
+    const errors = await eventually(
+      async () => {
+        const pts = (await h.call('GET', `/v1/apps/${APP}/stats/router?since=1&status_code=5XX`)).body;
+        return sum(pts) >= 3 ? pts : undefined;
+      },
+      { ...WAIT, what: '5XX requests per minute' },
+    );
     expect(sum(errors)).toBe(3);
     expect(sum((await h.call('GET', `/v1/apps/${APP}/stats/router?since=1&status_code=2XX`)).body)).toBe(0);
     expect((await h.call('GET', `/v1/apps/${APP}/stats/5XX/recommended_value`)).body.value).toBe(3);

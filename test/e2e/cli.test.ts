@@ -13,7 +13,11 @@ const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const NODE_TSX = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href];
 
 function startProcess(args: string[], cwd: string, entry: string[] = [...NODE_TSX, join(ROOT, 'src/main.ts')]) {
-  const child = spawn(entry[0], [...entry.slice(1), ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(entry[0], [...entry.slice(1), ...args], {
+    cwd,
+    env: { ...process.env, EMULATOR_CONFIG: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -37,17 +41,27 @@ describe('the emulator process', () => {
   it('starts, prints its URLs and a working API token, and stops cleanly on SIGTERM', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-cli-'));
     try {
-      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
+      const p = startProcess(
+        ['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'],
+        cwd,
+      );
       const banner = await p.ready;
       const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
       expect(banner).toMatch(/Router\s+http:\/\/<app>\.localhost:\d+/);
       expect(banner).toMatch(/Git \(SSH\)\s+ssh:\/\/git@127\.0\.0\.1:\d+\/<app>\.git/);
       expect(banner).toContain(join(cwd, 'state', 'emulator.sqlite'));
       const token = /API token\s+(\S+)/.exec(banner)![1];
-      const ex = await fetch(`${api}/v1/tokens/exchange`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
+      const ex = await fetch(`${api}/v1/tokens/exchange`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` },
+      });
       expect(ex.status).toBe(200);
       const bearer = ((await ex.json()) as { token: string }).token;
-      const created = await fetch(`${api}/v1/apps`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ app: { name: 'cli-made-app' } }) });
+      const created = await fetch(`${api}/v1/apps`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ app: { name: 'cli-made-app' } }),
+      });
       expect(created.status).toBe(201);
       expect((await fetch(`${api}/_emulator/health`)).status).toBe(200);
       p.child.kill('SIGTERM');
@@ -56,14 +70,21 @@ describe('the emulator process', () => {
       expect(existsSync(join(cwd, 'state', 'emulator.sqlite'))).toBe(true);
 
       // State survives: a second start on the same data dir still has the app (and a fresh token).
-      const q = startProcess(['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'], cwd);
+      const q = startProcess(
+        ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'],
+        cwd,
+      );
       const banner2 = await q.ready;
       const api2 = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner2)![1];
       const token2 = /API token\s+(\S+)/.exec(banner2)![1];
-      const show = await fetch(`${api2}/v1/apps/cli-made-app`, { headers: { authorization: `Basic ${Buffer.from(`:${token2}`).toString('base64')}` } });
+      const show = await fetch(`${api2}/v1/apps/cli-made-app`, {
+        headers: { authorization: `Basic ${Buffer.from(`:${token2}`).toString('base64')}` },
+      });
       expect(show.status).toBe(200);
       // The previous start's printed token was replaced.
-      const old = await fetch(`${api2}/v1/apps`, { headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
+      const old = await fetch(`${api2}/v1/apps`, {
+        headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` },
+      });
       expect(old.status).toBe(401);
       q.child.kill('SIGINT');
       expect(await q.exited).toBe(0);
@@ -79,14 +100,26 @@ describe('the emulator process', () => {
       expect(built.status).toBe(0);
       expect(existsSync(join(ROOT, 'dist/main.mjs'))).toBe(true);
       expect(existsSync(join(ROOT, 'dist/migrations/001_init.sql'))).toBe(true);
-      const p = startProcess(['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', '--log-level', 'warn'], cwd, [process.execPath, join(ROOT, 'dist/main.mjs')]);
+      const p = startProcess(
+        ['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', '--log-level', 'warn'],
+        cwd,
+        [process.execPath, join(ROOT, 'dist/main.mjs')],
+      );
       const banner = await p.ready;
       const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
       const token = /API token\s+(\S+)/.exec(banner)![1];
       const health = await fetch(`${api}/_emulator/health`);
       expect(health.status).toBe(200);
-      expect(((await health.json()) as { subsystems: { database: { status: string } } }).subsystems.database.status).toBe('ok');
-      expect((await fetch(`${api}/v1/apps`, { headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } })).status).toBe(200);
+      expect(
+        ((await health.json()) as { subsystems: { database: { status: string } } }).subsystems.database.status,
+      ).toBe('ok');
+      expect(
+        (
+          await fetch(`${api}/v1/apps`, {
+            headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` },
+          })
+        ).status,
+      ).toBe(200);
       p.child.kill('SIGTERM');
       expect(await p.exited).toBe(0);
     } finally {
@@ -98,7 +131,11 @@ describe('the emulator process', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-cli-bad-'));
     try {
       writeFileSync(join(cwd, 'emulator.config.json'), JSON.stringify({ port: 'x', users: [], typo: true }));
-      const r = spawnSync(TSX, [join(ROOT, 'src/main.ts'), '--in-memory'], { cwd, encoding: 'utf8', env: { ...process.env, EMULATOR_CONFIG: '' } });
+      const r = spawnSync(TSX, [join(ROOT, 'src/main.ts'), '--in-memory'], {
+        cwd,
+        encoding: 'utf8',
+        env: { ...process.env, EMULATOR_CONFIG: '' },
+      });
       expect(r.status).toBe(1);
       expect(r.stderr).toContain('invalid configuration');
       expect(r.stderr).toMatch(/emulator\.config\.json: port: /);

@@ -18,7 +18,8 @@ let browser: Browser;
 let page: Page;
 
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
-const webContainers = () => dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=${APP}`, `${LABELS.type}=web`]);
+const webContainers = () =>
+  dockerPs([`${LABELS.instance}=${h.emu.instanceId}`, `${LABELS.appName}=${APP}`, `${LABELS.type}=web`]);
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -27,7 +28,16 @@ beforeAll(async () => {
   await waitForDeployment(h, APP, (d) => d.status === 'success');
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
 }, 120_000);
@@ -58,7 +68,11 @@ describe('the dashboard in a browser', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('scalingo-emulator.admin-token'))).toBe(h.emu.adminToken);
     await row.locator('[data-status="running"]').waitFor();
     // The user picker lists the configured users; the session is the first one's.
-    expect(await page.locator('#user-picker option').allTextContents()).toEqual(['dev <dev@example.test>', 'other <other@example.test>', 'trial <trial@example.test>']);
+    expect(await page.locator('#user-picker option').allTextContents()).toEqual([
+      'dev <dev@example.test>',
+      'other <other@example.test>',
+      'trial <trial@example.test>',
+    ]);
     await shot('apps');
   });
 
@@ -86,21 +100,34 @@ describe('the dashboard in a browser', () => {
   });
 
   it('draws the metrics charts and lists alerts with their state (one firing)', async () => {
-    const alert = await h.call('POST', `/v1/apps/${APP}/alerts`, { body: { alert: { container_type: 'web', metric: 'rpm_per_container', limit: 1000 } } });
+    const alert = await h.call('POST', `/v1/apps/${APP}/alerts`, {
+      body: { alert: { container_type: 'web', metric: 'rpm_per_container', limit: 1000 } },
+    });
     expect(alert.status).toBe(201);
     await page.locator(`#alerts tr[data-alert="${alert.body.alert.id}"] [data-status="ok"]`).waitFor();
     // Any container uses more than 0.01 % of its memory: this one fires after a second of samples.
-    const firing = await h.call('POST', `/v1/apps/${APP}/alerts`, { body: { alert: { container_type: 'web', metric: 'memory', limit: 0.0001, duration_before_trigger: 1_000_000_000 } } });
+    const firing = await h.call('POST', `/v1/apps/${APP}/alerts`, {
+      body: {
+        alert: { container_type: 'web', metric: 'memory', limit: 0.0001, duration_before_trigger: 1_000_000_000 },
+      },
+    });
     expect(firing.status).toBe(201);
-    await page.locator(`#alerts tr[data-alert="${firing.body.alert.id}"] [data-status="firing"]`).waitFor({ timeout: 30_000 });
+    await page
+      .locator(`#alerts tr[data-alert="${firing.body.alert.id}"] [data-status="firing"]`)
+      .waitFor({ timeout: 30_000 });
     // Samples every second (intervals.statsSampleMs): the memory chart gets points.
-    await eventually(async () => Number(await page.locator('#chart-memory').getAttribute('data-points')) > 0, { timeoutMs: 30_000, what: 'memory points' });
+    await eventually(async () => Number(await page.locator('#chart-memory').getAttribute('data-points')) > 0, {
+      timeoutMs: 30_000,
+      what: 'memory points',
+    });
     expect(await page.locator('#chart-memory polyline').count()).toBe(1);
     await shot('app');
   });
 
   it('restarts every container from the button', async () => {
-    const before = webContainers().map((c) => c.id).sort();
+    const before = webContainers()
+      .map((c) => c.id)
+      .sort();
     await page.click('#restart');
     await page.locator('#message', { hasText: 'Restart: done' }).waitFor({ timeout: 60_000 });
     const after = await eventually(() => {

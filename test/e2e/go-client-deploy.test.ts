@@ -12,7 +12,11 @@ import { FAST, archiveOf, waitForDeployment } from '../support/apps.ts';
 // POST /v1/sources (body {}, expects 201) → PUT upload_url (Content-Type application/x-gzip,
 // Content-Length, no auth, expects 200) → POST /v1/apps/:app/deployments {"deployment":
 // {"git_ref": null, "source_url": download_url}} (expects 201) → follow links.deployments_stream.
-const GO_HEADERS = { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'Scalingo CLI v1.48.0, Scalingo Go Client' };
+const GO_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json',
+  'user-agent': 'Scalingo CLI v1.48.0, Scalingo Go Client',
+};
 const APP = 'go-deploy-app';
 
 describe('scalingo deploy <archive>: sources, upload, deployment from the download URL', () => {
@@ -20,12 +24,30 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
   let bearer: string;
   let archive: string;
   const clock = new ManualClock();
-  const go = (method: string, path: string, body?: unknown) => h.call(method, path, { as: { bearer }, headers: GO_HEADERS, raw: method === 'GET' || method === 'DELETE' ? undefined : body === undefined ? '{}' : JSON.stringify(body) });
-  const put = (url: string, data: Uint8Array, headers: Record<string, string> = {}) => fetch(url, { method: 'PUT', headers: { 'content-type': 'application/x-gzip', 'content-length': String(data.length), 'user-agent': 'Go-http-client/1.1', ...headers }, body: data as BodyInit });
+  const go = (method: string, path: string, body?: unknown) =>
+    h.call(method, path, {
+      as: { bearer },
+      headers: GO_HEADERS,
+      raw: method === 'GET' || method === 'DELETE' ? undefined : body === undefined ? '{}' : JSON.stringify(body),
+    });
+  const put = (url: string, data: Uint8Array, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: 'PUT',
+      headers: {
+        'content-type': 'application/x-gzip',
+        'content-length': String(data.length),
+        'user-agent': 'Go-http-client/1.1',
+        ...headers,
+      },
+      body: data as BodyInit,
+    });
   const sourcesDir = () => join(h.emu.stateDir, 'sources');
 
   beforeAll(async () => {
-    h = await startEmulator({ intervals: FAST, sources: { maxArchiveBytes: 64 * 1024, uploadTtlMs: 10 * 60_000, uploadSweepMs: 200 } }, { clock });
+    h = await startEmulator(
+      { intervals: FAST, sources: { maxArchiveBytes: 64 * 1024, uploadTtlMs: 10 * 60_000, uploadSweepMs: 200 } },
+      { clock },
+    );
     bearer = await h.bearer();
     archive = await archiveOf('busybox-web');
     expect((await go('POST', '/v1/apps', { app: { name: APP } })).status).toBe(201);
@@ -55,7 +77,9 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
     expect(down.status).toBe(200);
     expect(Buffer.from(await down.arrayBuffer()).equals(data)).toBe(true);
 
-    const d = await go('POST', `/v1/apps/${APP}/deployments`, { deployment: { git_ref: null, source_url: download_url } });
+    const d = await go('POST', `/v1/apps/${APP}/deployments`, {
+      deployment: { git_ref: null, source_url: download_url },
+    });
     expect(d.status).toBe(201);
     const app = (await go('GET', `/v1/apps/${APP}`)).body.app;
     // The CLI follows the deployment over the app's deployments stream.
@@ -66,7 +90,10 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
     ws.send(JSON.stringify({ type: 'auth', data: { token: bearer } }));
     const done = await waitForDeployment(h, APP);
     expect(done).toMatchObject({ id: d.body.deployment.id, status: 'success' });
-    await eventually(() => lines.some((l) => /Application deployed/.test(l)), { timeoutMs: 10_000, what: 'the build log on the stream' });
+    await eventually(() => lines.some((l) => /Application deployed/.test(l)), {
+      timeoutMs: 10_000,
+      what: 'the build log on the stream',
+    });
     ws.close();
     const output = (await go('GET', `/v1/apps/${APP}/deployments/${done.id}/output`)).text;
     expect(output).toMatch(/Fetching archive/);
@@ -75,13 +102,28 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
     expect(output).toMatch(/Building on stack scalingo-22 /);
 
     // stacks-set (PATCH {"app": {"stack_id"}}) takes effect at the next deployment: its build uses the new stack.
-    expect((await go('PATCH', `/v1/apps/${APP}`, { app: { stack_id: 'scalingo-24' } })).body.app.stack_id).toBe('scalingo-24');
+    expect((await go('PATCH', `/v1/apps/${APP}`, { app: { stack_id: 'scalingo-24' } })).body.app.stack_id).toBe(
+      'scalingo-24',
+    );
     const again = (await go('POST', '/v1/sources')).body.source;
     expect((await put(again.upload_url, data)).status).toBe(200);
-    const d2 = await go('POST', `/v1/apps/${APP}/deployments`, { deployment: { git_ref: 'v2', source_url: again.download_url } });
-    const done2 = await waitForDeployment(h, APP, (x) => x.id === d2.body.deployment.id && x.status !== 'building' && x.status !== 'queued' && x.status !== 'pushing' && x.status !== 'starting');
+    const d2 = await go('POST', `/v1/apps/${APP}/deployments`, {
+      deployment: { git_ref: 'v2', source_url: again.download_url },
+    });
+    const done2 = await waitForDeployment(
+      h,
+      APP,
+      (x) =>
+        x.id === d2.body.deployment.id &&
+        x.status !== 'building' &&
+        x.status !== 'queued' &&
+        x.status !== 'pushing' &&
+        x.status !== 'starting',
+    );
     expect(done2.status).toBe('success');
-    expect((await go('GET', `/v1/apps/${APP}/deployments/${done2.id}/output`)).text).toMatch(/Building on stack scalingo-24 /);
+    expect((await go('GET', `/v1/apps/${APP}/deployments/${done2.id}/output`)).text).toMatch(
+      /Building on stack scalingo-24 /,
+    );
   }, 150_000); // two builds and a container start: slow on a loaded machine
 
   it('upload failures: bad or foreign token 403, too large 413 (by header and while streaming), empty 400, other methods 405', async () => {
@@ -100,7 +142,9 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
     const chunked = await fetch(upload_url, {
       method: 'PUT',
       headers: { 'content-type': 'application/x-gzip' },
-      body: new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(40 * 1024)), c.enqueue(new Uint8Array(40 * 1024)), c.close()) }),
+      body: new ReadableStream({
+        start: (c) => (c.enqueue(new Uint8Array(40 * 1024)), c.enqueue(new Uint8Array(40 * 1024)), c.close()),
+      }),
       duplex: 'half',
     } as RequestInit);
     expect(chunked.status).toBe(413);
@@ -108,7 +152,9 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
     expect((await fetch(upload_url, { method: 'POST' })).status).toBe(405);
     expect(readdirSync(sourcesDir()).filter((f) => f.endsWith('.part'))).toEqual([]);
     // A deployment from a source never uploaded is refused at once.
-    const dep = await go('POST', `/v1/apps/${APP}/deployments`, { deployment: { git_ref: null, source_url: download_url } });
+    const dep = await go('POST', `/v1/apps/${APP}/deployments`, {
+      deployment: { git_ref: null, source_url: download_url },
+    });
     expect(dep.status).toBe(422);
     expect(dep.body.errors.source_url[0]).toMatch(/nothing was uploaded/);
     expect((await h.call('POST', '/v1/sources', { as: null, headers: GO_HEADERS, raw: '{}' })).status).toBe(401);
@@ -121,10 +167,15 @@ describe('scalingo deploy <archive>: sources, upload, deployment from the downlo
     expect(existsSync(join(sourcesDir(), `${id}.tar.gz`))).toBe(true);
     clock.advance(10 * 60_000 + 1);
     expect((await fetch(download_url)).status).toBe(403);
-    const dep = await go('POST', `/v1/apps/${APP}/deployments`, { deployment: { git_ref: null, source_url: download_url } });
+    const dep = await go('POST', `/v1/apps/${APP}/deployments`, {
+      deployment: { git_ref: null, source_url: download_url },
+    });
     expect(dep.status).toBe(422);
     expect(dep.body.errors.source_url[0]).toMatch(/expired/);
-    await eventually(() => !existsSync(join(sourcesDir(), `${id}.tar.gz`)), { timeoutMs: 10_000, what: 'the expired archive to be swept' });
+    await eventually(() => !existsSync(join(sourcesDir(), `${id}.tar.gz`)), {
+      timeoutMs: 10_000,
+      what: 'the expired archive to be swept',
+    });
     expect(h.emu.db.prepare('SELECT COUNT(*) FROM sources WHERE id = ?').pluck().get(id)).toBe(0);
   });
 });

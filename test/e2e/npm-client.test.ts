@@ -32,7 +32,9 @@ describe('official npm client `scalingo`', () => {
     expect(dry.name).toBe('npm-dry-app');
     const app = await client.Apps.create({ name: 'npm-client-app' });
     expect(app).toMatchObject({ name: 'npm-client-app', status: 'new' });
-    expect((await client.Apps.all()).map((a) => a.name)).toEqual(expect.arrayContaining(['npm-client-app', 'npm-bound-app']));
+    expect((await client.Apps.all()).map((a) => a.name)).toEqual(
+      expect.arrayContaining(['npm-client-app', 'npm-bound-app']),
+    );
     expect((await client.Apps.all()).map((a) => a.name)).not.toContain('npm-dry-app');
     expect((await client.Apps.find('npm-client-app')).id).toBe(app.id);
     const updated = await client.Apps.update(app.id, { force_https: true, router_logs: true });
@@ -43,11 +45,17 @@ describe('official npm client `scalingo`', () => {
     expect(events.events.map((e) => e.type)).toEqual(['rename_app', 'edit_app', 'new_app']);
     expect((await client.Events.listEventCategories())[0].name).toBe('app_operations');
     await client.Apps.destroy(app.id, 'npm-renamed-app');
-    await expect(client.Apps.find(app.id)).rejects.toMatchObject({ status: 404, data: { resource: 'app', error: 'not found' } });
+    await expect(client.Apps.find(app.id)).rejects.toMatchObject({
+      status: 404,
+      data: { resource: 'app', error: 'not found' },
+    });
   });
 
   it('sees the platform’s errors as APIError with status and body', async () => {
-    await expect(client.Apps.create({ name: 'Bad Name' })).rejects.toMatchObject({ status: 422, data: { errors: { name: expect.any(Array) } } });
+    await expect(client.Apps.create({ name: 'Bad Name' })).rejects.toMatchObject({
+      status: 422,
+      data: { errors: { name: expect.any(Array) } },
+    });
     await expect(client.Apps.destroy('npm-bound-app', 'wrong-name')).rejects.toMatchObject({ status: 422 });
   });
 

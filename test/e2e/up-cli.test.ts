@@ -12,11 +12,20 @@ import { routerGet } from '../support/apps.ts';
 // `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
 // Ctrl-C stops the app's containers and exits 0; --detach leaves them running until `down`.
 const ROOT = resolve(import.meta.dirname, '../..');
-const NODE_TSX = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/main.ts')];
+const NODE_TSX = [
+  process.execPath,
+  '--import',
+  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(ROOT, 'src/main.ts'),
+];
 const root = mkdtempSync(join(tmpdir(), 'emu-up-cli-'));
 
 function run(args: string[], opts: { env?: Record<string, string> } = {}) {
-  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], { cwd: root, env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
+    cwd: root,
+    env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -50,7 +59,9 @@ describe('scalingo-emulator up: bad input gets one clear line and exit 1', () =>
 
   it('a folder that is not an app', async () => {
     const dir = project('empty-folder', { 'README.md': '# nothing to run\n' });
-    expect(await badInput(['up', dir, ...PORTS])).toMatch(/^up: .*empty-folder is not an app: no Procfile, Dockerfile, package\.json/);
+    expect(await badInput(['up', dir, ...PORTS])).toMatch(
+      /^up: .*empty-folder is not an app: no Procfile, Dockerfile, package\.json/,
+    );
     expect(await badInput(['up', join(root, 'missing'), ...PORTS])).toMatch(/^up: .*missing: no such folder$/);
   });
 
@@ -63,14 +74,23 @@ describe('scalingo-emulator up: bad input gets one clear line and exit 1', () =>
 
   it('an unknown addon or plan', async () => {
     const addon = project('bad-addon', { ...WEB, 'scalingo.json': '{"addons": [{"plan": "cassandra:big"}]}' });
-    expect(await badInput(['up', addon, ...PORTS])).toMatch(/^up: scalingo\.json: addons\.0: unknown addon "cassandra" \(known: postgresql, mysql, redis/);
+    expect(await badInput(['up', addon, ...PORTS])).toMatch(
+      /^up: scalingo\.json: addons\.0: unknown addon "cassandra" \(known: postgresql, mysql, redis/,
+    );
     const plan = project('bad-plan', { ...WEB, 'scalingo.json': '{"addons": ["postgresql:postgresql-huge"]}' });
-    expect(await badInput(['up', plan, ...PORTS])).toMatch(/^up: scalingo\.json: addons\.0: unknown plan "postgresql-huge" of postgresql \(plans: postgresql-sandbox/);
+    expect(await badInput(['up', plan, ...PORTS])).toMatch(
+      /^up: scalingo\.json: addons\.0: unknown plan "postgresql-huge" of postgresql \(plans: postgresql-sandbox/,
+    );
   });
 
   it('a missing required env var (and its description)', async () => {
-    const dir = project('needs-key', { ...WEB, 'scalingo.json': '{"env": {"STRIPE_KEY": {"required": true, "description": "the Stripe API key"}}}' });
-    expect(await badInput(['up', dir, ...PORTS])).toMatch(/^up: scalingo\.json: env STRIPE_KEY is required \(the Stripe API key\): set it in the shell/);
+    const dir = project('needs-key', {
+      ...WEB,
+      'scalingo.json': '{"env": {"STRIPE_KEY": {"required": true, "description": "the Stripe API key"}}}',
+    });
+    expect(await badInput(['up', dir, ...PORTS])).toMatch(
+      /^up: scalingo\.json: env STRIPE_KEY is required \(the Stripe API key\): set it in the shell/,
+    );
   });
 
   it('a port in use by another program', async () => {
@@ -79,7 +99,9 @@ describe('scalingo-emulator up: bad input gets one clear line and exit 1', () =>
     const port = (server.address() as { port: number }).port;
     try {
       const dir = project('port-taken', WEB);
-      expect(await badInput(['up', dir, '--port', String(port), '--router-port', '0', '--ssh-port', '0', '--in-memory'])).toBe(`up: port ${port} is in use by another program: choose another --port / --router-port / --ssh-port`);
+      expect(
+        await badInput(['up', dir, '--port', String(port), '--router-port', '0', '--ssh-port', '0', '--in-memory']),
+      ).toBe(`up: port ${port} is in use by another program: choose another --port / --router-port / --ssh-port`);
     } finally {
       server.close();
     }
@@ -96,7 +118,8 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
   // Each test removes what it made: in memory, the emulator `up` started removes its apps' containers and images when it stops.
   const leftVolumes: string[] = [];
   afterAll(() => {
-    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app']) for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
+    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app'])
+      for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
     // What a failed `down --volumes` test would leave: the addon server and its volume (named after it).
     for (const v of leftVolumes) {
       for (const c of dockerPs([`${LABELS.addonId}=${v}`], true)) {
@@ -110,9 +133,15 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     const dir = project('ctrl-c-app', WEB);
     cpSync(join(ROOT, 'fixtures/apps/busybox-web/index.html'), join(dir, 'index.html'));
     const p = run(['up', dir, ...PORTS]);
-    await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, { timeoutMs: 120_000, what: `up ready: ${p.stdout()}${p.stderr()}` });
+    await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, {
+      timeoutMs: 120_000,
+      what: `up ready: ${p.stdout()}${p.stderr()}`,
+    });
     expect(p.child.exitCode, p.stderr()).toBeNull();
-    await eventually(() => /^web-1\s+\| web up on 5000$/m.test(p.stdout()), { timeoutMs: 30_000, what: 'the web-1 line' });
+    await eventually(() => /^web-1\s+\| web up on 5000$/m.test(p.stdout()), {
+      timeoutMs: 30_000,
+      what: 'the web-1 line',
+    });
     const running = dockerPs([`${LABELS.appName}=ctrl-c-app`]);
     expect(running.map((c) => c.state)).toEqual(['running']);
     p.child.kill('SIGINT');
@@ -149,12 +178,17 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     const dir = project('stopped-app', { ...WEB, 'scalingo.json': '{"addons": ["redis:redis-sandbox"]}' });
     const ports = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', join(root, 'stopped-data')];
     const p = run(['up', dir, ...ports]);
-    await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, { timeoutMs: 240_000, what: `up ready: ${p.stdout()}${p.stderr()}` });
+    await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, {
+      timeoutMs: 240_000,
+      what: `up ready: ${p.stdout()}${p.stderr()}`,
+    });
     expect(p.child.exitCode, p.stderr()).toBeNull();
     // The addon's id, asked of the emulator `up` started, with the token and URL it printed.
     const apiUrl = /export SCALINGO_API_URL=(\S+)/.exec(p.stdout())?.[1];
     const token = /--api-token (\S+)/.exec(p.stdout())?.[1];
-    const res = await fetch(`${apiUrl}/v1/apps/stopped-app/addons`, { headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } });
+    const res = await fetch(`${apiUrl}/v1/apps/stopped-app/addons`, {
+      headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` },
+    });
     const addonId: string = (await res.json()).addons[0].id;
     leftVolumes.push(addonId);
     const server = dockerPs([`${LABELS.addonId}=${addonId}`], true)[0];

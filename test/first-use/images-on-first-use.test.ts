@@ -22,20 +22,38 @@ const FROM_SCRATCH = process.env.SCALINGO_EMULATOR_TEST_FROM_SCRATCH === '1';
 const BUILD = 20 * 60_000;
 const recipe = (id: string) => IMAGE_RECIPES.find((r) => r.id === id) as ImageRecipe;
 const current = (r: ImageRecipe) =>
-  spawnSync('docker', ['image', 'inspect', '-f', `{{index .Config.Labels "${RECIPE_LABEL}"}}`, r.tag], { encoding: 'utf8' }).stdout.trim() === recipeHash(r, debianSuite());
+  spawnSync('docker', ['image', 'inspect', '-f', `{{index .Config.Labels "${RECIPE_LABEL}"}}`, r.tag], {
+    encoding: 'utf8',
+  }).stdout.trim() === recipeHash(r, debianSuite());
 // In CI these tests never skip: the images they must see built are removed first when a run did not start from scratch.
-if (process.env.CI === 'true' && !FROM_SCRATCH) for (const id of ['node', 'redis', 'mysql']) spawnSync('docker', ['rmi', '-f', recipe(id).tag]);
+if (process.env.CI === 'true' && !FROM_SCRATCH)
+  for (const id of ['node', 'redis', 'mysql']) spawnSync('docker', ['rmi', '-f', recipe(id).tag]);
 const missingAtStart = new Set(IMAGE_RECIPES.filter((r) => !current(r)).map((r) => r.id));
 const allMissing = (...ids: string[]) => ids.every((id) => missingAtStart.has(id));
 /** How many times Docker tagged `tag` since `since` (seconds): one per finished build. */
 const taggedSince = (tag: string, since: number) =>
-  docker('events', '--since', String(since), '--until', String(Math.ceil(Date.now() / 1000)), '--filter', 'type=image', '--filter', 'event=tag', '--format', '{{.Actor.Attributes.name}}')
+  docker(
+    'events',
+    '--since',
+    String(since),
+    '--until',
+    String(Math.ceil(Date.now() / 1000)),
+    '--filter',
+    'type=image',
+    '--filter',
+    'event=tag',
+    '--format',
+    '{{.Actor.Attributes.name}}',
+  )
     .split('\n')
     .filter((name) => name === tag).length;
 
 /** SIGKILL to a process's descendants (the build's mmdebstrap and its children), deepest first. */
 function killTree(pid: number): void {
-  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map(Number);
   for (const child of children) killTree(child);
   for (const child of children) spawnSync('kill', ['-9', String(child)]);
 }
@@ -63,16 +81,29 @@ describe('images built on first use (real Docker, Debian packages)', () => {
   const deploy = async (app: string, archive: string) => {
     const r = await h.call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url: archive } } });
     expect(r.status, r.text).toBe(201);
-    const d = await waitForDeployment(h, app, (x) => x.id === r.body.deployment.id && ['success', 'build-error', 'crashed-error', 'timeout-error'].includes(x.status), BUILD);
-    return { status: d.status as string, output: (await h.call('GET', `/v1/apps/${app}/deployments/${d.id}/output`)).text };
+    const d = await waitForDeployment(
+      h,
+      app,
+      (x) =>
+        x.id === r.body.deployment.id &&
+        ['success', 'build-error', 'crashed-error', 'timeout-error'].includes(x.status),
+      BUILD,
+    );
+    return {
+      status: d.status as string,
+      output: (await h.call('GET', `/v1/apps/${app}/deployments/${d.id}/output`)).text,
+    };
   };
   const addAddon = async (app: string, provider: string, plan: string) => {
-    const r = await h.call('POST', `/v1/apps/${app}/addons`, { body: { addon: { addon_provider_id: provider, plan_id: plan } } });
+    const r = await h.call('POST', `/v1/apps/${app}/addons`, {
+      body: { addon: { addon_provider_id: provider, plan_id: plan } },
+    });
     expect(r.status, r.text).toBe(201);
     return r.body.addon.id as string;
   };
   const addon = async (app: string, id: string) => (await h.call('GET', `/v1/apps/${app}/addons/${id}`)).body.addon;
-  const addonLogs = async (app: string, id: string) => (await h.call('GET', `/v1/apps/${app}/addons/${id}/server/logs?n=1000`)).text;
+  const addonLogs = async (app: string, id: string) =>
+    (await h.call('GET', `/v1/apps/${app}/addons/${id}/server/logs?n=1000`)).text;
   /** Waits for `running` (error ends the wait at once), with every status message seen meanwhile. */
   const untilRunning = async (app: string, id: string) => {
     const messages = new Set<string>();
@@ -83,11 +114,20 @@ describe('images built on first use (real Docker, Debian packages)', () => {
   beforeAll(async () => {
     if (FROM_SCRATCH) {
       // The precondition of the proof: nothing built before the emulator needs it.
-      expect([...missingAtStart].sort(), 'SCALINGO_EMULATOR_TEST_FROM_SCRATCH=1 but emulator images are present').toEqual(IMAGE_RECIPES.map((r) => r.id).sort());
+      expect(
+        [...missingAtStart].sort(),
+        'SCALINGO_EMULATOR_TEST_FROM_SCRATCH=1 but emulator images are present',
+      ).toEqual(IMAGE_RECIPES.map((r) => r.id).sort());
     }
     nodeArchive = await appArchive('node-app', {
-      'package.json': JSON.stringify({ name: 'first-use', version: '1.0.0', private: true, scripts: { start: 'node server.js' } }),
-      'server.js': "require('http').createServer((q, s) => s.end('node ' + process.version)).listen(process.env.PORT);\n",
+      'package.json': JSON.stringify({
+        name: 'first-use',
+        version: '1.0.0',
+        private: true,
+        scripts: { start: 'node server.js' },
+      }),
+      'server.js':
+        "require('http').createServer((q, s) => s.end('node ' + process.version)).listen(process.env.PORT);\n",
     });
     pythonArchive = await appArchive('python-app', {
       'requirements.txt': '# standard library only\n',
@@ -143,15 +183,22 @@ describe('images built on first use (real Docker, Debian packages)', () => {
         expect(spawnSync('sh', ['-c', 'command -v mmdebstrap']).status).not.toBe(0);
         failed = await deploy('first-node', nodeArchive);
         redis = await addAddon('first-node', 'scalingo-redis', 'redis-sandbox');
-        await eventually(async () => (await addon('first-node', redis)).status === 'error', { timeoutMs: 60_000, what: 'the redis addon in error' });
+        await eventually(async () => (await addon('first-node', redis)).status === 'error', {
+          timeoutMs: 60_000,
+          what: 'the redis addon in error',
+        });
       } finally {
         process.env.PATH = path;
       }
       expect(failed.status, failed.output).toBe('build-error');
       expect(failed.output).toContain('-----> Building the Node.js stack image (first use)…');
-      expect(failed.output).toContain('Build failed: building the Node.js stack image (scalingo-emulator/stack-node:1) failed: mmdebstrap is not installed');
+      expect(failed.output).toContain(
+        'Build failed: building the Node.js stack image (scalingo-emulator/stack-node:1) failed: mmdebstrap is not installed',
+      );
       const broken = await addon('first-node', redis);
-      expect(broken.status_message).toContain('could not start: building the Redis server image (scalingo-emulator/addon-redis:1) failed: mmdebstrap is not installed');
+      expect(broken.status_message).toContain(
+        'could not start: building the Redis server image (scalingo-emulator/addon-redis:1) failed: mmdebstrap is not installed',
+      );
       expect(await addonLogs('first-node', redis)).toContain('mmdebstrap is not installed');
       expect(current(recipe('node')) || current(recipe('redis'))).toBe(false);
 
@@ -160,7 +207,9 @@ describe('images built on first use (real Docker, Debian packages)', () => {
       expect(ok.status, ok.output).toBe('success');
       expect(ok.output).toContain('-----> Building the Node.js stack image (first use)…');
       expect(ok.output).toMatch(/stack-node:1 built in \d+ s/);
-      const upgraded = await h.call('PATCH', `/v1/apps/first-node/addons/${redis}`, { body: { addon: { plan_id: 'redis-starter-256' } } });
+      const upgraded = await h.call('PATCH', `/v1/apps/first-node/addons/${redis}`, {
+        body: { addon: { plan_id: 'redis-starter-256' } },
+      });
       expect(upgraded.status, upgraded.text).toBe(200);
       expect(upgraded.body.addon.status).toBe('provisioning');
       const seen = await untilRunning('first-node', redis);
@@ -184,22 +233,38 @@ describe('images built on first use (real Docker, Debian packages)', () => {
       const app = 'first-killed-build';
       try {
         expect((await emu.call('POST', '/v1/apps', { body: { app: { name: app } } })).status).toBe(201);
-        const add = await emu.call('POST', `/v1/apps/${app}/addons`, { body: { addon: { addon_provider_id: 'scalingo-mysql', plan_id: 'mysql-sandbox' } } });
+        const add = await emu.call('POST', `/v1/apps/${app}/addons`, {
+          body: { addon: { addon_provider_id: 'scalingo-mysql', plan_id: 'mysql-sandbox' } },
+        });
         expect(add.status, add.text).toBe(201);
         const id = add.body.addon.id as string;
         const first = emu;
         // Killed once mmdebstrap installs packages in its chroot (/dev, /proc and /sys mounted there).
-        await eventually(async () => (await first.call('GET', `/v1/apps/${app}/addons/${id}/server/logs?n=1000`)).text.includes('I: installing'), {
-          timeoutMs: BUILD,
-          intervalMs: 100,
-          what: 'the MySQL image build to be under way',
-        });
-        instance = docker('network', 'ls', '--filter', `label=${LABELS.appId}=${add.body.addon.app_id}`, '--format', `{{.Label "${LABELS.owner}"}}`);
+        await eventually(
+          async () =>
+            (await first.call('GET', `/v1/apps/${app}/addons/${id}/server/logs?n=1000`)).text.includes('I: installing'),
+          {
+            timeoutMs: BUILD,
+            intervalMs: 100,
+            what: 'the MySQL image build to be under way',
+          },
+        );
+        instance = docker(
+          'network',
+          'ls',
+          '--filter',
+          `label=${LABELS.appId}=${add.body.addon.app_id}`,
+          '--format',
+          `{{.Label "${LABELS.owner}"}}`,
+        );
         const buildDir = `scalingo-emu-rootfs-mysql-${first.pid}-`;
         killTree(first.pid);
         await first.kill9();
         expect(current(recipe('mysql'))).toBe(false);
-        expect(spawnSync('docker', ['image', 'inspect', recipe('mysql').tag]).status, 'no image may pass for built').not.toBe(0);
+        expect(
+          spawnSync('docker', ['image', 'inspect', recipe('mysql').tag]).status,
+          'no image may pass for built',
+        ).not.toBe(0);
 
         emu = await spawnEmulator(dataDir, config);
         await waitForAddon(emu.call, app, id, BUILD);
@@ -231,13 +296,25 @@ describe('images built on first use (real Docker, Debian packages)', () => {
         await addAddon('first-db', 'scalingo-mysql', 'mysql-sandbox'),
       ];
       const [deployments, messages] = await Promise.all([
-        Promise.all([deploy('first-python', pythonArchive), deploy('first-ruby', rubyArchive), deploy('first-node', nodeArchive)]),
-        Promise.all([untilRunning('first-db', pg1), untilRunning('first-db-two', pg2), untilRunning('first-db', mysql)]),
+        Promise.all([
+          deploy('first-python', pythonArchive),
+          deploy('first-ruby', rubyArchive),
+          deploy('first-node', nodeArchive),
+        ]),
+        Promise.all([
+          untilRunning('first-db', pg1),
+          untilRunning('first-db-two', pg2),
+          untilRunning('first-db', mysql),
+        ]),
       ]);
       const [py, rb, nd] = deployments;
       for (const d of deployments) expect(d.status, d.output).toBe('success');
       // Each answers through the router, from its stack's runtime.
-      for (const [app, runtime] of [['first-python', /^python 3\./], ['first-ruby', /^ruby 3\./], ['first-node', /^node v\d+/]] as const) {
+      for (const [app, runtime] of [
+        ['first-python', /^python 3\./],
+        ['first-ruby', /^ruby 3\./],
+        ['first-node', /^node v\d+/],
+      ] as const) {
         expect((await routerGet(h.emu.urls.routerPort, app)).body, app).toMatch(runtime);
       }
       const built = (id: string, title: string, output: string) => {
@@ -248,10 +325,12 @@ describe('images built on first use (real Docker, Debian packages)', () => {
       built('ruby', 'Ruby stack', rb.output);
       expect(nd.output).not.toContain('(first use)'); // built by the test above, or before the run
       if (missing.has('postgresql')) {
-        for (const m of [messages[0], messages[1]]) expect([...m].join('\n')).toContain('building the PostgreSQL server image (first use)');
+        for (const m of [messages[0], messages[1]])
+          expect([...m].join('\n')).toContain('building the PostgreSQL server image (first use)');
         expect(await addonLogs('first-db-two', pg2)).toContain('[image] importing the root filesystem into Docker');
       }
-      if (missing.has('mysql')) expect([...messages[2]].join('\n')).toContain('building the MySQL (MariaDB) server image (first use)');
+      if (missing.has('mysql'))
+        expect([...messages[2]].join('\n')).toContain('building the MySQL (MariaDB) server image (first use)');
       // Observed in Docker: each image carries its recipe, and each was tagged once however many waited for it.
       for (const id of ['python', 'ruby', 'postgresql', 'mysql']) {
         expect(current(recipe(id)), id).toBe(true);

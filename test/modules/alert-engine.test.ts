@@ -35,13 +35,22 @@ describe('alert engine', () => {
       rt.set(id, { cpu });
       return id;
     });
-    const hook = (await h.call('POST', `/v1/apps/${name}/notifiers`, { body: { notifier: { platform_id: WEBHOOK, name: 'hook', type_data: { webhook_url: rx.url } } } })).body.notifier;
+    const hook = (
+      await h.call('POST', `/v1/apps/${name}/notifiers`, {
+        body: { notifier: { platform_id: WEBHOOK, name: 'hook', type_data: { webhook_url: rx.url } } },
+      })
+    ).body.notifier;
     const alert = async (fields: Record<string, unknown>) => {
-      const res = await h.call('POST', `/v1/apps/${name}/alerts`, { body: { alert: { container_type: 'web', notifiers: [hook.id], ...fields } } });
+      const res = await h.call('POST', `/v1/apps/${name}/alerts`, {
+        body: { alert: { container_type: 'web', notifiers: [hook.id], ...fields } },
+      });
       expect(res.status).toBe(201);
       return res.body.alert;
     };
-    const alertEvents = async () => ((await h.call('GET', `/v1/apps/${name}/events?per_page=100`)).body.events as any[]).filter((e) => e.type === 'alert').reverse();
+    const alertEvents = async () =>
+      ((await h.call('GET', `/v1/apps/${name}/events?per_page=100`)).body.events as any[])
+        .filter((e) => e.type === 'alert')
+        .reverse();
     const received = () => rx.bodies.filter((b) => b.app_name === name && b.type === 'alert');
     return { app, engineIds, alert, alertEvents, received };
   }
@@ -61,10 +70,27 @@ describe('alert engine', () => {
     expect(fired).toMatchObject({
       app_name: 'engine-cpu',
       user: { username: 'scalingo-platform' },
-      type_data: { sender_name: 'web', metric: 'cpu', limit: 0.5, limit_text: '50%', value: 0.8, value_text: '80%', activated: true, send_when_below: false, raw_limit: 50, raw_value: 80 },
+      type_data: {
+        sender_name: 'web',
+        metric: 'cpu',
+        limit: 0.5,
+        limit_text: '50%',
+        value: 0.8,
+        value_text: '80%',
+        activated: true,
+        send_when_below: false,
+        raw_limit: 50,
+        raw_value: 80,
+      },
     });
     const got = await eventually(() => s.received()[0], { what: 'webhook notification' });
-    expect(got).toMatchObject({ id: fired.id, type: 'alert', app_id: s.app.id, type_data: { activated: true, metric: 'cpu' }, user: { username: 'scalingo-platform' } });
+    expect(got).toMatchObject({
+      id: fired.id,
+      type: 'alert',
+      app_id: s.app.id,
+      type_data: { activated: true, metric: 'cpu' },
+      user: { username: 'scalingo-platform' },
+    });
 
     await round(); // 1 min after firing: no reminder yet
     await round(3 * MIN);
@@ -111,27 +137,58 @@ describe('alert engine', () => {
     await s.alert({ metric: '5XX', limit: 2 });
     await s.alert({ metric: 'p95_response_time', limit: 1000 });
     clock.advance(MIN);
-    for (let i = 0; i < 5; i++) h.emu.area('monitoring').recordRouterRequest({ appId: s.app.id, time: clock.now() - 1000, status: i < 2 ? 503 : 200, durationMs: 40, container: 'web-1' });
+    for (let i = 0; i < 5; i++)
+      h.emu.area('monitoring').recordRouterRequest({
+        appId: s.app.id,
+        time: clock.now() - 1000,
+        status: i < 2 ? 503 : 200,
+        durationMs: 40,
+        container: 'web-1',
+      });
     await round(0);
     const fired = (await s.alertEvents()).map((e) => [e.type_data.metric, e.type_data.value]);
     // 5 requests ≥ 4; 5 / 2 containers = 2.5 < 3; 2 errors ≥ 2; p95 40 ms < 1000 ms.
-    expect(fired.sort()).toEqual([['5XX', 2], ['all', 5]]);
+    expect(fired.sort()).toEqual([
+      ['5XX', 2],
+      ['all', 5],
+    ]);
     await round(); // the minute passed: no traffic, both resolve
     expect((await s.alertEvents()).filter((e) => !e.type_data.activated)).toHaveLength(2);
   });
 
   it('notifiers taking every alert get them too; e-mail ones write to the outbox', async () => {
     const s = await scenario('engine-mail', [0.95]);
-    const mail = (await h.call('POST', '/v1/apps/engine-mail/notifiers', { body: { notifier: { platform_id: EMAIL, name: 'ops', send_all_alerts: true, type_data: { emails: ['ops@example.test'] } } } })).body.notifier;
+    const mail = (
+      await h.call('POST', '/v1/apps/engine-mail/notifiers', {
+        body: {
+          notifier: {
+            platform_id: EMAIL,
+            name: 'ops',
+            send_all_alerts: true,
+            type_data: { emails: ['ops@example.test'] },
+          },
+        },
+      })
+    ).body.notifier;
     await s.alert({ metric: 'cpu', limit: 0.5 });
     await round();
     const file = h.emu.area('monitoring').outboxFile;
-    const line = await eventually(async () => {
-      await h.emu.area('monitoring').drainOutbox();
-      if (!existsSync(file)) return undefined;
-      return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.notifier_id === mail.id);
-    }, { what: 'alert e-mail' });
-    expect(line).toMatchObject({ to: ['ops@example.test'], event: { type: 'alert', app_name: 'engine-mail', type_data: { activated: true } } });
+    const line = await eventually(
+      async () => {
+        await h.emu.area('monitoring').drainOutbox();
+        if (!existsSync(file)) return undefined;
+        return readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+          .find((l) => l.notifier_id === mail.id);
+      },
+      { what: 'alert e-mail' },
+    );
+    expect(line).toMatchObject({
+      to: ['ops@example.test'],
+      event: { type: 'alert', app_name: 'engine-mail', type_data: { activated: true } },
+    });
     expect(line.subject).toBe('[engine-mail] High cpu on web triggered (value: 95%, limit: 50%)');
   });
 

@@ -10,7 +10,8 @@ describe('apps API #1–#9', () => {
   });
   afterEach(() => h.stop());
 
-  const create = (name: string, as: 'dev' | 'other' | 'trial' = 'dev', extra: Record<string, unknown> = {}) => h.call('POST', '/v1/apps', { as, body: { app: { name, ...extra } } });
+  const create = (name: string, as: 'dev' | 'other' | 'trial' = 'dev', extra: Record<string, unknown> = {}) =>
+    h.call('POST', '/v1/apps', { as, body: { app: { name, ...extra } } });
 
   describe('#1 create', () => {
     it('creates an app with every field of the resource', async () => {
@@ -36,7 +37,12 @@ describe('apps API #1–#9', () => {
       expect(app.base_url).toBe(app.url);
       expect(app.git_url).toContain('my-app-1');
       expect(app.links.deployments_stream).toMatch(/^ws:\/\//);
-      expect(app.data_access_consent).toEqual({ app_id: app.id, user_id: app.owner.id, containers_until: null, database_until: null });
+      expect(app.data_access_consent).toEqual({
+        app_id: app.id,
+        user_id: app.owner.id,
+        containers_until: null,
+        database_until: null,
+      });
       expect(app).not.toHaveProperty('limits'); // only when an operator set one
     });
 
@@ -71,9 +77,15 @@ describe('apps API #1–#9', () => {
 
     it('422 for missing or mistyped fields', async () => {
       expect((await h.call('POST', '/v1/apps', { body: {} })).body).toEqual({ errors: { app: ['missing field'] } });
-      expect((await h.call('POST', '/v1/apps', { body: { app: 'x' } })).body).toEqual({ errors: { app: ['missing field'] } });
-      expect((await h.call('POST', '/v1/apps', { body: { app: {} } })).body).toEqual({ errors: { name: ['missing field'] } });
-      expect((await h.call('POST', '/v1/apps', { body: { app: { name: 42 } } })).body).toEqual({ errors: { name: ['must be a string'] } });
+      expect((await h.call('POST', '/v1/apps', { body: { app: 'x' } })).body).toEqual({
+        errors: { app: ['missing field'] },
+      });
+      expect((await h.call('POST', '/v1/apps', { body: { app: {} } })).body).toEqual({
+        errors: { name: ['missing field'] },
+      });
+      expect((await h.call('POST', '/v1/apps', { body: { app: { name: 42 } } })).body).toEqual({
+        errors: { name: ['must be a string'] },
+      });
     });
 
     it('422 when the name is taken, even by another user', async () => {
@@ -84,12 +96,18 @@ describe('apps API #1–#9', () => {
     });
 
     it('X-Dry-Run: true validates, answers like a creation, and creates nothing', async () => {
-      const dry = await h.call('POST', '/v1/apps', { body: { app: { name: 'dry-run-app' } }, headers: { 'X-Dry-Run': 'true' } });
+      const dry = await h.call('POST', '/v1/apps', {
+        body: { app: { name: 'dry-run-app' } },
+        headers: { 'X-Dry-Run': 'true' },
+      });
       expect(dry.status).toBe(201);
       expect(dry.body.app.name).toBe('dry-run-app');
       expect((await h.call('GET', '/v1/apps/dry-run-app')).status).toBe(404);
       expect((await h.call('GET', '/v1/events')).body.events).toEqual([]);
-      const dryBad = await h.call('POST', '/v1/apps', { body: { app: { name: 'BAD' } }, headers: { 'X-Dry-Run': 'true' } });
+      const dryBad = await h.call('POST', '/v1/apps', {
+        body: { app: { name: 'BAD' } },
+        headers: { 'X-Dry-Run': 'true' },
+      });
       expect(dryBad.status).toBe(422);
     });
 
@@ -100,7 +118,15 @@ describe('apps API #1–#9', () => {
       expect(res.body).toEqual({ error: expect.stringMatching(/payment card/), url: `${h.api}/_emulator/billing` });
       expect((await h.call('GET', '/v1/apps', { as: 'trial' })).body.apps).toHaveLength(1);
       // The dry run tells the same.
-      expect((await h.call('POST', '/v1/apps', { as: 'trial', body: { app: { name: 'trial-app-3' } }, headers: { 'X-Dry-Run': 'true' } })).status).toBe(402);
+      expect(
+        (
+          await h.call('POST', '/v1/apps', {
+            as: 'trial',
+            body: { app: { name: 'trial-app-3' } },
+            headers: { 'X-Dry-Run': 'true' },
+          })
+        ).status,
+      ).toBe(402);
       const page = await fetch(res.body.url);
       expect(page.status).toBe(200);
     });
@@ -111,7 +137,14 @@ describe('apps API #1–#9', () => {
       await create('mine-app-1');
       await create('theirs-app', 'other');
       await create('shared-app', 'other');
-      expect((await h.call('POST', '/v1/apps/shared-app/collaborators', { as: 'other', body: { collaborator: { email: 'dev@example.test' } } })).status).toBe(201);
+      expect(
+        (
+          await h.call('POST', '/v1/apps/shared-app/collaborators', {
+            as: 'other',
+            body: { collaborator: { email: 'dev@example.test' } },
+          })
+        ).status,
+      ).toBe(201);
       const list = await h.call('GET', '/v1/apps');
       expect(list.status).toBe(200);
       expect(list.body.apps.map((a: { name: string }) => a.name).sort()).toEqual(['mine-app-1', 'shared-app']);
@@ -151,7 +184,10 @@ describe('apps API #1–#9', () => {
       expect((await h.call('DELETE', '/v1/apps/nope-app?current_name=nope-app')).status).toBe(404);
       await create('foreign-app', 'other');
       expect((await h.call('DELETE', '/v1/apps/foreign-app?current_name=foreign-app')).status).toBe(404);
-      await h.call('POST', '/v1/apps/foreign-app/collaborators', { as: 'other', body: { collaborator: { email: 'dev@example.test' } } });
+      await h.call('POST', '/v1/apps/foreign-app/collaborators', {
+        as: 'other',
+        body: { collaborator: { email: 'dev@example.test' } },
+      });
       const res = await h.call('DELETE', '/v1/apps/foreign-app?current_name=foreign-app');
       expect(res.status).toBe(403);
       expect(res.body.error).toMatch(/owner/);
@@ -161,7 +197,9 @@ describe('apps API #1–#9', () => {
   describe('#5 rename', () => {
     it('renames when current_name matches', async () => {
       await create('old-name-app');
-      const res = await h.call('POST', '/v1/apps/old-name-app/rename', { body: { current_name: 'old-name-app', new_name: 'new-name-app' } });
+      const res = await h.call('POST', '/v1/apps/old-name-app/rename', {
+        body: { current_name: 'old-name-app', new_name: 'new-name-app' },
+      });
       expect(res.status).toBe(200);
       expect(res.body.app.name).toBe('new-name-app');
       expect(res.body.app.url).toContain('new-name-app.localhost');
@@ -172,20 +210,56 @@ describe('apps API #1–#9', () => {
     it('refuses a wrong current_name, an invalid or taken new name, and unknown apps', async () => {
       await create('rename-src');
       await create('rename-taken');
-      expect((await h.call('POST', '/v1/apps/rename-src/rename', { body: { current_name: 'nope', new_name: 'fine-name' } })).body.errors).toHaveProperty('current_name');
-      expect((await h.call('POST', '/v1/apps/rename-src/rename', { body: { current_name: 'rename-src', new_name: 'Bad' } })).body.errors).toHaveProperty('new_name');
-      expect((await h.call('POST', '/v1/apps/rename-src/rename', { body: { current_name: 'rename-src', new_name: 'rename-taken' } })).body).toEqual({ errors: { name: ['has already been taken'] } });
-      expect((await h.call('POST', '/v1/apps/rename-src/rename', { body: {} })).body.errors).toEqual({ current_name: ['missing field'], new_name: ['missing field'] });
-      expect((await h.call('POST', '/v1/apps/unknown-app/rename', { body: { current_name: 'unknown-app', new_name: 'fine-name' } })).status).toBe(404);
-      expect((await h.call('POST', '/v1/apps/rename-src/rename', { raw: '{"current_name":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+      expect(
+        (await h.call('POST', '/v1/apps/rename-src/rename', { body: { current_name: 'nope', new_name: 'fine-name' } }))
+          .body.errors,
+      ).toHaveProperty('current_name');
+      expect(
+        (await h.call('POST', '/v1/apps/rename-src/rename', { body: { current_name: 'rename-src', new_name: 'Bad' } }))
+          .body.errors,
+      ).toHaveProperty('new_name');
+      expect(
+        (
+          await h.call('POST', '/v1/apps/rename-src/rename', {
+            body: { current_name: 'rename-src', new_name: 'rename-taken' },
+          })
+        ).body,
+      ).toEqual({ errors: { name: ['has already been taken'] } });
+      expect((await h.call('POST', '/v1/apps/rename-src/rename', { body: {} })).body.errors).toEqual({
+        current_name: ['missing field'],
+        new_name: ['missing field'],
+      });
+      expect(
+        (
+          await h.call('POST', '/v1/apps/unknown-app/rename', {
+            body: { current_name: 'unknown-app', new_name: 'fine-name' },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (
+          await h.call('POST', '/v1/apps/rename-src/rename', {
+            raw: '{"current_name":',
+            headers: { 'content-type': 'application/json' },
+          })
+        ).status,
+      ).toBe(400);
     });
   });
 
   describe('#6 transfer', () => {
     it('transfers to a collaborator; the old owner stays a collaborator', async () => {
       await create('transfer-me');
-      expect((await h.call('POST', '/v1/apps/transfer-me/collaborators', { body: { collaborator: { email: 'other@example.test' } } })).status).toBe(201);
-      const res = await h.call('PATCH', '/v1/apps/transfer-me?current_name=transfer-me', { body: { app: { owner: 'other@example.test' } } });
+      expect(
+        (
+          await h.call('POST', '/v1/apps/transfer-me/collaborators', {
+            body: { collaborator: { email: 'other@example.test' } },
+          })
+        ).status,
+      ).toBe(201);
+      const res = await h.call('PATCH', '/v1/apps/transfer-me?current_name=transfer-me', {
+        body: { app: { owner: 'other@example.test' } },
+      });
       expect(res.status).toBe(200);
       expect(res.body.app.owner.username).toBe('other');
       expect((await h.call('GET', '/v1/apps/transfer-me', { as: 'other' })).status).toBe(200);
@@ -195,32 +269,54 @@ describe('apps API #1–#9', () => {
 
     it('refuses a non-collaborator, an unknown user, a wrong current_name, a bad e-mail', async () => {
       await create('keep-me-app');
-      const notCollab = await h.call('PATCH', '/v1/apps/keep-me-app?current_name=keep-me-app', { body: { app: { owner: 'other@example.test' } } });
+      const notCollab = await h.call('PATCH', '/v1/apps/keep-me-app?current_name=keep-me-app', {
+        body: { app: { owner: 'other@example.test' } },
+      });
       expect(notCollab.status).toBe(422);
       expect(notCollab.body).toEqual({ errors: { owner: ['should be part of the collaborators of the app'] } });
-      expect((await h.call('PATCH', '/v1/apps/keep-me-app', { body: { app: { owner: 'ghost@example.test' } } })).status).toBe(422);
-      await h.call('POST', '/v1/apps/keep-me-app/collaborators', { body: { collaborator: { email: 'other@example.test' } } });
-      const wrong = await h.call('PATCH', '/v1/apps/keep-me-app?current_name=wrong-name', { body: { app: { owner: 'other@example.test' } } });
+      expect(
+        (await h.call('PATCH', '/v1/apps/keep-me-app', { body: { app: { owner: 'ghost@example.test' } } })).status,
+      ).toBe(422);
+      await h.call('POST', '/v1/apps/keep-me-app/collaborators', {
+        body: { collaborator: { email: 'other@example.test' } },
+      });
+      const wrong = await h.call('PATCH', '/v1/apps/keep-me-app?current_name=wrong-name', {
+        body: { app: { owner: 'other@example.test' } },
+      });
       expect(wrong.status).toBe(422);
       expect(wrong.body.errors).toHaveProperty('current_name');
-      expect((await h.call('PATCH', '/v1/apps/keep-me-app', { body: { app: { owner: 'not-an-email' } } })).body.errors).toHaveProperty('owner');
+      expect(
+        (await h.call('PATCH', '/v1/apps/keep-me-app', { body: { app: { owner: 'not-an-email' } } })).body.errors,
+      ).toHaveProperty('owner');
       expect((await h.call('GET', '/v1/apps/keep-me-app')).body.app.owner.username).toBe('dev');
     });
 
     it('402 when the new owner has no payment method and already owns an app', async () => {
       await create('trial-own-app', 'trial');
       await create('gift-app');
-      await h.call('POST', '/v1/apps/gift-app/collaborators', { body: { collaborator: { email: 'trial@example.test' } } });
-      expect((await h.call('PATCH', '/v1/apps/gift-app', { body: { app: { owner: 'trial@example.test' } } })).status).toBe(402);
+      await h.call('POST', '/v1/apps/gift-app/collaborators', {
+        body: { collaborator: { email: 'trial@example.test' } },
+      });
+      expect(
+        (await h.call('PATCH', '/v1/apps/gift-app', { body: { app: { owner: 'trial@example.test' } } })).status,
+      ).toBe(402);
     });
   });
 
   describe('#7 settings', () => {
     it('updates force_https, sticky_session, router_logs and stack_id with PATCH {app}', async () => {
       await create('settings-app');
-      const res = await h.call('PATCH', '/v1/apps/settings-app', { body: { app: { force_https: true, sticky_session: true, router_logs: true, stack_id: 'scalingo-24' } } });
+      const res = await h.call('PATCH', '/v1/apps/settings-app', {
+        body: { app: { force_https: true, sticky_session: true, router_logs: true, stack_id: 'scalingo-24' } },
+      });
       expect(res.status).toBe(200);
-      expect(res.body.app).toMatchObject({ force_https: true, sticky_session: true, router_logs: true, stack_id: 'scalingo-24', flags: { 'sticky-session': true } });
+      expect(res.body.app).toMatchObject({
+        force_https: true,
+        sticky_session: true,
+        router_logs: true,
+        stack_id: 'scalingo-24',
+        flags: { 'sticky-session': true },
+      });
       expect((await h.call('GET', '/v1/apps/settings-app')).body.app.force_https).toBe(true);
     });
 
@@ -234,9 +330,15 @@ describe('apps API #1–#9', () => {
 
     it('422 for mistyped values or an unknown stack; 404 for others’ apps', async () => {
       await create('settings-bad');
-      expect((await h.call('PATCH', '/v1/apps/settings-bad', { body: { app: { force_https: 'yes' } } })).body).toEqual({ errors: { force_https: ['must be a boolean'] } });
-      expect((await h.call('PATCH', '/v1/apps/settings-bad', { body: { app: { stack_id: 'nope' } } })).body.errors).toHaveProperty('stack_id');
-      expect((await h.call('PATCH', '/v1/apps/settings-bad', { as: 'other', body: { app: { force_https: true } } })).status).toBe(404);
+      expect((await h.call('PATCH', '/v1/apps/settings-bad', { body: { app: { force_https: 'yes' } } })).body).toEqual({
+        errors: { force_https: ['must be a boolean'] },
+      });
+      expect(
+        (await h.call('PATCH', '/v1/apps/settings-bad', { body: { app: { stack_id: 'nope' } } })).body.errors,
+      ).toHaveProperty('stack_id');
+      expect(
+        (await h.call('PATCH', '/v1/apps/settings-bad', { as: 'other', body: { app: { force_https: true } } })).status,
+      ).toBe(404);
     });
   });
 
@@ -246,7 +348,15 @@ describe('apps API #1–#9', () => {
       await h.call('PATCH', '/v1/apps/parent-app', { body: { app: { force_https: true } } });
       const res = await h.call('POST', '/v1/apps/parent-app/child_apps', { body: { app: { name: 'parent-app-pr1' } } });
       expect(res.status).toBe(201);
-      expect(res.body.app).toMatchObject({ name: 'parent-app-pr1', parent_app_name: 'parent-app', status: 'new', git_source: 'file:///src/repo', limits: {}, force_https: true, flags: expect.any(Object) });
+      expect(res.body.app).toMatchObject({
+        name: 'parent-app-pr1',
+        parent_app_name: 'parent-app',
+        status: 'new',
+        git_source: 'file:///src/repo',
+        limits: {},
+        force_https: true,
+        flags: expect.any(Object),
+      });
       expect((await h.call('GET', '/v1/apps/parent-app-pr1')).body.app.parent_app_name).toBe('parent-app');
     });
 
@@ -254,20 +364,37 @@ describe('apps API #1–#9', () => {
       await create('parent-two');
       const res = await h.call('POST', '/v1/apps/parent-two/child_apps', { body: { app: { name: 'c'.repeat(33) } } });
       expect(res.body).toEqual({ errors: { name: ['is too long (maximum is 32 characters)'] } });
-      expect((await h.call('POST', '/v1/apps/parent-two/child_apps', { body: {} })).body).toEqual({ errors: { app: ['missing field'] } });
-      expect((await h.call('POST', '/v1/apps/nope-parent/child_apps', { body: { app: { name: 'child-name' } } })).status).toBe(404);
+      expect((await h.call('POST', '/v1/apps/parent-two/child_apps', { body: {} })).body).toEqual({
+        errors: { app: ['missing field'] },
+      });
+      expect(
+        (await h.call('POST', '/v1/apps/nope-parent/child_apps', { body: { app: { name: 'child-name' } } })).status,
+      ).toBe(404);
     });
 
     it('lists children with meta.pagination', async () => {
       await create('parent-many');
-      for (let i = 1; i <= 5; i++) await h.call('POST', '/v1/apps/parent-many/child_apps', { body: { app: { name: `child-many-${i}` } } });
+      for (let i = 1; i <= 5; i++)
+        await h.call('POST', '/v1/apps/parent-many/child_apps', { body: { app: { name: `child-many-${i}` } } });
       const p1 = await h.call('GET', '/v1/apps/parent-many/child_apps?page=1&per_page=2');
       expect(p1.status).toBe(200);
       expect(p1.body.child_apps.map((a: { name: string }) => a.name)).toEqual(['child-many-1', 'child-many-2']);
-      expect(p1.body.meta.pagination).toEqual({ prev_page: null, current_page: 1, next_page: 2, total_pages: 3, total_count: 5 });
+      expect(p1.body.meta.pagination).toEqual({
+        prev_page: null,
+        current_page: 1,
+        next_page: 2,
+        total_pages: 3,
+        total_count: 5,
+      });
       const p3 = await h.call('GET', '/v1/apps/parent-many/child_apps?page=3&per_page=2');
       expect(p3.body.child_apps.map((a: { name: string }) => a.name)).toEqual(['child-many-5']);
-      expect(p3.body.meta.pagination).toEqual({ prev_page: 2, current_page: 3, next_page: null, total_pages: 3, total_count: 5 });
+      expect(p3.body.meta.pagination).toEqual({
+        prev_page: 2,
+        current_page: 3,
+        next_page: null,
+        total_pages: 3,
+        total_count: 5,
+      });
       expect((await h.call('GET', '/v1/apps/parent-many/child_apps?page=abc')).status).toBe(422);
       expect((await h.call('GET', '/v1/apps/parent-many/child_apps', { as: 'other' })).status).toBe(404);
     });

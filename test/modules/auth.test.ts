@@ -14,20 +14,30 @@ describe('auth service', () => {
   afterAll(() => h.stop());
 
   it('creates an API token with username+password, shows the secret once, lists without secrets', async () => {
-    const created = await h.call('POST', '/v1/tokens', { as: null, headers: { authorization: basicUser('dev', 'dev-password') }, body: { token: { name: 'laptop' } } });
+    const created = await h.call('POST', '/v1/tokens', {
+      as: null,
+      headers: { authorization: basicUser('dev', 'dev-password') },
+      body: { token: { name: 'laptop' } },
+    });
     expect(created.status).toBe(201);
     expect(created.body.token).toMatchObject({ name: 'laptop', last_used_at: null });
     expect(created.body.token.token).toMatch(/^tk-us-/);
     expect(created.body.token.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
-    const list = await h.call('GET', '/v1/tokens', { as: null, headers: { authorization: basicUser('dev@example.test', 'dev-password') } });
+    const list = await h.call('GET', '/v1/tokens', {
+      as: null,
+      headers: { authorization: basicUser('dev@example.test', 'dev-password') },
+    });
     expect(list.status).toBe(200);
     const mine = list.body.tokens.find((t: { id: string }) => t.id === created.body.token.id);
     expect(mine).toMatchObject({ name: 'laptop' });
     expect(JSON.stringify(list.body)).not.toContain(created.body.token.token);
 
     // The new secret works for the API.
-    const apps = await h.call('GET', '/v1/apps', { as: null, headers: { authorization: `Basic ${Buffer.from(`:${created.body.token.token}`).toString('base64')}` } });
+    const apps = await h.call('GET', '/v1/apps', {
+      as: null,
+      headers: { authorization: `Basic ${Buffer.from(`:${created.body.token.token}`).toString('base64')}` },
+    });
     expect(apps.status).toBe(200);
   });
 
@@ -47,10 +57,18 @@ describe('auth service', () => {
   });
 
   it('refuses token creation with bad credentials or a blank name', async () => {
-    const bad = await h.call('POST', '/v1/tokens', { as: null, headers: { authorization: basicUser('dev', 'wrong') }, body: { token: { name: 'x' } } });
+    const bad = await h.call('POST', '/v1/tokens', {
+      as: null,
+      headers: { authorization: basicUser('dev', 'wrong') },
+      body: { token: { name: 'x' } },
+    });
     expect(bad.status).toBe(401);
     expect(bad.body.error).toBeTruthy();
-    const unknown = await h.call('POST', '/v1/tokens', { as: null, headers: { authorization: basicUser('nobody', 'x') }, body: { token: { name: 'x' } } });
+    const unknown = await h.call('POST', '/v1/tokens', {
+      as: null,
+      headers: { authorization: basicUser('nobody', 'x') },
+      body: { token: { name: 'x' } },
+    });
     expect(unknown.status).toBe(401);
     const blank = await h.call('POST', '/v1/tokens', { body: { token: { name: '  ' } } });
     expect(blank.status).toBe(422);
@@ -74,8 +92,17 @@ describe('auth service', () => {
 
   it('refuses exchange without basic auth or with an unknown token', async () => {
     expect((await h.call('POST', '/v1/tokens/exchange', { as: null })).status).toBe(401);
-    expect((await h.call('POST', '/v1/tokens/exchange', { as: null, headers: { authorization: basicUser('', 'tk-us-nope') } })).status).toBe(401);
-    expect((await h.call('POST', '/v1/tokens/exchange', { as: null, headers: { authorization: 'Bearer abc' } })).status).toBe(401);
+    expect(
+      (
+        await h.call('POST', '/v1/tokens/exchange', {
+          as: null,
+          headers: { authorization: basicUser('', 'tk-us-nope') },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (await h.call('POST', '/v1/tokens/exchange', { as: null, headers: { authorization: 'Bearer abc' } })).status,
+    ).toBe(401);
   });
 
   it('401 for missing, malformed, forged and expired bearers', async () => {
@@ -86,7 +113,12 @@ describe('auth service', () => {
     expect((await h.call('GET', '/v1/apps', { as: null, headers: { authorization: 'Token abc' } })).status).toBe(401);
     // A JWT signed with another key.
     const { SignJWT } = await import('jose');
-    const forged = await new SignJWT({ tid: 'x' }).setProtectedHeader({ alg: 'HS256' }).setSubject('us-x').setIssuer('scalingo-emulator').setExpirationTime('1h').sign(new Uint8Array(32));
+    const forged = await new SignJWT({ tid: 'x' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('us-x')
+      .setIssuer('scalingo-emulator')
+      .setExpirationTime('1h')
+      .sign(new Uint8Array(32));
     expect((await h.call('GET', '/v1/apps', { as: { bearer: forged } })).status).toBe(401);
 
     const bearer = await h.bearer();
@@ -119,9 +151,19 @@ describe('auth service', () => {
     expect((await h.call('GET', '/v1/apps', { as: { bearer } })).status).toBe(200);
     expect((await h.call('DELETE', `/v1/tokens/${created.body.token.id}`)).status).toBe(204);
     expect((await h.call('GET', '/v1/apps', { as: { bearer } })).status).toBe(401);
-    expect((await h.call('POST', '/v1/tokens/exchange', { as: null, headers: { authorization: basicUser('', created.body.token.token) } })).status).toBe(401);
+    expect(
+      (
+        await h.call('POST', '/v1/tokens/exchange', {
+          as: null,
+          headers: { authorization: basicUser('', created.body.token.token) },
+        })
+      ).status,
+    ).toBe(401);
     // Deleting it again, or someone else's token → 404.
-    expect((await h.call('DELETE', `/v1/tokens/${created.body.token.id}`)).body).toEqual({ resource: 'token', error: 'not found' });
+    expect((await h.call('DELETE', `/v1/tokens/${created.body.token.id}`)).body).toEqual({
+      resource: 'token',
+      error: 'not found',
+    });
     const others = await h.call('GET', '/v1/tokens', { as: 'other' });
     expect((await h.call('DELETE', `/v1/tokens/${others.body.tokens[0].id}`)).status).toBe(404);
   });
@@ -131,20 +173,45 @@ describe('auth service', () => {
     const renewed = await h.call('PATCH', `/v1/tokens/${created.body.token.id}/renew`, { body: {} });
     expect(renewed.status).toBe(200);
     expect(renewed.body.token.token).not.toBe(created.body.token.token);
-    expect((await h.call('POST', '/v1/tokens/exchange', { as: null, headers: { authorization: basicUser('', created.body.token.token) } })).status).toBe(401);
-    expect((await h.call('POST', '/v1/tokens/exchange', { as: null, headers: { authorization: basicUser('', renewed.body.token.token) } })).status).toBe(200);
+    expect(
+      (
+        await h.call('POST', '/v1/tokens/exchange', {
+          as: null,
+          headers: { authorization: basicUser('', created.body.token.token) },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await h.call('POST', '/v1/tokens/exchange', {
+          as: null,
+          headers: { authorization: basicUser('', renewed.body.token.token) },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('describes the emulated region', async () => {
     const res = await h.call('GET', '/v1/regions');
     expect(res.status).toBe(200);
     expect(res.body.regions).toEqual([
-      expect.objectContaining({ name: 'local', display_name: 'Local emulator', api: h.api, default: true, ssh: expect.any(String), dashboard: expect.any(String), database_api: expect.any(String) }),
+      expect.objectContaining({
+        name: 'local',
+        display_name: 'Local emulator',
+        api: h.api,
+        default: true,
+        ssh: expect.any(String),
+        dashboard: expect.any(String),
+        database_api: expect.any(String),
+      }),
     ]);
   });
 
   it('rejects basic auth with a username on API routes (only API tokens there)', async () => {
-    const res = await h.call('GET', '/v1/apps', { as: null, headers: { authorization: basicUser('dev', 'dev-password') } });
+    const res = await h.call('GET', '/v1/apps', {
+      as: null,
+      headers: { authorization: basicUser('dev', 'dev-password') },
+    });
     expect(res.status).toBe(401);
   });
 });

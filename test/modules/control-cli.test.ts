@@ -10,11 +10,19 @@ import { pathToFileURL } from 'node:url';
 const ROOT = resolve(import.meta.dirname, '../..');
 // `node --import tsx` rather than the tsx CLI: the CLI relays SIGTERM and kills its child if the child does not
 // acknowledge within 30 ms — on a loaded machine that cuts the stop (and the export) short.
-const ENTRY = ['--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/main.ts')];
+const ENTRY = [
+  '--import',
+  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(ROOT, 'src/main.ts'),
+];
 const ADMIN = 'admin-token-for-cli-000000000000';
 
 function start(args: string[], cwd: string) {
-  const child = spawn(process.execPath, [...ENTRY, '--port', '0', '--router-port', '0', '--in-memory', '--log-level', 'warn', ...args], { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...ENTRY, '--port', '0', '--router-port', '0', '--in-memory', '--log-level', 'warn', ...args],
+    { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -23,7 +31,11 @@ function start(args: string[], cwd: string) {
     const t = setInterval(() => {
       if (out.includes('Try:')) {
         clearInterval(t);
-        ok({ api: /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1], token: /API token\s+(\S+)/.exec(out)![1], banner: out });
+        ok({
+          api: /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1],
+          token: /API token\s+(\S+)/.exec(out)![1],
+          banner: out,
+        });
       }
     }, 50);
     void exited.then((code) => {
@@ -34,7 +46,10 @@ function start(args: string[], cwd: string) {
   return { child, ready, exited, output: () => out };
 }
 
-const basic = (token: string) => ({ authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}`, 'content-type': 'application/json' });
+const basic = (token: string) => ({
+  authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}`,
+  'content-type': 'application/json',
+});
 
 describe('--export-on-exit and --import', () => {
   it('the state of one run, written at stop, is where the next run starts from', async () => {
@@ -43,8 +58,24 @@ describe('--export-on-exit and --import', () => {
       const a = start(['--admin-token', ADMIN, '--export-on-exit', 'state.sqlite'], cwd);
       const first = await a.ready;
       expect(first.banner).toMatch(new RegExp(`Admin token\\s+${ADMIN}`));
-      expect((await fetch(`${first.api}/v1/apps`, { method: 'POST', headers: basic(first.token), body: JSON.stringify({ app: { name: 'carried-app' } }) })).status).toBe(201);
-      expect((await fetch(`${first.api}/v1/apps/carried-app/variables`, { method: 'POST', headers: basic(first.token), body: JSON.stringify({ variable: { name: 'CARRIED', value: 'yes' } }) })).status).toBe(201);
+      expect(
+        (
+          await fetch(`${first.api}/v1/apps`, {
+            method: 'POST',
+            headers: basic(first.token),
+            body: JSON.stringify({ app: { name: 'carried-app' } }),
+          })
+        ).status,
+      ).toBe(201);
+      expect(
+        (
+          await fetch(`${first.api}/v1/apps/carried-app/variables`, {
+            method: 'POST',
+            headers: basic(first.token),
+            body: JSON.stringify({ variable: { name: 'CARRIED', value: 'yes' } }),
+          })
+        ).status,
+      ).toBe(201);
       a.child.kill('SIGTERM');
       expect(await a.exited).toBe(0);
       expect(readFileSync(join(cwd, 'state.sqlite')).subarray(0, 15).toString()).toBe('SQLite format 3');
@@ -55,10 +86,14 @@ describe('--export-on-exit and --import', () => {
         expect(second.token).not.toBe(first.token);
         const vars = await fetch(`${second.api}/v1/apps/carried-app/variables`, { headers: basic(second.token) });
         expect(vars.status).toBe(200);
-        expect(((await vars.json()) as { variables: { name: string; value: string }[] }).variables).toEqual([expect.objectContaining({ name: 'CARRIED', value: 'yes' })]);
+        expect(((await vars.json()) as { variables: { name: string; value: string }[] }).variables).toEqual([
+          expect.objectContaining({ name: 'CARRIED', value: 'yes' }),
+        ]);
         // A random admin token when none is given.
         const admin = /Admin token\s+(ad-\S+)/.exec(second.banner)![1];
-        expect((await fetch(`${second.api}/_emulator/snapshots`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(200);
+        expect(
+          (await fetch(`${second.api}/_emulator/snapshots`, { headers: { authorization: `Bearer ${admin}` } })).status,
+        ).toBe(200);
       } finally {
         b.child.kill('SIGTERM');
         await b.exited;
@@ -71,7 +106,12 @@ describe('--export-on-exit and --import', () => {
   it('a missing or invalid snapshot file, or a short admin token, stops the start with a plain message', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-ctl-cli-'));
     try {
-      const run = (...args: string[]) => spawnSync(process.execPath, [...ENTRY, '--port', '0', '--router-port', '0', '--in-memory', ...args], { cwd, encoding: 'utf8', env: { ...process.env, EMULATOR_CONFIG: '' } });
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, [...ENTRY, '--port', '0', '--router-port', '0', '--in-memory', ...args], {
+          cwd,
+          encoding: 'utf8',
+          env: { ...process.env, EMULATOR_CONFIG: '' },
+        });
       const missing = run('--import', 'nope.sqlite');
       expect(missing.status).toBe(1);
       expect(missing.stderr).toMatch(/cannot read the snapshot to import .*nope\.sqlite/);

@@ -10,7 +10,8 @@ const HOUR = 3600_000;
 
 describe('control plane: manual clock', () => {
   let h: Harness;
-  const admin = (method: string, path: string, body?: unknown) => h.call(method, `/_emulator${path}`, { body, as: { bearer: ADMIN } });
+  const admin = (method: string, path: string, body?: unknown) =>
+    h.call(method, `/_emulator${path}`, { body, as: { bearer: ADMIN } });
   const advance = async (ms: number) => {
     const res = await admin('POST', '/clock/advance', { ms });
     expect(res.status).toBe(200);
@@ -67,9 +68,26 @@ describe('control plane: manual clock', () => {
   it('an alert fires once the clock passed its duration_before_trigger, then reminds every remind_every', async () => {
     await h.call('POST', '/v1/apps', { body: { app: { name: 'clock-alert' } } });
     // No router traffic: requests per minute stay at 0, below the limit.
-    const created = await h.call('POST', '/v1/apps/clock-alert/alerts', { body: { alert: { container_type: 'web', metric: 'all', limit: 100, send_when_below: true, duration_before_trigger: '3m0s', remind_every: '10m0s' } } });
+    const created = await h.call('POST', '/v1/apps/clock-alert/alerts', {
+      body: {
+        alert: {
+          container_type: 'web',
+          metric: 'all',
+          limit: 100,
+          send_when_below: true,
+          duration_before_trigger: '3m0s',
+          remind_every: '10m0s',
+        },
+      },
+    });
     expect(created.status).toBe(201);
-    const fired = async () => ((await h.call('GET', '/v1/apps/clock-alert/events')).body.events as { type: string; type_data: { activated: boolean } }[]).filter((e) => e.type === 'alert');
+    const fired = async () =>
+      (
+        (await h.call('GET', '/v1/apps/clock-alert/events')).body.events as {
+          type: string;
+          type_data: { activated: boolean };
+        }[]
+      ).filter((e) => e.type === 'alert');
     await advance(60_000); // first sample round: below the limit from now on
     await new Promise((r) => setTimeout(r, 300));
     expect(await fired()).toEqual([]);
@@ -77,19 +95,32 @@ describe('control plane: manual clock', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await fired()).toEqual([]); // 1 minute below: not yet
     await advance(3 * 60_000);
-    const first = await eventually(async () => ((await fired()).length === 1 ? await fired() : null), { what: 'the alert to fire', timeoutMs: 10_000 });
+    const first = await eventually(async () => ((await fired()).length === 1 ? await fired() : null), {
+      what: 'the alert to fire',
+      timeoutMs: 10_000,
+    });
     expect(first[0].type_data.activated).toBe(true);
     await advance(10 * 60_000);
     await eventually(async () => (await fired()).length === 2, { what: 'the reminder', timeoutMs: 10_000 });
   });
 
   it('advance failure paths: bad ms → 422, other keys → 422, malformed JSON → 400', async () => {
-    for (const body of [{ ms: 0 }, { ms: -5 }, { ms: 1.5 }, { ms: 'x' }, {}, { ms: 10, extra: 1 }, { ms: 400 * 24 * HOUR }]) {
+    for (const body of [
+      { ms: 0 },
+      { ms: -5 },
+      { ms: 1.5 },
+      { ms: 'x' },
+      {},
+      { ms: 10, extra: 1 },
+      { ms: 400 * 24 * HOUR },
+    ]) {
       const res = await admin('POST', '/clock/advance', body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.errors).toBeDefined();
     }
-    expect((await h.call('POST', '/_emulator/clock/advance', { raw: '{"ms":', as: { bearer: ADMIN } })).status).toBe(400);
+    expect((await h.call('POST', '/_emulator/clock/advance', { raw: '{"ms":', as: { bearer: ADMIN } })).status).toBe(
+      400,
+    );
     expect(() => h.emu.area('control').control.clock.advance(0)).toThrow();
   });
 

@@ -9,7 +9,8 @@ const ADMIN = 'admin-token-for-faults-000000000';
 
 describe('control plane: faults', () => {
   let h: Harness;
-  const admin = (method: string, path: string, body?: unknown) => h.call(method, `/_emulator${path}`, { body, as: { bearer: ADMIN } });
+  const admin = (method: string, path: string, body?: unknown) =>
+    h.call(method, `/_emulator${path}`, { body, as: { bearer: ADMIN } });
   const addFault = async (fault: Record<string, unknown>) => {
     const res = await admin('POST', '/faults', { fault });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -93,7 +94,16 @@ describe('control plane: faults', () => {
     await addFault({ path: '/v1/users/self', drop: true, count: 1 });
     const url = new URL(`${h.api}/v1/users/self`);
     const outcome = await new Promise<string>((resolve) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, agent: false, headers: { authorization: `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}` } }, (res) => resolve(`answered ${res.statusCode}`));
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          agent: false,
+          headers: { authorization: `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}` },
+        },
+        (res) => resolve(`answered ${res.statusCode}`),
+      );
       req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
       req.end();
     });
@@ -110,7 +120,10 @@ describe('control plane: faults', () => {
     expect(ps.body).toEqual({ error: expect.stringContaining('Docker') });
     const health = await h.call('GET', '/_emulator/health', { as: null });
     expect(health.body.subsystems.docker.status).toBe('unavailable');
-    await eventually(async () => (await h.call('GET', '/v1/apps/faulty/ps')).status === 200, { timeoutMs: 10_000, what: 'ps to answer again' });
+    await eventually(async () => (await h.call('GET', '/v1/apps/faulty/ps')).status === 200, {
+      timeoutMs: 10_000,
+      what: 'ps to answer again',
+    });
     expect((await h.call('GET', '/_emulator/health', { as: null })).body.subsystems.docker.status).toBe('ok');
     expect((await admin('GET', '/faults')).body.faults).toEqual([]);
   });

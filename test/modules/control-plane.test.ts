@@ -11,8 +11,10 @@ const ADMIN = 'admin-token-for-tests-0000000000';
 
 describe('control plane: admin token, reset, snapshots', () => {
   let h: Harness;
-  const admin = (method: string, path: string, opts: { body?: unknown; raw?: string } = {}) => h.call(method, `/_emulator${path}`, { ...opts, as: { bearer: ADMIN } });
-  const appNames = async (as: 'dev' | 'other' = 'dev') => ((await h.call('GET', '/v1/apps', { as })).body.apps as { name: string }[]).map((a) => a.name).sort();
+  const admin = (method: string, path: string, opts: { body?: unknown; raw?: string } = {}) =>
+    h.call(method, `/_emulator${path}`, { ...opts, as: { bearer: ADMIN } });
+  const appNames = async (as: 'dev' | 'other' = 'dev') =>
+    ((await h.call('GET', '/v1/apps', { as })).body.apps as { name: string }[]).map((a) => a.name).sort();
 
   beforeAll(async () => {
     h = await startEmulator({ adminToken: ADMIN });
@@ -20,7 +22,17 @@ describe('control plane: admin token, reset, snapshots', () => {
   afterAll(() => h.stop());
 
   it('every control route needs the admin token: none, another scheme, a user token or a wrong one → 401 {error}', async () => {
-    for (const [method, path] of [['POST', '/reset'], ['GET', '/snapshots'], ['POST', '/snapshots'], ['GET', '/faults'], ['POST', '/faults'], ['DELETE', '/faults'], ['GET', '/clock'], ['POST', '/clock/advance'], ['POST', '/snapshots/restore']]) {
+    for (const [method, path] of [
+      ['POST', '/reset'],
+      ['GET', '/snapshots'],
+      ['POST', '/snapshots'],
+      ['GET', '/faults'],
+      ['POST', '/faults'],
+      ['DELETE', '/faults'],
+      ['GET', '/clock'],
+      ['POST', '/clock/advance'],
+      ['POST', '/snapshots/restore'],
+    ]) {
       for (const as of [null, 'dev' as const, { bearer: 'admin-token-for-tests-0000000001' }, { bearer: TOKENS.dev }]) {
         const res = await h.call(method, `/_emulator${path}`, { as });
         expect(res.status, `${method} ${path} as ${JSON.stringify(as)}`).toBe(401);
@@ -62,7 +74,9 @@ describe('control plane: admin token, reset, snapshots', () => {
     const bearer = await h.bearer();
     expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'reset-a' } } })).status).toBe(201);
     expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'reset-b' } }, as: 'other' })).status).toBe(201);
-    expect((await h.call('POST', '/v1/apps/reset-a/variables', { body: { variable: { name: 'K', value: 'v' } } })).status).toBe(201);
+    expect(
+      (await h.call('POST', '/v1/apps/reset-a/variables', { body: { variable: { name: 'K', value: 'v' } } })).status,
+    ).toBe(201);
     const made = await h.call('POST', '/v1/tokens', { body: { token: { name: 'made-by-api' } } });
     expect(made.status).toBe(201);
     const madeToken = made.body.token.token as string;
@@ -84,11 +98,17 @@ describe('control plane: admin token, reset, snapshots', () => {
   it('reset keeps the SSH keys the config declares and removes those added through the API', async () => {
     const configured = keyPair('ed25519', 'from-config');
     const added = keyPair('ed25519', 'added');
-    const other = await startEmulator({ adminToken: ADMIN, users: TEST_USERS.map((u) => (u.username === 'dev' ? { ...u, sshKeys: [configured.publicKey] } : u)) });
+    const other = await startEmulator({
+      adminToken: ADMIN,
+      users: TEST_USERS.map((u) => (u.username === 'dev' ? { ...u, sshKeys: [configured.publicKey] } : u)),
+    });
     try {
-      const names = async () => ((await other.call('GET', '/v1/keys')).body.keys as { content: string }[]).map((k) => k.content).sort();
+      const names = async () =>
+        ((await other.call('GET', '/v1/keys')).body.keys as { content: string }[]).map((k) => k.content).sort();
       await eventually(async () => (await names()).length === 1, { what: 'the configured key' });
-      expect((await other.call('POST', '/v1/keys', { body: { key: { name: 'added', content: added.publicKey } } })).status).toBe(201);
+      expect(
+        (await other.call('POST', '/v1/keys', { body: { key: { name: 'added', content: added.publicKey } } })).status,
+      ).toBe(201);
       expect(await names()).toEqual([added.publicKey, configured.publicKey].sort());
       expect((await other.call('POST', '/_emulator/reset', { as: { bearer: ADMIN } })).status).toBe(204);
       expect(await names()).toEqual([configured.publicKey]);
@@ -105,7 +125,9 @@ describe('control plane: admin token, reset, snapshots', () => {
     expect((await admin('POST', '/reset', { body: { user: 'other@example.test' } })).status).toBe(204);
     expect(await appNames()).toEqual(['mine-1']);
     expect(await appNames('other')).toEqual([]);
-    expect((await h.call('GET', '/v1/apps/mine-1/events')).body.events.map((e: { type: string }) => e.type)).toEqual(['new_app']);
+    expect((await h.call('GET', '/v1/apps/mine-1/events')).body.events.map((e: { type: string }) => e.type)).toEqual([
+      'new_app',
+    ]);
     expect((await admin('POST', '/reset', { body: { user: 'dev' } })).status).toBe(204);
     expect(await appNames()).toEqual([]);
   });
@@ -131,7 +153,11 @@ describe('control plane: admin token, reset, snapshots', () => {
     const made = await admin('POST', '/snapshots');
     expect(made.status).toBe(201);
     const snap = made.body.snapshot;
-    expect(snap).toEqual({ id: expect.stringMatching(/^sn-[0-9a-f]{24}$/), created_at: expect.any(String), size: expect.any(Number) });
+    expect(snap).toEqual({
+      id: expect.stringMatching(/^sn-[0-9a-f]{24}$/),
+      created_at: expect.any(String),
+      size: expect.any(Number),
+    });
 
     expect((await h.call('DELETE', '/v1/apps/kept-app?current_name=kept-app')).status).toBe(204);
     await h.call('POST', '/v1/apps', { body: { app: { name: 'later-app' } } });
@@ -139,10 +165,14 @@ describe('control plane: admin token, reset, snapshots', () => {
 
     expect((await admin('POST', `/snapshots/${snap.id}/restore`)).status).toBe(204);
     expect(await appNames()).toEqual(['kept-app']);
-    expect((await h.call('GET', '/v1/apps/kept-app/variables')).body.variables).toEqual([expect.objectContaining({ name: 'A', value: '1' })]);
+    expect((await h.call('GET', '/v1/apps/kept-app/variables')).body.variables).toEqual([
+      expect.objectContaining({ name: 'A', value: '1' }),
+    ]);
 
     expect((await admin('GET', '/snapshots')).body.snapshots).toContainEqual(snap);
-    const file = await fetch(`${h.api}/_emulator/snapshots/${snap.id}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const file = await fetch(`${h.api}/_emulator/snapshots/${snap.id}`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/vnd.sqlite3');
     const bytes = Buffer.from(await file.arrayBuffer());
@@ -152,7 +182,11 @@ describe('control plane: admin token, reset, snapshots', () => {
     // Import: the downloaded file, posted back as the body, after a reset.
     await admin('POST', '/reset');
     expect(await appNames()).toEqual([]);
-    const imported = await fetch(`${h.api}/_emulator/snapshots/restore`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/vnd.sqlite3' }, body: bytes });
+    const imported = await fetch(`${h.api}/_emulator/snapshots/restore`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/vnd.sqlite3' },
+      body: bytes,
+    });
     expect(imported.status).toBe(204);
     expect(await appNames()).toEqual(['kept-app']);
 
@@ -161,7 +195,7 @@ describe('control plane: admin token, reset, snapshots', () => {
     expect((await admin('GET', '/snapshots')).body.snapshots.map((s: { id: string }) => s.id)).not.toContain(snap.id);
   });
 
-  it('in-process: the control area\'s control does what the routes do (reset, snapshot, restore from a Buffer, faults)', async () => {
+  it("in-process: the control area's control does what the routes do (reset, snapshot, restore from a Buffer, faults)", async () => {
     const control = h.emu.area('control').control;
     await control.reset();
     await h.call('POST', '/v1/apps', { body: { app: { name: 'inproc-app' } } });
@@ -185,13 +219,26 @@ describe('control plane: admin token, reset, snapshots', () => {
   });
 
   it('snapshot failure paths: unknown id → 404 {resource, error}; a body that is not an emulator database → 422', async () => {
-    for (const [method, path] of [['GET', '/snapshots/sn-000000000000000000000000'], ['POST', '/snapshots/sn-000000000000000000000000/restore'], ['DELETE', '/snapshots/nope']]) {
+    for (const [method, path] of [
+      ['GET', '/snapshots/sn-000000000000000000000000'],
+      ['POST', '/snapshots/sn-000000000000000000000000/restore'],
+      ['DELETE', '/snapshots/nope'],
+    ]) {
       const res = await admin(method, path);
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body).toEqual({ resource: 'snapshot', error: expect.any(String) });
     }
-    const post = (body: Uint8Array | string) => fetch(`${h.api}/_emulator/snapshots/restore`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` }, body: body as BodyInit });
-    for (const body of ['', 'not a database at all', Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(200)])]) {
+    const post = (body: Uint8Array | string) =>
+      fetch(`${h.api}/_emulator/snapshots/restore`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}` },
+        body: body as BodyInit,
+      });
+    for (const body of [
+      '',
+      'not a database at all',
+      Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(200)]),
+    ]) {
       const res = await post(body);
       expect(res.status).toBe(422);
       expect(await res.json()).toEqual({ errors: { snapshot: [expect.any(String)] } });

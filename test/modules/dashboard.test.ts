@@ -9,7 +9,12 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
-const session = (headers: Record<string, string>, body?: string) => fetch(`${h.api}/_emulator/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const session = (headers: Record<string, string>, body?: string) =>
+  fetch(`${h.api}/_emulator/dashboard/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 const admin = () => ({ authorization: `Bearer ${h.emu.adminToken}` });
 
 describe('dashboard files', () => {
@@ -42,10 +47,13 @@ describe('dashboard files', () => {
 });
 
 describe('POST /_emulator/dashboard/session', () => {
-  it("trades the admin token for a bearer of the first user, which the API accepts", async () => {
+  it('trades the admin token for a bearer of the first user, which the API accepts', async () => {
     const res = await session(admin());
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { session: { bearer: string; user: { username: string } }; users: { username: string }[] };
+    const body = (await res.json()) as {
+      session: { bearer: string; user: { username: string } };
+      users: { username: string }[];
+    };
     expect(body.session.user.username).toBe('dev');
     expect(body.users.map((u) => u.username)).toEqual(['dev', 'other', 'trial']);
     const self = await h.call('GET', '/v1/users/self', { as: { bearer: body.session.bearer } });
@@ -60,7 +68,12 @@ describe('POST /_emulator/dashboard/session', () => {
   });
 
   it('refuses no token, a wrong token and a user API token (401)', async () => {
-    const cases: Record<string, string>[] = [{}, { authorization: 'Bearer ad-wrong-token-0000000000' }, { authorization: `Bearer ${await h.bearer()}` }, { authorization: `Basic ${Buffer.from(`:${h.emu.adminToken}`).toString('base64')}` }];
+    const cases: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer ad-wrong-token-0000000000' },
+      { authorization: `Bearer ${await h.bearer()}` },
+      { authorization: `Basic ${Buffer.from(`:${h.emu.adminToken}`).toString('base64')}` },
+    ];
     for (const headers of cases) {
       const res = await session(headers);
       expect(res.status).toBe(401);
@@ -71,7 +84,9 @@ describe('POST /_emulator/dashboard/session', () => {
   it('answers 422 for an unknown user or field, 400 for malformed JSON, 413 for a large body', async () => {
     const unknown = await session(admin(), JSON.stringify({ user: 'nobody' }));
     expect(unknown.status).toBe(422);
-    expect(((await unknown.json()) as { errors: Record<string, string[]> }).errors.user[0]).toContain('is not a configured user');
+    expect(((await unknown.json()) as { errors: Record<string, string[]> }).errors.user[0]).toContain(
+      'is not a configured user',
+    );
     expect((await session(admin(), JSON.stringify({ user: 'dev', admin: true }))).status).toBe(422);
     // The platform's own system user (it signs alert events) is not a configured user.
     expect((await session(admin(), JSON.stringify({ user: 'scalingo-platform' }))).status).toBe(422);
@@ -91,13 +106,15 @@ describe('POST /_emulator/dashboard/session', () => {
 });
 
 describe('GET /_emulator/dashboard/apps/:app/alert-states', () => {
-  it("tells whether each alert fires, for the admin token only", async () => {
+  it('tells whether each alert fires, for the admin token only', async () => {
     await h.call('POST', '/v1/apps', { body: { app: { name: 'alerting-app' } } });
     const url = `${h.api}/_emulator/dashboard/apps/alerting-app/alert-states?ids=al-1,bad%20id`;
     expect((await fetch(url)).status).toBe(401);
     const res = await fetch(url, { headers: admin() });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ alert_states: { 'al-1': false } });
-    expect((await fetch(`${h.api}/_emulator/dashboard/apps/no-such-app/alert-states`, { headers: admin() })).status).toBe(404);
+    expect(
+      (await fetch(`${h.api}/_emulator/dashboard/apps/no-such-app/alert-states`, { headers: admin() })).status,
+    ).toBe(404);
   });
 });

@@ -41,17 +41,22 @@ describe('deployments queue per app', () => {
     expect(queued.map((r) => r.body.deployment.status)).toEqual(Array(10).fill('queued'));
     const refused = await post();
     expect(refused.status).toBe(409);
-    expect(refused.body).toEqual({ error: '10 deployments of this app are already queued: wait for one of them to end' });
+    expect(refused.body).toEqual({
+      error: '10 deployments of this app are already queued: wait for one of them to end',
+    });
     // Still one fetch: the queued ones have not started.
     expect(held).toHaveLength(1);
     release = true;
     for (const res of held) res.writeHead(404).end();
     const ids = [first.body.deployment.id, ...queued.map((r) => r.body.deployment.id)] as string[];
-    const list = await eventually(async () => {
-      const r = await h.call('GET', '/v1/apps/queue-app/deployments?per_page=20');
-      const ds = r.body.deployments as { id: string; status: string; finished_at: string | null }[];
-      return ds.length === 11 && ds.every((d) => d.status === 'build-error') ? ds : null;
-    }, { timeoutMs: 30_000, what: 'the 11 deployments to end' });
+    const list = await eventually(
+      async () => {
+        const r = await h.call('GET', '/v1/apps/queue-app/deployments?per_page=20');
+        const ds = r.body.deployments as { id: string; status: string; finished_at: string | null }[];
+        return ds.length === 11 && ds.every((d) => d.status === 'build-error') ? ds : null;
+      },
+      { timeoutMs: 30_000, what: 'the 11 deployments to end' },
+    );
     const finished = ids.map((id) => Date.parse(list.find((d) => d.id === id)?.finished_at ?? ''));
     expect(finished).toEqual([...finished].sort((a, b) => a - b));
     const output = await h.call('GET', `/v1/apps/queue-app/deployments/${ids[10]}/output`);

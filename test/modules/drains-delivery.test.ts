@@ -31,7 +31,9 @@ describe('drain delivery', () => {
     return r.body.drain.url as string;
   };
   const drainFile = (app: string, url: string) => {
-    const row = h.emu.db.prepare<[string, string], { id: string }>('SELECT id FROM log_drains WHERE app_id = ? AND url = ?').get(app, url)!;
+    const row = h.emu.db
+      .prepare<[string, string], { id: string }>('SELECT id FROM log_drains WHERE app_id = ? AND url = ?')
+      .get(app, url)!;
     return h.emu.area('logs').dispatcher.fileOf(row.id);
   };
 
@@ -44,10 +46,20 @@ describe('drain delivery', () => {
     fake.print(web, 'hello "quoted" ]bracket');
     fake.print(web, 'oops', 'stderr');
     for (const rx of [tcp, udp]) {
-      await eventually(() => rx.messages.filter((m) => m.appName === app.name).length >= 2, { what: 'syslog messages' });
+      await eventually(() => rx.messages.filter((m) => m.appName === app.name).length >= 2, {
+        what: 'syslog messages',
+      });
       expect(rx.errors).toEqual([]);
       const [a, b] = rx.messages.filter((m) => m.appName === app.name);
-      expect(a).toMatchObject({ version: '1', pri: 14, hostname: 'scalingo-emulator', appName: app.name, procId: 'web-2', msgId: 'log', msg: 'hello "quoted" ]bracket' });
+      expect(a).toMatchObject({
+        version: '1',
+        pri: 14,
+        hostname: 'scalingo-emulator',
+        appName: app.name,
+        procId: 'web-2',
+        msgId: 'log',
+        msg: 'hello "quoted" ]bracket',
+      });
       expect(b).toMatchObject({ pri: 11, procId: 'web-2', msg: 'oops' });
       expect(a.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
       expect(a.sd).toContain(`app="${app.name}"`);
@@ -67,7 +79,9 @@ describe('drain delivery', () => {
     const read = () => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n') : []);
     await eventually(() => read().length === 500, { what: '500 lines in the drain file' });
     const lines = read();
-    expect(lines.map((l) => l.split(' ').slice(5).join(' '))).toEqual(Array.from({ length: 500 }, (_, i) => `f-${i + 1}`));
+    expect(lines.map((l) => l.split(' ').slice(5).join(' '))).toEqual(
+      Array.from({ length: 500 }, (_, i) => `f-${i + 1}`),
+    );
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC \[worker-1\] f-1$/);
   });
 
@@ -79,10 +93,16 @@ describe('drain delivery', () => {
     await addDrain(app.name, { type: 'papertrail', host: 'tcp://127.0.0.1', port: String(tcp.port) });
     for (let i = 1; i <= 200; i++) h.emu.area('logs').append(app.id, 'web-1', `iso-${i}`);
     const file = drainFile(app.id, fileUrl);
-    await eventually(() => existsSync(file) && readFileSync(file, 'utf8').trimEnd().split('\n').length === 200, { what: 'file drain complete' });
-    await eventually(() => tcp.messages.filter((m) => m.appName === app.name).length === 200, { what: 'tcp drain complete' });
+    await eventually(() => existsSync(file) && readFileSync(file, 'utf8').trimEnd().split('\n').length === 200, {
+      what: 'file drain complete',
+    });
+    await eventually(() => tcp.messages.filter((m) => m.appName === app.name).length === 200, {
+      what: 'tcp drain complete',
+    });
     const deadRow = h.emu.db.prepare<[string], { id: string }>('SELECT id FROM log_drains WHERE url = ?').get(deadUrl)!;
-    await eventually(() => (h.emu.area('logs').dispatcher.stats(deadRow.id)?.failures ?? 0) >= 2, { what: 'retries of the dead drain' });
+    await eventually(() => (h.emu.area('logs').dispatcher.stats(deadRow.id)?.failures ?? 0) >= 2, {
+      what: 'retries of the dead drain',
+    });
     const stats = h.emu.area('logs').dispatcher.stats(deadRow.id)!;
     expect(stats.connected).toBe(false);
     expect(stats.queued).toBe(200); // kept for when it comes back
@@ -96,7 +116,9 @@ describe('drain delivery', () => {
     await h.emu.area('logs').pipeline.idle();
     const late = await tcpSyslogServer(port);
     try {
-      await eventually(() => late.messages.length === 20, { what: 'queued lines delivered after the receiver came up' });
+      await eventually(() => late.messages.length === 20, {
+        what: 'queued lines delivered after the receiver came up',
+      });
       expect(late.messages.map((m) => m.msg)).toEqual(Array.from({ length: 20 }, (_, i) => `late-${i + 1}`));
     } finally {
       await late.close();
@@ -106,17 +128,25 @@ describe('drain delivery', () => {
   it('a deleted drain stops receiving; addon drains receive nothing (stand-in addons print nothing)', async () => {
     const app = await createApp(h, 'drain-delete-app');
     const url = await addDrain(app.name, { type: 'syslog', token: 'del', host: '127.0.0.1', port: String(tcp.port) });
-    const addon = (await h.call('POST', `/v1/apps/${app.name}/addons`, { body: { addon: { addon_provider_id: 'scalingo-redis', plan_id: 'redis-sandbox' } } })).body.addon;
+    const addon = (
+      await h.call('POST', `/v1/apps/${app.name}/addons`, {
+        body: { addon: { addon_provider_id: 'scalingo-redis', plan_id: 'redis-sandbox' } },
+      })
+    ).body.addon;
     await addDrain(app.name, { type: 'syslog', token: 'addon', host: '127.0.0.1', port: String(tcp.port) }, addon.id);
     h.emu.area('logs').append(app.id, 'web-1', 'before-delete');
-    await eventually(() => tcp.messages.some((m) => m.appName === app.name && m.msg === 'before-delete'), { what: 'delivered' });
+    await eventually(() => tcp.messages.some((m) => m.appName === app.name && m.msg === 'before-delete'), {
+      what: 'delivered',
+    });
     expect((await h.call('DELETE', `/v1/apps/${app.name}/log_drains?url=${encodeURIComponent(url)}`)).status).toBe(204);
     h.emu.area('logs').append(app.id, 'web-1', 'after-delete');
     // A marker through another drain proves the pipeline moved past the line.
     const other = await createApp(h, 'drain-marker-app');
     await addDrain(other.name, { type: 'syslog', token: 'm', host: '127.0.0.1', port: String(tcp.port) });
     h.emu.area('logs').append(other.id, 'web-1', 'marker');
-    await eventually(() => tcp.messages.some((m) => m.appName === other.name && m.msg === 'marker'), { what: 'marker' });
+    await eventually(() => tcp.messages.some((m) => m.appName === other.name && m.msg === 'marker'), {
+      what: 'marker',
+    });
     const mine = tcp.messages.filter((m) => m.appName === app.name);
     expect(mine.map((m) => m.msg)).toEqual(['before-delete']);
     expect(mine.every((m) => !m.sd.includes('token="addon"'))).toBe(true);

@@ -13,7 +13,13 @@ import { git, ssh, sshOptions, start } from '../support/git-cli.ts';
 // The SSH git endpoint without building anything: host key, authentication, bounds, and the
 // pre-receive hook's way back in.
 const portOf = (h: Harness) => Number(new URL(h.emu.urls.git!.replace(/^ssh:/, 'http:')).port);
-const hostKey = async (port: number) => (await start('ssh-keyscan', ['-p', String(port), '-t', 'ed25519', '127.0.0.1'], { timeoutMs: 20_000 }).done).out.split('\n').find((l) => l.includes('ssh-ed25519'))!.split(' ').slice(1).join(' ');
+const hostKey = async (port: number) =>
+  (await start('ssh-keyscan', ['-p', String(port), '-t', 'ed25519', '127.0.0.1'], { timeoutMs: 20_000 }).done).out
+    .split('\n')
+    .find((l) => l.includes('ssh-ed25519'))!
+    .split(' ')
+    .slice(1)
+    .join(' ');
 
 describe('SSH git endpoint', () => {
   let h: Harness;
@@ -21,7 +27,9 @@ describe('SSH git endpoint', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'emu-git-ssh-'));
   beforeAll(async () => {
     h = await startEmulator({ git: { maxSessionsPerKey: 1 } });
-    expect((await h.call('POST', '/v1/keys', { body: { key: { name: 'laptop', content: key.publicKey } } })).status).toBe(201);
+    expect(
+      (await h.call('POST', '/v1/keys', { body: { key: { name: 'laptop', content: key.publicKey } } })).status,
+    ).toBe(201);
     expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'ssh-app' } } })).status).toBe(201);
   });
   afterAll(async () => {
@@ -33,7 +41,9 @@ describe('SSH git endpoint', () => {
   it('sshPort: default 5122, EMULATOR_SSH_PORT, and the region lists the endpoint', async () => {
     expect(loadConfig({ ignoreDefaultFile: true, env: {} }).sshPort).toBe(5122);
     expect(loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_SSH_PORT: '6022' } }).sshPort).toBe(6022);
-    expect(() => loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_SSH_PORT: 'ssh' } })).toThrow(/EMULATOR_SSH_PORT/);
+    expect(() => loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_SSH_PORT: 'ssh' } })).toThrow(
+      /EMULATOR_SSH_PORT/,
+    );
     expect((await h.call('GET', '/v1/regions')).body.regions[0].ssh).toBe(`127.0.0.1:${portOf(h)}`);
   });
 
@@ -59,18 +69,27 @@ describe('SSH git endpoint', () => {
     expect(unknown.code).not.toBe(0);
     expect(unknown.out).toContain("App 'nope-app' not found, or you may not deploy it");
     // The scp-like form (git@host:app.git) reaches the same app.
-    const scp = await start('git', ['ls-remote', `git@127.0.0.1:ssh-app.git`], { cwd: scratch, env: { GIT_SSH_COMMAND: ['ssh', ...sshOptions(key.privateKey), '-p', String(portOf(h))].join(' ') } }).done;
+    const scp = await start('git', ['ls-remote', `git@127.0.0.1:ssh-app.git`], {
+      cwd: scratch,
+      env: { GIT_SSH_COMMAND: ['ssh', ...sshOptions(key.privateKey), '-p', String(portOf(h))].join(' ') },
+    }).done;
     expect(scp.code, scp.out).toBe(0);
   });
 
   it('only public keys are offered; a removed key no longer authenticates', async () => {
-    const password = await ssh(portOf(h), key.privateKey, ['-o', 'PreferredAuthentications=password,keyboard-interactive', "git-upload-pack 'ssh-app.git'"]);
+    const password = await ssh(portOf(h), key.privateKey, [
+      '-o',
+      'PreferredAuthentications=password,keyboard-interactive',
+      "git-upload-pack 'ssh-app.git'",
+    ]);
     expect(password.code).toBe(255);
     expect(password.out).toContain('Permission denied (publickey)');
     const other = keyPair();
     try {
       const added = await h.call('POST', '/v1/keys', { body: { key: { name: 'second', content: other.publicKey } } });
-      expect((await git(scratch, other.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${portOf(h)}/ssh-app.git`)).code).toBe(0);
+      expect(
+        (await git(scratch, other.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${portOf(h)}/ssh-app.git`)).code,
+      ).toBe(0);
       expect((await h.call('DELETE', `/v1/keys/${added.body.key.id}`)).status).toBe(204);
       const refused = await git(scratch, other.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${portOf(h)}/ssh-app.git`);
       expect(refused.code).not.toBe(0);
@@ -82,7 +101,11 @@ describe('SSH git endpoint', () => {
 
   it('git commands at once per key are bounded (git.maxSessionsPerKey)', async () => {
     // A fetch that waits for the client's wants holds its session open.
-    const held = spawn('ssh', [...sshOptions(key.privateKey), '-p', String(portOf(h)), 'git@127.0.0.1', "git-upload-pack '/ssh-app.git'"], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const held = spawn(
+      'ssh',
+      [...sshOptions(key.privateKey), '-p', String(portOf(h)), 'git@127.0.0.1', "git-upload-pack '/ssh-app.git'"],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     held.on('error', () => undefined);
     let advertised = '';
     held.stdout.on('data', (d) => (advertised += d));
@@ -95,16 +118,26 @@ describe('SSH git endpoint', () => {
       held.stdin.end();
       held.kill();
     }
-    await eventually(async () => (await git(scratch, key.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${portOf(h)}/ssh-app.git`)).code === 0, { what: 'the slot to be free again' });
+    await eventually(
+      async () =>
+        (await git(scratch, key.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${portOf(h)}/ssh-app.git`)).code === 0,
+      { what: 'the slot to be free again' },
+    );
   });
 
   it('a git command is stopped at its time limit (git.sessionTimeoutMs)', async () => {
     const short = await startEmulator({ git: { sessionTimeoutMs: 1500 } });
     try {
-      expect((await short.call('POST', '/v1/keys', { body: { key: { name: 'laptop', content: key.publicKey } } })).status).toBe(201);
+      expect(
+        (await short.call('POST', '/v1/keys', { body: { key: { name: 'laptop', content: key.publicKey } } })).status,
+      ).toBe(201);
       expect((await short.call('POST', '/v1/apps', { body: { app: { name: 'slow-app' } } })).status).toBe(201);
       // upload-pack waits for the client's wants, which never come: only the time limit ends it.
-      const held = spawn('ssh', [...sshOptions(key.privateKey), '-p', String(portOf(short)), 'git@127.0.0.1', "git-upload-pack 'slow-app.git'"], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const held = spawn(
+        'ssh',
+        [...sshOptions(key.privateKey), '-p', String(portOf(short)), 'git@127.0.0.1', "git-upload-pack 'slow-app.git'"],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
       held.on('error', () => undefined);
       let err = '';
       held.stderr.on('data', (d) => (err += d));
@@ -125,7 +158,10 @@ describe('SSH git endpoint', () => {
     const closed = new Promise<void>((ok) => socket.once('close', () => ok()));
     await eventually(() => banner.startsWith('SSH-2.0-scalingo-emulator'), { what: 'the server identification' });
     try {
-      await Promise.race([closed, new Promise((_, fail) => setTimeout(() => fail(new Error('still open after 10 s')), 10_000))]);
+      await Promise.race([
+        closed,
+        new Promise((_, fail) => setTimeout(() => fail(new Error('still open after 10 s')), 10_000)),
+      ]);
     } finally {
       socket.destroy();
       await quick.stop();
@@ -148,7 +184,10 @@ describe('SSH git endpoint', () => {
     const outside = await runHook({});
     expect(outside.code).toBe(1);
     expect(outside.out).toContain('push through its SSH endpoint');
-    const forged = await runHook({ SCALINGO_EMULATOR_HOOK_PORT: String(h.emu.area('git').hookPort()), SCALINGO_EMULATOR_HOOK_TOKEN: 'forged' });
+    const forged = await runHook({
+      SCALINGO_EMULATOR_HOOK_PORT: String(h.emu.area('git').hookPort()),
+      SCALINGO_EMULATOR_HOOK_TOKEN: 'forged',
+    });
     expect(forged.code).toBe(1);
     expect(forged.out).toContain('This push is not known to the emulator');
     expect((await h.call('GET', '/v1/apps/ssh-app/deployments')).body.deployments).toEqual([]);

@@ -14,7 +14,10 @@ describe('logs archives (#21)', () => {
   let app: { id: string; name: string };
 
   beforeAll(async () => {
-    h = await startEmulator({ logs: { historyMaxLines: 40, archivesPerPage: 2, archiveUrlTtlMs: 60 * 60_000, maintenanceMs: 3_600_000 } }, { clock, runtime: new FakeLogsRuntime() });
+    h = await startEmulator(
+      { logs: { historyMaxLines: 40, archivesPerPage: 2, archiveUrlTtlMs: 60 * 60_000, maintenanceMs: 3_600_000 } },
+      { clock, runtime: new FakeLogsRuntime() },
+    );
     app = await createApp(h, 'logs-archive-app');
     // 5 rounds of 40 lines, each over the bound: each rotation archives the oldest lines.
     let n = 0;
@@ -73,7 +76,10 @@ describe('logs archives (#21)', () => {
   it('failure paths: bad cursor or page, foreign app, unauthenticated', async () => {
     expect((await h.call('GET', `/v1/apps/${app.name}/logs_archives?cursor=abc`)).status).toBe(400);
     expect((await h.call('GET', `/v1/apps/${app.name}/logs_archives?page=x`)).status).toBe(422);
-    expect((await h.call('GET', `/v1/apps/${app.name}/logs_archives`, { as: 'other' })).body).toEqual({ resource: 'app', error: 'not found' });
+    expect((await h.call('GET', `/v1/apps/${app.name}/logs_archives`, { as: 'other' })).body).toEqual({
+      resource: 'app',
+      error: 'not found',
+    });
     expect((await h.call('GET', `/v1/apps/${app.name}/logs_archives`, { as: null })).status).toBe(401);
   });
 
@@ -99,14 +105,21 @@ describe('logs archives (#21)', () => {
 
   it('an app without archives lists none', async () => {
     const empty = await createApp(h, 'logs-archive-empty');
-    expect((await h.call('GET', `/v1/apps/${empty.name}/logs_archives`)).body).toEqual({ next_cursor: '', has_more: false, archives: [] });
+    expect((await h.call('GET', `/v1/apps/${empty.name}/logs_archives`)).body).toEqual({
+      next_cursor: '',
+      has_more: false,
+      archives: [],
+    });
   });
 });
 
 describe('archive retention and in-memory state dir', () => {
   it('keeps archivesMaxPerApp files, rotates by age; the temp dir goes away on stop', async () => {
     const clock = new ManualClock();
-    const h = await startEmulator({ logs: { historyMaxLines: 10, archivesMaxPerApp: 2, historyMaxAgeMs: 60_000, maintenanceMs: 3_600_000 } }, { clock, runtime: new FakeLogsRuntime() });
+    const h = await startEmulator(
+      { logs: { historyMaxLines: 10, archivesMaxPerApp: 2, historyMaxAgeMs: 60_000, maintenanceMs: 3_600_000 } },
+      { clock, runtime: new FakeLogsRuntime() },
+    );
     const dir = h.emu.area('logs').archiver.dir;
     try {
       const app = await createApp(h, 'logs-retention-app');

@@ -33,10 +33,13 @@ describe('log collection across cut streams and engine outages', () => {
     for (let i = 11; i <= 20; i++) fake.print(web, `n-${i}`);
     await eventually(() => fake.followerCount(web), { what: 'the stream reopened' });
     for (let i = 21; i <= 25; i++) fake.print(web, `n-${i}`);
-    const got = await eventually(async () => {
-      const lines = await history();
-      return lines.length >= 25 ? lines : null;
-    }, { what: 'every line' });
+    const got = await eventually(
+      async () => {
+        const lines = await history();
+        return lines.length >= 25 ? lines : null;
+      },
+      { what: 'every line' },
+    );
     expect(got).toEqual(Array.from({ length: 25 }, (_, i) => `n-${i + 1}`));
   });
 
@@ -49,10 +52,13 @@ describe('log collection across cut streams and engine outages', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(fake.followerCount(web)).toBe(0); // nothing follows while the engine is unreachable
     fake.engine('up');
-    const got = await eventually(async () => {
-      const lines = await history();
-      return lines.length >= 20 ? lines : null;
-    }, { what: 'the lines printed during the outage' });
+    const got = await eventually(
+      async () => {
+        const lines = await history();
+        return lines.length >= 20 ? lines : null;
+      },
+      { what: 'the lines printed during the outage' },
+    );
     expect(got).toEqual(Array.from({ length: 20 }, (_, i) => `n-${i + 1}`));
     expect(fake.followerCount(web)).toBe(1);
   });

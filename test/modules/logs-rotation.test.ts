@@ -23,7 +23,14 @@ async function archivedThenHistory(h: Harness, app: { id: string; name: string }
   }
   expect(rows).toHaveLength(files.length);
   const lines: string[] = [];
-  for (const url of rows.reverse()) lines.push(...gunzipSync(Buffer.from(await (await fetch(url)).arrayBuffer())).toString('utf8').trimEnd().split('\n').map(messageOf));
+  for (const url of rows.reverse())
+    lines.push(
+      ...gunzipSync(Buffer.from(await (await fetch(url)).arrayBuffer()))
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map(messageOf),
+    );
   const history = (await readLogs(await logsUrl(h, app.name), { n: 10_000 })).lines.map(messageOf);
   return [...lines, ...history];
 }
@@ -33,7 +40,10 @@ const expected = (n: number) => Array.from({ length: n }, (_, i) => `l-${i + 1}`
 describe('logs rotation in the background', () => {
   it('a flood rotates on its own, in slices: every line once, in order; the history stays near its bound', async () => {
     const clock = new ManualClock();
-    const h = await startEmulator({ logs: { historyMaxLines: 1_000, archivesMaxPerApp: 1_000, maintenanceMs: 3_600_000 } }, { clock, runtime: new FakeLogsRuntime() });
+    const h = await startEmulator(
+      { logs: { historyMaxLines: 1_000, archivesMaxPerApp: 1_000, maintenanceMs: 3_600_000 } },
+      { clock, runtime: new FakeLogsRuntime() },
+    );
     try {
       const app = await createApp(h, 'logs-bg-flood');
       // 5,000 lines in batches, as a flood arrives: rotation starts from the pipeline, not from maintain().
@@ -43,7 +53,11 @@ describe('logs rotation in the background', () => {
       }
       await h.emu.area('logs').pipeline.idle();
       // Settled: a pass now (joining one under way) finds nothing left to do.
-      await eventually(async () => (await h.emu.area('logs').archiver.rotateInBackground()).length === 0 && !h.emu.area('logs').archiver.busy(), { what: 'background rotation to settle' });
+      await eventually(
+        async () =>
+          (await h.emu.area('logs').archiver.rotateInBackground()).length === 0 && !h.emu.area('logs').archiver.busy(),
+        { what: 'background rotation to settle' },
+      );
       expect(await archivedThenHistory(h, app)).toEqual(expected(5_000));
       const history = (await readLogs(await logsUrl(h, app.name), { n: 10_000 })).lines;
       expect(history.length).toBeLessThanOrEqual(2_000);
@@ -55,7 +69,10 @@ describe('logs rotation in the background', () => {
 
   it('a synchronous pass during a background one: nothing repeated, nothing lost', async () => {
     const clock = new ManualClock();
-    const h = await startEmulator({ logs: { historyMaxLines: 2_000, archivesMaxPerApp: 1_000, maintenanceMs: 3_600_000 } }, { clock, runtime: new FakeLogsRuntime() });
+    const h = await startEmulator(
+      { logs: { historyMaxLines: 2_000, archivesMaxPerApp: 1_000, maintenanceMs: 3_600_000 } },
+      { clock, runtime: new FakeLogsRuntime() },
+    );
     try {
       const app = await createApp(h, 'logs-bg-sync');
       // Under the flood trigger (one history's worth), over the bound: only explicit passes rotate.
@@ -76,7 +93,10 @@ describe('logs rotation in the background', () => {
       for (let i = 3_001; i <= 6_000; i++) h.emu.area('logs').append(app.id, 'web-1', `l-${i}`, clock.now());
       await h.emu.area('logs').pipeline.idle();
       const second = h.emu.area('logs').archiver.rotateInBackground();
-      await eventually(() => readdirSync(h.emu.area('logs').archiver.dir).length > 1 || !h.emu.area('logs').archiver.busy(), { what: 'the background archive file', intervalMs: 1 });
+      await eventually(
+        () => readdirSync(h.emu.area('logs').archiver.dir).length > 1 || !h.emu.area('logs').archiver.busy(),
+        { what: 'the background archive file', intervalMs: 1 },
+      );
       h.emu.area('logs').maintain();
       await second;
       await h.emu.area('logs').archiver.rotateInBackground();
@@ -88,24 +108,36 @@ describe('logs rotation in the background', () => {
 
   it('the maintenance timer rotates by age and removes what deleted apps left, in the background', async () => {
     const clock = new ManualClock();
-    const h = await startEmulator({ logs: { historyMaxLines: 1_000, historyMaxAgeMs: 60_000, maintenanceMs: 10_000 } }, { clock, runtime: new FakeLogsRuntime() });
+    const h = await startEmulator(
+      { logs: { historyMaxLines: 1_000, historyMaxAgeMs: 60_000, maintenanceMs: 10_000 } },
+      { clock, runtime: new FakeLogsRuntime() },
+    );
     try {
       const app = await createApp(h, 'logs-bg-age');
       const gone = await createApp(h, 'logs-bg-gone');
       for (let i = 1; i <= 300; i++) h.emu.area('logs').append(app.id, 'web-1', `l-${i}`, clock.now());
       for (let i = 1; i <= 1_500; i++) h.emu.area('logs').append(gone.id, 'web-1', `g-${i}`, clock.now());
       await h.emu.area('logs').pipeline.idle();
-      await eventually(() => !h.emu.area('logs').archiver.busy() && readdirSync(h.emu.area('logs').archiver.dir).some((f) => f.startsWith(gone.id)), { what: 'the other app rotated' });
+      await eventually(
+        () =>
+          !h.emu.area('logs').archiver.busy() &&
+          readdirSync(h.emu.area('logs').archiver.dir).some((f) => f.startsWith(gone.id)),
+        { what: 'the other app rotated' },
+      );
       expect((await h.call('DELETE', `/v1/apps/${gone.name}?current_name=${gone.name}`)).status).toBe(204);
       // Past the age bound: the timer's pass archives the expired lines and sweeps the deleted app.
       clock.advance(70_000);
-      await eventually(async () => (await readLogs(await logsUrl(h, app.name))).status === 204, { what: 'the history to expire' });
+      await eventually(async () => (await readLogs(await logsUrl(h, app.name))).status === 204, {
+        what: 'the history to expire',
+      });
       await eventually(() => !h.emu.area('logs').archiver.busy(), { what: 'the background pass to end' });
       expect(await archivedThenHistory(h, app)).toEqual(expected(300));
       const files = readdirSync(h.emu.area('logs').archiver.dir);
       expect(files.filter((f) => f.startsWith(gone.id))).toEqual([]);
       expect(files.filter((f) => f.startsWith(app.id)).length).toBeGreaterThan(0);
-      const count = (h.emu.db as unknown as { prepare(s: string): { pluck(): { get(...a: unknown[]): number } } }).prepare('SELECT COUNT(*) FROM log_lines WHERE app_id = ?').pluck();
+      const count = (h.emu.db as unknown as { prepare(s: string): { pluck(): { get(...a: unknown[]): number } } })
+        .prepare('SELECT COUNT(*) FROM log_lines WHERE app_id = ?')
+        .pluck();
       expect(count.get(gone.id)).toBe(0);
     } finally {
       await h.stop();

@@ -23,7 +23,9 @@ describe('logs stream (#22 stream=true)', () => {
     worker = fake.add({ instanceId: h.emu.instanceId, appId: app.id, type: 'worker', index: 1 });
     await eventually(() => fake.followerCount(web) && fake.followerCount(worker), { what: 'followers' });
     for (let i = 1; i <= 10; i++) fake.print(web, `old-${i}`);
-    await eventually(async () => (await readLogs(await logsUrl(h, app.name), { n: 100 })).lines.length === 10, { what: 'history' });
+    await eventually(async () => (await readLogs(await logsUrl(h, app.name), { n: 100 })).lines.length === 10, {
+      what: 'history',
+    });
   });
   afterAll(() => h.stop());
 
@@ -68,7 +70,9 @@ describe('logs stream (#22 stream=true)', () => {
     await expect(openWs(forged)).rejects.toMatchObject({ status: 401 });
     await expect(openWs(url, '&filter=(')).rejects.toMatchObject({ status: 400 });
     const noStream = new WebSocket(url.replace(/^http/, 'ws'));
-    const status = await new Promise<number>((r) => noStream.once('unexpected-response', (_q, res) => r(res.statusCode!)));
+    const status = await new Promise<number>((r) =>
+      noStream.once('unexpected-response', (_q, res) => r(res.statusCode!)),
+    );
     expect(status).toBe(400);
     await expect(openWs(url.replace('/logs?', '/nothing?'))).rejects.toMatchObject({ status: 404 });
   });
@@ -101,13 +105,24 @@ describe('logs stream (#22 stream=true)', () => {
     const clients = await Promise.all([openWs(url), openWs(url), openSse(url), openSse(url)]);
     await eventually(() => h.emu.area('logs').hub.count(app.id) === 4, { what: '4 subscribers' });
     for (let i = 1; i <= 100; i++) fake.print(worker, `fan-${i}`);
-    for (const c of clients) await eventually(() => c.lines.filter((l) => messageOf(l).startsWith('fan-')).length === 100, { what: 'fan-out' });
-    for (const c of clients) expect(c.lines.filter((l) => messageOf(l).startsWith('fan-')).map(messageOf)).toEqual(Array.from({ length: 100 }, (_, i) => `fan-${i + 1}`));
+    for (const c of clients)
+      await eventually(() => c.lines.filter((l) => messageOf(l).startsWith('fan-')).length === 100, {
+        what: 'fan-out',
+      });
+    for (const c of clients)
+      expect(c.lines.filter((l) => messageOf(l).startsWith('fan-')).map(messageOf)).toEqual(
+        Array.from({ length: 100 }, (_, i) => `fan-${i + 1}`),
+      );
     clients[0].close();
     clients[2].close();
     await eventually(() => h.emu.area('logs').hub.count(app.id) === 2, { what: 'closed subscribers removed' });
     fake.print(worker, 'after-close');
-    await eventually(() => clients[1].lines.some((l) => messageOf(l) === 'after-close') && clients[3].lines.some((l) => messageOf(l) === 'after-close'), { what: 'others still served' });
+    await eventually(
+      () =>
+        clients[1].lines.some((l) => messageOf(l) === 'after-close') &&
+        clients[3].lines.some((l) => messageOf(l) === 'after-close'),
+      { what: 'others still served' },
+    );
     clients[1].close();
     clients[3].close();
   });
@@ -132,7 +147,9 @@ describe('collection resumes without loss or duplication', () => {
       // The container restarts: its stream ends, a new one starts (Docker replays everything since).
       fake.restart(id);
       print(20);
-      await eventually(async () => (await readLogs(await logsUrl(first, app.name), { n: 1000 })).lines.length === 40, { what: '40 lines' });
+      await eventually(async () => (await readLogs(await logsUrl(first, app.name), { n: 1000 })).lines.length === 40, {
+        what: '40 lines',
+      });
       await first.stop();
       // While the emulator is down the container keeps printing.
       print(25);

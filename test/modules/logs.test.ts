@@ -23,7 +23,9 @@ describe('logs (#20, #22 text)', () => {
     web1 = fake.add({ ...base, type: 'web', index: 1 });
     web2 = fake.add({ ...base, type: 'web', index: 2 });
     worker1 = fake.add({ ...base, type: 'worker', index: 1 });
-    await eventually(() => fake.followerCount(web1) && fake.followerCount(web2) && fake.followerCount(worker1), { what: 'followers' });
+    await eventually(() => fake.followerCount(web1) && fake.followerCount(web2) && fake.followerCount(worker1), {
+      what: 'followers',
+    });
     for (let i = 1; i <= 50; i++) fake.print(web1, `line-${i}`);
     for (let i = 1; i <= 5; i++) fake.print(web2, `w2-${i}`, 'stderr');
     for (let i = 1; i <= 5; i++) fake.print(worker1, `job-${i}`);
@@ -67,7 +69,8 @@ describe('logs (#20, #22 text)', () => {
 
   it('filters by container name, type, or simple regular expression; empty = all', async () => {
     const url = await logsUrl(h, app.name);
-    const containers = async (filter: string) => new Set((await readLogs(url, { n: 1000, filter })).lines.map(containerOf));
+    const containers = async (filter: string) =>
+      new Set((await readLogs(url, { n: 1000, filter })).lines.map(containerOf));
     expect(await containers('web-2')).toEqual(new Set(['web-2']));
     expect(await containers('web')).toEqual(new Set(['web-1', 'web-2']));
     expect(await containers('web|worker')).toEqual(new Set(['web-1', 'web-2', 'worker-1']));
@@ -124,7 +127,10 @@ describe('logs (#20, #22 text)', () => {
     h.emu.area('logs').append(r.id, 'web-1', 'from another area');
     await h.emu.area('logs').pipeline.idle();
     const lines = (await readLogs(await logsUrl(h, r.name), { n: 10 })).lines;
-    expect(lines.map((l) => `${containerOf(l)} ${messageOf(l)}`)).toEqual(['router method=GET path="/x" status=404', 'web-1 from another area']);
+    expect(lines.map((l) => `${containerOf(l)} ${messageOf(l)}`)).toEqual([
+      'router method=GET path="/x" status=404',
+      'web-1 from another area',
+    ]);
   });
 });
 

@@ -19,10 +19,19 @@ describe('state in a data directory', () => {
       try {
         const app = await second.call('GET', '/v1/apps/persisted-app');
         expect(app.status).toBe(200);
-        expect((await second.call('GET', '/v1/apps/persisted-app/events')).body.events.map((e: { type: string }) => e.type)).toEqual(['new_app']);
+        expect(
+          (await second.call('GET', '/v1/apps/persisted-app/events')).body.events.map((e: { type: string }) => e.type),
+        ).toEqual(['new_app']);
         // The per-data-dir signing key is kept: a bearer made before the restart still works.
         expect((await second.call('GET', '/v1/apps', { as: { bearer } })).status).toBe(200);
-        expect((await second.call('POST', '/v1/tokens/exchange', { as: null, headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` } })).status).toBe(200);
+        expect(
+          (
+            await second.call('POST', '/v1/tokens/exchange', {
+              as: null,
+              headers: { authorization: `Basic ${Buffer.from(`:${token}`).toString('base64')}` },
+            })
+          ).status,
+        ).toBe(200);
       } finally {
         await second.stop();
       }

@@ -18,7 +18,8 @@ describe('router in the emulator', () => {
     await up.close();
     served.clear();
   });
-  const routed = (app: string, headers: Record<string, string> = {}) => send(h.emu.urls.routerPort, { host: `${app}.localhost:${h.emu.urls.routerPort}`, headers });
+  const routed = (app: string, headers: Record<string, string> = {}) =>
+    send(h.emu.urls.routerPort, { host: `${app}.localhost:${h.emu.urls.routerPort}`, headers });
 
   it('a created app with no container answers 503 at its url', async () => {
     const created = await h.call('POST', '/v1/apps', { body: { app: { name: 'router-app' } } });
@@ -38,8 +39,12 @@ describe('router in the emulator', () => {
 
     const lines: string[] = [];
     const records: number[] = [];
-    const offLine = h.emu.area('servers').routerEvents.onAccessLog((appId, line) => appId === app.id && lines.push(line));
-    const offRecord = h.emu.area('servers').routerEvents.onRequest((rec) => rec.appId === app.id && records.push(rec.status));
+    const offLine = h.emu
+      .area('servers')
+      .routerEvents.onAccessLog((appId, line) => appId === app.id && lines.push(line));
+    const offRecord = h.emu
+      .area('servers')
+      .routerEvents.onRequest((rec) => rec.appId === app.id && records.push(rec.status));
 
     expect((await h.call('PATCH', '/v1/apps/served-app', { body: { app: { force_https: true } } })).status).toBe(200);
     const redirect = await routed('served-app');
@@ -48,12 +53,16 @@ describe('router in the emulator', () => {
     await until(() => records.includes(301), 'the 301 record');
     expect(lines).toEqual([]); // router_logs still off
 
-    await h.call('PATCH', '/v1/apps/served-app', { body: { app: { force_https: false, router_logs: true, sticky_session: true } } });
+    await h.call('PATCH', '/v1/apps/served-app', {
+      body: { app: { force_https: false, router_logs: true, sticky_session: true } },
+    });
     const res = await routed('served-app');
     expect(res.status).toBe(200);
     expect(res.headers['set-cookie']?.[0]).toMatch(/^sc-sticky-session=/);
     const line = await until(() => lines[0], 'the access line');
-    expect(line).toMatch(/^method=GET path="\/" host=served-app\.localhost:\d+ request_id=\S+ container=web-1 .*status=200 /);
+    expect(line).toMatch(
+      /^method=GET path="\/" host=served-app\.localhost:\d+ request_id=\S+ container=web-1 .*status=200 /,
+    );
 
     // Unsubscribed listeners hear nothing more. The access line is emitted with the record, so once a
     // still-subscribed listener has the record, a line would already be there.

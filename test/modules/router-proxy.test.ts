@@ -27,7 +27,13 @@ describe('router: proxying', () => {
     const res = await send(r.port, {
       host: host('hdr-app'),
       path: '/headers',
-      headers: { connection: 'keep-alive, x-private', 'x-private': 'secret', 'keep-alive': 'timeout=5', 'proxy-authorization': 'Basic eA==', 'x-custom': 'kept' },
+      headers: {
+        connection: 'keep-alive, x-private',
+        'x-private': 'secret',
+        'keep-alive': 'timeout=5',
+        'proxy-authorization': 'Basic eA==',
+        'x-custom': 'kept',
+      },
     });
     const seen = JSON.parse(res.body);
     expect(seen).toMatchObject({
@@ -44,7 +50,15 @@ describe('router: proxying', () => {
     expect(seen['x-request-start']).toMatch(/^t=\d{10}\.\d{3}$/);
     for (const gone of ['x-private', 'keep-alive', 'proxy-authorization']) expect(seen).not.toHaveProperty(gone);
     // A client's own request id and forwarding chain are kept.
-    const again = JSON.parse((await send(r.port, { host: host('hdr-app'), path: '/headers', headers: { 'x-request-id': 'my-req-123', 'x-forwarded-for': '203.0.113.9' } })).body);
+    const again = JSON.parse(
+      (
+        await send(r.port, {
+          host: host('hdr-app'),
+          path: '/headers',
+          headers: { 'x-request-id': 'my-req-123', 'x-forwarded-for': '203.0.113.9' },
+        })
+      ).body,
+    );
     expect(again['x-request-id']).toBe('my-req-123');
     expect(again['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
   });
@@ -52,11 +66,27 @@ describe('router: proxying', () => {
   it('passes request bodies, with a length or chunked, unchanged', async () => {
     r.app('body-app', [await upstream('b')]);
     const big = randomBytes(3 * 1024 * 1024 + 7);
-    const sized = JSON.parse((await send(r.port, { host: host('body-app'), method: 'POST', path: '/echo', body: big, headers: { 'content-length': String(big.length) } })).body);
+    const sized = JSON.parse(
+      (
+        await send(r.port, {
+          host: host('body-app'),
+          method: 'POST',
+          path: '/echo',
+          body: big,
+          headers: { 'content-length': String(big.length) },
+        })
+      ).body,
+    );
     expect(sized).toMatchObject({ len: big.length, sha256: createHash('sha256').update(big).digest('hex'), te: null });
     const parts = [randomBytes(70_000), randomBytes(1), randomBytes(200_000)];
-    const chunked = JSON.parse((await send(r.port, { host: host('body-app'), method: 'PUT', path: '/echo', body: parts })).body);
-    expect(chunked).toMatchObject({ len: 270_001, sha256: createHash('sha256').update(Buffer.concat(parts)).digest('hex'), te: 'chunked' });
+    const chunked = JSON.parse(
+      (await send(r.port, { host: host('body-app'), method: 'PUT', path: '/echo', body: parts })).body,
+    );
+    expect(chunked).toMatchObject({
+      len: 270_001,
+      sha256: createHash('sha256').update(Buffer.concat(parts)).digest('hex'),
+      te: 'chunked',
+    });
   });
 
   it('streams responses: the first chunk reaches the client before the container ends', async () => {
@@ -71,18 +101,21 @@ describe('router: proxying', () => {
       }),
     ]);
     const body = await new Promise<string>((ok, fail) => {
-      const req = request({ host: '127.0.0.1', port: r.port, path: '/', headers: { host: host('stream-app') }, agent: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          if (!text) {
-            expect(c).toBe('data: first\n\n');
-            release();
-          }
-          text += c;
-        });
-        res.on('end', () => ok(text));
-      });
+      const req = request(
+        { host: '127.0.0.1', port: r.port, path: '/', headers: { host: host('stream-app') }, agent: false },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            if (!text) {
+              expect(c).toBe('data: first\n\n');
+              release();
+            }
+            text += c;
+          });
+          res.on('end', () => ok(text));
+        },
+      );
       req.on('error', fail);
       req.end();
     });
@@ -116,7 +149,9 @@ describe('router: proxying', () => {
   it('refuses an upgrade with the router pages too (503 with no container)', async () => {
     r.app('ws-empty', []);
     const ws = new WebSocket(`ws://127.0.0.1:${r.port}/`, { headers: { host: host('ws-empty') } });
-    const status = await new Promise<number>((ok) => ws.once('unexpected-response', (_req, res) => ok(res.statusCode ?? 0)));
+    const status = await new Promise<number>((ok) =>
+      ws.once('unexpected-response', (_req, res) => ok(res.statusCode ?? 0)),
+    );
     expect(status).toBe(503);
   });
 
@@ -126,18 +161,36 @@ describe('router: proxying', () => {
     expect(res.status).toBe(502);
     expect(res.body).toContain('web-1');
     expect(res.headers['x-scalingo-error']).toBeTruthy();
-    expect(await until(() => r.records.find((x) => x.appName === 'dead-app'), 'record')).toMatchObject({ status: 502, container: 'web-1' });
+    expect(await until(() => r.records.find((x) => x.appName === 'dead-app'), 'record')).toMatchObject({
+      status: 502,
+      container: 'web-1',
+    });
   });
 
   it('a refused connection falls back to the next container, whatever the method', async () => {
     const live = await upstream('live');
-    r.app('fallback-app', [{ containerName: 'web-1', port: await deadPort() }, { containerName: 'web-2', port: live.port }]);
+    r.app('fallback-app', [
+      { containerName: 'web-1', port: await deadPort() },
+      { containerName: 'web-2', port: live.port },
+    ]);
     const get = await send(r.port, { host: host('fallback-app') });
     expect(get).toMatchObject({ status: 200, body: 'live' });
-    r.app('fallback-post', [{ containerName: 'web-1', port: await deadPort() }, { containerName: 'web-2', port: live.port }]);
-    const post = await send(r.port, { host: host('fallback-post'), method: 'POST', path: '/echo', body: 'payload', headers: { 'content-length': '7' } });
+    r.app('fallback-post', [
+      { containerName: 'web-1', port: await deadPort() },
+      { containerName: 'web-2', port: live.port },
+    ]);
+    const post = await send(r.port, {
+      host: host('fallback-post'),
+      method: 'POST',
+      path: '/echo',
+      body: 'payload',
+      headers: { 'content-length': '7' },
+    });
     expect(JSON.parse(post.body)).toMatchObject({ name: 'live', len: 7 });
-    expect(await until(() => r.records.find((x) => x.appName === 'fallback-app'), 'record')).toMatchObject({ status: 200, container: 'web-2' });
+    expect(await until(() => r.records.find((x) => x.appName === 'fallback-app'), 'record')).toMatchObject({
+      status: 200,
+      container: 'web-2',
+    });
   });
 
   it('a connection cut after the request was sent is retried only for idempotent requests without a body', async () => {
@@ -147,7 +200,13 @@ describe('router: proxying', () => {
     expect(await send(r.port, { host: host('cut-get') })).toMatchObject({ status: 200, body: 'live' });
     expect(cutter.hits).toBe(1);
     r.app('cut-post', [cutter, live]);
-    const post = await send(r.port, { host: host('cut-post'), method: 'POST', path: '/echo', body: 'once', headers: { 'content-length': '4' } });
+    const post = await send(r.port, {
+      host: host('cut-post'),
+      method: 'POST',
+      path: '/echo',
+      body: 'once',
+      headers: { 'content-length': '4' },
+    });
     expect(post.status).toBe(502);
     expect(cutter.hits).toBe(2);
     expect(live.hits).toBe(1); // the POST was not replayed on another container
@@ -159,14 +218,23 @@ describe('router: proxying', () => {
     slow.app('slow-app', [await upstream('mute', () => undefined)]);
     const res = await send(slow.port, { host: `slow-app.localhost:${slow.port}` });
     expect(res.status).toBe(504);
-    expect(await until(() => slow.records.find((x) => x.appName === 'slow-app'), 'record')).toMatchObject({ status: 504, container: 'web-1' });
+    expect(await until(() => slow.records.find((x) => x.appName === 'slow-app'), 'record')).toMatchObject({
+      status: 504,
+      container: 'web-1',
+    });
   });
 
   it('499 when the client leaves before the answer, and the container request is cancelled', async () => {
     let upstreamClosed = false;
     const hang = await upstream('hang', (req) => req.on('close', () => (upstreamClosed = true)));
     r.app('gone-app', [hang]);
-    const req = request({ host: '127.0.0.1', port: r.port, path: '/', headers: { host: host('gone-app') }, agent: false });
+    const req = request({
+      host: '127.0.0.1',
+      port: r.port,
+      path: '/',
+      headers: { host: host('gone-app') },
+      agent: false,
+    });
     req.on('error', () => undefined);
     req.end();
     await until(() => hang.hits === 1, 'the request to reach the container');
@@ -179,10 +247,20 @@ describe('router: proxying', () => {
     const up = await upstream('big');
     r.app('big-app', [up]);
     const res = await new Promise<number>((ok, fail) => {
-      const req = request({ host: '127.0.0.1', port: r.port, method: 'POST', path: '/', headers: { host: host('big-app'), 'content-length': String(76 * 1024 * 1024) }, agent: false }, (res) => {
-        res.resume();
-        ok(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: r.port,
+          method: 'POST',
+          path: '/',
+          headers: { host: host('big-app'), 'content-length': String(76 * 1024 * 1024) },
+          agent: false,
+        },
+        (res) => {
+          res.resume();
+          ok(res.statusCode ?? 0);
+        },
+      );
       req.on('error', fail);
       req.flushHeaders();
     });

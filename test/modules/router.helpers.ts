@@ -1,6 +1,13 @@
 // Plain Node HTTP servers on 127.0.0.1:0 standing in for web containers, and a raw HTTP client that
 // can set any Host header (fetch cannot), for the router tests.
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 
@@ -28,7 +35,16 @@ export const defaultHandler: Handler = (req, res, up) => {
       len += c.length;
       hash.update(c);
     });
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: up.name, len, sha256: hash.digest('hex'), te: req.headers['transfer-encoding'] ?? null })));
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          name: up.name,
+          len,
+          sha256: hash.digest('hex'),
+          te: req.headers['transfer-encoding'] ?? null,
+        }),
+      ),
+    );
     return;
   }
   req.resume();
@@ -74,15 +90,30 @@ export interface Sent {
 
 export function send(
   port: number,
-  o: { host: string; path?: string; method?: string; headers?: Record<string, string>; body?: Buffer | string | Buffer[] },
+  o: {
+    host: string;
+    path?: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: Buffer | string | Buffer[];
+  },
 ): Promise<Sent> {
   return new Promise((ok, fail) => {
     const req = request(
-      { host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path ?? '/', headers: { host: o.host, ...o.headers }, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: o.method ?? 'GET',
+        path: o.path ?? '/',
+        headers: { host: o.host, ...o.headers },
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+        res.on('end', () =>
+          ok({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+        );
         res.on('error', fail);
       },
     );
@@ -106,7 +137,13 @@ export async function until<T>(fn: () => T | undefined | null | false, what: str
 }
 
 // ---- a router over a stubbed app table ----
-import { createRouter, type RouteTarget, type Router, type RouterRequestRecord, type Upstream } from '../../src/router/proxy.ts';
+import {
+  createRouter,
+  type RouteTarget,
+  type Router,
+  type RouterRequestRecord,
+  type Upstream,
+} from '../../src/router/proxy.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { systemClock } from '../../src/shared/clock.ts';
 
@@ -148,7 +185,9 @@ export async function startTestRouter(opts: { timeoutMs?: number } = {}): Promis
         forceHttps: false,
         stickySession: false,
         routerLogs: false,
-        upstreams: upstreams.map((u, i) => ('containerName' in u ? u : { containerName: `web-${i + 1}`, port: u.port })),
+        upstreams: upstreams.map((u, i) =>
+          'containerName' in u ? u : { containerName: `web-${i + 1}`, port: u.port },
+        ),
         ...settings,
       };
       apps.set(name, target);

@@ -13,7 +13,8 @@ describe('router: balancing, settings, pages, records', () => {
     await r.close();
     await Promise.all(ups.map((u) => u.close()));
   });
-  const get = (app: string, path = '/', headers: Record<string, string> = {}) => send(r.port, { host: `${app}.localhost:${r.port}`, path, headers });
+  const get = (app: string, path = '/', headers: Record<string, string> = {}) =>
+    send(r.port, { host: `${app}.localhost:${r.port}`, path, headers });
 
   it('round-robins across the running web containers, in turn', async () => {
     r.app('rr-app', ups);
@@ -104,7 +105,17 @@ describe('router: balancing, settings, pages, records', () => {
     r.app('rec-app', ups.slice(0, 1));
     await get('rec-app', '/a?b=1', { 'user-agent': 'rec-agent' });
     const rec = await until(() => r.records.find((x) => x.appName === 'rec-app'), 'the record');
-    expect(rec).toMatchObject({ appId: 'id-rec-app', status: 200, method: 'GET', path: '/a?b=1', container: 'web-1', bytes: 5, clientIp: '127.0.0.1', userAgent: 'rec-agent', host: `rec-app.localhost:${r.port}` });
+    expect(rec).toMatchObject({
+      appId: 'id-rec-app',
+      status: 200,
+      method: 'GET',
+      path: '/a?b=1',
+      container: 'web-1',
+      bytes: 5,
+      clientIp: '127.0.0.1',
+      userAgent: 'rec-agent',
+      host: `rec-app.localhost:${r.port}`,
+    });
     expect(rec.durationMs).toBeGreaterThanOrEqual(0);
     expect(typeof rec.durationMs).toBe('number');
     expect(rec.time).toBeGreaterThan(0);

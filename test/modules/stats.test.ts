@@ -20,7 +20,8 @@ describe('stats #23–#25 from known samples and router records', () => {
     await h.emu.area('monitoring').sampler.stop();
     const res = await h.call('POST', '/v1/apps', { body: { app: { name: 'stats-app' } } });
     appId = res.body.app.id;
-    for (const index of [1, 2]) ids[`web-${index}`] = rt.add({ instanceId: h.emu.instanceId, appId, appName: 'stats-app', type: 'web', index });
+    for (const index of [1, 2])
+      ids[`web-${index}`] = rt.add({ instanceId: h.emu.instanceId, appId, appName: 'stats-app', type: 'web', index });
     // Another emulator's container on the same engine is never sampled.
     rt.add({ instanceId: 'someone-else', appId, type: 'web', index: 9 });
 
@@ -32,7 +33,8 @@ describe('stats #23–#25 from known samples and router records', () => {
     rt.set(ids['web-2'], { cpu: 0.5, memoryUsage: 200 * MiB, swapUsage: 128 * MiB });
     await h.emu.area('monitoring').sampleOnce();
 
-    const rec = (dt: number, status: number, durationMs: number) => h.emu.area('monitoring').recordRouterRequest({ appId, time: T0 + dt, status, durationMs, container: 'web-1' });
+    const rec = (dt: number, status: number, durationMs: number) =>
+      h.emu.area('monitoring').recordRouterRequest({ appId, time: T0 + dt, status, durationMs, container: 'web-1' });
     rec(10_000, 200, 10);
     rec(11_000, 200, 20);
     rec(12_000, 500, 300);
@@ -51,8 +53,14 @@ describe('stats #23–#25 from known samples and router records', () => {
       { time: '2030-01-01T10:00:00.000Z', value: 40 },
       { time: '2030-01-01T10:01:00.000Z', value: 75 },
     ]);
-    expect((await get('/memory/web?since=1')).body.map((p: { value: number }) => p.value)).toEqual([200 * MiB, 200 * MiB]);
-    expect((await get('/memory/web/2?since=1')).body.map((p: { value: number }) => p.value)).toEqual([300 * MiB, 200 * MiB]);
+    expect((await get('/memory/web?since=1')).body.map((p: { value: number }) => p.value)).toEqual([
+      200 * MiB,
+      200 * MiB,
+    ]);
+    expect((await get('/memory/web/2?since=1')).body.map((p: { value: number }) => p.value)).toEqual([
+      300 * MiB,
+      200 * MiB,
+    ]);
     expect((await get('/cpu/web/1?since=1')).body.map((p: { value: number }) => p.value)).toEqual([20, 100]);
     expect((await get('/swap/web?since=1')).body.map((p: { value: number }) => p.value)).toEqual([64 * MiB, 128 * MiB]);
     // No type: every container of the app.
@@ -64,8 +72,12 @@ describe('stats #23–#25 from known samples and router records', () => {
     expect(all.status).toBe(200);
     expect(all.body.map((p: { value: number }) => p.value)).toEqual([3, 2, 0, 0, 0, 0]);
     expect(all.body[0].time).toBe('2030-01-01T10:00:00.000Z');
-    expect((await get('/router?since=1&status_code=5XX')).body.map((p: { value: number }) => p.value)).toEqual([1, 0, 0, 0, 0, 0]);
-    expect((await get('/router?since=1&status_code=4xx')).body.map((p: { value: number }) => p.value).slice(0, 2)).toEqual([0, 1]);
+    expect((await get('/router?since=1&status_code=5XX')).body.map((p: { value: number }) => p.value)).toEqual([
+      1, 0, 0, 0, 0, 0,
+    ]);
+    expect(
+      (await get('/router?since=1&status_code=4xx')).body.map((p: { value: number }) => p.value).slice(0, 2),
+    ).toEqual([0, 1]);
     // container and index are ignored for router.
     expect((await get('/router/worker/7?since=1')).body).toEqual(all.body);
   });
@@ -88,7 +100,10 @@ describe('stats #23–#25 from known samples and router records', () => {
 
   it('#25 recommended values from the recorded history, dated at midnight UTC', async () => {
     const rv = async (q: string) => (await get(`/${q}`)).body;
-    expect(await rv('cpu/recommended_value?container_type=web')).toEqual({ time: '2030-01-01T00:00:00.000Z', value: 0.9 });
+    expect(await rv('cpu/recommended_value?container_type=web')).toEqual({
+      time: '2030-01-01T00:00:00.000Z',
+      value: 0.9,
+    });
     expect((await rv('memory/recommended_value?container_type=web')).value).toBe(0.9);
     // swap: per-minute means of the swap fraction (limit = memory limit when the engine gives none): 0.125, 0.25.
     expect((await rv('swap/recommended_value?container_type=web')).value).toBeCloseTo(0.1875, 10);
@@ -102,7 +117,10 @@ describe('stats #23–#25 from known samples and router records', () => {
     const missing = await get('/cpu/recommended_value');
     expect(missing.status).toBe(422);
     expect(missing.body.errors.container_type[0]).toMatch(/missing field/);
-    expect((await get('/swap/recommended_value?container_type=worker')).body).toEqual({ resource: 'container_type', error: 'not found' });
+    expect((await get('/swap/recommended_value?container_type=worker')).body).toEqual({
+      resource: 'container_type',
+      error: 'not found',
+    });
     expect((await get('/router/recommended_value')).body).toEqual({ resource: 'metric', error: 'not found' });
   });
 
@@ -130,7 +148,8 @@ describe('stats #23–#25 from known samples and router records', () => {
     clock.advance(3_600_000);
     const long = (await get('/router?since=48')).body;
     expect(long.length).toBeGreaterThan(3);
-    for (let i = 1; i < long.length; i++) expect(Date.parse(long[i].time) - Date.parse(long[i - 1].time)).toBe(14 * 60_000);
+    for (let i = 1; i < long.length; i++)
+      expect(Date.parse(long[i].time) - Date.parse(long[i - 1].time)).toBe(14 * 60_000);
     // Values stay requests per minute: 5 requests in all.
     expect(long.reduce((n: number, p: { value: number }) => n + p.value * 14, 0)).toBeCloseTo(5, 10);
   });

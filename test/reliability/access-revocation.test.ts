@@ -34,7 +34,9 @@ describe('access is checked at use: a removed collaborator loses logs and stream
   }
 
   it('logs_url (text, WebSocket, SSE) and the deployments stream stop working for the removed collaborator only', async () => {
-    const added = await h.call('POST', `/v1/apps/${app.name}/collaborators`, { body: { collaborator: { email: 'other@example.test' } } });
+    const added = await h.call('POST', `/v1/apps/${app.name}/collaborators`, {
+      body: { collaborator: { email: 'other@example.test' } },
+    });
     expect(added.status).toBe(201);
     const collaboratorId = added.body.collaborator.id;
 
@@ -48,12 +50,17 @@ describe('access is checked at use: a removed collaborator loses logs and stream
     const devDeploys = deploymentsStream(await h.bearer(TOKENS.dev));
     // Every stream is live (pings arrive) before the removal.
     await eventually(() => otherWs.pings > 0 && otherSse.pings > 0 && devWs.pings > 0, { what: 'log stream pings' });
-    await eventually(() => otherDeploys.messages.some((m) => m.type === 'ping') && devDeploys.messages.some((m) => m.type === 'ping'), { what: 'deployments stream pings' });
+    await eventually(
+      () => otherDeploys.messages.some((m) => m.type === 'ping') && devDeploys.messages.some((m) => m.type === 'ping'),
+      { what: 'deployments stream pings' },
+    );
 
     expect((await h.call('DELETE', `/v1/apps/${app.name}/collaborators/${collaboratorId}`)).status).toBe(204);
 
     // The removed collaborator: every open stream closed, the URL refused.
-    await eventually(() => otherWs.closed && otherSse.closed && otherDeploys.close !== null, { what: 'the removed collaborator\'s streams to close' });
+    await eventually(() => otherWs.closed && otherSse.closed && otherDeploys.close !== null, {
+      what: "the removed collaborator's streams to close",
+    });
     expect(otherDeploys.close?.code).toBe(4003);
     const text = await readLogs(otherUrl);
     expect(text.status).toBe(401);
@@ -63,14 +70,18 @@ describe('access is checked at use: a removed collaborator loses logs and stream
 
     // The owner: untouched, still receiving.
     fake.print(web, 'after-removal');
-    await eventually(() => devWs.lines.some((l) => messageOf(l) === 'after-removal'), { what: 'the owner\'s live line' });
+    await eventually(() => devWs.lines.some((l) => messageOf(l) === 'after-removal'), {
+      what: "the owner's live line",
+    });
     expect(devWs.closed).toBe(false);
     expect(devDeploys.close).toBeNull();
     expect((await readLogs(devUrl)).lines.map(messageOf)).toEqual(['before-removal', 'after-removal']);
 
     // The app deleted: the owner's streams end too, and the URL answers 404.
     expect((await h.call('DELETE', `/v1/apps/${app.name}?current_name=${app.name}`)).status).toBe(204);
-    await eventually(() => devWs.closed && devDeploys.close !== null, { what: 'the owner\'s streams to close with the app' });
+    await eventually(() => devWs.closed && devDeploys.close !== null, {
+      what: "the owner's streams to close with the app",
+    });
     expect((await readLogs(devUrl)).status).toBe(404);
   });
 });

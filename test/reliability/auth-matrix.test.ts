@@ -12,15 +12,33 @@ import { ManualClock } from '../../src/shared/clock.ts';
 
 // Public by design (docs/fidelity.md): the exchange (its own basic scheme), the catalogues the npm
 // client fetches without credentials, the emulator's own pages.
-const PUBLIC = new Set(['GET /v1/event_categories', 'GET /v1/event_types', 'GET /v1/features/container_sizes', 'GET /v1/notification_platforms', 'GET /v1/notification_platforms/search', 'GET /_emulator/health', 'GET /_emulator/billing', 'GET /_emulator/openapi.json', 'GET /v1/addon_providers', 'GET /v1/addon_providers/:id/plans',
+const PUBLIC = new Set([
+  'GET /v1/event_categories',
+  'GET /v1/event_types',
+  'GET /v1/features/container_sizes',
+  'GET /v1/notification_platforms',
+  'GET /v1/notification_platforms/search',
+  'GET /_emulator/health',
+  'GET /_emulator/billing',
+  'GET /_emulator/openapi.json',
+  'GET /v1/addon_providers',
+  'GET /v1/addon_providers/:id/plans',
   // The dashboard's page, script and stylesheet: no data in them, loopback only; the page trades the admin token
   // for a bearer at an admin route (README "Dashboard").
-  'GET /_emulator/', 'GET /_emulator/app.js', 'GET /_emulator/style.css']);
+  'GET /_emulator/',
+  'GET /_emulator/app.js',
+  'GET /_emulator/style.css',
+]);
 // Public redirects: /_emulator → /_emulator/ (the dashboard's page).
 const PUBLIC_REDIRECTS = new Set(['GET /_emulator']);
 // Routes whose credential is a signed URL (no Authorization header is read): refused without it.
 // (the platform's presigned-URL answer for sources and archives is 403, as S3's).
-const SIGNED_URL_STATUS: Record<string, number> = { 'GET /apps/:app/logs': 401, 'GET /apps/:app/logs_archives/:id': 403, 'GET /sources/:id': 403, 'PUT /sources/:id': 403 };
+const SIGNED_URL_STATUS: Record<string, number> = {
+  'GET /apps/:app/logs': 401,
+  'GET /apps/:app/logs_archives/:id': 403,
+  'GET /sources/:id': 403,
+  'PUT /sources/:id': 403,
+};
 
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
@@ -35,7 +53,9 @@ describe('authentication on every route', () => {
     // Hundreds of wrong admin tokens go to the control plane here: their rate limit (60 a minute, control-plane.test.ts) is raised.
     h = await startEmulator({ rateLimit: { perMinute: 100_000 } }, { runtime: new FakeLogsRuntime(), clock });
     const seen = new Map<string, { method: string; path: string }>();
-    for (const r of h.emu.app.routes) if (r.method !== 'ALL' && !r.path.includes('*')) seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
+    for (const r of h.emu.app.routes)
+      if (r.method !== 'ALL' && !r.path.includes('*'))
+        seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
     routes = [...seen.values()];
     appId = (await h.call('POST', '/v1/apps', { body: { app: { name: 'matrix-app' } } })).body.app.id;
 
@@ -48,7 +68,9 @@ describe('authentication on every route', () => {
       'malformed JWT (bad base64/JSON)': `${header}.%%%.sig`,
       'alg: none': `${b64url({ alg: 'none', typ: 'JWT' })}.${payload}.`,
       'alg: none, no signature part': `${b64url({ alg: 'none', typ: 'JWT' })}.${payload}`,
-      'wrongly signed': await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(randomBytes(32)),
+      'wrongly signed': await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .sign(randomBytes(32)),
       'signature of another token': `${header}.${payload}.${real.split('.')[2].split('').reverse().join('')}`,
       expired: expiring,
     };
@@ -84,7 +106,12 @@ describe('authentication on every route', () => {
   it('without credentials and with every kind of bad bearer: 401 JSON on every non-public route, before 404/413/415', async () => {
     const wrong: string[] = [];
     let checked = 0;
-    const cases: [string, string | null][] = [['no credentials', null], ['empty Authorization', ''], ['Basic with a wrong token', `Basic ${Buffer.from(':tk-us-forged').toString('base64')}`], ...Object.entries(bearers).map(([k, v]) => [k, `Bearer ${v}`] as [string, string])];
+    const cases: [string, string | null][] = [
+      ['no credentials', null],
+      ['empty Authorization', ''],
+      ['Basic with a wrong token', `Basic ${Buffer.from(':tk-us-forged').toString('base64')}`],
+      ...Object.entries(bearers).map(([k, v]) => [k, `Bearer ${v}`] as [string, string]),
+    ];
     for (const r of routes) {
       const key = `${r.method} ${r.path}`;
       if (PUBLIC.has(key) || PUBLIC_REDIRECTS.has(key)) continue;
@@ -92,11 +119,16 @@ describe('authentication on every route', () => {
         const res = await ask(r.method, concrete(r.path), auth);
         checked++;
         const expected = SIGNED_URL_STATUS[key] ?? 401;
-        const ok = res.status === expected && res.type.startsWith('application/json') && typeof (res.json as { error?: unknown })?.error === 'string';
+        const ok =
+          res.status === expected &&
+          res.type.startsWith('application/json') &&
+          typeof (res.json as { error?: unknown })?.error === 'string';
         if (!ok) wrong.push(`${key} [${name}] → ${res.status} ${JSON.stringify(res.json)?.slice(0, 120)}`);
       }
     }
-    console.log(`auth matrix: ${routes.length} routes, ${checked} refused requests checked, ${PUBLIC.size} public routes`);
+    console.log(
+      `auth matrix: ${routes.length} routes, ${checked} refused requests checked, ${PUBLIC.size} public routes`,
+    );
     expect(wrong).toEqual([]);
     expect(checked).toBeGreaterThan(500);
   });
@@ -106,7 +138,9 @@ describe('authentication on every route', () => {
       const [method, path] = key.split(' ');
       expect((await ask(method, path.replace(':id', 'scalingo-postgresql'), null)).status, key).toBe(200);
     }
-    expect((await ask('GET', '/v1/apps/matrix-app', `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}`)).status).toBe(200);
+    expect(
+      (await ask('GET', '/v1/apps/matrix-app', `Basic ${Buffer.from(`:${TOKENS.dev}`).toString('base64')}`)).status,
+    ).toBe(200);
     expect((await ask('GET', '/v1/apps/matrix-app', `Bearer ${await h.bearer()}`)).status).toBe(200);
   });
 
@@ -121,7 +155,10 @@ describe('authentication on every route', () => {
         if (withBody) headers['content-type'] = 'application/json';
         const res = await h.emu.app.request(path, { method: r.method, headers, body: withBody ? '{}' : undefined });
         const json = (await res.json().catch(() => null)) as { resource?: string } | null;
-        if (res.status !== 404 || json?.resource !== 'app') wrong.push(`${r.method} ${r.path} (${key === appId ? 'id' : 'name'}) → ${res.status} ${JSON.stringify(json)}`);
+        if (res.status !== 404 || json?.resource !== 'app')
+          wrong.push(
+            `${r.method} ${r.path} (${key === appId ? 'id' : 'name'}) → ${res.status} ${JSON.stringify(json)}`,
+          );
       }
     }
     expect(wrong).toEqual([]);

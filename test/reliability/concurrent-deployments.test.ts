@@ -48,7 +48,10 @@ describe('deployments at once (emulator as a separate process, real Docker)', ()
           await new Promise((r) => setTimeout(r, 150));
         }
       })();
-      const ended = await Promise.all([...apps.map((app, i) => waitForDeployment(e, app, many[i], 240_000)), ...sameIds.map((id) => waitForDeployment(e, same, id, 240_000))]);
+      const ended = await Promise.all([
+        ...apps.map((app, i) => waitForDeployment(e, app, many[i], 240_000)),
+        ...sameIds.map((id) => waitForDeployment(e, same, id, 240_000)),
+      ]);
       done = true;
       await watch;
       const seconds = Math.round((Date.now() - t0) / 1000);
@@ -56,23 +59,49 @@ describe('deployments at once (emulator as a separate process, real Docker)', ()
       expect(maxActive).toBe(1);
       expect(sawQueued).toBeGreaterThanOrEqual(1);
       // Posted order = finishing order, and the app runs the last one (seen in Docker).
-      const rows = (await e.call('GET', `/v1/apps/${same}/deployments?per_page=10`)).body.deployments as { id: string; finished_at: string }[];
+      const rows = (await e.call('GET', `/v1/apps/${same}/deployments?per_page=10`)).body.deployments as {
+        id: string;
+        finished_at: string;
+      }[];
       const finished = sameIds.map((id) => Date.parse(rows.find((r) => r.id === id)?.finished_at ?? ''));
       expect(finished).toEqual([...finished].sort((a, b) => a - b));
-            const running = await poll(async () => {
-        const out = docker('ps', '--filter', `label=${LABELS.appName}=${same}`, '--format', `{{.Label "${LABELS.deploymentId}"}}`);
-        return out && !out.includes('\n') ? out : null;
-      }, 'one web container of the last deployment', 30_000);
+      const running = await poll(
+        async () => {
+          const out = docker(
+            'ps',
+            '--filter',
+            `label=${LABELS.appName}=${same}`,
+            '--format',
+            `{{.Label "${LABELS.deploymentId}"}}`,
+          );
+          return out && !out.includes('\n') ? out : null;
+        },
+        'one web container of the last deployment',
+        30_000,
+      );
       expect(running).toBe(sameIds[4]);
       const builds = join(dataDir, 'builds');
-      await poll(async () => !existsSync(builds) || readdirSync(builds).length === 0, 'the build directories to be removed', 10_000);
+      await poll(
+        async () => !existsSync(builds) || readdirSync(builds).length === 0,
+        'the build directories to be removed',
+        10_000,
+      );
       const { peak } = e.memory();
-      figures.push(`15 deployments (10 apps + 5 on one) in ${seconds} s, RSS idle ${mb(idle)}, peak sampled ${mb(sampled)}, VmHWM ${mb(peak)}`);
+      figures.push(
+        `15 deployments (10 apps + 5 on one) in ${seconds} s, RSS idle ${mb(idle)}, peak sampled ${mb(sampled)}, VmHWM ${mb(peak)}`,
+      );
       expect(peak).toBeLessThanOrEqual(300 * MB);
     } finally {
       if (sampler) clearInterval(sampler);
       // The instance id, from the labels of any container the emulator made (for the clean-up of its images).
-      const instance = docker('ps', '-a', '--filter', `label=${LABELS.appName}=${same}`, '--format', `{{.Label "${LABELS.instance}"}}`).split('\n')[0];
+      const instance = docker(
+        'ps',
+        '-a',
+        '--filter',
+        `label=${LABELS.appName}=${same}`,
+        '--format',
+        `{{.Label "${LABELS.instance}"}}`,
+      ).split('\n')[0];
       await emu?.stop();
       if (instance) removeInstance(instance);
       rmSync(dataDir, { recursive: true, force: true });

@@ -19,7 +19,11 @@ describe('control plane: wrong admin tokens, reset and restore during traffic (e
   const figures: string[] = [];
 
   const admin = async (method: string, path: string, token = ADMIN) => {
-    const res = await fetch(`${emu.api}/_emulator${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    const res = await fetch(`${emu.api}/_emulator${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: method === 'POST' ? '{}' : undefined,
+    });
     return { status: res.status, text: await res.text(), retryAfter: res.headers.get('retry-after') };
   };
 
@@ -36,7 +40,11 @@ describe('control plane: wrong admin tokens, reset and restore during traffic (e
 
   it('wrong admin tokens: 401 whatever they share with the right one, then 429 past 60 a minute; the right token passes', async () => {
     // Timings of tokens sharing nothing, all but the last character, or of another length (printed only).
-    const wrong = { none: `zz${'0'.repeat(ADMIN.length - 2)}`, 'all but last': `${ADMIN.slice(0, -1)}x`, longer: `${ADMIN}${'0'.repeat(200)}` };
+    const wrong = {
+      none: `zz${'0'.repeat(ADMIN.length - 2)}`,
+      'all but last': `${ADMIN.slice(0, -1)}x`,
+      longer: `${ADMIN}${'0'.repeat(200)}`,
+    };
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const timings: string[] = [];
     for (const [name, token] of Object.entries(wrong)) {
@@ -60,7 +68,9 @@ describe('control plane: wrong admin tokens, reset and restore during traffic (e
     expect(Number(limited.retryAfter)).toBeGreaterThan(0);
     // The owner is not locked out by guesses.
     expect((await admin('GET', '/faults')).status).toBe(200);
-    figures.push(`wrong admin tokens: 60 answered 401, the 61st 429 (Retry-After ${limited.retryAfter} s), the right token 200`);
+    figures.push(
+      `wrong admin tokens: 60 answered 401, the 61st 429 (Retry-After ${limited.retryAfter} s), the right token 200`,
+    );
   });
 
   /** Users writing without pause until stopped: every answer, and when it came relative to `mark`. */

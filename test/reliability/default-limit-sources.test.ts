@@ -150,7 +150,9 @@ describe('HTTP archive sources at the default size limits (emulator as a separat
   it('a gzip stream of zeros without end (tar end-of-archive, then more) ends at once', async () => {
     const d = await deploy(`${base}/zeros.tar.gz`);
     expect(d.status).toBe('build-error');
-    expect(d.output).toMatch(/cannot extract the archive \(a \.tar\.gz archive is expected\): .*Unrecognized archive format/);
+    expect(d.output).toMatch(
+      /cannot extract the archive \(a \.tar\.gz archive is expected\): .*Unrecognized archive format/,
+    );
     // Ended at the archive's first blocks, not at a limit: a few MB at most left the server (socket buffers).
     expect(sent.get('/zeros.tar.gz') ?? 0).toBeLessThan(64 * MB);
     figures.push(`endless gzip of zeros: ended after ${mb(sent.get('/zeros.tar.gz') ?? 0)} sent`);
@@ -174,17 +176,25 @@ describe('HTTP archive sources at the default size limits (emulator as a separat
     figures.push(`Content-Length 1 KB then endless: ended after ${mb(sent.get('/short.tar.gz') ?? 0)} sent`);
   }, 120_000);
 
-  it('a body of 1 byte a second ends at the time limit', async () => {
-    const d = await deploy(`${base}/slow.tar.gz`);
-    expect(d.status).toBe('build-error');
-    expect(d.output).toMatch(/fetching and extracting the archive took longer than the limit of 20 s/);
-    figures.push(`1 byte/s: ended at the time limit after ${sent.get('/slow.tar.gz') ?? 0} bytes`);
-  }, TIME_LIMIT_MS + 90_000);
+  it(
+    'a body of 1 byte a second ends at the time limit',
+    async () => {
+      const d = await deploy(`${base}/slow.tar.gz`);
+      expect(d.status).toBe('build-error');
+      expect(d.output).toMatch(/fetching and extracting the archive took longer than the limit of 20 s/);
+      figures.push(`1 byte/s: ended at the time limit after ${sent.get('/slow.tar.gz') ?? 0} bytes`);
+    },
+    TIME_LIMIT_MS + 90_000,
+  );
 
   it('afterwards: peak RSS within 64 MB of idle, no 500, no build directory left', async () => {
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     const builds = join(dir, 'builds');
-    await poll(async () => !existsSync(builds) || readdirSync(builds).length === 0, 'the build directories to be removed', 10_000);
+    await poll(
+      async () => !existsSync(builds) || readdirSync(builds).length === 0,
+      'the build directories to be removed',
+      10_000,
+    );
     const { rss, peak } = emu.memory();
     figures.push(`RSS idle ${mb(idle)}, peak sampled ${mb(sampledPeak)}, peak (VmHWM) ${mb(peak)}, after ${mb(rss)}`);
     expect(peak - idle).toBeLessThanOrEqual(64 * MB);

@@ -5,7 +5,18 @@
 // space returns. Mounting a tmpfs needs root (CI runs as root): without it the test fails at once.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +69,9 @@ describe('a full disk under the data directory (emulator as a separate process, 
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m,mode=0700', 'tmpfs', data], { stdio: 'pipe' });
       mounted = true;
     } catch (err) {
-      throw new Error(`cannot mount a tmpfs for the data directory (root is needed): ${(err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message}`);
+      throw new Error(
+        `cannot mount a tmpfs for the data directory (root is needed): ${(err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message}`,
+      );
     }
     emu = await spawnEmulator(data, { logLevel: 'error' });
     routerPort = Number(/Router\s+http:\/\/<app>\.localhost:(\d+)/.exec(emu.output())?.[1] ?? 0);
@@ -83,28 +96,42 @@ describe('a full disk under the data directory (emulator as a separate process, 
   it('API writes answer 507 {error} while the disk is full, reads go on, writes resume once space returns', async () => {
     for (let i = 0; i < 3; i++) {
       const app = await createApp(emu, 'kept');
-      expect((await emu.call('POST', `/v1/apps/${app}/variables`, { body: { variable: { name: 'KEPT', value: `v${i}` } } })).status).toBe(201);
+      expect(
+        (await emu.call('POST', `/v1/apps/${app}/variables`, { body: { variable: { name: 'KEPT', value: `v${i}` } } }))
+          .status,
+      ).toBe(201);
       acknowledged.push({ app, key: `v${i}` });
     }
     const filler = fill(data);
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const r = await emu.call('POST', '/v1/apps', { body: { app: { name: `full-${i}-${randomBytes(2).toString('hex')}` } } });
+      const r = await emu.call('POST', '/v1/apps', {
+        body: { app: { name: `full-${i}-${randomBytes(2).toString('hex')}` } },
+      });
       statuses.push(r.status);
       if (r.status === 507) expect(r.body).toEqual({ error: expect.stringMatching(DISK_FULL) });
-      const v = await emu.call('POST', `/v1/apps/${acknowledged[0].app}/variables`, { body: { variable: { name: `FULL_${i}`, value: 'x'.repeat(4096) } } });
+      const v = await emu.call('POST', `/v1/apps/${acknowledged[0].app}/variables`, {
+        body: { variable: { name: `FULL_${i}`, value: 'x'.repeat(4096) } },
+      });
       statuses.push(v.status);
     }
-    figures.push(`API writes on a full disk: ${statuses.filter((s) => s === 507).length}/${statuses.length} answered 507, the others ${[...new Set(statuses.filter((s) => s !== 507))].join(', ') || 'none'}`);
+    figures.push(
+      `API writes on a full disk: ${statuses.filter((s) => s === 507).length}/${statuses.length} answered 507, the others ${[...new Set(statuses.filter((s) => s !== 507))].join(', ') || 'none'}`,
+    );
     expect(statuses.filter((s) => s >= 500 && s !== 507)).toEqual([]);
     expect(statuses).toContain(507);
     // Reads need no space.
     expect((await emu.call('GET', '/v1/apps')).status).toBe(200);
     rmSync(filler);
-    const after = await emu.call('POST', '/v1/apps', { body: { app: { name: `after-${randomBytes(2).toString('hex')}` } } });
+    const after = await emu.call('POST', '/v1/apps', {
+      body: { app: { name: `after-${randomBytes(2).toString('hex')}` } },
+    });
     expect(after.status).toBe(201);
     for (const { app, key } of acknowledged) {
-      const vars = (await emu.call('GET', `/v1/apps/${app}/variables`)).body.variables as { name: string; value: string }[];
+      const vars = (await emu.call('GET', `/v1/apps/${app}/variables`)).body.variables as {
+        name: string;
+        value: string;
+      }[];
       expect(vars.find((v) => v.name === 'KEPT')?.value).toBe(key);
     }
   });
@@ -114,10 +141,13 @@ describe('a full disk under the data directory (emulator as a separate process, 
     // node:http, which sends the Host header given (fetch replaces it).
     const hit = (path: string) =>
       new Promise<number>((ok, fail) => {
-        const req = httpGet({ host: '127.0.0.1', port: routerPort, path, headers: { host: `${app}.localhost` } }, (res) => {
-          res.resume();
-          ok(res.statusCode ?? 0);
-        });
+        const req = httpGet(
+          { host: '127.0.0.1', port: routerPort, path, headers: { host: `${app}.localhost` } },
+          (res) => {
+            res.resume();
+            ok(res.statusCode ?? 0);
+          },
+        );
         req.on('error', fail);
       });
     expect((await emu.call('PATCH', `/v1/apps/${app}`, { body: { app: { router_logs: true } } })).status).toBe(200);
@@ -133,7 +163,9 @@ describe('a full disk under the data directory (emulator as a separate process, 
     expect(await hit('/after-full')).toBe(503);
     await poll(async () => (await read()).includes('/after-full'), 'the access line after space returned', 10_000);
     const text = await read();
-    figures.push(`log ingestion: ${(text.match(/while-full-/g) ?? []).length}/50 lines written while full were stored, ingestion resumed`);
+    figures.push(
+      `log ingestion: ${(text.match(/while-full-/g) ?? []).length}/50 lines written while full were stored, ingestion resumed`,
+    );
   });
 
   it('a build that fills the disk ends build-error naming the full disk, its directory removed', async () => {
@@ -151,10 +183,17 @@ describe('a full disk under the data directory (emulator as a separate process, 
       expect(d.output).toMatch(DISK_FULL);
       figures.push('a build filling the disk: build-error, "disk … is full" in its output');
       const builds = join(data, 'builds');
-      await poll(async () => !existsSync(builds) || readdirSync(builds).length === 0, 'the build directory to be removed', 10_000);
+      await poll(
+        async () => !existsSync(builds) || readdirSync(builds).length === 0,
+        'the build directory to be removed',
+        10_000,
+      );
     } finally {
       rmSync(filler, { force: true });
     }
-    expect((await emu.call('POST', '/v1/apps', { body: { app: { name: `recovered-${randomBytes(2).toString('hex')}` } } })).status).toBe(201);
+    expect(
+      (await emu.call('POST', '/v1/apps', { body: { app: { name: `recovered-${randomBytes(2).toString('hex')}` } } }))
+        .status,
+    ).toBe(201);
   }, 90_000);
 });

@@ -18,7 +18,11 @@ export interface EmulatorProcess {
   api: string;
   /** Everything the process printed (stdout and stderr), for failure messages. */
   output(): string;
-  call(method: string, path: string, opts?: { body?: unknown; as?: keyof typeof TOKENS | null; signal?: AbortSignal }): Promise<{ status: number; body: any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; as?: keyof typeof TOKENS | null; signal?: AbortSignal },
+  ): Promise<{ status: number; body: any; text: string }>;
   /** Current and peak resident memory, in bytes (VmRSS, VmHWM of /proc/<pid>/status). */
   memory(): { rss: number; peak: number };
   kill9(): Promise<void>;
@@ -29,11 +33,30 @@ export interface EmulatorProcess {
 export async function spawnEmulator(dataDir: string, config: Record<string, unknown> = {}): Promise<EmulatorProcess> {
   const configFile = join(dataDir, 'emulator.config.json');
   writeFileSync(configFile, JSON.stringify({ users: TEST_USERS, logLevel: 'warn', ...config }));
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'start', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--router-port', '0', '--ssh-port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, EMULATOR_CONFIG: '', NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'src/main.ts'),
+      'start',
+      '--config',
+      configFile,
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--router-port',
+      '0',
+      '--ssh-port',
+      '0',
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, EMULATOR_CONFIG: '', NODE_OPTIONS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const api = await new Promise<string>((ok, fail) => {
@@ -101,7 +124,12 @@ export const MB = 1024 * 1024;
 export const mb = (n: number) => `${Math.round(n / MB)} MB`;
 
 /** Polls the start-up work: reconciliation is done once `ps` answers and matches `expect`. */
-export async function poll<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 60_000, intervalMs = 200): Promise<T> {
+export async function poll<T>(
+  fn: () => Promise<T | null | undefined | false>,
+  what: string,
+  timeoutMs = 60_000,
+  intervalMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -111,7 +139,8 @@ export async function poll<T>(fn: () => Promise<T | null | undefined | false>, w
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -31,7 +31,8 @@ describe('files: owner-only data directory and database', () => {
         expect(existsSync(f), f).toBe(true);
         expect(mode(f), f).toBe(0o600);
       }
-      for (const key of ['jwt.key', 'logs.key']) if (existsSync(join(dataDir, key))) expect(mode(join(dataDir, key)), key).toBe(0o600);
+      for (const key of ['jwt.key', 'logs.key'])
+        if (existsSync(join(dataDir, key))) expect(mode(join(dataDir, key)), key).toBe(0o600);
       await h.stop();
 
       // An older start left world-readable files: the next start closes them.
@@ -64,20 +65,38 @@ describe('secrets: webhook URL credentials', () => {
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     const port = (server.address() as AddressInfo).port;
     let logged = '';
-    const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _enc, cb) => void ((logged += String(chunk)), cb()) }));
-    const h = await startEmulator({ notifiers: { webhookRetries: 3, webhookBackoffMs: 20 } as never }, { runtime: new FakeLogsRuntime(), logger });
+    const logger = pino(
+      { level: 'debug' },
+      new Writable({ write: (chunk, _enc, cb) => void ((logged += String(chunk)), cb()) }),
+    );
+    const h = await startEmulator(
+      { notifiers: { webhookRetries: 3, webhookBackoffMs: 20 } as never },
+      { runtime: new FakeLogsRuntime(), logger },
+    );
     try {
       expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'secret-hooks' } } })).status).toBe(201);
       const url = `http://hook-user:s3cr3t-pass@127.0.0.1:${port}/hook?access_token=tok-123456&page=2`;
-      const platforms = (await h.call('GET', '/v1/notification_platforms')).body.notification_platforms as { id: string; name: string }[];
+      const platforms = (await h.call('GET', '/v1/notification_platforms')).body.notification_platforms as {
+        id: string;
+        name: string;
+      }[];
       const webhook = platforms.find((p) => p.name === 'webhook')!.id;
-      const created = await h.call('POST', '/v1/apps/secret-hooks/notifiers', { body: { notifier: { platform_id: webhook, name: 'hook', send_all_events: true, type_data: { webhook_url: url } } } });
+      const created = await h.call('POST', '/v1/apps/secret-hooks/notifiers', {
+        body: {
+          notifier: { platform_id: webhook, name: 'hook', send_all_events: true, type_data: { webhook_url: url } },
+        },
+      });
       expect(created.status).toBe(201);
-      expect((await h.call('POST', '/v1/apps/secret-hooks/variables', { body: { variable: { name: 'A', value: '1' } } })).status).toBe(201);
+      expect(
+        (await h.call('POST', '/v1/apps/secret-hooks/variables', { body: { variable: { name: 'A', value: '1' } } }))
+          .status,
+      ).toBe(201);
       await eventually(() => seen.length >= 3, { what: 'the third delivery (after two refusals)' });
       expect(seen[2].authorization).toBe(`Basic ${Buffer.from('hook-user:s3cr3t-pass').toString('base64')}`);
       expect(paths[2]).toBe('/hook?access_token=tok-123456&page=2');
-      await eventually(() => (logged.match(/webhook notification refused/g) ?? []).length >= 2, { what: 'the warnings of the refusals' });
+      await eventually(() => (logged.match(/webhook notification refused/g) ?? []).length >= 2, {
+        what: 'the warnings of the refusals',
+      });
       expect(logged).not.toContain('s3cr3t-pass');
       expect(logged).not.toContain('tok-123456');
       expect(logged).toContain('http://***:***@127.0.0.1');

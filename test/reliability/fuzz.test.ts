@@ -21,12 +21,25 @@ const basic = (t: string) => `Basic ${Buffer.from(`:${t}`).toString('base64')}`;
 /** Every (method, path) of the app, without middleware entries. */
 function routesOf(h: Harness): Route[] {
   const seen = new Map<string, Route>();
-  for (const r of h.emu.app.routes) if (r.method !== 'ALL' && !r.path.includes('*')) seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
+  for (const r of h.emu.app.routes)
+    if (r.method !== 'ALL' && !r.path.includes('*'))
+      seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
   return [...seen.values()];
 }
 
 function authorization(r: ReturnType<typeof prng>): () => string {
-  return () => (r.chance(0.93) ? basic(TOKENS.dev) : r.pick(['', 'Bearer ', 'Bearer a.b.c', 'Basic %%%', `Basic ${Buffer.from('dev:wrong').toString('base64')}`, 'Digest x', `Bearer ${'A'.repeat(9000)}`]));
+  return () =>
+    r.chance(0.93)
+      ? basic(TOKENS.dev)
+      : r.pick([
+          '',
+          'Bearer ',
+          'Bearer a.b.c',
+          'Basic %%%',
+          `Basic ${Buffer.from('dev:wrong').toString('base64')}`,
+          'Digest x',
+          `Bearer ${'A'.repeat(9000)}`,
+        ]);
 }
 
 interface Figures {
@@ -43,7 +56,11 @@ function describeReq(q: HostileRequest): string {
   return `${q.method} ${q.path.slice(0, 200)} [${q.kind}] ${q.body ? `body ${q.body.length} B: ${q.body.slice(0, 120)}` : ''}`;
 }
 
-async function runAll(n: number, make: () => HostileRequest, send: (q: HostileRequest) => Promise<{ status: number; body: string }>): Promise<Figures> {
+async function runAll(
+  n: number,
+  make: () => HostileRequest,
+  send: (q: HostileRequest) => Promise<{ status: number; body: string }>,
+): Promise<Figures> {
   const f: Figures = { count: 0, ms: 0, statuses: {}, byKind: {}, msByKind: {}, fives: [] };
   const t0 = performance.now();
   let left = n;
@@ -57,7 +74,8 @@ async function runAll(n: number, make: () => HostileRequest, send: (q: HostileRe
       f.count++;
       f.statuses[res.status] = (f.statuses[res.status] ?? 0) + 1;
       f.byKind[q.kind] = (f.byKind[q.kind] ?? 0) + 1;
-      if (res.status >= 500 && f.fives.length < 20) f.fives.push({ req: describeReq(q), status: res.status, body: res.body.slice(0, 300) });
+      if (res.status >= 500 && f.fives.length < 20)
+        f.fives.push({ req: describeReq(q), status: res.status, body: res.body.slice(0, 300) });
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -82,7 +100,15 @@ function sendHttp(api: string, agent: Agent) {
         res.on('error', () => resolve({ status: 0, body: 'response error' }));
       });
       // A 413 closes the connection while the body is still being written: that is not a failure.
-      req.on('error', (err) => resolve({ status: (err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? 413 : 0, body: err.message }));
+      req.on('error', (err) =>
+        resolve({
+          status:
+            (err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET'
+              ? 413
+              : 0,
+          body: err.message,
+        }),
+      );
       req.end(q.body);
     });
 }
@@ -97,10 +123,24 @@ describe('fuzzing every route with hostile requests', () => {
     routes = routesOf(h);
     // Real objects to aim at, so hostile bodies reach the handlers behind the 404s.
     const app = (await h.call('POST', '/v1/apps', { body: { app: { name: 'fuzz-target' } } })).body.app;
-    const variable = (await h.call('POST', '/v1/apps/fuzz-target/variables', { body: { variable: { name: 'FUZZ', value: '1' } } })).body.variable;
-    const alert = (await h.call('POST', '/v1/apps/fuzz-target/alerts', { body: { alert: { container_type: 'web', metric: 'cpu', limit: 0.5 } } })).body.alert;
-    const notifier = (await h.call('POST', '/v1/apps/fuzz-target/notifiers', { body: { notifier: { platform_id: 'email', name: 'n', type_data: { emails: ['a@example.test'] } } } })).body.notifier;
-    const collab = (await h.call('POST', '/v1/apps/fuzz-target/collaborators', { body: { collaborator: { email: 'other@example.test' } } })).body.collaborator;
+    const variable = (
+      await h.call('POST', '/v1/apps/fuzz-target/variables', { body: { variable: { name: 'FUZZ', value: '1' } } })
+    ).body.variable;
+    const alert = (
+      await h.call('POST', '/v1/apps/fuzz-target/alerts', {
+        body: { alert: { container_type: 'web', metric: 'cpu', limit: 0.5 } },
+      })
+    ).body.alert;
+    const notifier = (
+      await h.call('POST', '/v1/apps/fuzz-target/notifiers', {
+        body: { notifier: { platform_id: 'email', name: 'n', type_data: { emails: ['a@example.test'] } } },
+      })
+    ).body.notifier;
+    const collab = (
+      await h.call('POST', '/v1/apps/fuzz-target/collaborators', {
+        body: { collaborator: { email: 'other@example.test' } },
+      })
+    ).body.collaborator;
     params = {
       app: ['fuzz-target', app.id],
       id: [variable?.id, alert?.id, notifier?.id, collab?.id].filter(Boolean),
@@ -159,18 +199,37 @@ describe('fuzzing every route with hostile requests', () => {
     it(`${OVER_HTTP} hostile requests: 0 answers ≥ 500, the process alive, health 200, RSS back near idle`, async () => {
       const api = p.api;
       const setup = async (method: string, path: string, body: unknown) =>
-        (await fetch(`${api}${path}`, { method, headers: { authorization: basic(TOKENS.dev), 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<Record<string, { id: string }>>;
+        (
+          await fetch(`${api}${path}`, {
+            method,
+            headers: { authorization: basic(TOKENS.dev), 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).json() as Promise<Record<string, { id: string }>>;
       const app = (await setup('POST', '/v1/apps', { app: { name: 'fuzz-target' } })).app;
-      const variable = (await setup('POST', '/v1/apps/fuzz-target/variables', { variable: { name: 'FUZZ', value: '1' } })).variable;
+      const variable = (
+        await setup('POST', '/v1/apps/fuzz-target/variables', { variable: { name: 'FUZZ', value: '1' } })
+      ).variable;
       const httpParams = { ...params, app: ['fuzz-target', app.id], id: [variable.id] };
       const rssIdle = p.rss();
       const r = prng(SEED + 1);
       const auth = authorization(r);
       const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-      const f = await runAll(OVER_HTTP, () => hostileRequest(r, routes, { params: httpParams, authorization: auth, bodyLimit: h.emu.config.bodyLimitBytes }), sendHttp(api, agent));
+      const f = await runAll(
+        OVER_HTTP,
+        () =>
+          hostileRequest(r, routes, {
+            params: httpParams,
+            authorization: auth,
+            bodyLimit: h.emu.config.bodyLimitBytes,
+          }),
+        sendHttp(api, agent),
+      );
       agent.destroy();
       const rssAfter = p.rss();
-      console.log(`fuzz (HTTP, separate process, seed ${SEED + 1}): ${f.count} requests in ${f.ms} ms; statuses ${JSON.stringify(f.statuses)}; RSS ${Math.round(rssIdle / MB)} MB idle, ${Math.round(rssAfter / MB)} MB after`);
+      console.log(
+        `fuzz (HTTP, separate process, seed ${SEED + 1}): ${f.count} requests in ${f.ms} ms; statuses ${JSON.stringify(f.statuses)}; RSS ${Math.round(rssIdle / MB)} MB idle, ${Math.round(rssAfter / MB)} MB after`,
+      );
       expect(f.fives).toEqual([]);
       expect(f.statuses['0'] ?? 0).toBe(0); // no connection failed without an answer
       expect(p.exited()).toBeNull();

@@ -16,12 +16,33 @@ import { spawnEmulator, poll, mb, MB, type EmulatorProcess } from './emulator-pr
 
 // Reduced caps so the suite writes little to disk; memory does not depend on them (streams).
 // Every source here fails before a build: no container or image is made.
-const LIMITS = { maxArchiveBytes: 64 * MB, maxExpandedBytes: 256 * MB, maxFileBytes: 128 * MB, maxEntries: 1000, timeoutMs: 30_000 };
+const LIMITS = {
+  maxArchiveBytes: 64 * MB,
+  maxExpandedBytes: 256 * MB,
+  maxFileBytes: 128 * MB,
+  maxEntries: 1000,
+  timeoutMs: 30_000,
+};
 
-type Entry = { path: string; type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link'; linkpath?: string; data?: Buffer; size?: number };
+type Entry = {
+  path: string;
+  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link';
+  linkpath?: string;
+  data?: Buffer;
+  size?: number;
+};
 
 function header(e: Entry): Buffer {
-  const h = new Header({ path: e.path, type: e.type ?? 'File', linkpath: e.linkpath, size: e.size ?? e.data?.length ?? 0, mode: e.type === 'Directory' ? 0o755 : 0o644, mtime: new Date(), uid: 0, gid: 0 });
+  const h = new Header({
+    path: e.path,
+    type: e.type ?? 'File',
+    linkpath: e.linkpath,
+    size: e.size ?? e.data?.length ?? 0,
+    mode: e.type === 'Directory' ? 0o755 : 0o644,
+    mtime: new Date(),
+    uid: 0,
+    gid: 0,
+  });
   h.encode();
   return h.block!;
 }
@@ -59,13 +80,21 @@ describe('hostile deployment sources (emulator as a separate process)', () => {
   async function deploy(sourceUrl: string): Promise<{ status: string; output: string }> {
     const app = `hostile-${++n}-${randomBytes(2).toString('hex')}`;
     expect((await call('POST', '/v1/apps', { body: { app: { name: app } } })).status).toBe(201);
-    const created = await call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url: sourceUrl } } });
+    const created = await call('POST', `/v1/apps/${app}/deployments`, {
+      body: { deployment: { source_url: sourceUrl } },
+    });
     expect(created.status).toBe(201);
     const id = created.body.deployment.id as string;
-    const done = await poll(async () => {
-      const r = await call('GET', `/v1/apps/${app}/deployments/${id}`);
-      return ['build-error', 'crashed-error', 'success', 'timeout-error'].includes(r.body?.deployment?.status) ? r.body.deployment : null;
-    }, `deployment of ${sourceUrl}`, 60_000);
+    const done = await poll(
+      async () => {
+        const r = await call('GET', `/v1/apps/${app}/deployments/${id}`);
+        return ['build-error', 'crashed-error', 'success', 'timeout-error'].includes(r.body?.deployment?.status)
+          ? r.body.deployment
+          : null;
+      },
+      `deployment of ${sourceUrl}`,
+      60_000,
+    );
     const output = (await call('GET', `/v1/apps/${app}/deployments/${id}/output`)).text;
     expect((await call('DELETE', `/v1/apps/${app}?current_name=${app}`)).status).toBe(204);
     return { status: done.status, output };
@@ -137,9 +166,16 @@ describe('hostile deployment sources (emulator as a separate process)', () => {
     const zeros = gzipSync(Buffer.alloc(64 * MB), { level: 9 }); // one gzip member: 64 MB of zeros in ~64 KB
     const member = (b: Buffer) => gzipSync(b);
     // 100 × 64 MB = 6.4 GB of zeros in a single declared file.
-    const single = [member(header({ path: 'bomb/zeros.bin', size: 100 * 64 * MB })), ...Array(100).fill(zeros), member(Buffer.alloc(1024))];
+    const single = [
+      member(header({ path: 'bomb/zeros.bin', size: 100 * 64 * MB })),
+      ...Array(100).fill(zeros),
+      member(Buffer.alloc(1024)),
+    ];
     // 100 files of 64 MB each (under the per-file limit): the total is cut at the expanded limit.
-    const many = Array.from({ length: 100 }, (_, i) => [member(header({ path: `bomb/z${i}.bin`, size: 64 * MB })), zeros]).flat();
+    const many = Array.from({ length: 100 }, (_, i) => [
+      member(header({ path: `bomb/z${i}.bin`, size: 64 * MB })),
+      zeros,
+    ]).flat();
     many.push(member(Buffer.alloc(1024)));
     writeFileSync(join(dir, 'single-bomb.tar.gz'), Buffer.concat(single));
     writeFileSync(join(dir, 'many-bomb.tar.gz'), Buffer.concat(many));
@@ -165,11 +201,36 @@ describe('hostile deployment sources (emulator as a separate process)', () => {
   it('refuses `..`, absolute paths, and symbolic or hard links leading out of the build directory', async () => {
     const data = Buffer.from('pwned\n');
     const cases: [string, Entry[], RegExp][] = [
-      ['dotdot', [{ path: 'app/', type: 'Directory' }, { path: 'app/../../../outside/dotdot.txt', data }], /paths with '\.\.' are not accepted/],
+      [
+        'dotdot',
+        [
+          { path: 'app/', type: 'Directory' },
+          { path: 'app/../../../outside/dotdot.txt', data },
+        ],
+        /paths with '\.\.' are not accepted/,
+      ],
       ['absolute', [{ path: join(outside, 'absolute.txt'), data }], /absolute paths are not accepted/],
-      ['symlink-abs', [{ path: 'app/out', type: 'SymbolicLink', linkpath: outside }, { path: 'app/out/symlink.txt', data }], /link to an absolute path/],
-      ['symlink-rel', [{ path: 'app/up', type: 'SymbolicLink', linkpath: '../../../../outside' }, { path: 'app/up/symlink.txt', data }], /link pointing outside/],
-      ['hardlink', [{ path: 'app/hard', type: 'Link', linkpath: '../../../outside/target.txt' }], /link pointing outside/],
+      [
+        'symlink-abs',
+        [
+          { path: 'app/out', type: 'SymbolicLink', linkpath: outside },
+          { path: 'app/out/symlink.txt', data },
+        ],
+        /link to an absolute path/,
+      ],
+      [
+        'symlink-rel',
+        [
+          { path: 'app/up', type: 'SymbolicLink', linkpath: '../../../../outside' },
+          { path: 'app/up/symlink.txt', data },
+        ],
+        /link pointing outside/,
+      ],
+      [
+        'hardlink',
+        [{ path: 'app/hard', type: 'Link', linkpath: '../../../outside/target.txt' }],
+        /link pointing outside/,
+      ],
     ];
     writeFileSync(join(outside, 'target.txt'), 'original\n');
     for (const [name, entries, message] of cases) {
@@ -183,25 +244,41 @@ describe('hostile deployment sources (emulator as a separate process)', () => {
   }, 120_000);
 
   it('git_source: an option-like value is refused with 422; a repository with an escaping link fails the build', async () => {
-    const bad = await call('POST', '/v1/apps', { body: { app: { name: 'hostile-git-option', git_source: `--upload-pack=touch ${join(outside, 'pwned')}` } } });
+    const bad = await call('POST', '/v1/apps', {
+      body: { app: { name: 'hostile-git-option', git_source: `--upload-pack=touch ${join(outside, 'pwned')}` } },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body).toEqual({ errors: { git_source: [expect.stringMatching(/hyphen/)] } });
     const repo = join(dir, 'repo');
     mkdirSync(repo);
-    const git = (...a: string[]) => execFileSync('git', ['-C', repo, ...a], { stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    const git = (...a: string[]) =>
+      execFileSync('git', ['-C', repo, ...a], {
+        stdio: 'ignore',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+      });
     git('init', '-q');
     writeFileSync(join(repo, 'Procfile'), 'web: httpd -f -p $PORT\n');
     symlinkSync('/etc/passwd', join(repo, 'passwd'));
     git('add', '.');
     git('commit', '-qm', 'escaping link');
-    const created = await call('POST', '/v1/apps', { body: { app: { name: 'hostile-git-link', git_source: `file://${repo}` } } });
+    const created = await call('POST', '/v1/apps', {
+      body: { app: { name: 'hostile-git-link', git_source: `file://${repo}` } },
+    });
     expect(created.status).toBe(201);
     const d = await poll(async () => {
       const r = await call('GET', '/v1/apps/hostile-git-link/deployments');
       const first = r.body?.deployments?.[0];
       return first && first.status === 'build-error' ? first : null;
     }, 'the git deployment to fail');
-    expect((await call('GET', `/v1/apps/hostile-git-link/deployments/${d.id}/output`)).text).toMatch(/passwd: a link to an absolute path/);
+    expect((await call('GET', `/v1/apps/hostile-git-link/deployments/${d.id}/output`)).text).toMatch(
+      /passwd: a link to an absolute path/,
+    );
     expect((await call('DELETE', '/v1/apps/hostile-git-link?current_name=hostile-git-link')).status).toBe(204);
     expect(existsSync(join(outside, 'pwned'))).toBe(false);
   }, 60_000);
@@ -209,7 +286,11 @@ describe('hostile deployment sources (emulator as a separate process)', () => {
   it('afterwards: no 500 was answered, build directories are gone, memory stayed bounded', async () => {
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     const builds = join(dir, 'data', 'builds');
-    await poll(async () => !existsSync(builds) || readdirSync(builds).length === 0, 'the build directories to be removed', 10_000);
+    await poll(
+      async () => !existsSync(builds) || readdirSync(builds).length === 0,
+      'the build directories to be removed',
+      10_000,
+    );
     const health = await emu.call('GET', '/_emulator/health', { as: null });
     expect(health.status).toBe(200);
     const { rss, peak } = emu.memory();

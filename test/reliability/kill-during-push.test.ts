@@ -15,7 +15,8 @@ import { FAST, FIXTURES } from '../support/apps.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, removeInstance } from '../support/docker-cli.ts';
 
-const sshPortOf = (emu: EmulatorProcess) => Number(/Git \(SSH\)\s+ssh:\/\/git@[^:]+:(\d+)\//.exec(emu.output())?.[1] ?? 0);
+const sshPortOf = (emu: EmulatorProcess) =>
+  Number(/Git \(SSH\)\s+ssh:\/\/git@[^:]+:(\d+)\//.exec(emu.output())?.[1] ?? 0);
 
 describe('kill -9 during a git push (emulator as a separate process, real Docker)', () => {
   it('comes back consistent at each kill point: the push deployed or refused, the branch unmoved when refused', async () => {
@@ -28,22 +29,47 @@ describe('kill -9 during a git push (emulator as a separate process, real Docker
     let instance = '';
     const figures: string[] = [];
     try {
-      expect((await emu.call('POST', '/v1/keys', { body: { key: { name: 'dev', content: key.publicKey } } })).status).toBe(201);
+      expect(
+        (await emu.call('POST', '/v1/keys', { body: { key: { name: 'dev', content: key.publicKey } } })).status,
+      ).toBe(201);
       const app = await createApp(emu, 'kill-push');
       const dir = join(root, 'work');
       cpSync(join(FIXTURES, 'busybox-web'), dir, { recursive: true });
       await initRepo(dir, key.privateKey);
       // Kill points: while the objects are received, and once the deployment is building.
       const points: [string, (e: EmulatorProcess, progress: () => string) => Promise<unknown>][] = [
-        ['receiving', async (_e, progress) => poll(async () => /Writing objects|Counting objects/.test(progress()), 'the push to send objects', 30_000, 10)],
-        ['building', async (e) => poll(async () => (await e.call('GET', `/v1/apps/${app}/deployments`)).body?.deployments?.[0]?.status === 'building', 'a building deployment', 30_000, 20)],
+        [
+          'receiving',
+          async (_e, progress) =>
+            poll(
+              async () => /Writing objects|Counting objects/.test(progress()),
+              'the push to send objects',
+              30_000,
+              10,
+            ),
+        ],
+        [
+          'building',
+          async (e) =>
+            poll(
+              async () =>
+                (await e.call('GET', `/v1/apps/${app}/deployments`)).body?.deployments?.[0]?.status === 'building',
+              'a building deployment',
+              30_000,
+              20,
+            ),
+        ],
       ];
       for (const [name, waitFor] of points) {
         const e: EmulatorProcess = emu;
         const port = sshPortOf(e);
         writeFileSync(join(dir, 'index.html'), `killed while ${name} from CONTAINER_NAME\n`);
         const sha = await commitAll(dir, key.privateKey, `killed while ${name}`);
-        const before = (await git(root, key.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${port}/${app}.git`, 'refs/heads/main')).out.split('\t')[0].trim();
+        const before = (
+          await git(root, key.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${port}/${app}.git`, 'refs/heads/main')
+        ).out
+          .split('\t')[0]
+          .trim();
         const push = spawn('git', ['push', '--progress', `ssh://git@127.0.0.1:${port}/${app}.git`, 'HEAD:main'], {
           cwd: dir,
           env: { ...process.env, GIT_SSH_COMMAND: ['ssh', ...sshOptions(key.privateKey)].join(' '), LANG: 'C' },
@@ -60,30 +86,66 @@ describe('kill -9 during a git push (emulator as a separate process, real Docker
         emu = await spawnEmulator(data, config);
         const back: EmulatorProcess = emu;
         const newPort = sshPortOf(back);
-        const ref = (await git(root, key.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${newPort}/${app}.git`, 'refs/heads/main')).out.split('\t')[0].trim();
-        const latest = (await back.call('GET', `/v1/apps/${app}/deployments`)).body.deployments[0] as { id: string; status: string };
-        figures.push(`killed while ${name}: push exit ${code}, branch ${ref === sha ? 'moved to the push' : 'unmoved'}, its deployment ${latest?.status ?? 'none'}`);
+        const ref = (
+          await git(root, key.privateKey, 'ls-remote', `ssh://git@127.0.0.1:${newPort}/${app}.git`, 'refs/heads/main')
+        ).out
+          .split('\t')[0]
+          .trim();
+        const latest = (await back.call('GET', `/v1/apps/${app}/deployments`)).body.deployments[0] as {
+          id: string;
+          status: string;
+        };
+        figures.push(
+          `killed while ${name}: push exit ${code}, branch ${ref === sha ? 'moved to the push' : 'unmoved'}, its deployment ${latest?.status ?? 'none'}`,
+        );
         if (code === 0) expect(ref).toBe(sha);
         else {
           expect(ref, 'a refused push leaves the branch where it was').toBe(before);
-          expect(progress).toMatch(/remote end hung up|pre-receive hook declined|Connection closed|unexpectedly|failed to push/);
+          expect(progress).toMatch(
+            /remote end hung up|pre-receive hook declined|Connection closed|unexpectedly|failed to push/,
+          );
         }
         if (latest && ref !== sha) {
           expect(latest.status).toBe('aborted');
-          expect(docker('ps', '-a', '--filter', `label=${LABELS.deploymentId}=${latest.id}`, '--format', '{{.Names}}')).toBe('');
+          expect(
+            docker('ps', '-a', '--filter', `label=${LABELS.deploymentId}=${latest.id}`, '--format', '{{.Names}}'),
+          ).toBe('');
         }
         const builds = join(data, 'builds');
-        await poll(async () => !existsSync(builds) || readdirSync(builds).length === 0, 'the build directories to be removed', 15_000);
+        await poll(
+          async () => !existsSync(builds) || readdirSync(builds).length === 0,
+          'the build directories to be removed',
+          15_000,
+        );
       }
       // The next push deploys: Docker runs its container.
       const e: EmulatorProcess = emu;
       writeFileSync(join(dir, 'index.html'), 'after the kills from CONTAINER_NAME\n');
       await commitAll(dir, key.privateKey, 'after the kills');
-      const r = await git(dir, key.privateKey, 'push', '-q', '--force', `ssh://git@127.0.0.1:${sshPortOf(e)}/${app}.git`, 'HEAD:main');
+      const r = await git(
+        dir,
+        key.privateKey,
+        'push',
+        '-q',
+        '--force',
+        `ssh://git@127.0.0.1:${sshPortOf(e)}/${app}.git`,
+        'HEAD:main',
+      );
       expect(r.code, r.out).toBe(0);
       const id = (await e.call('GET', `/v1/apps/${app}`)).body.app.last_deployment_id as string;
-      await poll(async () => docker('ps', '--filter', `label=${LABELS.deploymentId}=${id}`, '--format', '{{.State}}') === 'running', 'the container of the next push', 60_000);
-      instance = docker('ps', '--filter', `label=${LABELS.deploymentId}=${id}`, '--format', `{{.Label "${LABELS.instance}"}}`);
+      await poll(
+        async () =>
+          docker('ps', '--filter', `label=${LABELS.deploymentId}=${id}`, '--format', '{{.State}}') === 'running',
+        'the container of the next push',
+        60_000,
+      );
+      instance = docker(
+        'ps',
+        '--filter',
+        `label=${LABELS.deploymentId}=${id}`,
+        '--format',
+        `{{.Label "${LABELS.instance}"}}`,
+      );
     } finally {
       await emu?.stop();
       if (instance) removeInstance(instance);

@@ -22,24 +22,36 @@ describe('logs filter: linear-time matching, bounded length', () => {
     const long = fake.add({ ...base, type: LONG_TYPE, index: 1 });
     const web = fake.add({ ...base, type: 'web', index: 1 });
     const worker = fake.add({ ...base, type: 'worker', index: 2 });
-    await eventually(() => fake.followerCount(long) && fake.followerCount(web) && fake.followerCount(worker), { what: 'followers' });
+    await eventually(() => fake.followerCount(long) && fake.followerCount(web) && fake.followerCount(worker), {
+      what: 'followers',
+    });
     fake.print(long, 'from the long type');
     fake.print(web, 'from web');
     fake.print(worker, 'from worker');
     url = await logsUrl(h, app.name);
-    await eventually(async () => (await readLogs(url, { n: 10 })).lines.length === 3, { what: 'the three lines stored' });
+    await eventually(async () => (await readLogs(url, { n: 10 })).lines.length === 3, {
+      what: 'the three lines stored',
+    });
   });
   afterAll(() => h.stop());
 
   it('(a+)+b against a 64-character process type: answered (204, nothing matches) while health is served alongside', async () => {
-    const [filtered, health, again] = await Promise.all([readLogs(url, { n: 100, filter: '(a+)+b' }), fetch(`${h.api}/_emulator/health`), readLogs(url, { n: 100, filter: '(a|aa)+' })]);
+    const [filtered, health, again] = await Promise.all([
+      readLogs(url, { n: 100, filter: '(a+)+b' }),
+      fetch(`${h.api}/_emulator/health`),
+      readLogs(url, { n: 100, filter: '(a|aa)+' }),
+    ]);
     expect(filtered.status).toBe(204);
     expect(health.status).toBe(200);
     expect(again.lines.map(containerOf)).toEqual([`${LONG_TYPE}-1`]);
     // The same patterns on a live stream: the subscription is made, and only matching lines come.
     const ws = await openWs(url, '&filter=(a%2B)%2Bb');
     const wsLong = await openWs(url, `&filter=${encodeURIComponent('(a+)+')}`);
-    fake.print([...fake.containers.values()].find((c) => c.info.labels['io.scalingo-emulator.type'] === LONG_TYPE)!.info.engineId, 'live long');
+    fake.print(
+      [...fake.containers.values()].find((c) => c.info.labels['io.scalingo-emulator.type'] === LONG_TYPE)!.info
+        .engineId,
+      'live long',
+    );
     await eventually(() => wsLong.lines.length === 1, { what: 'the live line through (a+)+' });
     expect(ws.lines).toEqual([]);
     ws.close();
@@ -47,7 +59,8 @@ describe('logs filter: linear-time matching, bounded length', () => {
   });
 
   it('keeps the documented semantics: a name, a type, a simple regular expression; the whole name or type must match', async () => {
-    const containers = async (filter: string) => [...new Set((await readLogs(url, { n: 100, filter })).lines.map(containerOf))].sort();
+    const containers = async (filter: string) =>
+      [...new Set((await readLogs(url, { n: 100, filter })).lines.map(containerOf))].sort();
     expect(await containers('web')).toEqual(['web-1']);
     expect(await containers('worker-2')).toEqual(['worker-2']);
     expect(await containers('web|worker')).toEqual(['web-1', 'worker-2']);

@@ -50,8 +50,20 @@ describe('SSH git endpoint under hostile use (emulator as a separate process, re
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/<-- http:\/\/.*-->/);
     const deploymentId = (await emu.call('GET', `/v1/apps/${app}`)).body.app.last_deployment_id as string;
-    await poll(async () => docker('ps', '--filter', `label=${LABELS.deploymentId}=${deploymentId}`, '--format', '{{.State}}') === 'running', `a container of ${what}`, 60_000);
-    instance ||= docker('ps', '--filter', `label=${LABELS.appName}=${app}`, '--format', `{{.Label "${LABELS.instance}"}}`).split('\n')[0];
+    await poll(
+      async () =>
+        docker('ps', '--filter', `label=${LABELS.deploymentId}=${deploymentId}`, '--format', '{{.State}}') ===
+        'running',
+      `a container of ${what}`,
+      60_000,
+    );
+    instance ||= docker(
+      'ps',
+      '--filter',
+      `label=${LABELS.appName}=${app}`,
+      '--format',
+      `{{.Label "${LABELS.instance}"}}`,
+    ).split('\n')[0];
   }
 
   beforeAll(async () => {
@@ -61,14 +73,21 @@ describe('SSH git endpoint under hostile use (emulator as a separate process, re
     port = Number(/Git \(SSH\)\s+ssh:\/\/git@[^:]+:(\d+)\//.exec(emu.output())?.[1] ?? 0);
     if (!port) throw new Error(`no SSH port in the emulator's output:\n${emu.output()}`);
     [dev, other, stranger] = [keyPair(), keyPair(), keyPair()];
-    expect((await emu.call('POST', '/v1/keys', { body: { key: { name: 'dev', content: dev.publicKey } } })).status).toBe(201);
-    expect((await emu.call('POST', '/v1/keys', { body: { key: { name: 'other', content: other.publicKey } }, as: 'other' })).status).toBe(201);
+    expect(
+      (await emu.call('POST', '/v1/keys', { body: { key: { name: 'dev', content: dev.publicKey } } })).status,
+    ).toBe(201);
+    expect(
+      (await emu.call('POST', '/v1/keys', { body: { key: { name: 'other', content: other.publicKey } }, as: 'other' }))
+        .status,
+    ).toBe(201);
     app = await createApp(emu, 'ssh-hostile');
     // The API all along: one call every 200 ms, each must answer 200.
     probe.done = (async () => {
       while (!probe.stop) {
         probe.calls++;
-        const r = await emu.call('GET', `/v1/apps/${app}`, { signal: AbortSignal.timeout(10_000) }).catch((err: Error) => ({ status: 0, text: err.message }));
+        const r = await emu
+          .call('GET', `/v1/apps/${app}`, { signal: AbortSignal.timeout(10_000) })
+          .catch((err: Error) => ({ status: 0, text: err.message }));
         if (r.status !== 200) probe.failures.push(`${r.status} ${r.text.slice(0, 100)}`);
         await new Promise((ok) => setTimeout(ok, 200));
       }
@@ -100,7 +119,9 @@ describe('SSH git endpoint under hostile use (emulator as a separate process, re
       await poll(async () => sockets.every((s) => !s.connecting), 'the 500 connections to be made', 20_000);
       await legitimatePush(dir, 'push among 500 idle connections');
       const open = sockets.filter((s) => !s.destroyed).length;
-      figures.push(`500 idle connections: ${open} left open (git.maxConnections 64), ${closed} closed by the endpoint, a push deployed meanwhile`);
+      figures.push(
+        `500 idle connections: ${open} left open (git.maxConnections 64), ${closed} closed by the endpoint, a push deployed meanwhile`,
+      );
       expect(open).toBeLessThanOrEqual(64);
     } finally {
       for (const s of sockets) s.destroy();
@@ -121,7 +142,9 @@ describe('SSH git endpoint under hostile use (emulator as a separate process, re
       });
     const results: string[] = [];
     for (let batch = 0; batch < 20; batch++) results.push(...(await Promise.all(Array.from({ length: 10 }, attempt))));
-    const counts = Object.entries(results.reduce<Record<string, number>>((acc, r) => ((acc[r] = (acc[r] ?? 0) + 1), acc), {}));
+    const counts = Object.entries(
+      results.reduce<Record<string, number>>((acc, r) => ((acc[r] = (acc[r] ?? 0) + 1), acc), {}),
+    );
     figures.push(`200 failed authentications: ${counts.map(([m, n]) => `${n} × "${m}"`).join(', ')}`);
     expect(results.filter((r) => r === 'accepted')).toEqual([]);
     expect(results.every((r) => /authentication methods failed/.test(r))).toBe(true);
@@ -153,7 +176,12 @@ describe('SSH git endpoint under hostile use (emulator as a separate process, re
     push.stderr.on('data', (c: Buffer) => (progress = (progress + c.toString()).slice(-4096)));
     const exited = new Promise((ok) => push.once('close', ok));
     const group = push.pid ?? 0;
-    await poll(async () => /Writing objects/.test(progress) || push.exitCode !== null, 'the push to send objects', 30_000, 20);
+    await poll(
+      async () => /Writing objects/.test(progress) || push.exitCode !== null,
+      'the push to send objects',
+      30_000,
+      20,
+    );
     expect(push.exitCode, `the push ended before it could be stopped: ${progress}`).toBeNull();
     // The whole client stops: nothing more is read or written on its connection.
     process.kill(-group, 'SIGSTOP');
@@ -172,12 +200,32 @@ describe('SSH git endpoint under hostile use (emulator as a separate process, re
     await commitAll(dir, dev.privateKey, 'big', '--allow-empty');
     const idle = emu.memory().rss;
     const t0 = Date.now();
-    const r = await git(dir, dev.privateKey, '-c', 'core.compression=0', '-c', 'pack.compression=0', 'push', '-q', '--force', remote(app), 'HEAD:main');
+    const r = await git(
+      dir,
+      dev.privateKey,
+      '-c',
+      'core.compression=0',
+      '-c',
+      'pack.compression=0',
+      'push',
+      '-q',
+      '--force',
+      remote(app),
+      'HEAD:main',
+    );
     expect(r.code, r.out).toBe(0);
     const deploymentId = (await emu.call('GET', `/v1/apps/${app}`)).body.app.last_deployment_id as string;
-    await poll(async () => docker('ps', '--filter', `label=${LABELS.deploymentId}=${deploymentId}`, '--format', '{{.State}}') === 'running', 'the 200 MB deployment to run', 60_000);
+    await poll(
+      async () =>
+        docker('ps', '--filter', `label=${LABELS.deploymentId}=${deploymentId}`, '--format', '{{.State}}') ===
+        'running',
+      'the 200 MB deployment to run',
+      60_000,
+    );
     const { peak } = emu.memory();
-    figures.push(`200 MB repository: pushed and deployed in ${Math.round((Date.now() - t0) / 1000)} s, emulator RSS before ${mb(idle)}, peak (VmHWM) ${mb(peak)}`);
+    figures.push(
+      `200 MB repository: pushed and deployed in ${Math.round((Date.now() - t0) / 1000)} s, emulator RSS before ${mb(idle)}, peak (VmHWM) ${mb(peak)}`,
+    );
   }, 300_000);
 
   it('all along: every API call answered 200', () => {

@@ -29,7 +29,11 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
     ws.on('message', (m) => ws.send(m));
   });
 
-  const api = (path: string, init: RequestInit = {}) => fetch(`${p.api}${path}`, { ...init, headers: { authorization: basic, 'content-type': 'application/json', ...init.headers } });
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${p.api}${path}`, {
+      ...init,
+      headers: { authorization: basic, 'content-type': 'application/json', ...init.headers },
+    });
   const alive = async () => {
     expect(p.exited(), p.output()).toBeNull();
     expect((await fetch(`${p.api}/_emulator/health`)).status).toBe(200);
@@ -41,10 +45,17 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
       EMU_APP_DIR: dir,
       EMU_APP_NAME: APP,
       EMU_UPSTREAM_PORT: String((upstream.address() as AddressInfo).port),
-      EMU_OVERRIDES: JSON.stringify({ oneOff: { maxPerApp: 50 }, intervals: { bootTimeoutMs: 20_000, bootGraceMs: 300, stopGraceSeconds: 1, watchDebounceMs: 200 } }),
+      EMU_OVERRIDES: JSON.stringify({
+        oneOff: { maxPerApp: 50 },
+        intervals: { bootTimeoutMs: 20_000, bootGraceMs: 300, stopGraceSeconds: 1, watchDebounceMs: 200 },
+      }),
     });
     port = Number(new URL(p.api).port);
-    await eventually(async () => ((await (await api(`/v1/apps/${APP}`)).json()) as { app: { status: string } }).app.status === 'running', { timeoutMs: 90_000, what: 'the bound app to be deployed and running' });
+    await eventually(
+      async () =>
+        ((await (await api(`/v1/apps/${APP}`)).json()) as { app: { status: string } }).app.status === 'running',
+      { timeoutMs: 90_000, what: 'the bound app to be deployed and running' },
+    );
   }, 150_000);
 
   afterAll(async () => {
@@ -76,8 +87,14 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
     const path = `/deployments-stream/apps/${APP}`;
     // A credential given at upgrade time is checked first: no 101 for a wrong one, nor for another user's app.
     expect((await rawUpgrade(port, path, { Authorization: 'Bearer forged' })).status).toBe(401);
-    expect((await rawUpgrade(port, path, { Authorization: `Basic ${Buffer.from(`:${TOKENS.other}`).toString('base64')}` })).status).toBe(404);
-    console.log('deployments stream:', (await everyBadFrame(() => rawUpgrade(port, path), 'deployments stream')).join('; '));
+    expect(
+      (await rawUpgrade(port, path, { Authorization: `Basic ${Buffer.from(`:${TOKENS.other}`).toString('base64')}` }))
+        .status,
+    ).toBe(404);
+    console.log(
+      'deployments stream:',
+      (await everyBadFrame(() => rawUpgrade(port, path), 'deployments stream')).join('; '),
+    );
     // Before authentication a socket gets nothing and can send little: 64 KiB is over its bound.
     const c = await rawUpgrade(port, path);
     c.socket.write(frame({ opcode: 1, payload: Buffer.alloc(64 * 1024, 0x61) }));
@@ -85,8 +102,12 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
     c.destroy();
     // The same frames after a valid auth message (the clients' protocol) are handled the same way.
     const authed = await rawUpgrade(port, path);
-    authed.socket.write(frame({ opcode: 1, payload: Buffer.from(JSON.stringify({ type: 'auth', data: { token: await bearer() } })) }));
-    await eventually(() => authed.data().includes('"type":"new"') || authed.data().includes('"type":"ping"'), { what: 'the replay after authentication' });
+    authed.socket.write(
+      frame({ opcode: 1, payload: Buffer.from(JSON.stringify({ type: 'auth', data: { token: await bearer() } })) }),
+    );
+    await eventually(() => authed.data().includes('"type":"new"') || authed.data().includes('"type":"ping"'), {
+      what: 'the replay after authentication',
+    });
     authed.socket.write(BAD_FRAMES[0].bytes);
     expect(await closedBy(authed, 'the authenticated stream to close on a bad frame')).toBe(1002);
     authed.destroy();
@@ -102,7 +123,10 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
   it('one-off attach over WebSocket: every bad frame closes its terminal, the process lives', async () => {
     const opened: string[] = [];
     const open = async () => {
-      const res = await api(`/v1/apps/${APP}/run`, { method: 'POST', body: JSON.stringify({ command: 'sh', detached: false }) });
+      const res = await api(`/v1/apps/${APP}/run`, {
+        method: 'POST',
+        body: JSON.stringify({ command: 'sh', detached: false }),
+      });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { attach_url: string; container: { id: string } };
       opened.push(body.container.id);
@@ -120,8 +144,15 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
   }, 120_000);
 
   it('one-off attach over CONNECT: WebSocket frames, garbage and an abrupt reset do not hurt the process', async () => {
-    for (const bytes of [...BAD_FRAMES.map((b) => b.bytes), Buffer.from([0xff, 0x00, 0xfe, 0x1b, 0x5b]), Buffer.alloc(256 * 1024, 0xff)]) {
-      const res = await api(`/v1/apps/${APP}/run`, { method: 'POST', body: JSON.stringify({ command: 'cat', detached: false }) });
+    for (const bytes of [
+      ...BAD_FRAMES.map((b) => b.bytes),
+      Buffer.from([0xff, 0x00, 0xfe, 0x1b, 0x5b]),
+      Buffer.alloc(256 * 1024, 0xff),
+    ]) {
+      const res = await api(`/v1/apps/${APP}/run`, {
+        method: 'POST',
+        body: JSON.stringify({ command: 'cat', detached: false }),
+      });
       expect(res.status, await res.clone().text()).toBe(200);
       const path = new URL(((await res.json()) as { attach_url: string }).attach_url).pathname;
       const c = await rawRequest(port, `CONNECT ${path} HTTP/1.1`, { Host: `127.0.0.1:${port}` });
@@ -155,13 +186,20 @@ describe('malformed WebSocket frames on every WebSocket path (the emulator as a 
     expect(upstreamErrors.length).toBeGreaterThanOrEqual(BAD_FRAMES.length);
   });
 
-  it('attach URLs are checked against current access: a removed collaborator\'s terminal closes and their URLs are refused', async () => {
-    const asOther = (path: string, init: RequestInit = {}) => api(path, { ...init, headers: { authorization: `Basic ${Buffer.from(`:${TOKENS.other}`).toString('base64')}` } });
-    const added = await api(`/v1/apps/${APP}/collaborators`, { method: 'POST', body: JSON.stringify({ collaborator: { email: 'other@example.test' } }) });
+  it("attach URLs are checked against current access: a removed collaborator's terminal closes and their URLs are refused", async () => {
+    const asOther = (path: string, init: RequestInit = {}) =>
+      api(path, { ...init, headers: { authorization: `Basic ${Buffer.from(`:${TOKENS.other}`).toString('base64')}` } });
+    const added = await api(`/v1/apps/${APP}/collaborators`, {
+      method: 'POST',
+      body: JSON.stringify({ collaborator: { email: 'other@example.test' } }),
+    });
     expect(added.status).toBe(201);
     const collaboratorId = ((await added.json()) as { collaborator: { id: string } }).collaborator.id;
     const run = async () => {
-      const res = await asOther(`/v1/apps/${APP}/run`, { method: 'POST', body: JSON.stringify({ command: 'sh', detached: false }) });
+      const res = await asOther(`/v1/apps/${APP}/run`, {
+        method: 'POST',
+        body: JSON.stringify({ command: 'sh', detached: false }),
+      });
       expect(res.status).toBe(200);
       return (await res.json()) as { attach_url: string; container: { id: string } };
     };

@@ -7,8 +7,20 @@ export function docker(...args: string[]): string {
 }
 
 export function dockerPs(labelFilters: string[], all = false): { id: string; name: string; state: string }[] {
-  const out = docker('ps', ...(all ? ['-a'] : []), '--no-trunc', ...labelFilters.flatMap((l) => ['--filter', `label=${l}`]), '--format', '{{.ID}}\t{{.Names}}\t{{.State}}');
-  return out ? out.split('\n').map((l) => { const [id, name, state] = l.split('\t'); return { id, name, state }; }) : [];
+  const out = docker(
+    'ps',
+    ...(all ? ['-a'] : []),
+    '--no-trunc',
+    ...labelFilters.flatMap((l) => ['--filter', `label=${l}`]),
+    '--format',
+    '{{.ID}}\t{{.Names}}\t{{.State}}',
+  );
+  return out
+    ? out.split('\n').map((l) => {
+        const [id, name, state] = l.split('\t');
+        return { id, name, state };
+      })
+    : [];
 }
 
 export function removeByLabel(label: string): void {
@@ -38,7 +50,10 @@ export function giveUp(message: string): Error {
 }
 
 /** Polls until fn returns a truthy value or the deadline passes (no timing assertions: only a ceiling). */
-export async function eventually<T>(fn: () => T | Promise<T>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  fn: () => T | Promise<T>,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   let last: unknown;
   for (;;) {
@@ -46,10 +61,12 @@ export async function eventually<T>(fn: () => T | Promise<T>, opts: { timeoutMs?
       const v = await fn();
       if (v) return v as NonNullable<T>;
     } catch (err) {
-      if ((err as { giveUp?: boolean }).giveUp) throw new Error(`gave up waiting for ${opts.what ?? 'condition'}: ${(err as Error).message}`);
+      if ((err as { giveUp?: boolean }).giveUp)
+        throw new Error(`gave up waiting for ${opts.what ?? 'condition'}: ${(err as Error).message}`);
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
 }
@@ -67,6 +84,12 @@ export function removeInstance(instance: string): void {
   removeByLabel(`${LABELS.instance}=${instance}`);
   removeByLabel(`${LABELS.owner}=${instance}`);
   removeImagesByLabel(`${LABELS.instance}=${instance}`);
-  for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`).split('\n').filter(Boolean)) docker('volume', 'rm', '-f', v);
-  for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`).split('\n').filter(Boolean)) docker('network', 'rm', n);
+  for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
+    .split('\n')
+    .filter(Boolean))
+    docker('volume', 'rm', '-f', v);
+  for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
+    .split('\n')
+    .filter(Boolean))
+    docker('network', 'rm', n);
 }

@@ -9,7 +9,14 @@ import { FakeRuntime } from './fake-runtime.ts';
 
 export class FakeLogsRuntime extends FakeRuntime {
   /** A container of an app: name `<type>-<index>`. Started (event) unless running is false. */
-  add(opts: { instanceId: string; appId: string; appName?: string; type: string; index: number; running?: boolean }): string {
+  add(opts: {
+    instanceId: string;
+    appId: string;
+    appName?: string;
+    type: string;
+    index: number;
+    running?: boolean;
+  }): string {
     const engineId = randomBytes(32).toString('hex');
     const labels = {
       [LABELS.managed]: '1',
@@ -20,7 +27,18 @@ export class FakeLogsRuntime extends FakeRuntime {
       [LABELS.index]: String(opts.index),
     };
     const running = opts.running ?? true;
-    const info: ContainerInfo = { engineId, name: `fake-${engineId.slice(0, 8)}`, labels, state: running ? 'running' : 'created', exitCode: null, hostPort: null, startedAt: null, finishedAt: null, memoryLimit: 0, oomKilled: false };
+    const info: ContainerInfo = {
+      engineId,
+      name: `fake-${engineId.slice(0, 8)}`,
+      labels,
+      state: running ? 'running' : 'created',
+      exitCode: null,
+      hostPort: null,
+      startedAt: null,
+      finishedAt: null,
+      memoryLimit: 0,
+      oomKilled: false,
+    };
     const c = { info, lines: [], followers: new Set<never>(), pinned: true, generation: 0 };
     this.containers.set(engineId, c);
     if (running) this.emit(c, 'start');

@@ -5,8 +5,22 @@
 // `exit N`, `sleep N` and `httpd …` (listens: ready) mean something; anything else succeeds silently.
 import { randomBytes } from 'node:crypto';
 import { Readable, type Duplex } from 'node:stream';
-import type { ContainerInfo, ContainerRuntime, ContainerSpec, EngineState, LogLine, RuntimeEvent, StatsSample } from '../../src/runtime/runtime.ts';
-import { ConflictError, EngineUnavailableError, LABELS, NoSuchContainerError, NoSuchImageError } from '../../src/runtime/runtime.ts';
+import type {
+  ContainerInfo,
+  ContainerRuntime,
+  ContainerSpec,
+  EngineState,
+  LogLine,
+  RuntimeEvent,
+  StatsSample,
+} from '../../src/runtime/runtime.ts';
+import {
+  ConflictError,
+  EngineUnavailableError,
+  LABELS,
+  NoSuchContainerError,
+  NoSuchImageError,
+} from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { Follow } from './fake-follow.ts';
 
@@ -48,12 +62,21 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   protected emit(c: FakeContainer, action: RuntimeEvent['action'], exitCode: number | null = null): void {
-    const e: RuntimeEvent = { engineId: c.info.engineId, action, exitCode: action === 'die' ? (exitCode ?? 0) : null, labels: c.info.labels, time: Date.now() };
+    const e: RuntimeEvent = {
+      engineId: c.info.engineId,
+      action,
+      exitCode: action === 'die' ? (exitCode ?? 0) : null,
+      labels: c.info.labels,
+      time: Date.now(),
+    };
     for (const l of [...this.listeners]) l(e);
   }
 
   protected check(): void {
-    if (this.down) throw new EngineUnavailableError(Object.assign(new Error('connect ENOENT'), { code: 'ENOENT', syscall: 'connect' }));
+    if (this.down)
+      throw new EngineUnavailableError(
+        Object.assign(new Error('connect ENOENT'), { code: 'ENOENT', syscall: 'connect' }),
+      );
   }
 
   private get(engineId: string): FakeContainer {
@@ -119,7 +142,9 @@ export class FakeRuntime implements ContainerRuntime {
   }
 
   async probe() {
-    return this.down ? { ok: false as const, error: 'the fake engine is down' } : { ok: true as const, version: 'fake', apiVersion: 'fake' };
+    return this.down
+      ? { ok: false as const, error: 'the fake engine is down' }
+      : { ok: true as const, version: 'fake', apiVersion: 'fake' };
   }
   /** An engine outage: every stream is cut, calls fail as unreachable; `engine('up')` ends it. */
   engine(state: EngineState): void {
@@ -144,9 +169,21 @@ export class FakeRuntime implements ContainerRuntime {
   async run(spec: ContainerSpec, opts: { start?: boolean } = {}): Promise<ContainerInfo> {
     this.check();
     if (!this.images.has(spec.image)) throw new NoSuchImageError(spec.image);
-    if ([...this.containers.values()].some((c) => c.info.name === spec.name)) throw new ConflictError(`the container name "/${spec.name}" is already in use`);
+    if ([...this.containers.values()].some((c) => c.info.name === spec.name))
+      throw new ConflictError(`the container name "/${spec.name}" is already in use`);
     const engineId = randomBytes(32).toString('hex');
-    const info: ContainerInfo = { engineId, name: spec.name, labels: { ...spec.labels, [LABELS.managed]: '1' }, state: 'created', exitCode: null, hostPort: null, startedAt: null, finishedAt: null, memoryLimit: spec.memoryBytes, oomKilled: false };
+    const info: ContainerInfo = {
+      engineId,
+      name: spec.name,
+      labels: { ...spec.labels, [LABELS.managed]: '1' },
+      state: 'created',
+      exitCode: null,
+      hostPort: null,
+      startedAt: null,
+      finishedAt: null,
+      memoryLimit: spec.memoryBytes,
+      oomKilled: false,
+    };
     const c: FakeContainer = { info, spec, lines: [], followers: new Set(), generation: 0 };
     this.containers.set(engineId, c);
     if (opts.start !== false) this.started(c);
@@ -188,7 +225,9 @@ export class FakeRuntime implements ContainerRuntime {
   }
   async list(labels: Record<string, string>) {
     this.check();
-    return [...this.containers.values()].filter((c) => Object.entries(labels).every(([k, v]) => c.info.labels[k] === v)).map((c) => ({ ...c.info }));
+    return [...this.containers.values()]
+      .filter((c) => Object.entries(labels).every(([k, v]) => c.info.labels[k] === v))
+      .map((c) => ({ ...c.info }));
   }
   async wait(engineId: string): Promise<number> {
     const c = this.get(engineId);
@@ -201,7 +240,8 @@ export class FakeRuntime implements ContainerRuntime {
   async exec(engineId: string, cmd: string[], o: { env?: Record<string, string> } = {}) {
     const c = this.get(engineId);
     if (c.info.state !== 'running') throw new ConflictError(`container ${engineId} is not running`);
-    const script = cmd[0] === 'sh' && cmd[1] === '-c' ? (cmd[2] ?? '') : cmd.map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ');
+    const script =
+      cmd[0] === 'sh' && cmd[1] === '-c' ? (cmd[2] ?? '') : cmd.map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ');
     let stdout = '';
     let stderr = '';
     for (const raw of statements(script)) {
@@ -214,7 +254,11 @@ export class FakeRuntime implements ContainerRuntime {
     }
     return { exitCode: 0, stdout, stderr };
   }
-  async execStream(engineId: string, cmd: string[], o: { env?: Record<string, string> } = {}): Promise<{ stdout: Readable; exitCode: Promise<number> }> {
+  async execStream(
+    engineId: string,
+    cmd: string[],
+    o: { env?: Record<string, string> } = {},
+  ): Promise<{ stdout: Readable; exitCode: Promise<number> }> {
     const r = await this.exec(engineId, cmd, o);
     return { stdout: Readable.from([Buffer.from(r.stdout)]), exitCode: Promise.resolve(r.exitCode) };
   }
@@ -236,7 +280,15 @@ export class FakeRuntime implements ContainerRuntime {
     this.check();
     const c = this.containers.get(engineId);
     if (c?.info.state !== 'running') return null;
-    return { time: Date.now(), cpu: 0, memoryUsage: 1024 * 1024, memoryLimit: c.info.memoryLimit, memoryMaxUsage: 1024 * 1024, swapUsage: 0, swapLimit: 0 };
+    return {
+      time: Date.now(),
+      cpu: 0,
+      memoryUsage: 1024 * 1024,
+      memoryLimit: c.info.memoryLimit,
+      memoryMaxUsage: 1024 * 1024,
+      swapUsage: 0,
+      swapLimit: 0,
+    };
   }
   async close() {}
 

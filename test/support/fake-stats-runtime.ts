@@ -20,6 +20,15 @@ export class FakeStatsRuntime extends FakeLogsRuntime {
     if (c?.info.state !== 'running') return null;
     const f = this.figures.get(engineId!) ?? {};
     const memoryUsage = f.memoryUsage ?? 10 * MiB;
-    return { time: Date.now(), cpu: 0, memoryUsage, memoryLimit: 512 * MiB, memoryMaxUsage: memoryUsage, swapUsage: 0, swapLimit: 0, ...f };
+    return {
+      time: Date.now(),
+      cpu: 0,
+      memoryUsage,
+      memoryLimit: 512 * MiB,
+      memoryMaxUsage: memoryUsage,
+      swapUsage: 0,
+      swapLimit: 0,
+      ...f,
+    };
   }
 }

@@ -16,12 +16,20 @@ export async function logsUrl(h: Harness, app: string): Promise<string> {
 }
 
 /** GET <logs_url>&n=…&filter=… → status and lines (the Go client rebuilds the URL the same way). */
-export async function readLogs(url: string, params: Record<string, string | number> = {}): Promise<{ status: number; lines: string[]; text: string; type: string | null }> {
+export async function readLogs(
+  url: string,
+  params: Record<string, string | number> = {},
+): Promise<{ status: number; lines: string[]; text: string; type: string | null }> {
   const u = new URL(url);
   for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));
   const res = await fetch(u, { headers: { accept: 'application/json' } });
   const text = await res.text();
-  return { status: res.status, text, type: res.headers.get('content-type'), lines: text ? text.replace(/\n$/, '').split('\n') : [] };
+  return {
+    status: res.status,
+    text,
+    type: res.headers.get('content-type'),
+    lines: text ? text.replace(/\n$/, '').split('\n') : [],
+  };
 }
 
 /** The message part of a formatted line (after `[container] `). */
@@ -63,17 +71,26 @@ export function openWs(url: string, extra = ''): Promise<StreamClient & { ws: We
   ws.on('close', () => (c.closed = true));
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(Object.assign(c, { ws, close: () => ws.close() })));
-    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode })));
+    ws.once('unexpected-response', (_req, res) =>
+      reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode })),
+    );
     ws.once('error', reject);
   });
 }
 
 /** `stream=true` without Upgrade: server-sent events, data-only JSON. */
-export async function openSse(url: string, extra = ''): Promise<StreamClient & { status: number; type: string | null }> {
+export async function openSse(
+  url: string,
+  extra = '',
+): Promise<StreamClient & { status: number; type: string | null }> {
   const ctrl = new AbortController();
   const res = await fetch(`${url}&stream=true${extra}`, { signal: ctrl.signal });
   const c = collect();
-  const out = Object.assign(c, { status: res.status, type: res.headers.get('content-type'), close: () => ctrl.abort() });
+  const out = Object.assign(c, {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    close: () => ctrl.abort(),
+  });
   if (!res.ok || !res.body) return out;
   void (async () => {
     const decoder = new TextDecoder();

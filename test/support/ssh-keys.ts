@@ -15,7 +15,11 @@ export interface KeyPair {
 export function keyPair(type: 'ed25519' | 'rsa' = 'ed25519', comment = 'test@emulator'): KeyPair {
   const dir = mkdtempSync(join(tmpdir(), 'emu-key-'));
   const privateKey = join(dir, `id_${type}`);
-  execFileSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', comment, '-f', privateKey], { stdio: 'ignore' });
+  execFileSync(
+    'ssh-keygen',
+    ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', comment, '-f', privateKey],
+    { stdio: 'ignore' },
+  );
   return { privateKey, publicKey: readFileSync(`${privateKey}.pub`, 'utf8').trim(), dir };
 }
 

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { docker } from './docker-cli.ts';
 
-const run = (cmd: string, ...args: string[]) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const run = (cmd: string, ...args: string[]) =>
+  execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 const quiet = (cmd: string, ...args: string[]) => {
   try {
     run(cmd, ...args);
@@ -34,7 +35,10 @@ export interface SwarmCluster {
 
 export async function startSwarm(): Promise<SwarmCluster> {
   const state = docker('info', '--format', '{{.Swarm.LocalNodeState}}');
-  if (state !== 'inactive') throw new Error(`the engine is already in a swarm (${state}): this test makes its own and leaves it; run \`docker swarm leave --force\` first`);
+  if (state !== 'inactive')
+    throw new Error(
+      `the engine is already in a swarm (${state}): this test makes its own and leaves it; run \`docker swarm leave --force\` first`,
+    );
   const gwbridgeBefore = docker('network', 'ls', '-q', '--filter', 'name=^docker_gwbridge$') !== '';
   const tag = randomBytes(3).toString('hex');
   const ns = `emu-swarm-${tag}`;
@@ -64,8 +68,24 @@ export async function startSwarm(): Promise<SwarmCluster> {
       // nsenter enters the network namespace only (`ip netns exec` would remount /sys and hide the cgroups).
       daemon = spawn(
         'nsenter',
-        [`--net=/var/run/netns/${ns}`, 'dockerd', '--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', join(dir, 'dockerd.pid'), '-H', `unix://${socket}`,
-          '--bip', `10.232.${octet}.1/24`, '--containerd-namespace', `emu-node2-${tag}`, '--containerd-plugins-namespace', `emu-node2-${tag}-plugins`],
+        [
+          `--net=/var/run/netns/${ns}`,
+          'dockerd',
+          '--data-root',
+          join(dir, 'data'),
+          '--exec-root',
+          join(dir, 'exec'),
+          '--pidfile',
+          join(dir, 'dockerd.pid'),
+          '-H',
+          `unix://${socket}`,
+          '--bip',
+          `10.232.${octet}.1/24`,
+          '--containerd-namespace',
+          `emu-node2-${tag}`,
+          '--containerd-plugins-namespace',
+          `emu-node2-${tag}-plugins`,
+        ],
         { stdio: ['ignore', 'ignore', 'ignore'] },
       );
       daemon.on('error', () => undefined);
@@ -80,7 +100,17 @@ export async function startSwarm(): Promise<SwarmCluster> {
           await new Promise((r) => setTimeout(r, 300));
         }
       }
-      cli('swarm', 'join', '--token', docker('swarm', 'join-token', '-q', 'worker'), '--advertise-addr', node2Addr, '--listen-addr', `${node2Addr}:2377`, `${managerAddr}:2377`);
+      cli(
+        'swarm',
+        'join',
+        '--token',
+        docker('swarm', 'join-token', '-q', 'worker'),
+        '--advertise-addr',
+        node2Addr,
+        '--listen-addr',
+        `${node2Addr}:2377`,
+        `${managerAddr}:2377`,
+      );
       const id = cli('info', '--format', '{{.Swarm.NodeID}}');
       docker('node', 'update', '--label-add', `io.scalingo-emulator.engine=unix://${socket}`, id);
       cluster.node2 = { id, socket, addr: node2Addr, cli };
@@ -110,7 +140,11 @@ export async function startSwarm(): Promise<SwarmCluster> {
       quiet('ip', 'link', 'del', hostIf);
       quiet('ip', 'netns', 'del', ns);
       // Swarm made docker_gwbridge: removed once its endpoints are (they go asynchronously after the leave).
-      for (let i = 0; !gwbridgeBefore && i < 50 && docker('network', 'ls', '-q', '--filter', 'name=^docker_gwbridge$'); i++) {
+      for (
+        let i = 0;
+        !gwbridgeBefore && i < 50 && docker('network', 'ls', '-q', '--filter', 'name=^docker_gwbridge$');
+        i++
+      ) {
         quiet('docker', 'network', 'rm', 'docker_gwbridge');
         await new Promise((r) => setTimeout(r, 200));
       }

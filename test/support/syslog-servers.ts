@@ -22,7 +22,18 @@ const RFC5424 = /^<(\d{1,3})>(1) (\S+) (\S+) (\S+) (\S+) (\S+) (-|(?:\[(?:[^\]"\
 export function parse5424(raw: string): Received {
   const m = RFC5424.exec(raw);
   if (!m) throw new Error(`not an RFC 5424 message: ${JSON.stringify(raw)}`);
-  return { raw, pri: Number(m[1]), version: m[2], timestamp: m[3], hostname: m[4], appName: m[5], procId: m[6], msgId: m[7], sd: m[8], msg: m[9] };
+  return {
+    raw,
+    pri: Number(m[1]),
+    version: m[2],
+    timestamp: m[3],
+    hostname: m[4],
+    appName: m[5],
+    procId: m[6],
+    msgId: m[7],
+    sd: m[8],
+    msg: m[9],
+  };
 }
 
 export interface Receiver {

@@ -17,15 +17,67 @@ function openssl(cwd: string, ...args: string[]): void {
 
 /** A CA in `dir`/<name>-ca.pem (+ key). */
 function makeCa(dir: string, name: string): void {
-  openssl(dir, 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}-ca-key.pem`, '-out', `${name}-ca.pem`, '-days', '2', '-subj', `/CN=${name} test CA`);
+  openssl(
+    dir,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}-ca-key.pem`,
+    '-out',
+    `${name}-ca.pem`,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name} test CA`,
+  );
 }
 
 /** A key and a certificate signed by CA `ca`, for a server (SAN IP:127.0.0.1) or a client. */
 function makeLeaf(dir: string, ca: string, name: string, usage: 'serverAuth' | 'clientAuth'): void {
-  openssl(dir, 'req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-  const ext = usage === 'serverAuth' ? 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' : 'extendedKeyUsage=clientAuth\n';
+  openssl(
+    dir,
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}-key.pem`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${name}`,
+  );
+  const ext =
+    usage === 'serverAuth'
+      ? 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n'
+      : 'extendedKeyUsage=clientAuth\n';
   writeFileSync(join(dir, `${name}.ext`), ext);
-  openssl(dir, 'x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}-ca.pem`, '-CAkey', `${ca}-ca-key.pem`, '-set_serial', `0x${randomBytes(8).toString('hex')}`, '-out', `${name}-cert.pem`, '-days', '2', '-extfile', `${name}.ext`);
+  openssl(
+    dir,
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}-ca.pem`,
+    '-CAkey',
+    `${ca}-ca-key.pem`,
+    '-set_serial',
+    `0x${randomBytes(8).toString('hex')}`,
+    '-out',
+    `${name}-cert.pem`,
+    '-days',
+    '2',
+    '-extfile',
+    `${name}.ext`,
+  );
 }
 
 /** A DOCKER_CERT_PATH-style directory: ca.pem (to verify the engine), cert.pem and key.pem (the client). */

@@ -23,4 +23,21 @@ export const checks: {
   addonAccess: Same<Published.AddonAccess, Source.AddonAccess>;
   deploymentResult: Same<Published.DeploymentResult, Source.DeploymentResult>;
   up: Same<Parameters<typeof Published.up>, Parameters<typeof Source.up>>;
-} = { upOptions: true, upHandle: true, addonAccess: true, deploymentResult: true, up: true, options: true, started: true, users: true, reset: true, snapshot: true, clock: true, faultSpec: true, fault: true, faults: true, start: true, version: true };
+} = {
+  upOptions: true,
+  upHandle: true,
+  addonAccess: true,
+  deploymentResult: true,
+  up: true,
+  options: true,
+  started: true,
+  users: true,
+  reset: true,
+  snapshot: true,
+  clock: true,
+  faultSpec: true,
+  fault: true,
+  faults: true,
+  start: true,
+  version: true,
+};

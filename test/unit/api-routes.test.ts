@@ -21,12 +21,35 @@ const apps = new Map([['mine', { id: 'ap-1', name: 'mine' }]]);
 
 function makeApp() {
   const r = new ApiRoutes('test');
-  r.add({ method: 'get', path: '/v1/good', summary: 'good', responses: { 200: z.object({ n: z.number() }) } }, (c) => c.json({ n: 1 }));
-  r.add({ method: 'get', path: '/v1/wrong-shape', summary: 'wrong', responses: { 200: z.object({ n: z.number() }) } }, (c) => c.json({ n: 'one' }));
-  r.add({ method: 'get', path: '/v1/wrong-status', summary: 'status', responses: { 200: z.object({}) } }, (c) => c.json({}, 201));
-  r.add({ method: 'get', path: '/v1/open', summary: 'public', auth: 'public', responses: { 200: z.object({ open: z.boolean() }) } }, (c) => c.json({ open: true }));
+  r.add({ method: 'get', path: '/v1/good', summary: 'good', responses: { 200: z.object({ n: z.number() }) } }, (c) =>
+    c.json({ n: 1 }),
+  );
   r.add(
-    { method: 'post', path: '/v1/apps/:app/things', summary: 'body', body: z.object({ thing: z.object({ size: z.number() }) }), bodyRoot: 'thing', responses: { 201: z.object({ app: z.string(), size: z.number() }) } },
+    { method: 'get', path: '/v1/wrong-shape', summary: 'wrong', responses: { 200: z.object({ n: z.number() }) } },
+    (c) => c.json({ n: 'one' }),
+  );
+  r.add({ method: 'get', path: '/v1/wrong-status', summary: 'status', responses: { 200: z.object({}) } }, (c) =>
+    c.json({}, 201),
+  );
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/open',
+      summary: 'public',
+      auth: 'public',
+      responses: { 200: z.object({ open: z.boolean() }) },
+    },
+    (c) => c.json({ open: true }),
+  );
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/apps/:app/things',
+      summary: 'body',
+      body: z.object({ thing: z.object({ size: z.number() }) }),
+      bodyRoot: 'thing',
+      responses: { 201: z.object({ app: z.string(), size: z.number() }) },
+    },
     (c, body) => c.json({ app: c.get('app').name, size: body.thing.size }, 201),
   );
   return createHttpApp({
@@ -46,7 +69,14 @@ function makeApp() {
 }
 
 const call = (path: string, init: RequestInit & { auth?: string | null } = {}) =>
-  makeApp().request(path, { ...init, headers: { ...(init.auth === null ? {} : { authorization: init.auth ?? 'Bearer ok' }), 'content-type': 'application/json', ...(typeof init.body === 'string' ? { 'content-length': String(init.body.length) } : {}) } });
+  makeApp().request(path, {
+    ...init,
+    headers: {
+      ...(init.auth === null ? {} : { authorization: init.auth ?? 'Bearer ok' }),
+      'content-type': 'application/json',
+      ...(typeof init.body === 'string' ? { 'content-length': String(init.body.length) } : {}),
+    },
+  });
 
 describe('declared routes', () => {
   it('answers that match their schema pass unchanged', async () => {
@@ -85,9 +115,19 @@ describe('declared routes', () => {
   });
 
   it('documents every declared route in the OpenAPI 3.1 document', async () => {
-    const doc = (await (await call('/_emulator/openapi.json', { auth: null })).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await call('/_emulator/openapi.json', { auth: null })).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/_emulator/openapi.json', '/v1/apps/{app}/things', '/v1/good', '/v1/open', '/v1/wrong-shape', '/v1/wrong-status']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/_emulator/openapi.json',
+      '/v1/apps/{app}/things',
+      '/v1/good',
+      '/v1/open',
+      '/v1/wrong-shape',
+      '/v1/wrong-status',
+    ]);
     expect(doc.paths['/v1/open'].get).toMatchObject({ security: [] });
   });
 });
@@ -96,13 +136,29 @@ describe('a route declaring several content types for one status', () => {
   // The signed logs route answers text, or Server-Sent Events with stream=true, both as 200.
   const app = () => {
     const r = new ApiRoutes('test');
-    r.add({ method: 'get', path: '/v1/lines', summary: 'lines', responses: { 200: { contentType: ['text/plain', 'text/event-stream'] } } }, (c) => {
-      const as = c.req.query('as');
-      if (as === 'sse') return c.body('data: x\n\n', 200, { 'content-type': 'text/event-stream' });
-      if (as === 'json') return c.json({ lines: [] });
-      return c.text('a line\n');
+    r.add(
+      {
+        method: 'get',
+        path: '/v1/lines',
+        summary: 'lines',
+        responses: { 200: { contentType: ['text/plain', 'text/event-stream'] } },
+      },
+      (c) => {
+        const as = c.req.query('as');
+        if (as === 'sse') return c.body('data: x\n\n', 200, { 'content-type': 'text/event-stream' });
+        if (as === 'json') return c.json({ lines: [] });
+        return c.text('a line\n');
+      },
+    );
+    return createHttpApp({
+      logger: createLogger('silent'),
+      clock: systemClock,
+      auth,
+      bodyLimitBytes: 1024,
+      rateLimit: { enabled: false, perMinute: 0 },
+      validateResponses: true,
+      routes: [r],
     });
-    return createHttpApp({ logger: createLogger('silent'), clock: systemClock, auth, bodyLimitBytes: 1024, rateLimit: { enabled: false, perMinute: 0 }, validateResponses: true, routes: [r] });
   };
   const get = (q: string) => app().request(`/v1/lines${q}`, { headers: { authorization: 'Bearer ok' } });
 
@@ -111,12 +167,19 @@ describe('a route declaring several content types for one status', () => {
     expect((await get('?as=sse')).headers.get('content-type')).toBe('text/event-stream');
     const wrong = await get('?as=json');
     expect(wrong.status).toBe(500);
-    expect(((await wrong.json()) as { error: string }).error).toMatch(/declared text\/plain or text\/event-stream, answered application\/json/);
+    expect(((await wrong.json()) as { error: string }).error).toMatch(
+      /declared text\/plain or text\/event-stream, answered application\/json/,
+    );
   });
 
   it('documents both types on the one answer', async () => {
-    const doc = (await (await app().request('/_emulator/openapi.json')).json()) as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }> };
-    expect(Object.keys(doc.paths['/v1/lines'].get.responses['200'].content).sort()).toEqual(['text/event-stream', 'text/plain']);
+    const doc = (await (await app().request('/_emulator/openapi.json')).json()) as {
+      paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }>;
+    };
+    expect(Object.keys(doc.paths['/v1/lines'].get.responses['200'].content).sort()).toEqual([
+      'text/event-stream',
+      'text/plain',
+    ]);
   });
 });
 
@@ -125,11 +188,24 @@ describe('a route declaring its query', () => {
   const app = () => {
     const r = new ApiRoutes('test');
     r.add(
-      { method: 'get', path: '/v1/sized', summary: 'sized', query, responses: { 200: z.object({ size: z.string(), token: z.string() }) } },
+      {
+        method: 'get',
+        path: '/v1/sized',
+        summary: 'sized',
+        query,
+        responses: { 200: z.object({ size: z.string(), token: z.string() }) },
+      },
       (c, _body, q) => c.json({ size: q.size ?? 'none', token: q.token ?? 'missing' }),
     );
     const noAuth = { ...auth, authenticate: async () => ({ user, tokenId: null }) } as unknown as AuthService;
-    return createHttpApp({ logger: createLogger('silent'), clock: systemClock, auth: noAuth, bodyLimitBytes: 1024, rateLimit: { enabled: false, perMinute: 0 }, routes: [r] });
+    return createHttpApp({
+      logger: createLogger('silent'),
+      clock: systemClock,
+      auth: noAuth,
+      bodyLimitBytes: 1024,
+      rateLimit: { enabled: false, perMinute: 0 },
+      routes: [r],
+    });
   };
   const get = async (q: string) => {
     const res = await app().request(`/v1/sized${q}`, { headers: { authorization: 'Bearer ok' } });

@@ -38,10 +38,18 @@ describe('lifecycle of the units', () => {
     await resumeUnits(areas, silent);
     await stopUnits(areas, silent);
     expect(calls).toEqual([
-      'open state', 'open servers', 'open logs',
-      'start state down', 'start servers down', 'start logs down',
-      'resume state', 'resume servers', 'resume logs',
-      'stop logs', 'stop servers', 'stop state',
+      'open state',
+      'open servers',
+      'open logs',
+      'start state down',
+      'start servers down',
+      'start logs down',
+      'resume state',
+      'resume servers',
+      'resume logs',
+      'stop logs',
+      'stop servers',
+      'stop state',
     ]);
   });
 
@@ -50,7 +58,9 @@ describe('lifecycle of the units', () => {
     const err = await openUnits([area('a'), area('servers', 'open'), area('c')], silent).catch((e: unknown) => e);
     expect(err).toMatchObject({ message: 'servers cannot open', code: 'EADDRINUSE' });
     expect(calls).toEqual(['open a', 'open servers']);
-    await expect(startUnits([area('x', 'start'), area('y')], silent, { engineUp: true })).rejects.toThrow('x cannot start');
+    await expect(startUnits([area('x', 'start'), area('y')], silent, { engineUp: true })).rejects.toThrow(
+      'x cannot start',
+    );
     expect(calls).not.toContain('start y up');
   });
 

@@ -63,7 +63,12 @@ describe('the areas (src/wiring/areas.ts)', () => {
 
 describe('assemble()', () => {
   type Any = AreaDefinition<AreaName, AreaName, AreaName>;
-  const logs = defineArea({ name: 'logs', folders: [], needs: [], build: () => ({ api: { append: () => true } as never }) });
+  const logs = defineArea({
+    name: 'logs',
+    folders: [],
+    needs: [],
+    build: () => ({ api: { append: () => true } as never }),
+  });
 
   it('a dependency asked for before it is built is AreaNotBuilt(area, asker), not a ReferenceError', () => {
     const shared = sharedState();
@@ -93,7 +98,12 @@ describe('assemble()', () => {
   it('a need listed after its user fails at once with both names', () => {
     const shared = sharedState();
     try {
-      const user = defineArea({ name: 'containers', folders: [], needs: ['logs'], build: () => ({ api: {} as never }) });
+      const user = defineArea({
+        name: 'containers',
+        folders: [],
+        needs: ['logs'],
+        build: () => ({ api: {} as never }),
+      });
       expect(() => assemble(shared, [user, logs] as Any[], [])).toThrow(new AreaNotBuilt('logs', 'containers'));
     } finally {
       shared.db.close();
@@ -124,7 +134,12 @@ describe('assemble()', () => {
   it('a unit missing from the lifecycle list is refused', () => {
     const shared = sharedState();
     try {
-      const withUnit = defineArea({ name: 'logs', folders: [], needs: [], build: () => ({ api: {} as never, units: [{ name: 'logs' }] }) });
+      const withUnit = defineArea({
+        name: 'logs',
+        folders: [],
+        needs: [],
+        build: () => ({ api: {} as never, units: [{ name: 'logs' }] }),
+      });
       expect(() => assemble(shared, [withUnit] as Any[], [])).toThrow('unit "logs" is not in LIFECYCLE');
     } finally {
       shared.db.close();

@@ -4,9 +4,14 @@ it('drains 200k items quickly and in order', async () => {
   const q = new AsyncQueue<number>({ highWater: 1e9 });
   for (let i = 0; i < 200_000; i++) q.push(i);
   q.end();
-  let n = 0; let ok = true;
-  for await (const v of q) { if (v !== n) ok = false; n++; }
-  expect(ok).toBe(true); expect(n).toBe(200_000);
+  let n = 0;
+  let ok = true;
+  for await (const v of q) {
+    if (v !== n) ok = false;
+    n++;
+  }
+  expect(ok).toBe(true);
+  expect(n).toBe(200_000);
 });
 
 it('asks the source to pause above the high-water mark and to resume below half of it', async () => {

@@ -6,11 +6,30 @@ import type { SampleRow } from '../../src/modules/stats/stats.store.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
 // The decisions of the engine, with the platform's rules (hysteresis, cool-downs, bounds, steps).
-function setup(a: Partial<AutoscalerRow>, opts: { amount: number; requests?: number; up?: number; down?: number; busy?: boolean }) {
-  const row: AutoscalerRow = { id: 'au-1', app_id: 'app1', container_type: 'web', metric: 'cpu', target: 0.5, min_containers: 2, max_containers: 4, disabled: 0, last_scale: null, created_at: 0, updated_at: 0, ...a };
+function setup(
+  a: Partial<AutoscalerRow>,
+  opts: { amount: number; requests?: number; up?: number; down?: number; busy?: boolean },
+) {
+  const row: AutoscalerRow = {
+    id: 'au-1',
+    app_id: 'app1',
+    container_type: 'web',
+    metric: 'cpu',
+    target: 0.5,
+    min_containers: 2,
+    max_containers: 4,
+    disabled: 0,
+    last_scale: null,
+    created_at: 0,
+    updated_at: 0,
+    ...a,
+  };
   let amount = opts.amount;
   const scaled: number[] = [];
-  const store = { enabled: () => (row.disabled ? [] : [row]), setLastScale: (_id: string, at: number) => void (row.last_scale = at) } as unknown as AutoscalersStore;
+  const store = {
+    enabled: () => (row.disabled ? [] : [row]),
+    setLastScale: (_id: string, at: number) => void (row.last_scale = at),
+  } as unknown as AutoscalersStore;
   const engine = createAutoscalerEngine({
     store,
     traffic: { window: () => ({ n: opts.requests ?? 0 }), windowDurations: () => [] },
@@ -26,8 +45,27 @@ function setup(a: Partial<AutoscalerRow>, opts: { amount: number; requests?: num
     downCooldownMs: opts.down ?? 0,
     rounds: 2,
   });
-  const cpu = (value: number): SampleRow[] => Array.from({ length: amount }, (_, i) => ({ appId: 'app1', type: 'web', index: i + 1, time: 0, cpu: value, memory: 0, memoryLimit: 1, swap: 0, swapLimit: 1 }));
-  return { engine, scaled, cpu, row, get amount() { return amount; } };
+  const cpu = (value: number): SampleRow[] =>
+    Array.from({ length: amount }, (_, i) => ({
+      appId: 'app1',
+      type: 'web',
+      index: i + 1,
+      time: 0,
+      cpu: value,
+      memory: 0,
+      memoryLimit: 1,
+      swap: 0,
+      swapLimit: 1,
+    }));
+  return {
+    engine,
+    scaled,
+    cpu,
+    row,
+    get amount() {
+      return amount;
+    },
+  };
 }
 
 describe('autoscaler engine', () => {

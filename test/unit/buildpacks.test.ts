@@ -28,26 +28,39 @@ describe('buildpack detection and defaults', () => {
   });
 
   it('gives a web process when there is no Procfile: npm start, server.js, app.py, config.ru, app.rb', () => {
-    expect(defaultProcessTypes('node', appDir({ 'package.json': '{"scripts":{"start":"node x.js"}}' }))).toEqual({ web: 'npm start' });
-    expect(defaultProcessTypes('node', appDir({ 'package.json': '{}', 'server.js': '' }))).toEqual({ web: 'node server.js' });
+    expect(defaultProcessTypes('node', appDir({ 'package.json': '{"scripts":{"start":"node x.js"}}' }))).toEqual({
+      web: 'npm start',
+    });
+    expect(defaultProcessTypes('node', appDir({ 'package.json': '{}', 'server.js': '' }))).toEqual({
+      web: 'node server.js',
+    });
     expect(defaultProcessTypes('node', appDir({ 'package.json': 'not json' }))).toEqual({});
-    expect(defaultProcessTypes('python', appDir({ 'requirements.txt': '', 'app.py': '' }))).toEqual({ web: 'python3 app.py' });
+    expect(defaultProcessTypes('python', appDir({ 'requirements.txt': '', 'app.py': '' }))).toEqual({
+      web: 'python3 app.py',
+    });
     expect(defaultProcessTypes('python', appDir({ 'manage.py': '' })).web).toContain('runserver 0.0.0.0:$PORT');
     expect(defaultProcessTypes('ruby', appDir({ Gemfile: '', 'config.ru': '' })).web).toContain('rackup');
-    expect(defaultProcessTypes('ruby', appDir({ Gemfile: '', 'app.rb': '' }))).toEqual({ web: 'bundle exec ruby app.rb' });
+    expect(defaultProcessTypes('ruby', appDir({ Gemfile: '', 'app.rb': '' }))).toEqual({
+      web: 'bundle exec ruby app.rb',
+    });
   });
 
   it('dependency steps fail on error and say when a package index cannot be reached', () => {
-    for (const lang of ['node', 'python', 'ruby'] as const) expect(dependencyScript(lang)).toMatch(/^set -e\ncd \/app\n/);
+    for (const lang of ['node', 'python', 'ruby'] as const)
+      expect(dependencyScript(lang)).toMatch(/^set -e\ncd \/app\n/);
     expect(dependencyScript('python')).toContain('The Python package index (PyPI) cannot be reached');
     expect(dependencyScript('ruby')).toContain('The RubyGems index cannot be reached');
     expect(dependencyScript('node')).toContain('--offline --cache /cache/npm');
   });
 
   it('the dependency layer is made of the files naming the dependencies only', () => {
-    expect(dependencyInputs('node', appDir({ 'package.json': '{}', 'package-lock.json': '{}', 'server.js': '' }))).toEqual(['package.json', 'package-lock.json']);
+    expect(
+      dependencyInputs('node', appDir({ 'package.json': '{}', 'package-lock.json': '{}', 'server.js': '' })),
+    ).toEqual(['package.json', 'package-lock.json']);
     expect(dependencyInputs('python', appDir({ 'requirements.txt': '', 'app.py': '' }))).toEqual(['requirements.txt']);
-    expect(dependencyInputs('ruby', appDir({ Gemfile: '', 'Gemfile.lock': '', '.ruby-version': '3.1', 'app.rb': '' }))).toEqual(['Gemfile', 'Gemfile.lock', '.ruby-version']);
+    expect(
+      dependencyInputs('ruby', appDir({ Gemfile: '', 'Gemfile.lock': '', '.ruby-version': '3.1', 'app.rb': '' })),
+    ).toEqual(['Gemfile', 'Gemfile.lock', '.ruby-version']);
   });
 
   it('the code step: npm run build when package.json has a build script, nothing for most apps', () => {
@@ -60,8 +73,12 @@ describe('buildpack detection and defaults', () => {
 describe('image recipes and addon kinds', () => {
   it('a recipe hash changes with the recipe and the suite only', () => {
     const node = findRecipe('node')!;
-    expect(recipeHash(node, 'bookworm')).toBe(recipeHash({ ...node, packages: [...node.packages].reverse() }, 'bookworm'));
-    expect(recipeHash(node, 'bookworm')).not.toBe(recipeHash({ ...node, packages: [...node.packages, 'make'] }, 'bookworm'));
+    expect(recipeHash(node, 'bookworm')).toBe(
+      recipeHash({ ...node, packages: [...node.packages].reverse() }, 'bookworm'),
+    );
+    expect(recipeHash(node, 'bookworm')).not.toBe(
+      recipeHash({ ...node, packages: [...node.packages, 'make'] }, 'bookworm'),
+    );
     expect(recipeHash(node, 'bookworm')).not.toBe(recipeHash(node, 'trixie'));
     expect(new Set(IMAGE_RECIPES.map((r) => r.tag)).size).toBe(IMAGE_RECIPES.length);
   });
@@ -73,7 +90,9 @@ describe('image recipes and addon kinds', () => {
     expect(kindOfProvider('scalingo-mongodb')).toBeUndefined();
     expect(planMemoryBytes('postgresql-sandbox')).toBe(256 * 1024 * 1024);
     expect(planMemoryBytes('postgresql-business-1024')).toBe(1024 * 1024 * 1024);
-    expect(ADDON_KINDS.postgresql.url({ username: 'u', password: 'p', database: 'd' }, 'h', 5432)).toBe('postgres://u:p@h:5432/d');
+    expect(ADDON_KINDS.postgresql.url({ username: 'u', password: 'p', database: 'd' }, 'h', 5432)).toBe(
+      'postgres://u:p@h:5432/d',
+    );
     for (const k of Object.values(ADDON_KINDS)) expect(findRecipe(k.recipe)?.kind).toBe('addon');
   });
 });

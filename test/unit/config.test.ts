@@ -23,7 +23,11 @@ describe('configuration', () => {
 
   it('applies file < env < flags', () => {
     const file = tmpFile(JSON.stringify({ port: 7000, routerPort: 7001, host: '127.0.0.2' }));
-    const c = loadConfig({ file, env: { EMULATOR_PORT: '7100', EMULATOR_RATE_LIMIT: 'true' }, overrides: { port: 7200 } });
+    const c = loadConfig({
+      file,
+      env: { EMULATOR_PORT: '7100', EMULATOR_RATE_LIMIT: 'true' },
+      overrides: { port: 7200 },
+    });
     expect(c.port).toBe(7200); // flag wins
     expect(c.routerPort).toBe(7001); // from file
     expect(c.host).toBe('127.0.0.2');
@@ -38,7 +42,9 @@ describe('configuration', () => {
   });
 
   it('reports every problem, with the file, the key and what is expected', () => {
-    const file = tmpFile(JSON.stringify({ port: 'abc', users: [{ username: 'x', email: 'not-an-email', password: 'p' }], nope: 1 }));
+    const file = tmpFile(
+      JSON.stringify({ port: 'abc', users: [{ username: 'x', email: 'not-an-email', password: 'p' }], nope: 1 }),
+    );
     let err: unknown;
     try {
       loadConfig({ file, env: {} });
@@ -55,13 +61,21 @@ describe('configuration', () => {
   it('rejects malformed JSON, a missing explicit file and bad environment values', () => {
     expect(() => loadConfig({ file: tmpFile('{ nope'), env: {} })).toThrow(/emulator\.config\.json: .*JSON/);
     expect(() => loadConfig({ file: '/nonexistent/emu.json', env: {} })).toThrow(/file not found/);
-    expect(() => loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_PORT: 'eighty' } })).toThrow(/EMULATOR_PORT: expected a whole number/);
-    expect(() => loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_IN_MEMORY: 'maybe' } })).toThrow(/EMULATOR_IN_MEMORY: expected true or false/);
+    expect(() => loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_PORT: 'eighty' } })).toThrow(
+      /EMULATOR_PORT: expected a whole number/,
+    );
+    expect(() => loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_IN_MEMORY: 'maybe' } })).toThrow(
+      /EMULATOR_IN_MEMORY: expected true or false/,
+    );
   });
 
   it('checks cross-field rules', () => {
-    expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { defaultStack: 'nope' } })).toThrow(/defaultStack: must be one of the stacks/);
+    expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { defaultStack: 'nope' } })).toThrow(
+      /defaultStack: must be one of the stacks/,
+    );
     const dup = { username: 'a', email: 'a@x.test', password: 'p' };
-    expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { users: [dup, dup] } })).toThrow(/used by two users/);
+    expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { users: [dup, dup] } })).toThrow(
+      /used by two users/,
+    );
   });
 });

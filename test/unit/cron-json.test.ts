@@ -2,12 +2,26 @@ import { describe, it, expect } from 'vitest';
 import { parseCronJson, intervalOf } from '../../src/modules/cron/cron-json.ts';
 
 const RULES = { maxJobs: 5, minIntervalMs: 10 * 60_000, secondsField: false, sizes: ['S', 'M', 'L', 'XL', '2XL'] };
-const parse = (doc: unknown, rules = RULES) => parseCronJson(typeof doc === 'string' ? doc : JSON.stringify(doc), rules);
+const parse = (doc: unknown, rules = RULES) =>
+  parseCronJson(typeof doc === 'string' ? doc : JSON.stringify(doc), rules);
 
 describe('cron.json (Scalingo Scheduler format)', () => {
   it('splits the expression from the command; size optional', () => {
-    expect(parse({ jobs: [{ command: '0 5 * * * rake import:orders:status', size: '2XL' }, { command: '*/10  * * * *   echo  hi' }, { command: '@daily backup.sh' }] })).toEqual([
-      { command: '0 5 * * * rake import:orders:status', expression: '0 5 * * *', run: 'rake import:orders:status', size: '2XL' },
+    expect(
+      parse({
+        jobs: [
+          { command: '0 5 * * * rake import:orders:status', size: '2XL' },
+          { command: '*/10  * * * *   echo  hi' },
+          { command: '@daily backup.sh' },
+        ],
+      }),
+    ).toEqual([
+      {
+        command: '0 5 * * * rake import:orders:status',
+        expression: '0 5 * * *',
+        run: 'rake import:orders:status',
+        size: '2XL',
+      },
       { command: '*/10  * * * *   echo  hi', expression: '*/10 * * * *', run: 'echo hi', size: null },
       { command: '@daily backup.sh', expression: '@daily', run: 'backup.sh', size: null },
     ]);
@@ -29,7 +43,10 @@ describe('cron.json (Scalingo Scheduler format)', () => {
 
   it('with the seconds knob, reads 6-field expressions (tests and demos)', () => {
     const rules = { ...RULES, minIntervalMs: 0, secondsField: true };
-    expect(parse({ jobs: [{ command: '*/2 * * * * * echo hi' }] }, rules)[0]).toMatchObject({ expression: '*/2 * * * * *', run: 'echo hi' });
+    expect(parse({ jobs: [{ command: '*/2 * * * * * echo hi' }] }, rules)[0]).toMatchObject({
+      expression: '*/2 * * * * *',
+      run: 'echo hi',
+    });
     expect(intervalOf('*/2 * * * * *')).toBe(2000);
     expect(intervalOf('*/10 * * * *')).toBe(600_000);
   });

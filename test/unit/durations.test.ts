@@ -27,7 +27,8 @@ describe('Go durations (alerts: remind_every, duration_before_trigger)', () => {
     expect(parseGoDuration('2µs')).toBe(2000);
     expect(parseGoDuration('0')).toBe(0);
     expect(parseGoDuration('-5m')).toBe(-300e9);
-    for (const ns of [1, 1500, 300e6, 45e9, 90e9, 3600e9, 7384.005e9]) expect(parseGoDuration(formatGoDuration(ns))).toBe(ns);
+    for (const ns of [1, 1500, 300e6, 45e9, 90e9, 3600e9, 7384.005e9])
+      expect(parseGoDuration(formatGoDuration(ns))).toBe(ns);
     for (const bad of ['', '5', 'abc', '5x', '1h 30m', 'h', '.s']) expect(parseGoDuration(bad), bad).toBeNull();
   });
 
@@ -36,6 +37,7 @@ describe('Go durations (alerts: remind_every, duration_before_trigger)', () => {
     expect(durationInput('300000000000')).toBe(300e9);
     expect(durationInput('5m0s')).toBe(300e9);
     expect(durationInput('')).toBeNull();
-    for (const bad of [-1, 1.5, '-5m', 'soon', true, {}, []]) expect(durationInput(bad), JSON.stringify(bad)).toBeUndefined();
+    for (const bad of [-1, 1.5, '-5m', 'soon', true, {}, []])
+      expect(durationInput(bad), JSON.stringify(bad)).toBeUndefined();
   });
 });

@@ -10,7 +10,12 @@ const frame = (type: 1 | 2, text: string) => {
 };
 
 describe('engine stream parsing', () => {
-  const stream = Buffer.concat([frame(1, 'out-1\n'), frame(2, 'err-1\n'), frame(1, 'out-2 longer payload\n'), frame(1, '')]);
+  const stream = Buffer.concat([
+    frame(1, 'out-1\n'),
+    frame(2, 'err-1\n'),
+    frame(1, 'out-2 longer payload\n'),
+    frame(1, ''),
+  ]);
 
   it('demultiplexes frames whatever the chunk boundaries (inside headers, inside payloads)', () => {
     for (let cut = 1; cut < stream.length; cut++) {
@@ -18,7 +23,12 @@ describe('engine stream parsing', () => {
       const d = frameDemuxer((s, data) => got.push(`${s}:${data.toString()}`));
       d.write(stream.subarray(0, cut));
       d.write(stream.subarray(cut));
-      expect(got, `cut at ${cut}`).toEqual(['stdout:out-1\n', 'stderr:err-1\n', 'stdout:out-2 longer payload\n', 'stdout:']);
+      expect(got, `cut at ${cut}`).toEqual([
+        'stdout:out-1\n',
+        'stderr:err-1\n',
+        'stdout:out-2 longer payload\n',
+        'stdout:',
+      ]);
     }
     // One byte at a time.
     const got: string[] = [];
@@ -35,7 +45,12 @@ describe('engine stream parsing', () => {
     s.write('lo\r\n2026-11-22T03:21:49Z second\npartial');
     s.flush();
     expect(lines).toEqual(['2026-11-22T03:21:48.123456789Z hello', '2026-11-22T03:21:49Z second', 'partial']);
-    expect(parseTimestampedLine(lines[0], 'stdout')).toEqual({ time: Date.parse('2026-11-22T03:21:48.123Z'), timestamp: '2026-11-22T03:21:48.123456789Z', stream: 'stdout', text: 'hello' });
+    expect(parseTimestampedLine(lines[0], 'stdout')).toEqual({
+      time: Date.parse('2026-11-22T03:21:48.123Z'),
+      timestamp: '2026-11-22T03:21:48.123456789Z',
+      stream: 'stdout',
+      text: 'hello',
+    });
     expect(parseTimestampedLine('not a timestamp', 'stderr')).toBeNull();
   });
 });

@@ -5,7 +5,8 @@ import { EngineUnavailableError, isEngineUnreachable } from '../../src/runtime/r
 const unreachable = () => Object.assign(new Error('connect ENOENT /x.sock'), { code: 'ENOENT', syscall: 'connect' });
 
 async function until(fn: () => boolean, ms = 3000): Promise<void> {
-  for (const end = Date.now() + ms; !fn(); await new Promise((r) => setTimeout(r, 10))) if (Date.now() > end) throw new Error('timed out');
+  for (const end = Date.now() + ms; !fn(); await new Promise((r) => setTimeout(r, 10)))
+    if (Date.now() > end) throw new Error('timed out');
 }
 
 describe('engine state', () => {

@@ -7,13 +7,32 @@ import { createEventsStore } from '../../src/modules/events/events.store.ts';
 describe('event counts', () => {
   const db = openDatabase({ inMemory: true });
   const store = createEventsStore(db);
-  const user = (id: string) => db.prepare("INSERT INTO users (id, username, email, password_hash, created_at) VALUES (?, ?, ?, 'x', 0)").run(id, id, `${id}@example.test`);
-  const app = (id: string, owner: string) => db.prepare("INSERT INTO apps (id, name, owner_id, created_at, updated_at, stack_id) VALUES (?, ?, ?, 0, 0, 's')").run(id, id, owner);
+  const user = (id: string) =>
+    db
+      .prepare("INSERT INTO users (id, username, email, password_hash, created_at) VALUES (?, ?, ?, 'x', 0)")
+      .run(id, id, `${id}@example.test`);
+  const app = (id: string, owner: string) =>
+    db
+      .prepare("INSERT INTO apps (id, name, owner_id, created_at, updated_at, stack_id) VALUES (?, ?, ?, 0, 0, 's')")
+      .run(id, id, owner);
   let n = 0;
   const event = (appId: string | null, userId: string | null) =>
-    store.insert({ id: `ev-${n++}`, type: 'restart', app_id: appId, app_name: appId, user_id: userId, created_at: n, type_data: '{}' });
-  const VISIBLE = "SELECT id FROM apps WHERE owner_id = @user UNION SELECT app_id FROM collaborators WHERE user_id = @user AND status = 'accepted'";
-  const truth = (u: string) => db.prepare(`SELECT COUNT(*) FROM events WHERE user_id = @user OR app_id IN (${VISIBLE})`).pluck().get({ user: u }) as number;
+    store.insert({
+      id: `ev-${n++}`,
+      type: 'restart',
+      app_id: appId,
+      app_name: appId,
+      user_id: userId,
+      created_at: n,
+      type_data: '{}',
+    });
+  const VISIBLE =
+    "SELECT id FROM apps WHERE owner_id = @user UNION SELECT app_id FROM collaborators WHERE user_id = @user AND status = 'accepted'";
+  const truth = (u: string) =>
+    db
+      .prepare(`SELECT COUNT(*) FROM events WHERE user_id = @user OR app_id IN (${VISIBLE})`)
+      .pluck()
+      .get({ user: u }) as number;
   const truthApp = (a: string) => db.prepare('SELECT COUNT(*) FROM events WHERE app_id = ?').pluck().get(a) as number;
   const check = () => {
     for (const u of ['u1', 'u2', 'u3']) expect(store.countForUser(u), u).toBe(truth(u));
@@ -33,7 +52,9 @@ describe('event counts', () => {
     }
     check();
     // u3 becomes a collaborator of a1: its timeline now counts a1's events.
-    db.prepare("INSERT INTO collaborators (id, app_id, email, user_id, status, invitation_token, created_at) VALUES ('c1', 'a1', 'u3@example.test', 'u3', 'accepted', 't', 0)").run();
+    db.prepare(
+      "INSERT INTO collaborators (id, app_id, email, user_id, status, invitation_token, created_at) VALUES ('c1', 'a1', 'u3@example.test', 'u3', 'accepted', 't', 0)",
+    ).run();
     check();
     // Transfers: a1 to u2, then a3 to u3 (a collaborator of nothing there) and back.
     db.prepare("UPDATE apps SET owner_id = 'u2' WHERE id = 'a1'").run();
@@ -58,7 +79,9 @@ describe('event counts', () => {
 
   it('pages newest first, the same rows as the indexed query', () => {
     for (let i = 0; i < 30; i++) event(i % 2 ? 'a1' : 'a2', i % 3 ? 'u2' : 'u1');
-    const plain = db.prepare(`SELECT * FROM events WHERE user_id = @user OR app_id IN (${VISIBLE}) ORDER BY seq DESC LIMIT @limit OFFSET @offset`);
+    const plain = db.prepare(
+      `SELECT * FROM events WHERE user_id = @user OR app_id IN (${VISIBLE}) ORDER BY seq DESC LIMIT @limit OFFSET @offset`,
+    );
     for (const u of ['u1', 'u2', 'u3']) {
       expect(store.pageForUser(u, 7, 3)).toEqual(plain.all({ user: u, limit: 7, offset: 3 }));
     }

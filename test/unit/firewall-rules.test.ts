@@ -4,7 +4,8 @@ import { cidrError, managedRanges } from '../../src/modules/databases/firewall-r
 // The CIDR check of a dedicated database's custom firewall rule (issue 22).
 describe('firewall rules: CIDR ranges and managed ranges', () => {
   it('accepts IPv4 and IPv6 ranges with a prefix length in bounds', () => {
-    for (const ok of ['203.0.113.0/24', '0.0.0.0/0', '10.1.2.3/32', '2001:db8::/32', '::1/128']) expect(cidrError(ok), ok).toBeUndefined();
+    for (const ok of ['203.0.113.0/24', '0.0.0.0/0', '10.1.2.3/32', '2001:db8::/32', '::1/128'])
+      expect(cidrError(ok), ok).toBeUndefined();
   });
 
   it('refuses an address without a prefix, a bad address, a prefix too long, and anything else', () => {

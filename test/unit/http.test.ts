@@ -37,7 +37,11 @@ describe('HTTP conventions', () => {
   });
 
   it('refuses XML and other non-JSON bodies with a JSON error', async () => {
-    const res = await req('/v1/apps', { method: 'POST', body: '<app><name>x</name></app>', headers: { 'content-type': 'application/xml' } });
+    const res = await req('/v1/apps', {
+      method: 'POST',
+      body: '<app><name>x</name></app>',
+      headers: { 'content-type': 'application/xml' },
+    });
     expect(res.status).toBe(415);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(((await res.json()) as { error: string }).error).toMatch(/JSON only/);
@@ -62,7 +66,14 @@ describe('HTTP conventions', () => {
   });
 
   it('requires authentication on every /v1 route', async () => {
-    for (const [method, path] of [['GET', '/v1/apps'], ['POST', '/v1/apps'], ['GET', '/v1/users/self'], ['GET', '/v1/tokens'], ['GET', '/v1/events'], ['GET', '/v1/nothing']]) {
+    for (const [method, path] of [
+      ['GET', '/v1/apps'],
+      ['POST', '/v1/apps'],
+      ['GET', '/v1/users/self'],
+      ['GET', '/v1/tokens'],
+      ['GET', '/v1/events'],
+      ['GET', '/v1/nothing'],
+    ]) {
       const res = await emu.app.request(path, { method });
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(((await res.json()) as { error: string }).error).toBeTruthy();
@@ -81,8 +92,17 @@ describe('HTTP conventions', () => {
     boom.get('/v1/boom', () => {
       throw new Error('secret internal detail at /src/file.ts:12');
     });
-    const app = createHttpApp({ logger: createLogger('silent'), clock: systemClock, auth: emu.area('accounts').auth, bodyLimitBytes: 1024, rateLimit: { enabled: false, perMinute: 60 }, routes: [boom] });
-    const res = await app.request('/v1/boom', { headers: { authorization: basic(TOKENS.dev), 'x-request-id': 'req-500' } });
+    const app = createHttpApp({
+      logger: createLogger('silent'),
+      clock: systemClock,
+      auth: emu.area('accounts').auth,
+      bodyLimitBytes: 1024,
+      rateLimit: { enabled: false, perMinute: 60 },
+      routes: [boom],
+    });
+    const res = await app.request('/v1/boom', {
+      headers: { authorization: basic(TOKENS.dev), 'x-request-id': 'req-500' },
+    });
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ error: 'internal error, request id req-500' });

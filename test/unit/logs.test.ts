@@ -3,7 +3,14 @@ import { pino } from 'pino';
 import { openDatabase } from '../../src/db/database.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { ApiError } from '../../src/http/errors.ts';
-import { archiveDate, compileFilter, formatLine, normaliseTimestamp, timestampFromMs, type StoredLine } from '../../src/modules/logs/log-line.ts';
+import {
+  archiveDate,
+  compileFilter,
+  formatLine,
+  normaliseTimestamp,
+  timestampFromMs,
+  type StoredLine,
+} from '../../src/modules/logs/log-line.ts';
 import { createLogsStore } from '../../src/modules/logs/logs.store.ts';
 import { createLogsPipeline } from '../../src/modules/logs/logs.pipeline.ts';
 import { createLogsHub, type StreamSink } from '../../src/modules/logs/logs.hub.ts';
@@ -24,12 +31,16 @@ describe('log lines', () => {
   });
 
   it('formats like Go time.Time.String() then [container] message (4 date tokens)', () => {
-    expect(formatLine({ ts: '2015-02-16T02:02:43.930163178Z', container: 'web-1', text: '[martini] Started GET /' })).toBe(
-      '2015-02-16 02:02:43.930163178 +0000 UTC [web-1] [martini] Started GET /',
-    );
+    expect(
+      formatLine({ ts: '2015-02-16T02:02:43.930163178Z', container: 'web-1', text: '[martini] Started GET /' }),
+    ).toBe('2015-02-16 02:02:43.930163178 +0000 UTC [web-1] [martini] Started GET /');
     // Go trims trailing zeros of the fraction, and drops it when zero.
-    expect(formatLine({ ts: '2015-02-16T02:02:43.930000000Z', container: 'router', text: 'x' })).toBe('2015-02-16 02:02:43.93 +0000 UTC [router] x');
-    expect(formatLine({ ts: '2015-02-16T02:02:43.000000000Z', container: 'one-off-3', text: '' })).toBe('2015-02-16 02:02:43 +0000 UTC [one-off-3] ');
+    expect(formatLine({ ts: '2015-02-16T02:02:43.930000000Z', container: 'router', text: 'x' })).toBe(
+      '2015-02-16 02:02:43.93 +0000 UTC [router] x',
+    );
+    expect(formatLine({ ts: '2015-02-16T02:02:43.000000000Z', container: 'one-off-3', text: '' })).toBe(
+      '2015-02-16 02:02:43 +0000 UTC [one-off-3] ',
+    );
     const tokens = formatLine({ ts: '2015-02-16T02:02:43.100000000Z', container: 'web-1', text: 'a b' }).split(' ');
     expect(tokens[4]).toBe('[web-1]');
   });
@@ -42,7 +53,10 @@ describe('log lines', () => {
     const f = compileFilter('web')!;
     expect(['web-1', 'web-12', 'worker-1', 'webby-1', 'router'].filter(f)).toEqual(['web-1', 'web-12']);
     expect(['web-1', 'web-10', 'web-2'].filter(compileFilter('web-1')!)).toEqual(['web-1']);
-    expect(['web-1', 'worker-2', 'clock-1', 'router'].filter(compileFilter('web|worker')!)).toEqual(['web-1', 'worker-2']);
+    expect(['web-1', 'worker-2', 'clock-1', 'router'].filter(compileFilter('web|worker')!)).toEqual([
+      'web-1',
+      'worker-2',
+    ]);
     expect(['router', 'web-1'].filter(compileFilter('router')!)).toEqual(['router']);
     expect(compileFilter('')).toBeNull();
     expect(compileFilter(undefined)).toBeNull();
@@ -72,11 +86,31 @@ describe('signed URLs', () => {
 
 describe('RFC 5424', () => {
   it('formats a well-formed message: PRI, 6-digit time, header fields, escaped SD', () => {
-    const m = formatRfc5424({ ts: '2024-05-01T10:00:00.123456789Z', hostname: 'host', appName: 'my-app', procId: 'web-1', stream: 0, text: 'hello', params: { container: 'web-1', note: 'a "b" ]c\\' } });
-    expect(m).toBe('<14>1 2024-05-01T10:00:00.123456Z host my-app web-1 log [emulator@32473 container="web-1" note="a \\"b\\" \\]c\\\\"] hello');
+    const m = formatRfc5424({
+      ts: '2024-05-01T10:00:00.123456789Z',
+      hostname: 'host',
+      appName: 'my-app',
+      procId: 'web-1',
+      stream: 0,
+      text: 'hello',
+      params: { container: 'web-1', note: 'a "b" ]c\\' },
+    });
+    expect(m).toBe(
+      '<14>1 2024-05-01T10:00:00.123456Z host my-app web-1 log [emulator@32473 container="web-1" note="a \\"b\\" \\]c\\\\"] hello',
+    );
     expect(parse5424(m)).toMatchObject({ pri: 14, appName: 'my-app', procId: 'web-1', msg: 'hello' });
-    const err = formatRfc5424({ ts: '2024-05-01T10:00:00.000000000Z', hostname: 'h', appName: 'an app with spaces', procId: '', stream: 1, text: 'x', params: {} });
-    expect(err.startsWith('<11>1 2024-05-01T10:00:00.000000Z h an_app_with_spaces - log [emulator@32473] x')).toBe(true);
+    const err = formatRfc5424({
+      ts: '2024-05-01T10:00:00.000000000Z',
+      hostname: 'h',
+      appName: 'an app with spaces',
+      procId: '',
+      stream: 1,
+      text: 'x',
+      params: {},
+    });
+    expect(err.startsWith('<11>1 2024-05-01T10:00:00.000000Z h an_app_with_spaces - log [emulator@32473] x')).toBe(
+      true,
+    );
   });
 
   it('octet counting counts bytes, not characters', () => {
@@ -88,10 +122,25 @@ describe('pipeline back-pressure and drop policy', () => {
   function setup(queueMaxLines: number) {
     const db = openDatabase({ inMemory: true });
     const store = createLogsStore(db);
-    const pipeline = createLogsPipeline({ db, store, clock: new ManualClock(), logger: silent, queueMaxLines, batchMaxLines: 3, routerLogsOn: () => true });
+    const pipeline = createLogsPipeline({
+      db,
+      store,
+      clock: new ManualClock(),
+      logger: silent,
+      queueMaxLines,
+      batchMaxLines: 3,
+      routerLogsOn: () => true,
+    });
     return { db, store, pipeline };
   }
-  const line = (i: number) => ({ appId: 'a', ts: timestampFromMs(1_000 + i), timeMs: 1_000 + i, container: 'web-1', stream: 0 as const, text: `l-${i}` });
+  const line = (i: number) => ({
+    appId: 'a',
+    ts: timestampFromMs(1_000 + i),
+    timeMs: 1_000 + i,
+    container: 'web-1',
+    stream: 0 as const,
+    text: `l-${i}`,
+  });
 
   it('container output is never dropped: full() then room() resolves once the queue drains', async () => {
     const { store, pipeline } = setup(5);
@@ -107,7 +156,15 @@ describe('pipeline back-pressure and drop policy', () => {
   it('a batch of several statements gives each delivered line the seq it has in the database', async () => {
     const db = openDatabase({ inMemory: true });
     const store = createLogsStore(db);
-    const pipeline = createLogsPipeline({ db, store, clock: new ManualClock(), logger: silent, queueMaxLines: 1_000, batchMaxLines: 500, routerLogsOn: () => true });
+    const pipeline = createLogsPipeline({
+      db,
+      store,
+      clock: new ManualClock(),
+      logger: silent,
+      queueMaxLines: 1_000,
+      batchMaxLines: 500,
+      routerLogsOn: () => true,
+    });
     const delivered: StoredLine[] = [];
     pipeline.addSink({ deliver: (lines) => void delivered.push(...lines) });
     pipeline.append('b', 'router', 'other app first'); // seqs do not start at 1 for app a
@@ -129,13 +186,27 @@ describe('pipeline back-pressure and drop policy', () => {
 });
 
 describe('hub', () => {
-  const stored = (seq: number, container = 'web-1'): StoredLine => ({ seq, app_id: 'a', ts: timestampFromMs(seq), time_ms: seq, container, stream: 0, text: `m-${seq}` });
+  const stored = (seq: number, container = 'web-1'): StoredLine => ({
+    seq,
+    app_id: 'a',
+    ts: timestampFromMs(seq),
+    time_ms: seq,
+    container,
+    stream: 0,
+    text: `m-${seq}`,
+  });
 
   it('a subscriber that cannot keep up is closed; others keep receiving', async () => {
     const hub = createLogsHub({ logger: silent, clock: new ManualClock(), pingMs: 60_000, maxLines: 10 });
-    const stuck: StreamSink & { reason?: string } = { send: () => new Promise(() => undefined), close: (r) => void (stuck.reason = r) };
+    const stuck: StreamSink & { reason?: string } = {
+      send: () => new Promise(() => undefined),
+      close: (r) => void (stuck.reason = r),
+    };
     const got: string[] = [];
-    const ok: StreamSink = { send: async (m) => void got.push(...(JSON.parse(m).log as string).split('\n')), close: () => undefined };
+    const ok: StreamSink = {
+      send: async (m) => void got.push(...(JSON.parse(m).log as string).split('\n')),
+      close: () => undefined,
+    };
     const a = hub.subscribe('a', null, stuck, []);
     hub.subscribe('a', compileFilter('web'), ok, [stored(1)]);
     // Batches arrive on separate ticks (the pipeline flushes on setImmediate): a live client keeps up.
@@ -156,10 +227,18 @@ describe('hub', () => {
   it('does not resend lines already in the history', async () => {
     const hub = createLogsHub({ logger: silent, clock: new ManualClock(), pingMs: 60_000, maxLines: 100 });
     const got: string[] = [];
-    hub.subscribe('a', null, { send: async (m) => void got.push(JSON.parse(m).log), close: () => undefined }, [stored(1), stored(2)]);
+    hub.subscribe('a', null, { send: async (m) => void got.push(JSON.parse(m).log), close: () => undefined }, [
+      stored(1),
+      stored(2),
+    ]);
     hub.sink.deliver([stored(2), stored(3)]);
     await new Promise((r) => setImmediate(r));
-    expect(got.join('\n').split('\n').map((l) => l.split(' ').pop())).toEqual(['m-1', 'm-2', 'm-3']);
+    expect(
+      got
+        .join('\n')
+        .split('\n')
+        .map((l) => l.split(' ').pop()),
+    ).toEqual(['m-1', 'm-2', 'm-3']);
     hub.closeAll();
   });
 });

@@ -43,7 +43,8 @@ describe('upload names', () => {
     expect(sanitizeUploadName('..\\..\\boot.ini')).toBe('boot.ini');
     expect(sanitizeUploadName('/abs/path/data.tar.gz')).toBe('data.tar.gz');
     expect(sanitizeUploadName('we\u0000ird\nname')).toBe('weirdname');
-    for (const bad of ['', '..', '.', 'dir/', '../..', '\u0001']) expect(() => sanitizeUploadName(bad), bad).toThrow(ApiError);
+    for (const bad of ['', '..', '.', 'dir/', '../..', '\u0001'])
+      expect(() => sanitizeUploadName(bad), bad).toThrow(ApiError);
   });
 
   it('are packed under tmp/uploads/ with the directories first', async () => {
@@ -66,7 +67,13 @@ describe('upload names', () => {
 
 describe('one-off request bodies', () => {
   it('run: the Go client shape passes; command is required; env values become strings', () => {
-    const go = runSchema.parse({ command: 'rails console', env: { TERM: 'xterm', CLIENT_OS: 'linux' }, size: 'M', detached: false, has_uploads: false });
+    const go = runSchema.parse({
+      command: 'rails console',
+      env: { TERM: 'xterm', CLIENT_OS: 'linux' },
+      size: 'M',
+      detached: false,
+      has_uploads: false,
+    });
     expect(go).toMatchObject({ command: 'rails console', size: 'M', detached: false });
     expect(runSchema.parse({ command: 'x', env: { N: 3, B: true } }).env).toEqual({ N: '3', B: 'true' });
     expect(runSchema.safeParse({}).success).toBe(false);
@@ -81,21 +88,44 @@ describe('one-off request bodies', () => {
     expect(resizeSchema.parse(normaliseResize({ Width: '100', Height: '30' }))).toEqual({ width: 100, height: 30 });
     // A terminal without a size: the CLI sends "0" × "0", accepted (the route then leaves the TTY alone).
     expect(resizeSchema.parse({ width: '0', height: '0' })).toEqual({ width: 0, height: 0 });
-    for (const bad of [{ width: '80x', height: 24 }, { width: -1, height: 24 }, { width: '-1', height: '24' }, { width: 80 }, { width: 1.5, height: 2 }, { width: 80, height: 10_001 }]) {
+    for (const bad of [
+      { width: '80x', height: 24 },
+      { width: -1, height: 24 },
+      { width: '-1', height: '24' },
+      { width: 80 },
+      { width: 1.5, height: 2 },
+      { width: 80, height: 10_001 },
+    ]) {
       expect(resizeSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
   });
 });
 
-describe('a stop while the terminal\'s start is under way', () => {
+describe("a stop while the terminal's start is under way", () => {
   it('waits for the start, then stops the normal way (SIGTERM, grace): no forced removal, state stays `stopping`', async () => {
-    const row = { id: ID, app_id: 'app', type: 'one-off', type_index: 1, size: 'M', command: 'sh', engine_id: 'eng-1', state: 'booting', host_port: null, deployment_id: null, detached: 0, created_at: 0, deleted_at: null } as ContainerRow;
+    const row = {
+      id: ID,
+      app_id: 'app',
+      type: 'one-off',
+      type_index: 1,
+      size: 'M',
+      command: 'sh',
+      engine_id: 'eng-1',
+      state: 'booting',
+      host_port: null,
+      deployment_id: null,
+      detached: 0,
+      created_at: 0,
+      deleted_at: null,
+    } as ContainerRow;
     const rows = new Map([[row.id, { ...row }]]);
     const store = {
       container: (id: string) => rows.get(id),
-      setEngine: (id: string, _e: string | null, _p: number | null, state: string) => void (rows.get(id)!.state = state),
+      setEngine: (id: string, _e: string | null, _p: number | null, state: string) =>
+        void (rows.get(id)!.state = state),
       setState: (id: string, state: string) => void (rows.get(id)!.state = state),
-      markDeleted: (id: string, at: number, state = 'stopped') => void Object.assign(rows.get(id)!, { state, deleted_at: at }),
+      markDeleted: (id: string, at: number, state = 'stopped') =>
+        void Object.assign(rows.get(id)!, { state, deleted_at: at }),
     } as unknown as ContainersStore;
     const calls: string[] = [];
     let releaseStart!: () => void;
@@ -116,11 +146,27 @@ describe('a stop while the terminal\'s start is under way', () => {
       resize: async () => undefined,
     } as unknown as ContainerRuntime;
     const logger = pino({ level: 'silent' });
-    const sessions = createSessions({ runtime, store, clock: new ManualClock(), logger, instanceId: 'i', stopGraceSeconds: 3, keepEndedMs: 1000 });
+    const sessions = createSessions({
+      runtime,
+      store,
+      clock: new ManualClock(),
+      logger,
+      instanceId: 'i',
+      stopGraceSeconds: 3,
+      keepEndedMs: 1000,
+    });
     const s = sessions.open(row);
     sessions.created(s, 'eng-1');
-    const client: TerminalClient = { send: () => undefined, end: () => undefined, onInput: () => undefined, onClose: () => undefined };
-    const connected = createAttacher({ runtime, store, sessions, logger, idleMs: 60_000, clock: systemClock }).connect(s, () => client);
+    const client: TerminalClient = {
+      send: () => undefined,
+      end: () => undefined,
+      onInput: () => undefined,
+      onClose: () => undefined,
+    };
+    const connected = createAttacher({ runtime, store, sessions, logger, idleMs: 60_000, clock: systemClock }).connect(
+      s,
+      () => client,
+    );
     await asked; // Docker is starting the process (it may already print) and has not answered yet
     store.setState(row.id, 'stopping');
     const stopped = sessions.shutdown(s);

@@ -6,7 +6,10 @@ import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 
 describe('the OpenAPI document (/_emulator/openapi.json)', () => {
   let h: Harness;
-  let doc: { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; summary?: string }>> };
+  let doc: {
+    openapi: string;
+    paths: Record<string, Record<string, { responses: Record<string, unknown>; summary?: string }>>;
+  };
   beforeAll(async () => {
     h = await startEmulator({}, { runtime: new FakeLogsRuntime() });
     const res = await h.call('GET', '/_emulator/openapi.json', { as: null });
@@ -33,9 +36,7 @@ describe('the OpenAPI document (/_emulator/openapi.json)', () => {
     }
     // Hono lists middleware as method ALL; every handler is one method on one path.
     const served = h.emu.app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, path: r.path }));
-    const missing = served
-      .map((r) => `${r.method} ${openApiPath(r.path)}`)
-      .filter((k) => !documented.has(k));
+    const missing = served.map((r) => `${r.method} ${openApiPath(r.path)}`).filter((k) => !documented.has(k));
     expect([...new Set(missing)]).toEqual([]);
     // Every area declares its routes (179 operations when this was written, addon servers off).
     expect(documented.size).toBeGreaterThanOrEqual(170);

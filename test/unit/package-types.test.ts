@@ -12,7 +12,13 @@ function typecheck(file: string) {
   const dir = mkdtempSync(join(tmpdir(), 'emu-types-'));
   try {
     const base = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8'));
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...base.compilerOptions, typeRoots: [join(ROOT, 'node_modules/@types')] }, files: [file] }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { ...base.compilerOptions, typeRoots: [join(ROOT, 'node_modules/@types')] },
+        files: [file],
+      }),
+    );
     return spawnSync(TSC, ['-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', cwd: ROOT });
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -30,9 +36,17 @@ describe('index.d.ts', () => {
     const dir = mkdtempSync(join(ROOT, 'test/types/.tmp-'));
     try {
       const drifted = join(dir, 'index.d.ts');
-      writeFileSync(drifted, readFileSync(join(ROOT, 'index.d.ts'), 'utf8').replace('routerPort?: number;', 'routerPort?: string;'));
+      writeFileSync(
+        drifted,
+        readFileSync(join(ROOT, 'index.d.ts'), 'utf8').replace('routerPort?: number;', 'routerPort?: string;'),
+      );
       const check = join(dir, 'check.ts');
-      writeFileSync(check, readFileSync(join(ROOT, 'test/types/index-dts.check.ts'), 'utf8').replace("'../../index.js'", "'./index.js'").replace("'../../src/index.ts'", "'../../../src/index.ts'"));
+      writeFileSync(
+        check,
+        readFileSync(join(ROOT, 'test/types/index-dts.check.ts'), 'utf8')
+          .replace("'../../index.js'", "'./index.js'")
+          .replace("'../../src/index.ts'", "'../../../src/index.ts'"),
+      );
       const r = typecheck(check);
       expect(r.status).not.toBe(0);
       expect(r.stdout).toContain("Type 'true' is not assignable to type 'false'");

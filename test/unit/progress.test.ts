@@ -64,7 +64,12 @@ describe('progress', () => {
     out.stream.columns = 30;
     const p = createProgress({ stream: out.stream, logger: logSink().logger });
     p.start('a very long task label that does not fit').done();
-    expect(out.text().split('\n').every((l) => l.replace(/\x1b\[\d*[FJ]/g, '').length <= 29)).toBe(true);
+    expect(
+      out
+        .text()
+        .split('\n')
+        .every((l) => l.replace(/\x1b\[\d*[FJ]/g, '').length <= 29),
+    ).toBe(true);
   });
 });
 
@@ -73,8 +78,13 @@ describe('what the commands follow', () => {
     const built: string[] = [];
     const bus = new EventEmitter();
     const emu = {
-      runtime: { probe: async () => ({ ok: opts.engineOk ?? true }), imageExists: async () => opts.hasImage, ensureBaseImage: async (tag: string) => void built.push(tag) },
-      area: (name: string) => (name === 'containers' ? { deployments: { bus } } : { apps: { find: () => ({ name: 'my-app' }) } }),
+      runtime: {
+        probe: async () => ({ ok: opts.engineOk ?? true }),
+        imageExists: async () => opts.hasImage,
+        ensureBaseImage: async (tag: string) => void built.push(tag),
+      },
+      area: (name: string) =>
+        name === 'containers' ? { deployments: { bus } } : { apps: { find: () => ({ name: 'my-app' }) } },
       urls: { api: 'http://127.0.0.1:1', routerPort: 2 },
     } as unknown as Emulator;
     return { emu, built, bus };
@@ -85,7 +95,10 @@ describe('what the commands follow', () => {
     const first = fakeEmulator({ hasImage: false });
     await ensureBaseImageWithProgress(first.emu, createProgress({ stream: sink(false).stream, logger }));
     expect(first.built).toEqual(['scalingo-emulator/stack-busybox:1']);
-    expect(lines.map((l) => l.msg)).toEqual(['Building the base image scalingo-emulator/stack-busybox:1 (first start only): started', 'Building the base image scalingo-emulator/stack-busybox:1 (first start only): done']);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'Building the base image scalingo-emulator/stack-busybox:1 (first start only): started',
+      'Building the base image scalingo-emulator/stack-busybox:1 (first start only): done',
+    ]);
     const again = fakeEmulator({ hasImage: true });
     await ensureBaseImageWithProgress(again.emu, createProgress({ stream: sink(false).stream, logger }));
     expect(again.built).toEqual([]);
@@ -100,9 +113,16 @@ describe('what the commands follow', () => {
     const { emu, bus } = fakeEmulator({ hasImage: true });
     const stop = followDeployments(emu, createProgress({ stream: out.stream, logger: logSink().logger }));
     bus.emit('event', { appId: 'a', deploymentId: 'd1', type: 'new', data: {} });
-    bus.emit('event', { appId: 'a', deploymentId: 'd1', type: 'log', data: { content: '-----> Building on stack scalingo-22\n' } });
+    bus.emit('event', {
+      appId: 'a',
+      deploymentId: 'd1',
+      type: 'log',
+      data: { content: '-----> Building on stack scalingo-22\n' },
+    });
     bus.emit('event', { appId: 'a', deploymentId: 'd1', type: 'status', data: { status: 'build-error' } });
-    expect(out.text()).toMatch(/✖ Deploying my-app — build-error \(GET http:\/\/127\.0\.0\.1:1\/v1\/apps\/my-app\/deployments\/d1\/output\)/);
+    expect(out.text()).toMatch(
+      /✖ Deploying my-app — build-error \(GET http:\/\/127\.0\.0\.1:1\/v1\/apps\/my-app\/deployments\/d1\/output\)/,
+    );
     stop();
     const before = out.text();
     bus.emit('event', { appId: 'a', deploymentId: 'd2', type: 'new', data: {} });

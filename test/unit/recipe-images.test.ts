@@ -26,7 +26,9 @@ describe('images built on first use', () => {
     const lines: string[][] = [[], []];
     const starts: string[] = [];
     try {
-      const needs = [0, 1].map((i) => ensureRecipeImage(runtime, node, { onStart: (r) => starts.push(r.title), onLine: (l) => lines[i].push(l) }));
+      const needs = [0, 1].map((i) =>
+        ensureRecipeImage(runtime, node, { onStart: (r) => starts.push(r.title), onLine: (l) => lines[i].push(l) }),
+      );
       const results = await Promise.allSettled(needs);
       for (const r of results) {
         expect(r.status).toBe('rejected');
@@ -66,7 +68,10 @@ describe('images built on first use', () => {
 
   it("the terminal's progress line: one task per build, its steps, then ✖ with the reason", async () => {
     let text = '';
-    const stream = Object.assign(new Writable({ write: (c, _e, done) => ((text += String(c)), done()) }), { isTTY: true, columns: 400 });
+    const stream = Object.assign(new Writable({ write: (c, _e, done) => ((text += String(c)), done()) }), {
+      isTTY: true,
+      columns: 400,
+    });
     const progress = createProgress({ stream, logger: pino({ level: 'silent' }) });
     const stop = followImageBuilds(progress);
     process.env.PATH = '/nonexistent';

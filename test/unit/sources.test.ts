@@ -5,17 +5,38 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
-import { entryProblem, extractArchive, SourceError, timeLimit, type SourceLimits } from '../../src/modules/deployments/archive-extract.ts';
+import {
+  entryProblem,
+  extractArchive,
+  SourceError,
+  timeLimit,
+  type SourceLimits,
+} from '../../src/modules/deployments/archive-extract.ts';
 import { prepareSource } from '../../src/modules/deployments/sources.ts';
 import { startEmulator } from '../harness.ts';
 
-const LIMITS: SourceLimits = { maxArchiveBytes: 1 << 20, maxExpandedBytes: 1 << 20, maxFileBytes: 64 * 1024, maxEntries: 10, timeoutMs: 5_000 };
+const LIMITS: SourceLimits = {
+  maxArchiveBytes: 1 << 20,
+  maxExpandedBytes: 1 << 20,
+  maxFileBytes: 64 * 1024,
+  maxEntries: 10,
+  timeoutMs: 5_000,
+};
 
 function tar(entries: { path: string; data?: string; type?: string; linkpath?: string }[]): Buffer {
   const parts: Buffer[] = [];
   for (const e of entries) {
     const data = Buffer.from(e.data ?? '');
-    const h = new Header({ path: e.path, type: (e.type ?? 'File') as never, linkpath: e.linkpath, size: data.length, mode: 0o644, mtime: new Date(), uid: 0, gid: 0 });
+    const h = new Header({
+      path: e.path,
+      type: (e.type ?? 'File') as never,
+      linkpath: e.linkpath,
+      size: data.length,
+      mode: 0o644,
+      mtime: new Date(),
+      uid: 0,
+      gid: 0,
+    });
     h.encode();
     parts.push(h.block!, data, Buffer.alloc((512 - (data.length % 512)) % 512));
   }
@@ -37,7 +58,16 @@ async function extract(buf: Buffer | Readable, limits = LIMITS) {
   const dest = tmp();
   const { signal, clear } = timeLimit(limits, 'the archive');
   try {
-    return { dest, result: await extractArchive(buf instanceof Readable ? buf : Readable.from([buf]), dest, limits, signal, 'the archive') };
+    return {
+      dest,
+      result: await extractArchive(
+        buf instanceof Readable ? buf : Readable.from([buf]),
+        dest,
+        limits,
+        signal,
+        'the archive',
+      ),
+    };
   } finally {
     clear();
   }
@@ -68,12 +98,20 @@ describe('archive extraction limits', () => {
     await expect(extract(nested)).rejects.toThrow(/holds a compressed archive inside the tar stream/);
     // A zstd frame (which tar would decompress itself) arriving a byte at a time.
     const zstd = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.alloc(1024, 7)]);
-    const byteByByte = Readable.from((function* () { for (const b of zstd) yield Buffer.from([b]); })());
+    const byteByByte = Readable.from(
+      (function* () {
+        for (const b of zstd) yield Buffer.from([b]);
+      })(),
+    );
     await expect(extract(byteByByte)).rejects.toThrow(/holds a compressed archive inside the tar stream/);
   });
 
   it('extracts a gzip or a plain tar, links inside the directory included', async () => {
-    const entries = [{ path: 'app/a.txt', data: 'hello' }, { path: 'app/l', type: 'SymbolicLink', linkpath: 'a.txt' }, { path: 'app/h', type: 'Link', linkpath: 'app/a.txt' }];
+    const entries = [
+      { path: 'app/a.txt', data: 'hello' },
+      { path: 'app/l', type: 'SymbolicLink', linkpath: 'a.txt' },
+      { path: 'app/h', type: 'Link', linkpath: 'app/a.txt' },
+    ];
     for (const buf of [gzipSync(tar(entries)), tar(entries)]) {
       const { dest, result } = await extract(buf);
       expect(result.entries).toBe(3);
@@ -95,10 +133,16 @@ describe('archive extraction limits', () => {
   it('stops at the entry count, the file size, the expanded size, and on bad data', async () => {
     const many = tar(Array.from({ length: 11 }, (_, i) => ({ path: `f${i}`, data: 'x' })));
     await expect(extract(many)).rejects.toThrow(/more than 10 entries/);
-    await expect(extract(tar([{ path: 'big', data: 'x'.repeat(65 * 1024) }]))).rejects.toThrow(/big is 0.1 MB: larger than the limit of 0.1 MB per file/);
+    await expect(extract(tar([{ path: 'big', data: 'x'.repeat(65 * 1024) }]))).rejects.toThrow(
+      /big is 0.1 MB: larger than the limit of 0.1 MB per file/,
+    );
     const files = tar(Array.from({ length: 9 }, (_, i) => ({ path: `f${i}`, data: 'x'.repeat(60 * 1024) })));
-    await expect(extract(gzipSync(files), { ...LIMITS, maxExpandedBytes: 300 * 1024 })).rejects.toThrow(/expands to more than 0.3 MB/);
-    await expect(extract(files, { ...LIMITS, maxArchiveBytes: 200 * 1024 })).rejects.toThrow(/larger than the limit of 0.2 MB/);
+    await expect(extract(gzipSync(files), { ...LIMITS, maxExpandedBytes: 300 * 1024 })).rejects.toThrow(
+      /expands to more than 0.3 MB/,
+    );
+    await expect(extract(files, { ...LIMITS, maxArchiveBytes: 200 * 1024 })).rejects.toThrow(
+      /larger than the limit of 0.2 MB/,
+    );
     await expect(extract(Buffer.from([0x1f, 0x8b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))).rejects.toThrow(SourceError);
   });
 
@@ -110,10 +154,18 @@ describe('archive extraction limits', () => {
 
   it('a local source must exist and be a regular file; git values starting with - are refused', async () => {
     const wd = tmp();
-    await expect(prepareSource({ kind: 'archive', location: '/dev/null' }, join(wd, 'b'), () => undefined, LIMITS)).rejects.toThrow(/character device/);
-    await expect(prepareSource({ kind: 'archive', location: wd }, join(wd, 'c'), () => undefined, LIMITS)).rejects.toThrow(/directory/);
-    await expect(prepareSource({ kind: 'git', location: '--upload-pack=touch /tmp/x' }, join(wd, 'd'), () => undefined, LIMITS)).rejects.toThrow(/not a repository URL/);
-    await expect(prepareSource({ kind: 'git', location: wd, gitRef: '--output=/tmp/x' }, join(wd, 'e'), () => undefined, LIMITS)).rejects.toThrow(/not a branch/);
+    await expect(
+      prepareSource({ kind: 'archive', location: '/dev/null' }, join(wd, 'b'), () => undefined, LIMITS),
+    ).rejects.toThrow(/character device/);
+    await expect(
+      prepareSource({ kind: 'archive', location: wd }, join(wd, 'c'), () => undefined, LIMITS),
+    ).rejects.toThrow(/directory/);
+    await expect(
+      prepareSource({ kind: 'git', location: '--upload-pack=touch /tmp/x' }, join(wd, 'd'), () => undefined, LIMITS),
+    ).rejects.toThrow(/not a repository URL/);
+    await expect(
+      prepareSource({ kind: 'git', location: wd, gitRef: '--output=/tmp/x' }, join(wd, 'e'), () => undefined, LIMITS),
+    ).rejects.toThrow(/not a branch/);
     expect(existsSync('/tmp/x')).toBe(false);
   });
 });
@@ -122,12 +174,16 @@ describe('git_source and git_ref validation at the API', () => {
   it('422 for values git would read as options', async () => {
     const h = await startEmulator();
     try {
-      const app = await h.call('POST', '/v1/apps', { body: { app: { name: 'opt-source', git_source: '--upload-pack=id' } } });
+      const app = await h.call('POST', '/v1/apps', {
+        body: { app: { name: 'opt-source', git_source: '--upload-pack=id' } },
+      });
       expect(app.status).toBe(422);
       expect(app.body).toEqual({ errors: { git_source: ['is invalid: it cannot start with a hyphen'] } });
       expect((await h.call('GET', '/v1/apps/opt-source')).status).toBe(404);
       expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'plain-app' } } })).status).toBe(201);
-      const d = await h.call('POST', '/v1/apps/plain-app/deployments', { body: { deployment: { source_url: '/tmp/a.tar.gz', git_ref: '-b' } } });
+      const d = await h.call('POST', '/v1/apps/plain-app/deployments', {
+        body: { deployment: { source_url: '/tmp/a.tar.gz', git_ref: '-b' } },
+      });
       expect(d.status).toBe(422);
       expect(d.body).toEqual({ errors: { git_ref: ['is invalid: it cannot start with a hyphen'] } });
     } finally {

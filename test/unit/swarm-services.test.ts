@@ -7,7 +7,16 @@ import { createServer } from 'node:net';
 import { DOOR_PORTS, SERVICE_PORTS, pickPort, portFree } from '../../src/runtime/swarm-ports.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { newestTask, serviceInfo, serviceName, serviceSpec, SWARM_LABELS, taskState, type SwarmService, type SwarmTask } from '../../src/runtime/swarm-services.ts';
+import {
+  newestTask,
+  serviceInfo,
+  serviceName,
+  serviceSpec,
+  SWARM_LABELS,
+  taskState,
+  type SwarmService,
+  type SwarmTask,
+} from '../../src/runtime/swarm-services.ts';
 
 const MiB = 1024 * 1024;
 const task = (id: string, createdAt: string, state: string, extra: Partial<SwarmTask['Status']> = {}): SwarmTask => ({
@@ -30,13 +39,34 @@ describe('swarm services', () => {
 
   it('a spec becomes one replica (or none until started), image by id, memory limit, no restart, host-mode port, dnsrr', () => {
     const spec = serviceSpec(
-      { name: 'web-1', image: 'scalingo-emulator/stack-busybox:1', cmd: ['sh', '-c', 'httpd'], env: { PORT: '5000' }, labels: { [LABELS.type]: 'web' }, memoryBytes: 512 * MiB, publishPort: 5000, network: 'net', networkAliases: ['pg'], binds: ['vol:/data', '/cache:/cache:ro'] },
+      {
+        name: 'web-1',
+        image: 'scalingo-emulator/stack-busybox:1',
+        cmd: ['sh', '-c', 'httpd'],
+        env: { PORT: '5000' },
+        labels: { [LABELS.type]: 'web' },
+        memoryBytes: 512 * MiB,
+        publishPort: 5000,
+        network: 'net',
+        networkAliases: ['pg'],
+        binds: ['vol:/data', '/cache:/cache:ro'],
+      },
       'sha256:abc',
       { replicas: 0, constraints: ['node.id==n1'] },
     );
     expect(spec.Mode).toEqual({ Replicated: { Replicas: 0 } });
-    expect(spec.Labels).toMatchObject({ [LABELS.type]: 'web', [LABELS.managed]: '1', [SWARM_LABELS.image]: 'scalingo-emulator/stack-busybox:1' });
-    expect(spec.TaskTemplate.ContainerSpec).toMatchObject({ Image: 'sha256:abc', Args: ['sh', '-c', 'httpd'], Env: ['PORT=5000'], Init: true, Labels: { [LABELS.managed]: '1', [LABELS.type]: 'web' } });
+    expect(spec.Labels).toMatchObject({
+      [LABELS.type]: 'web',
+      [LABELS.managed]: '1',
+      [SWARM_LABELS.image]: 'scalingo-emulator/stack-busybox:1',
+    });
+    expect(spec.TaskTemplate.ContainerSpec).toMatchObject({
+      Image: 'sha256:abc',
+      Args: ['sh', '-c', 'httpd'],
+      Env: ['PORT=5000'],
+      Init: true,
+      Labels: { [LABELS.managed]: '1', [LABELS.type]: 'web' },
+    });
     expect(spec.TaskTemplate.ContainerSpec.Mounts).toEqual([
       { Type: 'volume', Source: 'vol', Target: '/data', ReadOnly: false },
       { Type: 'bind', Source: '/cache', Target: '/cache', ReadOnly: true },
@@ -45,7 +75,10 @@ describe('swarm services', () => {
     expect(spec.TaskTemplate.RestartPolicy).toEqual({ Condition: 'none' });
     expect(spec.TaskTemplate.Placement).toEqual({ Constraints: ['node.id==n1'] });
     expect(spec.TaskTemplate.Networks).toEqual([{ Target: 'net', Aliases: ['pg'] }]);
-    expect(spec.EndpointSpec).toEqual({ Mode: 'dnsrr', Ports: [{ Protocol: 'tcp', TargetPort: 5000, PublishMode: 'host' }] });
+    expect(spec.EndpointSpec).toEqual({
+      Mode: 'dnsrr',
+      Ports: [{ Protocol: 'tcp', TargetPort: 5000, PublishMode: 'host' }],
+    });
   });
 
   it('the newest task stands for the container: created before it runs, exited after, with its exit code', () => {
@@ -53,10 +86,32 @@ describe('swarm services', () => {
     const now = task('t2', '2026-01-01T00:01:00Z', 'complete', { ContainerStatus: { ExitCode: 0 } });
     expect(newestTask([now, old])?.ID).toBe('t2');
     expect(newestTask([])).toBeNull();
-    expect([null, 'pending', 'assigned', 'preparing', 'starting'].map((s) => taskState(s ? task('t', '2026-01-01T00:00:00Z', s) : null))).toEqual(Array(5).fill('created'));
-    expect(['complete', 'failed', 'shutdown', 'rejected', 'orphaned'].map((s) => taskState(task('t', '2026-01-01T00:00:00Z', s)))).toEqual(Array(5).fill('exited'));
-    const s: SwarmService = { ID: 's1', Version: { Index: 3 }, Spec: serviceSpec({ name: 'n', image: 'i', env: {}, labels: {}, memoryBytes: 64 * MiB }, 'sha256:i', { replicas: 1, constraints: [] }) };
-    expect(serviceInfo(s, old)).toMatchObject({ engineId: 's1', name: 'n', state: 'exited', exitCode: 1, memoryLimit: 64 * MiB, hostPort: null });
+    expect(
+      [null, 'pending', 'assigned', 'preparing', 'starting'].map((s) =>
+        taskState(s ? task('t', '2026-01-01T00:00:00Z', s) : null),
+      ),
+    ).toEqual(Array(5).fill('created'));
+    expect(
+      ['complete', 'failed', 'shutdown', 'rejected', 'orphaned'].map((s) =>
+        taskState(task('t', '2026-01-01T00:00:00Z', s)),
+      ),
+    ).toEqual(Array(5).fill('exited'));
+    const s: SwarmService = {
+      ID: 's1',
+      Version: { Index: 3 },
+      Spec: serviceSpec({ name: 'n', image: 'i', env: {}, labels: {}, memoryBytes: 64 * MiB }, 'sha256:i', {
+        replicas: 1,
+        constraints: [],
+      }),
+    };
+    expect(serviceInfo(s, old)).toMatchObject({
+      engineId: 's1',
+      name: 'n',
+      state: 'exited',
+      exitCode: 1,
+      memoryLimit: 64 * MiB,
+      hostPort: null,
+    });
     expect(serviceInfo(s, null)).toMatchObject({ state: 'created', exitCode: null, startedAt: null });
     // updateMemory's in-place change is read from the service's label.
     s.Spec.Labels[SWARM_LABELS.memory] = String(128 * MiB);
@@ -67,12 +122,27 @@ describe('swarm services', () => {
 describe('docker.mode (configuration)', () => {
   it('local by default; swarm with an optional one-off node; anything else refused, naming the key', () => {
     expect(loadConfig({ ignoreDefaultFile: true, env: {} }).docker).toMatchObject({ mode: 'local', swarm: {} });
-    const swarm = loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: 'node-2' } } } });
+    const swarm = loadConfig({
+      ignoreDefaultFile: true,
+      env: {},
+      overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: 'node-2' } } },
+    });
     expect(swarm.docker).toMatchObject({ mode: 'swarm', swarm: { oneOffNode: 'node-2' } });
-    const fromEnv = loadConfig({ ignoreDefaultFile: true, env: { EMULATOR_DOCKER_MODE: 'swarm', EMULATOR_DOCKER_ONE_OFF_NODE: 'n2' } });
+    const fromEnv = loadConfig({
+      ignoreDefaultFile: true,
+      env: { EMULATOR_DOCKER_MODE: 'swarm', EMULATOR_DOCKER_ONE_OFF_NODE: 'n2' },
+    });
     expect(fromEnv.docker).toMatchObject({ mode: 'swarm', swarm: { oneOffNode: 'n2' } });
-    expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'kubernetes' } } as never })).toThrow(/docker\.mode/);
-    expect(() => loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: '' } } } })).toThrow(/docker\.swarm\.oneOffNode/);
+    expect(() =>
+      loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker: { mode: 'kubernetes' } } as never }),
+    ).toThrow(/docker\.mode/);
+    expect(() =>
+      loadConfig({
+        ignoreDefaultFile: true,
+        env: {},
+        overrides: { docker: { mode: 'swarm', swarm: { oneOffNode: '' } } },
+      }),
+    ).toThrow(/docker\.swarm\.oneOffNode/);
   });
 });
 
@@ -86,7 +156,9 @@ describe('ports the swarm runtime chooses', () => {
     const one = { first: DOOR_PORTS.first, last: DOOR_PORTS.first + 2 };
     expect(await portFree(DOOR_PORTS.first, '127.0.0.1')).toBe(false);
     expect(await pickPort(one, new Set([DOOR_PORTS.first + 1]), '127.0.0.1')).toBe(DOOR_PORTS.first + 2);
-    await expect(pickPort(one, new Set([DOOR_PORTS.first + 1, DOOR_PORTS.first + 2]), '127.0.0.1')).rejects.toThrow(/no free port left/);
+    await expect(pickPort(one, new Set([DOOR_PORTS.first + 1, DOOR_PORTS.first + 2]), '127.0.0.1')).rejects.toThrow(
+      /no free port left/,
+    );
     await new Promise((ok) => taken.close(ok));
   });
 });

@@ -14,33 +14,74 @@ import { UpError } from '../../src/cli/up/up-error.ts';
 // The pure pieces of `up`: the manifest's rules, the generators, .gitignore matching, names, log lines.
 describe('scalingo.json', () => {
   it('reads the documented fields, both addon forms and string booleans', () => {
-    const m = parseManifest(JSON.stringify({ name: 'x', stack: 'scalingo-22', env: { A: { value: '1', required: 'true' } }, addons: ['redis:redis-sandbox', { plan: 'postgresql:postgresql-sandbox', options: { version: '15' } }], formation: { web: { amount: 2, size: 'S' } }, scripts: { 'first-deploy': 'seed' } }));
-    expect(m.addons).toEqual([{ plan: 'redis:redis-sandbox', options: undefined }, { plan: 'postgresql:postgresql-sandbox', options: { version: '15' } }]);
+    const m = parseManifest(
+      JSON.stringify({
+        name: 'x',
+        stack: 'scalingo-22',
+        env: { A: { value: '1', required: 'true' } },
+        addons: ['redis:redis-sandbox', { plan: 'postgresql:postgresql-sandbox', options: { version: '15' } }],
+        formation: { web: { amount: 2, size: 'S' } },
+        scripts: { 'first-deploy': 'seed' },
+      }),
+    );
+    expect(m.addons).toEqual([
+      { plan: 'redis:redis-sandbox', options: undefined },
+      { plan: 'postgresql:postgresql-sandbox', options: { version: '15' } },
+    ]);
     expect(m.env?.A.required).toBe(true);
     expect(m.formation?.web).toEqual({ amount: 2, size: 'S' });
   });
 
   it('says where JSON is broken and which field is wrong, in one line', () => {
-    expect(() => parseManifest('{\n  "env": {\n    "A": 1,\n  }\n}')).toThrow(/^scalingo\.json: invalid JSON at line 4 column 3: /);
-    expect(() => parseManifest('{"formation": {"web": {"amount": -1}}}')).toThrow(/^scalingo\.json: formation\.web\.amount /);
+    expect(() => parseManifest('{\n  "env": {\n    "A": 1,\n  }\n}')).toThrow(
+      /^scalingo\.json: invalid JSON at line 4 column 3: /,
+    );
+    expect(() => parseManifest('{"formation": {"web": {"amount": -1}}}')).toThrow(
+      /^scalingo\.json: formation\.web\.amount /,
+    );
     expect(() => parseManifest('{"unknown": 1}')).toThrow('scalingo.json: (top level) has an unknown field (unknown)');
-    expect(() => parseManifest('{"env": {"A": {"value": "x", "generator": "secret"}}}')).toThrow('scalingo.json: env.A takes a value or a generator, not both');
-    expect(() => parseManifest('{"env": {"A": {"generator": "template"}}}')).toThrow('the template generator needs a template');
+    expect(() => parseManifest('{"env": {"A": {"value": "x", "generator": "secret"}}}')).toThrow(
+      'scalingo.json: env.A takes a value or a generator, not both',
+    );
+    expect(() => parseManifest('{"env": {"A": {"generator": "template"}}}')).toThrow(
+      'the template generator needs a template',
+    );
     expect(() => parseManifest('{"env": {"1A": {"value": "x"}}}')).toThrow('scalingo.json: env.1A is not a valid name');
     expect(() => parseManifest('[')).toThrow(UpError);
   });
 
   it('generates values once; takes required ones from the shell; refuses a missing one', () => {
-    const env = parseManifest(JSON.stringify({ env: { S: { generator: 'secret' }, U: { generator: 'url', template: '%URL%/admin' }, T: { generator: 'template', template: '%APP%-%PR_NUMBER%-%OTHER%' }, R: { required: true, description: 'the key' }, V: { value: 'v' } } })).env;
+    const env = parseManifest(
+      JSON.stringify({
+        env: {
+          S: { generator: 'secret' },
+          U: { generator: 'url', template: '%URL%/admin' },
+          T: { generator: 'template', template: '%APP%-%PR_NUMBER%-%OTHER%' },
+          R: { required: true, description: 'the key' },
+          V: { value: 'v' },
+        },
+      }),
+    ).env;
     const ctx = { app: 'my-app', url: 'http://my-app.localhost:5180', existing: {}, shell: { R: 'from-shell' } };
     const vars = manifestVariables(env, ctx);
     expect(vars.S).toMatch(/^[0-9a-f]{64}$/);
     expect(manifestVariables(env, ctx).S).not.toBe(vars.S);
-    expect(vars).toMatchObject({ U: 'http://my-app.localhost:5180/admin', T: 'my-app--%OTHER%', R: 'from-shell', V: 'v' });
+    expect(vars).toMatchObject({
+      U: 'http://my-app.localhost:5180/admin',
+      T: 'my-app--%OTHER%',
+      R: 'from-shell',
+      V: 'v',
+    });
     // Already set on the app: generated values are kept, a required one is satisfied.
-    const again = manifestVariables(env, { ...ctx, existing: { S: 'kept', U: 'kept', T: 'kept', R: 'set' }, shell: {} });
+    const again = manifestVariables(env, {
+      ...ctx,
+      existing: { S: 'kept', U: 'kept', T: 'kept', R: 'set' },
+      shell: {},
+    });
     expect(again).toEqual({ V: 'v' });
-    expect(() => manifestVariables(env, { ...ctx, shell: {} })).toThrow('scalingo.json: env R is required (the key): set it in the shell (R=… scalingo-emulator up)');
+    expect(() => manifestVariables(env, { ...ctx, shell: {} })).toThrow(
+      'scalingo.json: env R is required (the key): set it in the shell (R=… scalingo-emulator up)',
+    );
   });
 });
 
@@ -71,7 +112,10 @@ describe('.gitignore matching', () => {
   it('honours negations as git does: a file re-included, not one under an excluded directory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'up-ignore-'));
     try {
-      writeFileSync(join(dir, '.gitignore'), '*.log\n!keep.log\n/build/\n!build/kept.js\ndist/*\n!dist/public/\nREADME.MD\n');
+      writeFileSync(
+        join(dir, '.gitignore'),
+        '*.log\n!keep.log\n/build/\n!build/kept.js\ndist/*\n!dist/public/\nREADME.MD\n',
+      );
       const ignored = loadIgnore(dir);
       expect(ignored('keep.log', false)).toBe(false);
       expect(ignored('logs/keep.log', false)).toBe(false);
@@ -128,7 +172,10 @@ describe('names and lines', () => {
   });
 
   it('splits the platform log line and prints foreman-style prefixes, coloured per type or plain', () => {
-    expect(splitLogLine('2026-01-02 15:04:05.123 +0000 UTC [web-1] hello [x] world')).toEqual({ container: 'web-1', text: 'hello [x] world' });
+    expect(splitLogLine('2026-01-02 15:04:05.123 +0000 UTC [web-1] hello [x] world')).toEqual({
+      container: 'web-1',
+      text: 'hello [x] world',
+    });
     expect(splitLogLine('garbage')).toBeNull();
     const out = new PassThrough();
     let text = '';

@@ -15,7 +15,11 @@ export interface AddonAccess {
   hint: string;
 }
 
-const URL_VARIABLE: Record<string, string> = { postgresql: 'SCALINGO_POSTGRESQL_URL', mysql: 'SCALINGO_MYSQL_URL', redis: 'SCALINGO_REDIS_URL' };
+const URL_VARIABLE: Record<string, string> = {
+  postgresql: 'SCALINGO_POSTGRESQL_URL',
+  mysql: 'SCALINGO_MYSQL_URL',
+  redis: 'SCALINGO_REDIS_URL',
+};
 
 export async function addonAccess(api: ApiClient, app: string, addons: AddonJson[]): Promise<AddonAccess[]> {
   if (!addons.length) return [];
@@ -25,7 +29,9 @@ export async function addonAccess(api: ApiClient, app: string, addons: AddonJson
     const kind = a.addon_provider.id.replace(/^scalingo-/, '');
     const variable = URL_VARIABLE[kind] ?? `SCALINGO_${kind.toUpperCase()}_URL`;
     const inApp = variables.find((v) => v.name === variable)?.value ?? null;
-    const server = await api.find<{ server: { host: string | null; port: number | null } }>(`/v1/apps/${app}/addons/${a.id}/server`).catch(() => undefined);
+    const server = await api
+      .find<{ server: { host: string | null; port: number | null } }>(`/v1/apps/${app}/addons/${a.id}/server`)
+      .catch(() => undefined);
     const host = server?.server.host ?? null;
     const port = server?.server.port ?? null;
     const url = inApp && host && port ? hostUrl(inApp, host, port) : null;

@@ -24,7 +24,11 @@ export function apiClient(apiUrl: string, token: string): ApiClient {
     try {
       res = await fetch(`${apiUrl}${path}`, {
         method,
-        headers: { authorization: auth, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: auth,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
@@ -60,7 +64,10 @@ function describeError(text: string): string {
   try {
     const body = JSON.parse(text) as { error?: string; errors?: Record<string, string[]> };
     if (body.error) return body.error;
-    if (body.errors) return Object.entries(body.errors).map(([f, m]) => `${f} ${m.join(', ')}`).join('; ');
+    if (body.errors)
+      return Object.entries(body.errors)
+        .map(([f, m]) => `${f} ${m.join(', ')}`)
+        .join('; ');
   } catch {}
   return text.slice(0, 300);
 }

@@ -10,7 +10,9 @@ import { UpError } from './up-error.ts';
 const MAX_ENTRIES = 100_000;
 
 /** Writes the archive in a temporary directory; `cleanup` removes it. */
-export async function archiveFolder(dir: string): Promise<{ file: string; size: number; cleanup: () => Promise<void> }> {
+export async function archiveFolder(
+  dir: string,
+): Promise<{ file: string; size: number; cleanup: () => Promise<void> }> {
   const ignored = loadIgnore(dir);
   const tmp = await mkdtemp(join(tmpdir(), 'scalingo-up-'));
   const file = join(tmp, 'code.tar.gz');
@@ -26,7 +28,10 @@ export async function archiveFolder(dir: string): Promise<{ file: string; size: 
           const rel = relative(dir, join(dir, path)).split(sep).join('/');
           if (!rel) return true;
           if (ignored(rel, 'isDirectory' in st && st.isDirectory())) return false;
-          if (++entries > MAX_ENTRIES) throw new UpError(`${dir}: more than ${MAX_ENTRIES} files to deploy (is a build output missing from .gitignore?)`);
+          if (++entries > MAX_ENTRIES)
+            throw new UpError(
+              `${dir}: more than ${MAX_ENTRIES} files to deploy (is a build output missing from .gitignore?)`,
+            );
           return true;
         },
       },

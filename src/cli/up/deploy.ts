@@ -16,7 +16,12 @@ export interface DeploymentResult {
   reason?: string;
 }
 
-export async function deployFolder(api: ApiClient, app: string, dir: string, onLine: (line: string) => void): Promise<DeploymentResult> {
+export async function deployFolder(
+  api: ApiClient,
+  app: string,
+  dir: string,
+  onLine: (line: string) => void,
+): Promise<DeploymentResult> {
   const t0 = performance.now();
   const archive = await archiveFolder(dir);
   let id: string;
@@ -26,7 +31,11 @@ export async function deployFolder(api: ApiClient, app: string, dir: string, onL
     // A 409: the previous deployment is still cleaning up.
     ({
       deployment: { id },
-    } = await retryConflicts(() => api.send<{ deployment: { id: string } }>('POST', `/v1/apps/${app}/deployments`, { deployment: { source_url: source.download_url } })));
+    } = await retryConflicts(() =>
+      api.send<{ deployment: { id: string } }>('POST', `/v1/apps/${app}/deployments`, {
+        deployment: { source_url: source.download_url },
+      }),
+    ));
   } finally {
     await archive.cleanup();
   }
@@ -45,7 +54,14 @@ export async function deployFolder(api: ApiClient, app: string, dir: string, onL
     const done = FINISHED.has(deployment.status);
     flush(output, done);
     if (done) {
-      const reason = deployment.status === 'success' ? undefined : output.split('\n').filter((l) => l.startsWith('!')).pop()?.replace(/^!\s*/, '');
+      const reason =
+        deployment.status === 'success'
+          ? undefined
+          : output
+              .split('\n')
+              .filter((l) => l.startsWith('!'))
+              .pop()
+              ?.replace(/^!\s*/, '');
       return { id, status: deployment.status, seconds: (performance.now() - t0) / 1000, reason };
     }
     await new Promise((ok) => setTimeout(ok, POLL_MS));
@@ -53,6 +69,9 @@ export async function deployFolder(api: ApiClient, app: string, dir: string, onL
 }
 
 async function outputOf(api: ApiClient, app: string, id: string): Promise<string> {
-  const res = await fetch(`${api.apiUrl}/v1/apps/${app}/deployments/${id}/output`, { headers: api.headers, signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(`${api.apiUrl}/v1/apps/${app}/deployments/${id}/output`, {
+    headers: api.headers,
+    signal: AbortSignal.timeout(30_000),
+  });
   return res.ok ? res.text() : '';
 }

@@ -18,14 +18,31 @@ export async function detachEmulator(opts: EndpointOptions, say: (line: string) 
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const log = openSync(join(dataDir, 'emulator.log'), 'a');
-  const args = [...process.execArgv, process.argv[1], 'start', '--port', String(config.port), '--router-port', String(config.routerPort), '--ssh-port', String(config.sshPort), '--data-dir', dataDir];
+  const args = [
+    ...process.execArgv,
+    process.argv[1],
+    'start',
+    '--port',
+    String(config.port),
+    '--router-port',
+    String(config.routerPort),
+    '--ssh-port',
+    String(config.sshPort),
+    '--data-dir',
+    dataDir,
+  ];
   if (opts.configFile) args.push('--config', opts.configFile);
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, EMULATOR_STOP_CONTAINERS_ON_EXIT: 'true' } });
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, EMULATOR_STOP_CONTAINERS_ON_EXIT: 'true' },
+  });
   child.unref();
   writeFileSync(join(dataDir, PID_FILE), String(child.pid));
   const deadline = Date.now() + START_WAIT_MS;
   while (!(await probeEmulator(config.host, config.port))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new UpError(`the emulator did not start (see ${join(dataDir, 'emulator.log')})`);
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new UpError(`the emulator did not start (see ${join(dataDir, 'emulator.log')})`);
     await new Promise((ok) => setTimeout(ok, 250));
   }
   say(`Emulator started in the background (pid ${child.pid}, log ${join(dataDir, 'emulator.log')})`);

@@ -34,7 +34,10 @@ export async function down(opts: DownOptions, say: (line: string) => void): Prom
   }
   if (found && !opts.volumes) {
     const { containers } = await api.get<{ containers: { name: string }[] }>(`/v1/apps/${appName}/containers`);
-    if (containers.length) await api.send('POST', `/v1/apps/${appName}/scale`, { containers: containers.map((c) => ({ name: c.name, amount: 0 })) });
+    if (containers.length)
+      await api.send('POST', `/v1/apps/${appName}/scale`, {
+        containers: containers.map((c) => ({ name: c.name, amount: 0 })),
+      });
     say(`Scaled ${appName} to 0 (the emulator at ${apiUrl} was not started by up: it keeps running)`);
   }
 }
@@ -42,7 +45,8 @@ export async function down(opts: DownOptions, say: (line: string) => void): Prom
 /** No emulator answers: one is started on the data dir (free ports, so that nothing else must be free), used, stopped. */
 async function downWithoutEmulator(opts: DownOptions, appName: string, say: (line: string) => void): Promise<void> {
   const config = upConfig(opts);
-  if (config.inMemory) throw new UpError('--in-memory: an emulator in memory keeps nothing once stopped, there is nothing to stop');
+  if (config.inMemory)
+    throw new UpError('--in-memory: an emulator in memory keeps nothing once stopped, there is nothing to stop');
   const dataDir = resolve(config.dataDir);
   if (!existsSync(join(dataDir, 'emulator.sqlite'))) {
     say(`Nothing to stop: no emulator answers on port ${config.port} and ${dataDir} holds no emulator state`);
@@ -59,7 +63,8 @@ async function downWithoutEmulator(opts: DownOptions, appName: string, say: (lin
     // It runs with docker.stopContainersOnExit: whatever of the data dir still ran (a crashed `up`) stops with it.
     await endpoint.close();
   }
-  if (!opts.volumes) say(`Stopped ${appName}'s containers and addon servers (no emulator was running; data kept in ${dataDir})`);
+  if (!opts.volumes)
+    say(`Stopped ${appName}'s containers and addon servers (no emulator was running; data kept in ${dataDir})`);
 }
 
 async function deleteApp(api: ApiClient, appName: string, say: (line: string) => void): Promise<void> {

@@ -74,13 +74,19 @@ export async function userToken(apiUrl: string, config: EmulatorConfig): Promise
   const u = config.users[0];
   const res = await fetch(`${apiUrl}/v1/tokens`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${u.username}:${u.password}`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${u.username}:${u.password}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ token: { name: 'scalingo-emulator up' } }),
     signal: AbortSignal.timeout(10_000),
   }).catch((err: Error) => {
     throw new UpError(`the emulator at ${apiUrl} does not answer (${err.message})`);
   });
-  if (!res.ok) throw new UpError(`the emulator at ${apiUrl} refuses the user ${u.username} of this configuration (${res.status}): use its --config, or another --port`);
+  if (!res.ok)
+    throw new UpError(
+      `the emulator at ${apiUrl} refuses the user ${u.username} of this configuration (${res.status}): use its --config, or another --port`,
+    );
   const { token } = (await res.json()) as { token: { token: string; id: string } };
   return token;
 }
@@ -91,7 +97,13 @@ export async function openEndpoint(opts: EndpointOptions, say: (line: string) =>
   if (existing) {
     const made = await userToken(existing, config);
     say(`Using the emulator already running at ${existing}`);
-    return { apiUrl: existing, routerPort: config.routerPort, token: made.token, config, close: () => dropToken(existing, config, made.id) };
+    return {
+      apiUrl: existing,
+      routerPort: config.routerPort,
+      token: made.token,
+      config,
+      close: () => dropToken(existing, config, made.id),
+    };
   }
   const emulator = createEmulator(config, { logger: createLogger(config.logLevel, 2) });
   try {
@@ -99,7 +111,10 @@ export async function openEndpoint(opts: EndpointOptions, say: (line: string) =>
   } catch (err) {
     await emulator.stop().catch(() => undefined);
     const e = err as NodeJS.ErrnoException & { port?: number };
-    if (e.code === 'EADDRINUSE') throw new UpError(`port ${e.port ?? '?'} is in use by another program: choose another --port / --router-port / --ssh-port`);
+    if (e.code === 'EADDRINUSE')
+      throw new UpError(
+        `port ${e.port ?? '?'} is in use by another program: choose another --port / --router-port / --ssh-port`,
+      );
     throw new UpError(`cannot start the emulator: ${e.message}`);
   }
   say(`Emulator started at ${emulator.urls.api} (data: ${emulator.dataDir ?? 'in memory'})`);
@@ -112,7 +127,11 @@ export async function openEndpoint(opts: EndpointOptions, say: (line: string) =>
     own: emulator,
     // In memory, nothing could find this emulator's apps again: their containers and images go with it (as startEmulator does).
     close: async () => {
-      if (config.inMemory) await emulator.area('control').control.reset().catch(() => undefined);
+      if (config.inMemory)
+        await emulator
+          .area('control')
+          .control.reset()
+          .catch(() => undefined);
       await emulator.stop();
     },
   };

@@ -3,14 +3,21 @@
 import type { ApiClient } from './api-client.ts';
 import { splitLogLine } from './log-printer.ts';
 
-export function followLogs(api: ApiClient, app: string, onLine: (container: string, text: string) => void): { close(): void } {
+export function followLogs(
+  api: ApiClient,
+  app: string,
+  onLine: (container: string, text: string) => void,
+): { close(): void } {
   const ac = new AbortController();
   let closed = false;
   const run = async () => {
     while (!closed) {
       try {
         const { logs_url: url } = await api.get<{ logs_url: string }>(`/v1/apps/${app}/logs`);
-        const res = await fetch(`${url}&stream=true&n=0`, { signal: ac.signal, headers: { accept: 'text/event-stream' } });
+        const res = await fetch(`${url}&stream=true&n=0`, {
+          signal: ac.signal,
+          headers: { accept: 'text/event-stream' },
+        });
         if (!res.ok || !res.body) throw new Error(`logs answered ${res.status}`);
         let buffer = '';
         for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {

@@ -13,14 +13,20 @@ const bool = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v 
 const envEntry = z
   .object({
     description: z.string().max(2000).optional(),
-    value: z.string().max(64 * 1024).nullable().optional(),
+    value: z
+      .string()
+      .max(64 * 1024)
+      .nullable()
+      .optional(),
     generator: z.enum(['secret', 'url', 'template']).optional(),
     template: z.string().max(4096).optional(),
     required: bool.optional(),
   })
   .strict()
   .refine((e) => !(e.generator && e.value != null), { message: 'takes a value or a generator, not both' })
-  .refine((e) => e.generator !== 'template' || e.template !== undefined, { message: 'the template generator needs a template' });
+  .refine((e) => e.generator !== 'template' || e.template !== undefined, {
+    message: 'the template generator needs a template',
+  });
 
 const manifestSchema = z
   .object({
@@ -33,12 +39,22 @@ const manifestSchema = z
     ref: z.string().optional(),
     stack: z.string().max(100).optional(),
     copy_parent_database_urls: bool.optional(),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,254}$/, 'is not a valid variable name'), envEntry).optional(),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,254}$/, 'is not a valid variable name'), envEntry)
+      .optional(),
     addons: z
       .array(
         z.union([
           z.string().transform((plan) => ({ plan, options: undefined as { version?: string } | undefined })),
-          z.object({ plan: z.string(), options: z.object({ version: z.string().max(50).optional() }).passthrough().optional() }).strict(),
+          z
+            .object({
+              plan: z.string(),
+              options: z
+                .object({ version: z.string().max(50).optional() })
+                .passthrough()
+                .optional(),
+            })
+            .strict(),
         ]),
       )
       .max(20)
@@ -49,7 +65,10 @@ const manifestSchema = z
         z.object({ amount: z.number().int().min(0).max(100), size: z.string().max(10).optional() }).strict(),
       )
       .optional(),
-    scripts: z.object({ 'first-deploy': z.string().max(4096).optional(), postdeploy: z.string().max(4096).optional() }).strict().optional(),
+    scripts: z
+      .object({ 'first-deploy': z.string().max(4096).optional(), postdeploy: z.string().max(4096).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -58,7 +77,8 @@ export type ManifestEnv = NonNullable<Manifest['env']>;
 
 /** Parses scalingo.json; throws UpError with the line and column of a JSON mistake, or the field of a schema one. */
 export function parseManifest(text: string, file = 'scalingo.json'): Manifest {
-  if (Buffer.byteLength(text) > MANIFEST_MAX_BYTES) throw new UpError(`${file}: larger than ${MANIFEST_MAX_BYTES / 1024} KB`);
+  if (Buffer.byteLength(text) > MANIFEST_MAX_BYTES)
+    throw new UpError(`${file}: larger than ${MANIFEST_MAX_BYTES / 1024} KB`);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -69,7 +89,12 @@ export function parseManifest(text: string, file = 'scalingo.json'): Manifest {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
-    const what = issue.code === 'unrecognized_keys' ? `has an unknown field (${issue.keys.join(', ')})` : issue.code === 'invalid_key' ? 'is not a valid name' : issue.message;
+    const what =
+      issue.code === 'unrecognized_keys'
+        ? `has an unknown field (${issue.keys.join(', ')})`
+        : issue.code === 'invalid_key'
+          ? 'is not a valid name'
+          : issue.message;
     throw new UpError(`${file}: ${where} ${what}`);
   }
   return parsed.data;
@@ -78,7 +103,10 @@ export function parseManifest(text: string, file = 'scalingo.json'): Manifest {
 /** "at line L column C: <what JSON.parse said>", from the position V8 reports. */
 function jsonPosition(text: string, message: string): string {
   const m = /position (\d+)/.exec(message);
-  const what = message.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+.*$/, '').replace(/, ".*$/s, '');
+  const what = message
+    .replace(/^JSON\.parse: /, '')
+    .replace(/ in JSON at position \d+.*$/, '')
+    .replace(/, ".*$/s, '');
   if (!m) return `(${what})`;
   const pos = Number(m[1]);
   const before = text.slice(0, pos);
@@ -109,7 +137,9 @@ export function manifestVariables(env: ManifestEnv | undefined, ctx: EnvContext)
     else if (e.generator === 'url') out[name] = substitute(e.template ?? '%URL%', ctx);
     else if (e.generator === 'template') out[name] = substitute(e.template ?? '', ctx);
     else if (e.required && !(name in ctx.existing)) {
-      throw new UpError(`scalingo.json: env ${name} is required${e.description ? ` (${e.description})` : ''}: set it in the shell (${name}=… scalingo-emulator up)`);
+      throw new UpError(
+        `scalingo.json: env ${name} is required${e.description ? ` (${e.description})` : ''}: set it in the shell (${name}=… scalingo-emulator up)`,
+      );
     }
   }
   return out;

@@ -6,7 +6,20 @@ import { parseManifest, MANIFEST_MAX_BYTES, type Manifest } from './manifest.ts'
 import { UpError } from './up-error.ts';
 
 /** What makes a folder an app: a Procfile, a Dockerfile, or a language the stacks build (the platform's detection). */
-const APP_MARKERS = ['Procfile', 'Dockerfile', 'package.json', 'requirements.txt', 'Pipfile', 'setup.py', 'pyproject.toml', 'Gemfile', 'config.ru', 'index.php', 'composer.json', 'go.mod'];
+const APP_MARKERS = [
+  'Procfile',
+  'Dockerfile',
+  'package.json',
+  'requirements.txt',
+  'Pipfile',
+  'setup.py',
+  'pyproject.toml',
+  'Gemfile',
+  'config.ru',
+  'index.php',
+  'composer.json',
+  'go.mod',
+];
 
 export interface Project {
   dir: string;
@@ -19,7 +32,12 @@ export interface Project {
 
 /** The platform's app names: 6 to 48 lowercase letters, digits and dashes, starting with a letter. */
 export function appNameFrom(folder: string): string {
-  let name = folder.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+/g, '-').replace(/^[^a-z]+/, '').replace(/-+$/, '');
+  let name = folder
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^[^a-z]+/, '')
+    .replace(/-+$/, '');
   if (!name) name = 'app';
   if (name.length < 6) name = `${name}-local`.slice(0, 48);
   return name.slice(0, 48).replace(/-+$/, '');
@@ -36,11 +54,15 @@ export function readProject(dirArg: string, appOption?: string): Project {
   if (!st.isDirectory()) throw new UpError(`${dir}: not a folder`);
   const detected = APP_MARKERS.filter((f) => existsSync(join(dir, f)));
   if (!detected.length) {
-    throw new UpError(`${dir} is not an app: no Procfile, Dockerfile, package.json, requirements.txt, Pipfile, Gemfile… (what the platform detects)`);
+    throw new UpError(
+      `${dir} is not an app: no Procfile, Dockerfile, package.json, requirements.txt, Pipfile, Gemfile… (what the platform detects)`,
+    );
   }
   const appName = appOption ?? appNameFrom(basename(dir));
   if (!/^[a-z][a-z0-9-]{5,47}$/.test(appName)) {
-    throw new UpError(`--app ${appName}: an app name is 6 to 48 lowercase letters, digits and dashes, starting with a letter`);
+    throw new UpError(
+      `--app ${appName}: an app name is 6 to 48 lowercase letters, digits and dashes, starting with a letter`,
+    );
   }
   return { dir, appName, manifest: readManifest(dir), detected };
 }

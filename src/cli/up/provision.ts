@@ -42,33 +42,55 @@ export async function wantedAddons(api: ApiClient, manifest: Manifest): Promise<
   const { addon_providers: catalogue } = await api.get<{ addon_providers: Provider[] }>('/v1/addon_providers');
   return manifest.addons.map((a, i) => {
     const [providerId, planName, ...rest] = a.plan.split(':');
-    if (!providerId || !planName || rest.length) throw new UpError(`scalingo.json: addons.${i}.plan "${a.plan}" must be written provider:plan (e.g. postgresql:postgresql-sandbox)`);
+    if (!providerId || !planName || rest.length)
+      throw new UpError(
+        `scalingo.json: addons.${i}.plan "${a.plan}" must be written provider:plan (e.g. postgresql:postgresql-sandbox)`,
+      );
     // The manifest names providers as the platform does (postgresql); the emulator's catalogue ids carry `scalingo-`.
     const provider = catalogue.find((p) => p.id === providerId || p.id === `scalingo-${providerId}`);
-    if (!provider) throw new UpError(`scalingo.json: addons.${i}: unknown addon "${providerId}" (known: ${catalogue.map((p) => p.id.replace(/^scalingo-/, '')).join(', ')})`);
+    if (!provider)
+      throw new UpError(
+        `scalingo.json: addons.${i}: unknown addon "${providerId}" (known: ${catalogue.map((p) => p.id.replace(/^scalingo-/, '')).join(', ')})`,
+      );
     const plan = provider.plans.find((p) => p.name === planName || p.id === planName);
-    if (!plan) throw new UpError(`scalingo.json: addons.${i}: unknown plan "${planName}" of ${providerId} (plans: ${provider.plans.map((p) => p.name).join(', ')})`);
+    if (!plan)
+      throw new UpError(
+        `scalingo.json: addons.${i}: unknown plan "${planName}" of ${providerId} (plans: ${provider.plans.map((p) => p.name).join(', ')})`,
+      );
     return { provider, plan, version: a.options?.version };
   });
 }
 
 /** The app, created when missing (with the manifest's stack). */
-export async function ensureApp(api: ApiClient, name: string, manifest: Manifest): Promise<{ app: AppJson; created: boolean }> {
+export async function ensureApp(
+  api: ApiClient,
+  name: string,
+  manifest: Manifest,
+): Promise<{ app: AppJson; created: boolean }> {
   const found = await api.find<{ app: AppJson }>(`/v1/apps/${name}`);
   if (found) return { app: found.app, created: false };
-  const { app } = await api.send<{ app: AppJson }>('POST', '/v1/apps', { app: { name, ...(manifest.stack ? { stack_id: manifest.stack } : {}) } });
+  const { app } = await api.send<{ app: AppJson }>('POST', '/v1/apps', {
+    app: { name, ...(manifest.stack ? { stack_id: manifest.stack } : {}) },
+  });
   return { app, created: true };
 }
 
 /** Provisions the addons the app lacks (one per provider) and changes a plan that differs; their servers start meanwhile. */
-export async function ensureAddons(api: ApiClient, app: string, wanted: WantedAddon[], say: (line: string) => void): Promise<void> {
+export async function ensureAddons(
+  api: ApiClient,
+  app: string,
+  wanted: WantedAddon[],
+  say: (line: string) => void,
+): Promise<void> {
   const { addons } = await api.get<{ addons: AddonJson[] }>(`/v1/apps/${app}/addons`);
   for (const w of wanted) {
     const current = addons.find((a) => a.addon_provider.id === w.provider.id);
     if (!current) {
       say(`Provisioning ${w.provider.id} (${w.plan.name})…`);
       const options = w.version ? { version: w.version } : undefined;
-      await api.send('POST', `/v1/apps/${app}/addons`, { addon: { addon_provider_id: w.provider.id, plan_id: w.plan.id, ...(options ? { options } : {}) } });
+      await api.send('POST', `/v1/apps/${app}/addons`, {
+        addon: { addon_provider_id: w.provider.id, plan_id: w.plan.id, ...(options ? { options } : {}) },
+      });
     } else if (current.plan.id !== w.plan.id) {
       say(`Changing the plan of ${w.provider.id}: ${current.plan.name} → ${w.plan.name}`);
       await api.send('PATCH', `/v1/apps/${app}/addons/${current.id}`, { addon: { plan_id: w.plan.id } });
@@ -83,30 +105,51 @@ export async function addonsRunning(api: ApiClient, app: string, say: (line: str
   for (;;) {
     const { addons: now } = await api.get<{ addons: AddonJson[] }>(`/v1/apps/${app}/addons`);
     const failed = now.find((a) => a.status === 'error');
-    if (failed) throw new UpError(`the ${failed.addon_provider.id} addon could not start${failed.status_message ? `: ${failed.status_message}` : ''}`);
+    if (failed)
+      throw new UpError(
+        `the ${failed.addon_provider.id} addon could not start${failed.status_message ? `: ${failed.status_message}` : ''}`,
+      );
     const waiting = now.filter((a) => a.status !== 'running');
     if (!waiting.length) return now;
-    if (Date.now() > deadline) throw new UpError(`addons still not running after ${ADDON_WAIT_MS / 60_000} minutes: ${waiting.map((a) => a.addon_provider.id).join(', ')}`);
-    if (!announced) say(`Starting ${waiting.map((a) => a.addon_provider.id).join(', ')} beside the build (the first time builds the server's image: minutes)…`);
+    if (Date.now() > deadline)
+      throw new UpError(
+        `addons still not running after ${ADDON_WAIT_MS / 60_000} minutes: ${waiting.map((a) => a.addon_provider.id).join(', ')}`,
+      );
+    if (!announced)
+      say(
+        `Starting ${waiting.map((a) => a.addon_provider.id).join(', ')} beside the build (the first time builds the server's image: minutes)…`,
+      );
     announced = true;
     await new Promise((ok) => setTimeout(ok, 500));
   }
 }
 
 /** Sets the manifest's variables the app lacks; generated ones are made once and kept. */
-export async function ensureVariables(api: ApiClient, app: AppJson, manifest: Manifest, shell: Record<string, string | undefined>): Promise<string[]> {
-  const { variables } = await api.get<{ variables: { name: string; value: string }[] }>(`/v1/apps/${app.name}/variables`);
+export async function ensureVariables(
+  api: ApiClient,
+  app: AppJson,
+  manifest: Manifest,
+  shell: Record<string, string | undefined>,
+): Promise<string[]> {
+  const { variables } = await api.get<{ variables: { name: string; value: string }[] }>(
+    `/v1/apps/${app.name}/variables`,
+  );
   const existing = Object.fromEntries(variables.map((v) => [v.name, v.value]));
   const wanted = manifestVariables(manifest.env, { app: app.name, url: app.url, existing, shell });
   const changed = Object.entries(wanted).filter(([k, v]) => existing[k] !== v);
-  if (changed.length) await api.send('PUT', `/v1/apps/${app.name}/variables`, { variables: changed.map(([name, value]) => ({ name, value })) });
+  if (changed.length)
+    await api.send('PUT', `/v1/apps/${app.name}/variables`, {
+      variables: changed.map(([name, value]) => ({ name, value })),
+    });
   return changed.map(([k]) => k);
 }
 
 /** Scales to the manifest's formation (types the deployed code has); true when something changed. */
 export async function applyFormation(api: ApiClient, app: string, manifest: Manifest): Promise<boolean> {
   if (!manifest.formation) return false;
-  const { containers } = await api.get<{ containers: { name: string; amount: number; size: string }[] }>(`/v1/apps/${app}/containers`);
+  const { containers } = await api.get<{ containers: { name: string; amount: number; size: string }[] }>(
+    `/v1/apps/${app}/containers`,
+  );
   const changes = Object.entries(manifest.formation)
     .filter(([type]) => containers.some((c) => c.name === type))
     .filter(([type, f]) => {
@@ -115,7 +158,10 @@ export async function applyFormation(api: ApiClient, app: string, manifest: Mani
     })
     .map(([type, f]) => ({ name: type, amount: f.amount, ...(f.size ? { size: f.size } : {}) }));
   const unknown = Object.keys(manifest.formation).filter((type) => !containers.some((c) => c.name === type));
-  if (unknown.length) throw new UpError(`scalingo.json: formation names ${unknown.join(', ')}, which the code does not declare (process types: ${containers.map((c) => c.name).join(', ') || 'none'})`);
+  if (unknown.length)
+    throw new UpError(
+      `scalingo.json: formation names ${unknown.join(', ')}, which the code does not declare (process types: ${containers.map((c) => c.name).join(', ') || 'none'})`,
+    );
   if (!changes.length) return false;
   // Right after a deployment the app may still be booting (409): retried.
   await retryConflicts(() => api.send('POST', `/v1/apps/${app}/scale`, { containers: changes }));

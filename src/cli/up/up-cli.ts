@@ -80,7 +80,9 @@ export async function upCli(command: 'up' | 'down', argv: string[]): Promise<num
     }
     if (values.detach) {
       await handle.stop();
-      console.log(`Detached: ${handle.url} keeps running. \`scalingo-emulator down${positionals[0] ? ` ${positionals[0]}` : ''}\` stops it.`);
+      console.log(
+        `Detached: ${handle.url} keeps running. \`scalingo-emulator down${positionals[0] ? ` ${positionals[0]}` : ''}\` stops it.`,
+      );
       return 0;
     }
     return await new Promise<number>((done) => {

@@ -5,7 +5,15 @@ import type { Writable } from 'node:stream';
 import { apiClient, type ApiClient } from './api-client.ts';
 import { openEndpoint, type Endpoint, type EndpointOptions } from './emulator-endpoint.ts';
 import { readManifest, readProject, type Project } from './project.ts';
-import { addonsRunning, applyFormation, ensureAddons, ensureApp, ensureVariables, wantedAddons, type AddonJson } from './provision.ts';
+import {
+  addonsRunning,
+  applyFormation,
+  ensureAddons,
+  ensureApp,
+  ensureVariables,
+  wantedAddons,
+  type AddonJson,
+} from './provision.ts';
 import { deployFolder, type DeploymentResult } from './deploy.ts';
 import { createLogPrinter, type LogPrinter } from './log-printer.ts';
 import { followLogs } from './log-follow.ts';
@@ -59,7 +67,9 @@ export async function up(opts: UpOptions = {}): Promise<UpHandle> {
   const out = opts.out ?? process.stdout;
   const print = createLogPrinter(out, opts.color ?? (Boolean(out.isTTY) && !process.env.NO_COLOR));
   const project = readProject(opts.dir ?? '.', opts.app);
-  print.info(`${project.appName}: ${project.dir} (${project.detected.join(', ')}${Object.keys(project.manifest).length ? ', scalingo.json' : ''})`);
+  print.info(
+    `${project.appName}: ${project.dir} (${project.detected.join(', ')}${Object.keys(project.manifest).length ? ', scalingo.json' : ''})`,
+  );
   const endpoint = await openEndpoint(opts, (l) => print.info(l));
   try {
     return await start(project, endpoint, opts, print);
@@ -74,7 +84,8 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
   const name = project.appName;
   // Bad input is refused before anything is made.
   const wanted = await wantedAddons(api, project.manifest);
-  if (!(await api.find(`/v1/apps/${name}`))) manifestVariables(project.manifest.env, { app: name, url: '', existing: {}, shell: opts.env ?? process.env });
+  if (!(await api.find(`/v1/apps/${name}`)))
+    manifestVariables(project.manifest.env, { app: name, url: '', existing: {}, shell: opts.env ?? process.env });
   const { app, created } = await ensureApp(api, name, project.manifest);
   print.info(created ? `Created the app ${name}` : `Resuming the app ${name}`);
   await ensureAddons(api, name, wanted, (l) => print.info(l));
@@ -96,17 +107,25 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
     }
     const result = await deployFolder(api, name, project.dir, (l) => print.line('build', l));
     if (result.status === 'success') print.info(`Deployed in ${result.seconds.toFixed(1)} s: ${app.url}`);
-    else print.info(`Deployment ${result.status}${result.reason ? `: ${result.reason}` : ''} — the previous version keeps running`);
+    else
+      print.info(
+        `Deployment ${result.status}${result.reason ? `: ${result.reason}` : ''} — the previous version keeps running`,
+      );
     return result;
   };
 
   let firstDeployment: DeploymentResult | undefined;
-  const needsDeploy = !app.last_deployed_at || (await lastSuccess(api, name)) === null || newestChange(project.dir) > Date.parse(app.last_deployed_at);
+  const needsDeploy =
+    !app.last_deployed_at ||
+    (await lastSuccess(api, name)) === null ||
+    newestChange(project.dir) > Date.parse(app.last_deployed_at);
   if (needsDeploy) {
     firstDeployment = await deploy('start');
     if (firstDeployment.status !== 'success' && !(await lastSuccess(api, name))) {
       logs?.close();
-      throw new UpError(`the first deployment of ${name} failed (${firstDeployment.status}${firstDeployment.reason ? `: ${firstDeployment.reason}` : ''})`);
+      throw new UpError(
+        `the first deployment of ${name} failed (${firstDeployment.status}${firstDeployment.reason ? `: ${firstDeployment.reason}` : ''})`,
+      );
     }
   } else {
     print.info('The running version is up to date: no deployment');
@@ -115,7 +134,12 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
     logs?.close();
     throw err;
   });
-  if (await applyFormation(api, name, project.manifest)) print.info(`Formation from scalingo.json: ${Object.entries(project.manifest.formation ?? {}).map(([t, f]) => `${t}=${f.amount}${f.size ? `:${f.size}` : ''}`).join(' ')}`);
+  if (await applyFormation(api, name, project.manifest))
+    print.info(
+      `Formation from scalingo.json: ${Object.entries(project.manifest.formation ?? {})
+        .map(([t, f]) => `${t}=${f.amount}${f.size ? `:${f.size}` : ''}`)
+        .join(' ')}`,
+    );
 
   const access = await addonAccess(api, name, addons);
   const cliEnv = {
@@ -141,7 +165,14 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
     chain = p.catch(() => undefined);
     return p;
   };
-  const watcher = opts.watch === false ? undefined : await watchFolder(project.dir, opts.debounceMs ?? 300, (path) => void redeploy(`changed: ${path}`).catch((err: Error) => print.info(`Not deployed: ${err.message}`)));
+  const watcher =
+    opts.watch === false
+      ? undefined
+      : await watchFolder(
+          project.dir,
+          opts.debounceMs ?? 300,
+          (path) => void redeploy(`changed: ${path}`).catch((err: Error) => print.info(`Not deployed: ${err.message}`)),
+        );
   let stopped: Promise<void> | undefined;
   return {
     app: name,
@@ -165,17 +196,33 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
 }
 
 async function lastSuccess(api: ApiClient, app: string): Promise<string | null> {
-  const { deployments } = await api.get<{ deployments: { id: string; status: string }[] }>(`/v1/apps/${app}/deployments`);
+  const { deployments } = await api.get<{ deployments: { id: string; status: string }[] }>(
+    `/v1/apps/${app}/deployments`,
+  );
   return deployments.find((d) => d.status === 'success')?.id ?? null;
 }
 
-function printSummary(print: LogPrinter, url: string, access: AddonAccess[], cliEnv: Record<string, string>, endpoint: Endpoint): void {
+function printSummary(
+  print: LogPrinter,
+  url: string,
+  access: AddonAccess[],
+  cliEnv: Record<string, string>,
+  endpoint: Endpoint,
+): void {
   print.info(`\n  App         ${url}`);
   for (const a of access) print.info(`  ${a.kind.padEnd(11)} ${a.hint}`);
   print.info(`  Dashboard   ${endpoint.apiUrl}/_emulator/${endpoint.own ? `?token=${endpoint.own.adminToken}` : ''}`);
-  print.info(`  CLI         export ${Object.entries(cliEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  print.info(
+    `  CLI         export ${Object.entries(cliEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
   print.info(`              scalingo login --api-token ${endpoint.token}`);
-  print.info(endpoint.own ? '\n  Ctrl-C stops the app, its addons and the emulator (data kept).\n' : '\n  Ctrl-C stops following; the emulator keeps running the app.\n');
+  print.info(
+    endpoint.own
+      ? '\n  Ctrl-C stops the app, its addons and the emulator (data kept).\n'
+      : '\n  Ctrl-C stops following; the emulator keeps running the app.\n',
+  );
 }
 
 export type { AddonJson };

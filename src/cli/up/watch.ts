@@ -5,7 +5,11 @@ import { relative, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { loadIgnore } from './ignore.ts';
 
-export async function watchFolder(dir: string, debounceMs: number, onChange: (path: string) => void): Promise<{ close(): Promise<void> }> {
+export async function watchFolder(
+  dir: string,
+  debounceMs: number,
+  onChange: (path: string) => void,
+): Promise<{ close(): Promise<void> }> {
   let ignored = loadIgnore(dir);
   let timer: NodeJS.Timeout | undefined;
   let last = '';

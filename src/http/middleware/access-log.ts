@@ -13,7 +13,15 @@ export function accessLog(logger?: Logger): MiddlewareHandler<AppEnv> {
     const log = c.get('log')();
     if (log.isLevelEnabled('debug')) {
       // Attach URLs carry their credential in the path: it never reaches the log.
-      log.debug({ method: c.req.method, path: c.req.path.replace(/^\/attach\/[^/]+/, '/attach/<token>'), status: c.res.status, ms: Math.round((performance.now() - start) * 10) / 10 }, 'request');
+      log.debug(
+        {
+          method: c.req.method,
+          path: c.req.path.replace(/^\/attach\/[^/]+/, '/attach/<token>'),
+          status: c.res.status,
+          ms: Math.round((performance.now() - start) * 10) / 10,
+        },
+        'request',
+      );
     }
   };
   // Below debug level the request passes through synchronously (no promise of this middleware's own).

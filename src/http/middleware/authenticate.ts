@@ -7,7 +7,10 @@ import type { RouteAuth } from '../api-routes.ts';
  * Every /v1 route is authenticated; the principal is set on the context for the routes. Routes say
  * on their declaration (api-routes.ts) when they are public or also take a username and password.
  */
-export function authenticate(auth: AuthService, authOf: (method: string, path: string) => RouteAuth | undefined): MiddlewareHandler<AppEnv> {
+export function authenticate(
+  auth: AuthService,
+  authOf: (method: string, path: string) => RouteAuth | undefined,
+): MiddlewareHandler<AppEnv> {
   const verify = async (c: Context<AppEnv>, next: Next, allowPassword: boolean) => {
     c.set('principal', await auth.authenticate(c.req.header('authorization'), { allowPassword }));
     await next();

@@ -19,10 +19,13 @@ export function responseConformance(logger: Logger): MiddlewareHandler<AppEnv> {
     if (!problem) return;
     const where = route ? `${c.req.method} ${route.def.path}` : `${c.req.method} ${c.req.path}`;
     logger.error({ route: where, status: res.status, problem }, 'answer does not match its declared schema');
-    c.res = new Response(JSON.stringify({ error: `answer of ${where} (${res.status}) does not match its declared schema: ${problem}` }), {
-      status: 500,
-      headers: { 'content-type': 'application/json' },
-    });
+    c.res = new Response(
+      JSON.stringify({ error: `answer of ${where} (${res.status}) does not match its declared schema: ${problem}` }),
+      {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      },
+    );
   };
 }
 
@@ -38,14 +41,20 @@ async function check(res: Response, route: AppEnv['Variables']['route'] | undefi
   // Undeclared handlers (none in the API: test/unit/openapi.test.ts checks every route is declared).
   if (!route) return null;
   const spec = route.def.responses[res.status];
-  if (spec === undefined) return `status ${res.status} is not declared (declared: ${Object.keys(route.def.responses).join(', ')})`;
-  if (spec === null) return res.body === null || res.status === 204 || (res.status >= 300 && res.status < 400) ? null : 'a body where none is declared';
+  if (spec === undefined)
+    return `status ${res.status} is not declared (declared: ${Object.keys(route.def.responses).join(', ')})`;
+  if (spec === null)
+    return res.body === null || res.status === 204 || (res.status >= 300 && res.status < 400)
+      ? null
+      : 'a body where none is declared';
   if (spec instanceof z.ZodType) {
     if (!type.startsWith('application/json')) return `declared JSON, answered ${type || 'no content type'}`;
     return issues(spec, await res.clone().json());
   }
   const wanted = [spec.contentType].flat().map((t) => t.split(';')[0]);
-  return wanted.some((want) => type.startsWith(want) || want === '*/*') ? null : `declared ${wanted.join(' or ')}, answered ${type || 'no content type'}`;
+  return wanted.some((want) => type.startsWith(want) || want === '*/*')
+    ? null
+    : `declared ${wanted.join(' or ')}, answered ${type || 'no content type'}`;
 }
 
 function issues(schema: z.ZodType, value: unknown): string | null {

@@ -26,7 +26,9 @@ function refuseNonJson(c: Context<AppEnv>): void {
   const type = c.req.header('content-type');
   const hasBody = bodyAnnounced(c.req.header('content-length'), c.req.header('transfer-encoding'));
   if (hasBody && type && !/^application\/(([\w.+-]+\+)?json|x-www-form-urlencoded)\b/i.test(type.trim())) {
-    throw ApiError.unsupportedMediaType(`the API accepts JSON only (Content-Type: application/json), not "${type.split(';')[0]}"`);
+    throw ApiError.unsupportedMediaType(
+      `the API accepts JSON only (Content-Type: application/json), not "${type.split(';')[0]}"`,
+    );
   }
 }
 

@@ -24,7 +24,8 @@ export function rateLimit(opts: { perMinute: number; clock: Clock }): Middleware
       w.count++;
       setHeaderEarly(c, 'X-RateLimit-Limit', String(opts.perMinute));
       setHeaderEarly(c, 'X-RateLimit-Remaining', String(Math.max(0, opts.perMinute - w.count)));
-      if (w.count > opts.perMinute) throw ApiError.tooManyRequests(Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)));
+      if (w.count > opts.perMinute)
+        throw ApiError.tooManyRequests(Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)));
     }
     await next();
   };

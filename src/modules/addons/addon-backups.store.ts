@@ -17,12 +17,18 @@ export interface AddonBackupRow {
 export function createAddonBackupsStore(db: Db) {
   const s = {
     byId: db.prepare<[string], AddonBackupRow>('SELECT * FROM addon_backups WHERE id = ?'),
-    forAddon: db.prepare<[string], AddonBackupRow>('SELECT * FROM addon_backups WHERE addon_id = ? ORDER BY created_at DESC, rowid DESC'),
-    insert: db.prepare('INSERT INTO addon_backups (id, addon_id, name, status, method, size, error, created_at, started_at, finished_at) VALUES (@id, @addon_id, @name, @status, @method, @size, @error, @created_at, @started_at, @finished_at)'),
+    forAddon: db.prepare<[string], AddonBackupRow>(
+      'SELECT * FROM addon_backups WHERE addon_id = ? ORDER BY created_at DESC, rowid DESC',
+    ),
+    insert: db.prepare(
+      'INSERT INTO addon_backups (id, addon_id, name, status, method, size, error, created_at, started_at, finished_at) VALUES (@id, @addon_id, @name, @status, @method, @size, @error, @created_at, @started_at, @finished_at)',
+    ),
     start: db.prepare("UPDATE addon_backups SET status = 'running', started_at = ? WHERE id = ?"),
     finish: db.prepare('UPDATE addon_backups SET status = ?, size = ?, error = ?, finished_at = ? WHERE id = ?'),
     // Left running by a stop of the emulator: the dump was cut, the archive is not whole.
-    interrupted: db.prepare("UPDATE addon_backups SET status = 'error', error = 'interrupted by a stop of the emulator' WHERE status IN ('scheduled', 'running')"),
+    interrupted: db.prepare(
+      "UPDATE addon_backups SET status = 'error', error = 'interrupted by a stop of the emulator' WHERE status IN ('scheduled', 'running')",
+    ),
     delete: db.prepare('DELETE FROM addon_backups WHERE id = ?'),
   };
   return {
@@ -30,7 +36,8 @@ export function createAddonBackupsStore(db: Db) {
     forAddon: (addonId: string) => s.forAddon.all(addonId),
     insert: (row: AddonBackupRow) => void s.insert.run(row),
     start: (id: string, at: number) => void s.start.run(at, id),
-    finish: (id: string, status: 'done' | 'error', size: number, error: string | null, at: number) => void s.finish.run(status, size, error, at, id),
+    finish: (id: string, status: 'done' | 'error', size: number, error: string | null, at: number) =>
+      void s.finish.run(status, size, error, at, id),
     markInterrupted: () => s.interrupted.run().changes,
     delete: (id: string) => void s.delete.run(id),
   };

@@ -101,11 +101,25 @@ export function createAddonBackups(deps: AddonBackupsDeps) {
 
     /** A manual backup: recorded `scheduled`, run in the background (the CLI polls GET /backups/:id). */
     create(addon: AddonRow): AddonBackupRow {
-      if (running.has(addon.id)) throw ApiError.unprocessable({ database_backup: ['a backup of this database is already running: wait for it to end'] });
+      if (running.has(addon.id))
+        throw ApiError.unprocessable({
+          database_backup: ['a backup of this database is already running: wait for it to end'],
+        });
       const server = defined(deps.servers.server(addon.id), `the server of addon ${addon.id}`);
       const now = clock.now();
       const stamp = (isoDate(now) ?? '').replace(/[-:]/g, '').replace(/\..*$/, '');
-      const row: AddonBackupRow = { id: objectId(now), addon_id: addon.id, name: `${stamp}_${server.database}`, status: 'scheduled', method: 'manual', size: 0, error: null, created_at: now, started_at: null, finished_at: null };
+      const row: AddonBackupRow = {
+        id: objectId(now),
+        addon_id: addon.id,
+        name: `${stamp}_${server.database}`,
+        status: 'scheduled',
+        method: 'manual',
+        size: 0,
+        error: null,
+        created_at: now,
+        started_at: null,
+        finished_at: null,
+      };
       sweep();
       store.insert(row);
       const p = run(row).finally(() => {
@@ -125,14 +139,20 @@ export function createAddonBackups(deps: AddonBackupsDeps) {
     /** The signed, expiring URL the CLI downloads the archive from (GET, no other credential). */
     downloadUrl(addon: AddonRow, id: string): string {
       const b = this.show(addon, id);
-      if (b.status !== 'done') throw ApiError.badRequest(`backup ${id} is ${b.status}: only a finished backup can be downloaded`);
+      if (b.status !== 'done')
+        throw ApiError.badRequest(`backup ${id} is ${b.status}: only a finished backup can be downloaded`);
       return `${deps.apiUrl()}/_emulator/addon-backups/${b.id}/archive?${deps.signer.query(ARCHIVE, b.id)}`;
     },
 
     /** The archive a signed URL opens (401 invalid/expired, 404 gone). */
     archiveFile(id: string, q: { token?: string; timestamp?: string }): { path: string; size: number; name: string } {
       const check = deps.signer.check(ARCHIVE, q.token, q.timestamp, URL_TTL_MS);
-      if (!check.ok) throw ApiError.unauthorized(check.reason === 'expired' ? 'this download URL has expired: ask the database API for a new one' : 'invalid download token');
+      if (!check.ok)
+        throw ApiError.unauthorized(
+          check.reason === 'expired'
+            ? 'this download URL has expired: ask the database API for a new one'
+            : 'invalid download token',
+        );
       if (check.subject !== id) throw ApiError.unauthorized('invalid download token');
       const b = store.byId(id);
       const path = fileOf(id);
@@ -143,7 +163,8 @@ export function createAddonBackups(deps: AddonBackupsDeps) {
     /** The archive file of a finished backup of this addon (restore); 404 unknown, 400 not finished. */
     finishedArchive(addon: AddonRow, id: string): string {
       const b = this.show(addon, id);
-      if (b.status !== 'done' || !existsSync(fileOf(b.id))) throw ApiError.badRequest(`backup ${id} is ${b.status}: only a finished backup can be restored`);
+      if (b.status !== 'done' || !existsSync(fileOf(b.id)))
+        throw ApiError.badRequest(`backup ${id} is ${b.status}: only a finished backup can be restored`);
       return fileOf(b.id);
     },
 

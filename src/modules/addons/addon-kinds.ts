@@ -78,19 +78,30 @@ fi
 exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "$D" -c listen_addresses='*' -c shared_buffers=${Math.max(16, Math.floor(mem / MiB / 8))}MB -c log_line_prefix='[%p] ' \
   -c ssl=on -c ssl_cert_file=/etc/ssl/certs/ssl-cert-snakeoil.pem -c ssl_key_file=/etc/ssl/private/ssl-cert-snakeoil.key
 `,
-    ready: ['sh', '-c', `${PG}/pg_isready -q -h 127.0.0.1 -p 5432 && PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql -h 127.0.0.1 -U "$ADDON_USER" -d "$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null`],
+    ready: [
+      'sh',
+      '-c',
+      `${PG}/pg_isready -q -h 127.0.0.1 -p 5432 && PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql -h 127.0.0.1 -U "$ADDON_USER" -d "$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null`,
+    ],
     // No `?sslmode=`: node-postgres reads prefer/require as verify-full, which the server's self-signed
     // (Debian snakeoil) certificate fails; libpq clients still negotiate TLS by default.
     url: (c, host, port) => `postgres://${c.username}:${c.password}@${host}:${port}/${c.database}`,
     variables: ['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL'],
-    backup: { cmd: ['sh', '-c', `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner | gzip`], file: 'dump.sql.gz' },
+    backup: {
+      cmd: ['sh', '-c', `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --no-owner | gzip`],
+      file: 'dump.sql.gz',
+    },
     // The custom format (.pgsql), as the platform's backups: pg_restore reads it (docs/fidelity.md).
     archive: `${PG}/pg_dump -U postgres -d "$ADDON_DATABASE" --format=custom --no-owner --no-privileges -f "$OUT/$ADDON_DATABASE.pgsql"`,
     // The platform's documented restore (pg_restore --clean --if-exists --no-owner --no-privileges), as the addon's user.
     // The dump is read as it comes out of the archive (pg_restore of a custom-format stream: no copy on disk).
     restore: String.raw`{ tar xzOf - --wildcards '*.pgsql' || { echo "the backup holds no .pgsql dump" >&2; exit 2; }; } |
   ${PG}/pg_restore --clean --if-exists --no-owner --no-privileges --no-comments --exit-on-error -U "$ADDON_USER" -d "$ADDON_DATABASE"`,
-    users: ['sh', '-c', `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END, CASE WHEN pg_has_role(oid, 'pg_read_all_data', 'MEMBER') AND NOT pg_has_role(oid, 'pg_write_all_data', 'MEMBER') THEN 'ro' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`],
+    users: [
+      'sh',
+      '-c',
+      `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END, CASE WHEN pg_has_role(oid, 'pg_read_all_data', 'MEMBER') AND NOT pg_has_role(oid, 'pg_write_all_data', 'MEMBER') THEN 'ro' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`,
+    ],
     createUser: String.raw`set -e
 if [ "$READ_ONLY" = 1 ]; then G='GRANT pg_read_all_data TO :"u";'; else G='GRANT pg_read_all_data, pg_write_all_data TO :"u"; GRANT CREATE ON SCHEMA public TO :"u";'; fi
 ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d "$ADDON_DATABASE" -v u="$NEW_USER" -v pw="$NEW_PASSWORD" -v db="$ADDON_DATABASE" <<EOF
@@ -137,7 +148,11 @@ if [ ! -d /var/lib/mysql/mysql ]; then
 fi
 exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-pool-size=${Math.max(16, Math.floor(mem / MiB / 4))}M --log-error=
 `,
-    ready: ['sh', '-c', 'mariadb -h 127.0.0.1 -u "$ADDON_USER" -p"$ADDON_PASSWORD" "$ADDON_DATABASE" -e "SELECT 1" >/dev/null 2>&1'],
+    ready: [
+      'sh',
+      '-c',
+      'mariadb -h 127.0.0.1 -u "$ADDON_USER" -p"$ADDON_PASSWORD" "$ADDON_DATABASE" -e "SELECT 1" >/dev/null 2>&1',
+    ],
     url: (c, host, port) => `mysql://${c.username}:${c.password}@${host}:${port}/${c.database}`,
     variables: ['SCALINGO_MYSQL_URL'],
     backup: { cmd: ['sh', '-c', 'mariadb-dump --single-transaction "$ADDON_DATABASE" | gzip'], file: 'dump.sql.gz' },
@@ -145,7 +160,11 @@ exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-po
     // mariadb-dump writes DROP TABLE IF EXISTS before each table: replaying it puts the tables back as they were.
     restore: String.raw`{ tar xzOf - --wildcards '*.sql' || { echo "the backup holds no .sql dump" >&2; exit 2; }; } | mariadb "$ADDON_DATABASE"`,
     // Read-only: SELECT without INSERT on the addon's database (what createUser grants with READ_ONLY=1).
-    users: ['sh', '-c', `mariadb -N -B -e "SELECT DISTINCT CONCAT(u.User, '||', IF(d.Select_priv = 'Y' AND d.Insert_priv = 'N', 'ro', '')) FROM mysql.user u LEFT JOIN mysql.db d ON d.User = u.User AND d.Db = '$ADDON_DATABASE' WHERE u.User <> '' ORDER BY 1"`],
+    users: [
+      'sh',
+      '-c',
+      `mariadb -N -B -e "SELECT DISTINCT CONCAT(u.User, '||', IF(d.Select_priv = 'Y' AND d.Insert_priv = 'N', 'ro', '')) FROM mysql.user u LEFT JOIN mysql.db d ON d.User = u.User AND d.Db = '$ADDON_DATABASE' WHERE u.User <> '' ORDER BY 1"`,
+    ],
     createUser: String.raw`set -e
 if [ "$READ_ONLY" = 1 ]; then P=SELECT; else P=ALL; fi
 mariadb -e "CREATE USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; GRANT $P ON \`$ADDON_DATABASE\`.* TO '$NEW_USER'@'%'; FLUSH PRIVILEGES;"`,
@@ -165,7 +184,14 @@ exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --enab
     url: (c, host, port) => `redis://:${c.password}@${host}:${port}`,
     variables: ['SCALINGO_REDIS_URL', 'REDIS_URL'],
     // An RDB snapshot taken now (SAVE), then copied out.
-    backup: { cmd: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cat /data/dump.rdb | gzip'], file: 'dump.rdb.gz' },
+    backup: {
+      cmd: [
+        'sh',
+        '-c',
+        'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cat /data/dump.rdb | gzip',
+      ],
+      file: 'dump.rdb.gz',
+    },
     archive: 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cp /data/dump.rdb "$OUT/dump.rdb"',
     // The snapshot replaces the data set: AOF off, the RDB file swapped and loaded (DEBUG RELOAD NOSAVE, allowed
     // from inside the container only), AOF on again (rewritten from the loaded data); done once the rewrite ends.

@@ -23,7 +23,12 @@ const archiveList = z.object({
   next_cursor: z.string(),
 });
 
-export function addonLogsArchivesRoutes(deps: { addons: AddonsService; servers: AddonServers; signer: UrlSigner; apiUrl: () => string }) {
+export function addonLogsArchivesRoutes(deps: {
+  addons: AddonsService;
+  servers: AddonServers;
+  signer: UrlSigner;
+  apiUrl: () => string;
+}) {
   const r = new ApiRoutes('database-api');
   /** The archive's content: the lines up to `toMs`, gzipped. */
   const archive = (lines: StoredLine[]) => gzipSync(lines.map((l) => `${formattedLine(l)}\n`).join(''));
@@ -47,7 +52,13 @@ export function addonLogsArchivesRoutes(deps: { addons: AddonsService; servers: 
         const first = lines[0];
         if (page !== '1' || !first || !last) return c.json({ archives: [], has_more: false, next_cursor: '' });
         const url = `${deps.apiUrl()}/_emulator/addon-logs-archives/${addon.id}/${last.time_ms}?${deps.signer.query(ARCHIVE, `${addon.id}/${last.time_ms}`)}`;
-        return c.json({ archives: [{ url, from: isoDate(first.time_ms) ?? '', to: isoDate(last.time_ms) ?? '', size: archive(lines).length }], has_more: false, next_cursor: '' });
+        return c.json({
+          archives: [
+            { url, from: isoDate(first.time_ms) ?? '', to: isoDate(last.time_ms) ?? '', size: archive(lines).length },
+          ],
+          has_more: false,
+          next_cursor: '',
+        });
       },
     );
   }
@@ -63,12 +74,22 @@ export function addonLogsArchivesRoutes(deps: { addons: AddonsService; servers: 
     (c) => {
       const { id, to } = c.req.param();
       const check = deps.signer.check(ARCHIVE, c.req.query('token'), c.req.query('timestamp'), URL_TTL_MS);
-      if (!check.ok) throw ApiError.unauthorized(check.reason === 'expired' ? 'this download URL has expired: list the archives again' : 'invalid download token');
-      if (check.subject !== `${id}/${to}` || !deps.servers.server(id)) throw ApiError.unauthorized('invalid download token');
+      if (!check.ok)
+        throw ApiError.unauthorized(
+          check.reason === 'expired'
+            ? 'this download URL has expired: list the archives again'
+            : 'invalid download token',
+        );
+      if (check.subject !== `${id}/${to}` || !deps.servers.server(id))
+        throw ApiError.unauthorized('invalid download token');
       const lines = deps.servers.logs.recent(id, KEEP).filter((l) => l.time_ms <= Number(to));
       if (!lines.length) throw ApiError.notFound('logs_archive', 'the lines of this archive are no longer kept');
       const body = archive(lines);
-      return c.body(body, 200, { 'content-type': 'application/gzip', 'content-length': String(body.length), 'content-disposition': `attachment; filename="${id}-${to}.log.gz"` });
+      return c.body(body, 200, {
+        'content-type': 'application/gzip',
+        'content-length': String(body.length),
+        'content-disposition': `attachment; filename="${id}-${to}.log.gz"`,
+      });
     },
   );
   return r;

@@ -21,7 +21,12 @@ export function createAddonLogs(deps: AddonLogsDeps) {
   const subscribers = new Map<string, Set<(l: StoredLine) => void>>();
   let seq = 0;
 
-  async function run(addonId: string, appId: string, engineId: string, f: { closed: boolean; stream?: { close(): void } }): Promise<void> {
+  async function run(
+    addonId: string,
+    appId: string,
+    engineId: string,
+    f: { closed: boolean; stream?: { close(): void } },
+  ): Promise<void> {
     // From the server's last line already kept (the emulator's own notes do not count): nothing twice, nothing skipped.
     const lastOfServer = (history.get(addonId) ?? []).filter((l) => l.container === 'addon').pop();
     const sinceMs = lastOfServer ? lastOfServer.time_ms + 1 : undefined;
@@ -29,7 +34,15 @@ export function createAddonLogs(deps: AddonLogsDeps) {
     f.stream = stream;
     if (f.closed) return stream.close();
     for await (const l of stream) {
-      add(addonId, { seq: ++seq, app_id: appId, ts: l.timestamp, time_ms: l.time, container: 'addon', stream: l.stream === 'stderr' ? 1 : 0, text: l.text });
+      add(addonId, {
+        seq: ++seq,
+        app_id: appId,
+        ts: l.timestamp,
+        time_ms: l.time,
+        container: 'addon',
+        stream: l.stream === 'stderr' ? 1 : 0,
+        text: l.text,
+      });
     }
   }
 
@@ -62,7 +75,15 @@ export function createAddonLogs(deps: AddonLogsDeps) {
      */
     note(addonId: string, appId: string, text: string): void {
       const now = Date.now();
-      add(addonId, { seq: ++seq, app_id: appId, ts: new Date(now).toISOString(), time_ms: now, container: 'emulator', stream: 0, text });
+      add(addonId, {
+        seq: ++seq,
+        app_id: appId,
+        ts: new Date(now).toISOString(),
+        time_ms: now,
+        container: 'emulator',
+        stream: 0,
+        text,
+      });
     },
     unfollow(addonId: string): void {
       followers.get(addonId)?.close();

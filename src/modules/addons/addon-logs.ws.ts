@@ -16,19 +16,29 @@ const MAX_BUFFERED = 8 * 1024 * 1024;
 const MAX_FOLLOW_MS = 6 * 60 * 60_000;
 
 /** Registers the handler; returns what closes every follower (the emulator's stop must not wait on them). */
-export function registerAddonLogsWebSocket(table: UpgradeTable, deps: { signer: UrlSigner; servers: AddonServers }): { closeAll(): void } {
+export function registerAddonLogsWebSocket(
+  table: UpgradeTable,
+  deps: { signer: UrlSigner; servers: AddonServers },
+): { closeAll(): void } {
   const open = new Set<WebSocket>();
   table.register('/_emulator/addon-logs/', async (req, socket, head, url) => {
     const m = PATH.exec(url.pathname);
     if (!m) return false;
-    const id = checkAddonLogsUrl(deps.signer, deps.servers, decodeURIComponent(m[1]), Object.fromEntries(url.searchParams));
+    const id = checkAddonLogsUrl(
+      deps.signer,
+      deps.servers,
+      decodeURIComponent(m[1]),
+      Object.fromEntries(url.searchParams),
+    );
     const ws: WebSocket = await table.accept(req, socket, head);
     const send = (text: string) => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED) return void ws.terminate();
       ws.send(text, () => undefined);
     };
-    const unsubscribe = deps.servers.logs.subscribe(id, (l) => send(logEvent(`${formattedLine(l)}\n`, new Date(l.time_ms).toISOString())));
+    const unsubscribe = deps.servers.logs.subscribe(id, (l) =>
+      send(logEvent(`${formattedLine(l)}\n`, new Date(l.time_ms).toISOString())),
+    );
     const timer = setTimeout(() => ws.close(1001, 'time limit of a follower reached'), MAX_FOLLOW_MS);
     open.add(ws);
     const end = () => {

@@ -54,9 +54,20 @@ export function createAddonRestores(deps: AddonRestoresDeps) {
     json,
     /** Starts the restore of a finished backup (the addon must be running: checked by the route). */
     start(addon: AddonRow, backupId: string): RestoreRecord {
-      if (running.has(addon.id)) throw ApiError.unprocessable({ restore: ['a restore of this database is already running: wait for it to end'] });
+      if (running.has(addon.id))
+        throw ApiError.unprocessable({
+          restore: ['a restore of this database is already running: wait for it to end'],
+        });
       const file = deps.backups.finishedArchive(addon, backupId);
-      const record: RestoreRecord = { id: objectId(deps.clock.now()), addon_id: addon.id, backup_id: backupId, status: 'running', error: null, started_at: deps.clock.now(), finished_at: null };
+      const record: RestoreRecord = {
+        id: objectId(deps.clock.now()),
+        addon_id: addon.id,
+        backup_id: backupId,
+        status: 'running',
+        error: null,
+        started_at: deps.clock.now(),
+        finished_at: null,
+      };
       records.set(record.id, record);
       for (const old of [...records.keys()].slice(0, Math.max(0, records.size - KEEP))) records.delete(old);
       deps.setStatus(addon.id, 'restoring');

@@ -16,13 +16,21 @@ export interface RunningServer {
 }
 
 /** The addon's credentials, as the kind's scripts read them. */
-export const serverEnv = (row: AddonServerRow) => ({ ADDON_USER: row.username, ADDON_PASSWORD: row.password, ADDON_DATABASE: row.database });
+export const serverEnv = (row: AddonServerRow) => ({
+  ADDON_USER: row.username,
+  ADDON_PASSWORD: row.password,
+  ADDON_DATABASE: row.database,
+});
 
 type UserAction = 'createUser' | 'deleteUser' | 'setPassword';
 
-const lastError = (stderr: string, exitCode: number) => stderr.trim().split('\n').pop()?.slice(0, 300) || `exit code ${exitCode}`;
+const lastError = (stderr: string, exitCode: number) =>
+  stderr.trim().split('\n').pop()?.slice(0, 300) || `exit code ${exitCode}`;
 
-export function createAddonServerExec(runtime: ContainerRuntime, running: (addonId: string) => Promise<RunningServer | null>) {
+export function createAddonServerExec(
+  runtime: ContainerRuntime,
+  running: (addonId: string) => Promise<RunningServer | null>,
+) {
   const mustRun = async (addonId: string): Promise<RunningServer> => {
     const r = await running(addonId);
     if (!r) throw new Error('the database server is not running');
@@ -35,7 +43,9 @@ export function createAddonServerExec(runtime: ContainerRuntime, running: (addon
      * A dump of the addon's database made now (pg_dump, mariadb-dump, or a Redis RDB snapshot),
      * gzipped, streamed; null when the addon runs no server or the server is not running.
      */
-    async dump(addonId: string): Promise<{ stream: NodeJS.ReadableStream; file: string; exitCode: Promise<number> } | null> {
+    async dump(
+      addonId: string,
+    ): Promise<{ stream: NodeJS.ReadableStream; file: string; exitCode: Promise<number> } | null> {
       const r = await running(addonId);
       if (!r) return null;
       const spec = kind(r);
@@ -60,8 +70,13 @@ export function createAddonServerExec(runtime: ContainerRuntime, running: (addon
     async restoreArchive(addonId: string, archive: Readable): Promise<void> {
       const r = await mustRun(addonId);
       const script = `set -eo pipefail\n${kind(r).restore}`;
-      const out = await runtime.exec(r.engineId, ['bash', '-c', script], { env: serverEnv(r.row), maxBytes: 256 * 1024, stdin: archive });
-      if (out.exitCode !== 0) throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
+      const out = await runtime.exec(r.engineId, ['bash', '-c', script], {
+        env: serverEnv(r.row),
+        maxBytes: 256 * 1024,
+        stdin: archive,
+      });
+      if (out.exitCode !== 0)
+        throw new Error(out.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 500) || `exit code ${out.exitCode}`);
     },
 
     /** Turns the kind's force-ssl on or off in the running server; false when the kind has no TLS. Throws with the server's message. */
@@ -69,7 +84,10 @@ export function createAddonServerExec(runtime: ContainerRuntime, running: (addon
       const r = await mustRun(addonId);
       const scripts = kind(r).forceSsl;
       if (!scripts) return false;
-      const out = await runtime.exec(r.engineId, ['sh', '-c', on ? scripts.on : scripts.off], { env: serverEnv(r.row), maxBytes: 64 * 1024 });
+      const out = await runtime.exec(r.engineId, ['sh', '-c', on ? scripts.on : scripts.off], {
+        env: serverEnv(r.row),
+        maxBytes: 64 * 1024,
+      });
       if (out.exitCode !== 0) throw new Error(lastError(out.stderr, out.exitCode));
       return true;
     },
@@ -81,22 +99,33 @@ export function createAddonServerExec(runtime: ContainerRuntime, running: (addon
       const spec = kind(r);
       const out = await runtime.exec(r.engineId, spec.users, { env: serverEnv(r.row), maxBytes: 1024 * 1024 });
       if (out.exitCode !== 0) throw new Error(`listing the users failed: ${out.stderr.trim().slice(0, 300)}`);
-      return out.stdout.split('\n').filter((l) => l.trim()).map((l) => {
-        const [name = '', enc = '', ro = ''] = l.trim().split('|');
-        return { name, passwordEncryption: enc, readOnly: ro === 'ro' };
-      });
+      return out.stdout
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => {
+          const [name = '', enc = '', ro = ''] = l.trim().split('|');
+          return { name, passwordEncryption: enc, readOnly: ro === 'ro' };
+        });
     },
 
     /** Runs the kind's createUser / deleteUser script; false when the kind has none. Throws with the server's message. */
-    async manageUser(addonId: string, action: UserAction, user: { name: string; password?: string; readOnly?: boolean }): Promise<boolean> {
+    async manageUser(
+      addonId: string,
+      action: UserAction,
+      user: { name: string; password?: string; readOnly?: boolean },
+    ): Promise<boolean> {
       const r = await mustRun(addonId);
       const script = kind(r)[action];
       if (!script) return false;
-      const env = { ...serverEnv(r.row), NEW_USER: user.name, NEW_PASSWORD: user.password ?? '', READ_ONLY: user.readOnly ? '1' : '0' };
+      const env = {
+        ...serverEnv(r.row),
+        NEW_USER: user.name,
+        NEW_PASSWORD: user.password ?? '',
+        READ_ONLY: user.readOnly ? '1' : '0',
+      };
       const out = await runtime.exec(r.engineId, ['sh', '-c', script], { env, maxBytes: 64 * 1024 });
       if (out.exitCode !== 0) throw new Error(lastError(out.stderr, out.exitCode));
       return true;
     },
-
   };
 }

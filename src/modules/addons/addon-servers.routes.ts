@@ -18,9 +18,17 @@ const MAX_LINES = 1000;
 
 export function addonServersRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
   const r = new ApiRoutes('addons');
-  const serverOf = (c: Context<AppEnv, '/v1/apps/:app/addons/:id/server' | '/v1/apps/:app/addons/:id/server/logs' | '/v1/apps/:app/addons/:id/server/dump'>) => {
+  const serverOf = (
+    c: Context<
+      AppEnv,
+      | '/v1/apps/:app/addons/:id/server'
+      | '/v1/apps/:app/addons/:id/server/logs'
+      | '/v1/apps/:app/addons/:id/server/dump'
+    >,
+  ) => {
     const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.get('app').id, c.req.param('id'));
-    if (!deps.servers.server(addon.id)) throw ApiError.badRequest('this addon is a stand-in: no database server runs, so it has no logs nor backups');
+    if (!deps.servers.server(addon.id))
+      throw ApiError.badRequest('this addon is a stand-in: no database server runs, so it has no logs nor backups');
     return addon;
   };
 
@@ -30,18 +38,35 @@ export function addonServersRoutes(deps: { addons: AddonsService; servers: Addon
       method: 'get',
       path: '/v1/apps/:app/addons/:id/server',
       summary: "Where the addon's server is reached from the host (emulator)",
-      responses: { 200: z.object({ server: z.object({ kind: z.string(), running: z.boolean(), host: z.string().nullable(), port: z.number().nullable() }) }) },
+      responses: {
+        200: z.object({
+          server: z.object({
+            kind: z.string(),
+            running: z.boolean(),
+            host: z.string().nullable(),
+            port: z.number().nullable(),
+          }),
+        }),
+      },
     },
     async (c) => {
       const addon = serverOf(c);
       const kind = deps.servers.server(addon.id)?.kind ?? '';
       const r = await deps.servers.running(addon.id);
-      return c.json({ server: { kind, running: Boolean(r), host: r?.hostPort ? r.host : null, port: r?.hostPort ?? null } });
+      return c.json({
+        server: { kind, running: Boolean(r), host: r?.hostPort ? r.host : null, port: r?.hostPort ?? null },
+      });
     },
   );
 
   r.add(
-    { method: 'get', path: '/v1/apps/:app/addons/:id/server/logs', summary: "The addon server's recent output (emulator)", query: z.object({ n: z.string().optional() }), responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' } } },
+    {
+      method: 'get',
+      path: '/v1/apps/:app/addons/:id/server/logs',
+      summary: "The addon server's recent output (emulator)",
+      query: z.object({ n: z.string().optional() }),
+      responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' } },
+    },
     (c) => {
       const addon = serverOf(c);
       const n = lineCount(c.req.query('n'), MAX_LINES) ?? 100;
@@ -50,15 +75,25 @@ export function addonServersRoutes(deps: { addons: AddonsService; servers: Addon
     },
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/addons/:id/server/dump', summary: "A dump of the addon's database made now (emulator)", responses: { 200: { contentType: 'application/gzip', description: 'pg_dump, mariadb-dump or an RDB snapshot, gzipped' } } }, async (c) => {
-    const addon = serverOf(c);
-    const dump = await deps.servers.dump(addon.id);
-    if (!dump) throw ApiError.unavailable('the database server is not running: retry once the addon is running');
-    c.header('content-type', 'application/gzip');
-    c.header('content-disposition', `attachment; filename="${dump.file}"`);
-    return stream(c, async (s) => {
-      for await (const chunk of dump.stream as AsyncIterable<Buffer>) await s.write(chunk);
-    });
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/addons/:id/server/dump',
+      summary: "A dump of the addon's database made now (emulator)",
+      responses: {
+        200: { contentType: 'application/gzip', description: 'pg_dump, mariadb-dump or an RDB snapshot, gzipped' },
+      },
+    },
+    async (c) => {
+      const addon = serverOf(c);
+      const dump = await deps.servers.dump(addon.id);
+      if (!dump) throw ApiError.unavailable('the database server is not running: retry once the addon is running');
+      c.header('content-type', 'application/gzip');
+      c.header('content-disposition', `attachment; filename="${dump.file}"`);
+      return stream(c, async (s) => {
+        for await (const chunk of dump.stream as AsyncIterable<Buffer>) await s.write(chunk);
+      });
+    },
+  );
   return r;
 }

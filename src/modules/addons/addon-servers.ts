@@ -54,7 +54,9 @@ export function createAddonServers(deps: AddonServersDeps) {
     const name = networkName(appId);
     let p = networks.get(name);
     if (!p) {
-      p = runtime.ensureNetwork(name, { [LABELS.owner]: deps.instanceId, [LABELS.appId]: appId }).finally(() => networks.delete(name));
+      p = runtime
+        .ensureNetwork(name, { [LABELS.owner]: deps.instanceId, [LABELS.appId]: appId })
+        .finally(() => networks.delete(name));
       networks.set(name, p);
     }
     return p;
@@ -70,8 +72,17 @@ export function createAddonServers(deps: AddonServersDeps) {
   let stopped = false;
 
   const networkName = (appId: string) => `scalingo-emu-${deps.instanceId}-net-${appId.toLowerCase()}`;
-  const labels = (row: AddonServerRow) => ({ [LABELS.owner]: deps.instanceId, [LABELS.appId]: row.app_id, [LABELS.addonId]: row.addon_id, [LABELS.type]: `addon-${row.kind}` });
-  const credentials = (row: AddonServerRow) => ({ username: row.username, password: row.password, database: row.database });
+  const labels = (row: AddonServerRow) => ({
+    [LABELS.owner]: deps.instanceId,
+    [LABELS.appId]: row.app_id,
+    [LABELS.addonId]: row.addon_id,
+    [LABELS.type]: `addon-${row.kind}`,
+  });
+  const credentials = (row: AddonServerRow) => ({
+    username: row.username,
+    password: row.password,
+    database: row.database,
+  });
 
   /** Creates (or re-creates, on the same volume) the server container and waits until it answers. */
   async function startServer(row: AddonServerRow): Promise<void> {
@@ -80,7 +91,11 @@ export function createAddonServers(deps: AddonServersDeps) {
     // The app's containers join this network as soon as the addon exists: make it before a long image build.
     await ensureNetwork(row.app_id);
     await ensureRecipeImage(runtime, recipe, {
-      onStart: (r) => progress(row, `building the ${r.title} image (first use): the addon is provisioning until it is built and the server answers`),
+      onStart: (r) =>
+        progress(
+          row,
+          `building the ${r.title} image (first use): the addon is provisioning until it is built and the server answers`,
+        ),
       onLine: (l) => logs.note(row.addon_id, row.app_id, `[image] ${l}`),
     });
     progress(row, `starting the ${row.kind} server ${row.container_name}`);
@@ -110,8 +125,10 @@ export function createAddonServers(deps: AddonServersDeps) {
       const r = await runtime.exec(engineId, spec.ready, { env: serverEnv(row) }).catch(() => ({ exitCode: -1 }));
       if (r.exitCode === 0) break;
       const info = await runtime.inspect(engineId);
-      if (info?.state !== 'running') throw new Error(`the ${row.kind} server stopped (exit code ${info?.exitCode ?? '?'})`);
-      if (deps.clock.now() > deadline) throw new Error(`the ${row.kind} server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
+      if (info?.state !== 'running')
+        throw new Error(`the ${row.kind} server stopped (exit code ${info?.exitCode ?? '?'})`);
+      if (deps.clock.now() > deadline)
+        throw new Error(`the ${row.kind} server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((ok) => setTimeout(ok, 300));
     }
     messages.delete(row.addon_id);
@@ -124,7 +141,10 @@ export function createAddonServers(deps: AddonServersDeps) {
    * message) when it cannot start. One at a time per addon: the addon is pending from the call on, so the
    * supervisor takes a `die` meanwhile for the emulator's own doing, not an outage.
    */
-  function bringUp(row: AddonServerRow, steps: { first?: () => Promise<void>; after?: () => Promise<void> } = {}): Promise<void> {
+  function bringUp(
+    row: AddonServerRow,
+    steps: { first?: () => Promise<void>; after?: () => Promise<void> } = {},
+  ): Promise<void> {
     const running = pending.get(row.addon_id);
     if (running) return running;
     const p = Promise.resolve()
@@ -156,7 +176,10 @@ export function createAddonServers(deps: AddonServersDeps) {
     if (pending.has(addonId) || removing.has(addonId)) return;
     const row = store.byAddon(addonId);
     if (!row) return;
-    progress(row, `the ${row.kind} server stopped unexpectedly (exit code ${e.exitCode ?? '?'}): restarting it on its data`);
+    progress(
+      row,
+      `the ${row.kind} server stopped unexpectedly (exit code ${e.exitCode ?? '?'}): restarting it on its data`,
+    );
     deps.setStatus(addonId, 'provisioning');
     void bringUp(row);
   });
@@ -184,7 +207,9 @@ export function createAddonServers(deps: AddonServersDeps) {
   const running = async (addonId: string): Promise<RunningServer | null> => {
     const row = store.byAddon(addonId);
     const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
-    return row && c && c.state === 'running' ? { row, engineId: c.engineId, host: runtime.publishHost, hostPort: c.hostPort } : null;
+    return row && c && c.state === 'running'
+      ? { row, engineId: c.engineId, host: runtime.publishHost, hostPort: c.hostPort }
+      : null;
   };
   const exec = createAddonServerExec(runtime, running);
 
@@ -206,7 +231,10 @@ export function createAddonServers(deps: AddonServersDeps) {
     provision(addon: AddonRow, app: AppRow, planName: string): string[] {
       const spec = defined(kindOfProvider(addon.provider_id), `addon kind of ${addon.provider_id}`);
       const short = addon.id.replace(/^ad-/, '').slice(0, 8);
-      const name = addon.resource_id.replace(/[^a-z0-9_]/gi, '_').toLowerCase().slice(0, 60);
+      const name = addon.resource_id
+        .replace(/[^a-z0-9_]/gi, '_')
+        .toLowerCase()
+        .slice(0, 60);
       const row: AddonServerRow = {
         addon_id: addon.id,
         app_id: app.id,
@@ -296,7 +324,9 @@ export function createAddonServers(deps: AddonServersDeps) {
     async removeApp(appId: string): Promise<void> {
       if (unnetworked.has(appId) && !store.forApp(appId).length) return;
       for (const row of store.forApp(appId)) await service.removeServer(row);
-      await runtime.removeNetwork(networkName(appId)).catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
+      await runtime
+        .removeNetwork(networkName(appId))
+        .catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
     },
 
     /**
@@ -322,8 +352,16 @@ export function createAddonServers(deps: AddonServersDeps) {
       // The emulator is exiting: these stops are its own doing, not outages to restart.
       stopped = true;
       offEvents();
-      const running = (await runtime.list({ [LABELS.owner]: deps.instanceId })).filter((c) => c.labels[LABELS.addonId] && c.state === 'running');
-      await Promise.all(running.map((c) => runtime.stop(c.engineId, 10).catch((err: Error) => logger.warn({ container: c.name, err: err.message }, 'addon server not stopped'))));
+      const running = (await runtime.list({ [LABELS.owner]: deps.instanceId })).filter(
+        (c) => c.labels[LABELS.addonId] && c.state === 'running',
+      );
+      await Promise.all(
+        running.map((c) =>
+          runtime
+            .stop(c.engineId, 10)
+            .catch((err: Error) => logger.warn({ container: c.name, err: err.message }, 'addon server not stopped')),
+        ),
+      );
     },
 
     /** At start: every recorded server runs again (re-created on its volume when gone). */

@@ -11,7 +11,10 @@ import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
 
 export type TunnelTarget = { host: string; port: number; addonId: string } | { refused: string };
 
-export function createTunnelTargets(deps: { servers: AddonServers; canAccess: (user: UserRow, appId: string) => boolean }) {
+export function createTunnelTargets(deps: {
+  servers: AddonServers;
+  canAccess: (user: UserRow, appId: string) => boolean;
+}) {
   return {
     /** Where a forward to `host:port` asked by `user` goes (the published port), or why it is refused. */
     async resolve(user: UserRow, host: string, port: number): Promise<TunnelTarget> {

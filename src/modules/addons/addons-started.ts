@@ -6,7 +6,11 @@ import type { AddonRow } from './addons.store.ts';
 const POLL_MS = 250;
 const MAX_WAIT_MS = 20 * 60_000;
 
-export async function waitForAddons(store: { forApp(appId: string): AddonRow[] }, appId: string, say: (line: string) => void): Promise<void> {
+export async function waitForAddons(
+  store: { forApp(appId: string): AddonRow[] },
+  appId: string,
+  say: (line: string) => void,
+): Promise<void> {
   const deadline = Date.now() + MAX_WAIT_MS;
   let told = false;
   for (;;) {

@@ -30,7 +30,12 @@ export interface CategoryJson {
 }
 
 // The stand-ins are all databases: one category, as the platform lists its database addons.
-const DATABASES: CategoryJson = { id: hexId('category/databases'), name: 'Databases', description: 'Managed databases (stand-ins in the emulator: no server runs)', position: 1 };
+const DATABASES: CategoryJson = {
+  id: hexId('category/databases'),
+  name: 'Databases',
+  description: 'Managed databases (stand-ins in the emulator: no server runs)',
+  position: 1,
+};
 
 export interface ProviderJson {
   id: string;
@@ -75,11 +80,27 @@ function provider(id: string, name: string, short: string, plans: [string, strin
 }
 
 export const ADDON_PROVIDERS: ProviderJson[] = [
-  provider('scalingo-postgresql', 'PostgreSQL', 'pg', [['postgresql-sandbox', 'Sandbox', 0], ['postgresql-starter-512', 'Starter 512M', 1440], ['postgresql-business-1024', 'Business 1G', 4320]]),
-  provider('scalingo-mysql', 'MySQL', 'mysql', [['mysql-sandbox', 'Sandbox', 0], ['mysql-starter-512', 'Starter 512M', 1440]]),
-  provider('scalingo-redis', 'Redis', 'redis', [['redis-sandbox', 'Sandbox', 0], ['redis-starter-256', 'Starter 256M', 720]]),
-  provider('scalingo-mongodb', 'MongoDB', 'mongo', [['mongo-sandbox', 'Sandbox', 0], ['mongo-starter-512', 'Starter 512M', 1440]]),
-  provider('scalingo-elasticsearch', 'Elasticsearch', 'es', [['elasticsearch-sandbox', 'Sandbox', 0], ['elasticsearch-starter-1024', 'Starter 1G', 2880]]),
+  provider('scalingo-postgresql', 'PostgreSQL', 'pg', [
+    ['postgresql-sandbox', 'Sandbox', 0],
+    ['postgresql-starter-512', 'Starter 512M', 1440],
+    ['postgresql-business-1024', 'Business 1G', 4320],
+  ]),
+  provider('scalingo-mysql', 'MySQL', 'mysql', [
+    ['mysql-sandbox', 'Sandbox', 0],
+    ['mysql-starter-512', 'Starter 512M', 1440],
+  ]),
+  provider('scalingo-redis', 'Redis', 'redis', [
+    ['redis-sandbox', 'Sandbox', 0],
+    ['redis-starter-256', 'Starter 256M', 720],
+  ]),
+  provider('scalingo-mongodb', 'MongoDB', 'mongo', [
+    ['mongo-sandbox', 'Sandbox', 0],
+    ['mongo-starter-512', 'Starter 512M', 1440],
+  ]),
+  provider('scalingo-elasticsearch', 'Elasticsearch', 'es', [
+    ['elasticsearch-sandbox', 'Sandbox', 0],
+    ['elasticsearch-starter-1024', 'Starter 1G', 2880],
+  ]),
   provider('scalingo-influxdb', 'InfluxDB', 'influx', [['influxdb-sandbox', 'Sandbox', 0]]),
 ];
 
@@ -89,11 +110,17 @@ export const ADDON_PROVIDERS: ProviderJson[] = [
  * the addon catalogue does not offer for an app's addons. Plan names as the provider's documentation.
  */
 export const DEDICATED_PROVIDERS: ProviderJson[] = [
-  provider('postgresql-ng', 'PostgreSQL NG', 'pgng', [['postgresql-ng-starter-512', 'Starter 512M', 2880], ['postgresql-ng-business-1024', 'Business 1G', 8640], ['postgresql-ng-enterprise-4096', 'Enterprise 4G', 34560]]),
+  provider('postgresql-ng', 'PostgreSQL NG', 'pgng', [
+    ['postgresql-ng-starter-512', 'Starter 512M', 2880],
+    ['postgresql-ng-business-1024', 'Business 1G', 8640],
+    ['postgresql-ng-enterprise-4096', 'Enterprise 4G', 34560],
+  ]),
 ];
 
 export function findProvider(idOrName: string): ProviderJson | undefined {
-  return [...ADDON_PROVIDERS, ...DEDICATED_PROVIDERS].find((p) => p.id === idOrName || p.name.toLowerCase() === idOrName.toLowerCase());
+  return [...ADDON_PROVIDERS, ...DEDICATED_PROVIDERS].find(
+    (p) => p.id === idOrName || p.name.toLowerCase() === idOrName.toLowerCase(),
+  );
 }
 
 /** Whether a provider is a dedicated database technology (not an app addon). */

@@ -4,7 +4,11 @@ import { isoDateTime } from '../../http/api-schemas.ts';
 // ---- Requests ----
 
 export const provisionSchema = z.object({
-  addon: z.object({ addon_provider_id: z.string().min(1, 'missing field'), plan_id: z.string().min(1, 'missing field'), options: z.record(z.string(), z.unknown()).nullish() }),
+  addon: z.object({
+    addon_provider_id: z.string().min(1, 'missing field'),
+    plan_id: z.string().min(1, 'missing field'),
+    options: z.record(z.string(), z.unknown()).nullish(),
+  }),
 });
 export const upgradeSchema = z.object({ addon: z.object({ plan_id: z.string().min(1, 'missing field') }) });
 
@@ -13,12 +17,21 @@ export const upgradeSchema = z.object({ addon: z.object({ plan_id: z.string().mi
 export const createUserSchema = z.object({
   database_user: z
     .object({
-      name: z.string().regex(/^[a-z][a-z0-9_]{5,31}$/, 'must be 6 to 32 lowercase letters, digits or _, starting with a letter'),
+      name: z
+        .string()
+        .regex(/^[a-z][a-z0-9_]{5,31}$/, 'must be 6 to 32 lowercase letters, digits or _, starting with a letter'),
       read_only: z.boolean().optional(),
-      password: z.string().regex(/^[A-Za-z0-9_.~+=!@#%^*,:-]{24,64}$/, 'must be 24 to 64 letters, digits or _.~+=!@#%^*,:-').optional().or(z.literal('')),
+      password: z
+        .string()
+        .regex(/^[A-Za-z0-9_.~+=!@#%^*,:-]{24,64}$/, 'must be 24 to 64 letters, digits or _.~+=!@#%^*,:-')
+        .optional()
+        .or(z.literal('')),
       password_confirmation: z.string().max(64).optional(),
     })
-    .refine((u) => !u.password || u.password === u.password_confirmation, { message: "doesn't match the password", path: ['password_confirmation'] }),
+    .refine((u) => !u.password || u.password === u.password_confirmation, {
+      message: "doesn't match the password",
+      path: ['password_confirmation'],
+    }),
 });
 
 // ---- Answers ----
@@ -54,11 +67,19 @@ const providerFields = {
   provider_url: z.string(),
   hds_available: z.boolean(),
 };
-export const addonProviderListed = z.object({ ...providerFields, plans: z.array(addonPlan) }).meta({ id: 'AddonProvider' });
+export const addonProviderListed = z
+  .object({ ...providerFields, plans: z.array(addonPlan) })
+  .meta({ id: 'AddonProvider' });
 /** In an addon: the provider without its plans (or its id/name/logo when the catalogue lost it). */
-const addonProviderRef = z.union([z.object(providerFields), z.object({ id: z.string(), name: z.string(), logo_url: z.string() })]);
+const addonProviderRef = z.union([
+  z.object(providerFields),
+  z.object({ id: z.string(), name: z.string(), logo_url: z.string() }),
+]);
 /** The addon's plan, or its id repeated when the catalogue has no such plan. */
-const addonPlanRef = z.union([addonPlan, z.object({ id: z.string(), name: z.string(), display_name: z.string(), disabled_alternative_plan_id: z.null() })]);
+const addonPlanRef = z.union([
+  addonPlan,
+  z.object({ id: z.string(), name: z.string(), display_name: z.string(), disabled_alternative_plan_id: z.null() }),
+]);
 
 export const addonResource = z
   .object({
@@ -106,7 +127,11 @@ export const databaseResource = z
     cluster: z.boolean(),
     periodic_backups_enabled: z.boolean(),
     periodic_backups_scheduled_at: z.array(z.number()),
-    maintenance_window: z.object({ weekday_utc: z.number(), starting_hour_utc: z.number(), duration_in_hour: z.number() }),
+    maintenance_window: z.object({
+      weekday_utc: z.number(),
+      starting_hour_utc: z.number(),
+      duration_in_hour: z.number(),
+    }),
   })
   .meta({ id: 'Database' });
 export const databaseEnvelope = z.object({ database: databaseResource });
@@ -128,6 +153,11 @@ export const databaseBackupList = z.object({ database_backups: z.array(databaseB
 export const downloadUrl = z.object({ download_url: z.string() });
 export const logsUrl = z.object({ url: z.string() });
 
-const databaseUser = z.object({ name: z.string(), read_only: z.boolean(), protected: z.boolean(), dbms_attributes: z.object({ password_encryption: z.string() }).optional() });
+const databaseUser = z.object({
+  name: z.string(),
+  read_only: z.boolean(),
+  protected: z.boolean(),
+  dbms_attributes: z.object({ password_encryption: z.string() }).optional(),
+});
 export const databaseUserList = z.object({ 'database-users': z.array(databaseUser) }).meta({ id: 'DatabaseUsers' });
 export const databaseUserCreated = z.object({ database_user: databaseUser.extend({ password: z.string() }) });

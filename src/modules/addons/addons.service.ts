@@ -60,7 +60,11 @@ export function createAddonsService(deps: AddonsServiceDeps) {
 
   function typeData(a: AddonRow) {
     const p = findProvider(a.provider_id);
-    return { resource_id: a.resource_id, addon_provider_name: p?.name ?? a.provider_id, plan_name: (p && findPlan(p, a.plan_id)?.name) ?? a.plan_id };
+    return {
+      resource_id: a.resource_id,
+      addon_provider_name: p?.name ?? a.provider_id,
+      plan_name: (p && findPlan(p, a.plan_id)?.name) ?? a.plan_id,
+    };
   }
 
   const service = {
@@ -84,15 +88,31 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       const app = deps.apps.visibleApp(user, appParam);
       return store.forApp(app.id).map(toJson);
     },
-    provision(user: UserRow, appParam: string, input: { addon_provider_id: string; plan_id: string }, opts: { dedicated?: boolean } = {}) {
+    provision(
+      user: UserRow,
+      appParam: string,
+      input: { addon_provider_id: string; plan_id: string },
+      opts: { dedicated?: boolean } = {},
+    ) {
       const app = deps.apps.writableApp(user, appParam, 'change addons');
       const provider = findProvider(input.addon_provider_id);
       if (provider && isDedicated(provider.id) && !opts.dedicated) {
-        throw ApiError.invalid('addon_provider_id', `${provider.id} is a dedicated database technology: create one with POST /v1/databases (scalingo database-create)`);
+        throw ApiError.invalid(
+          'addon_provider_id',
+          `${provider.id} is a dedicated database technology: create one with POST /v1/databases (scalingo database-create)`,
+        );
       }
-      if (!provider) throw ApiError.invalid('addon_provider_id', `is not a known addon provider (known: ${ADDON_PROVIDERS.map((p) => p.id).join(', ')})`);
+      if (!provider)
+        throw ApiError.invalid(
+          'addon_provider_id',
+          `is not a known addon provider (known: ${ADDON_PROVIDERS.map((p) => p.id).join(', ')})`,
+        );
       const plan = findPlan(provider, input.plan_id);
-      if (!plan) throw ApiError.invalid('plan_id', `is not a plan of ${provider.id} (plans: ${provider.plans.map((p) => p.name).join(', ')})`);
+      if (!plan)
+        throw ApiError.invalid(
+          'plan_id',
+          `is not a plan of ${provider.id} (plans: ${provider.plans.map((p) => p.name).join(', ')})`,
+        );
       const now = clock.now();
       const short = provider.id.replace(/^scalingo-/, '');
       const row: AddonRow = {
@@ -121,7 +141,17 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       tx(deps.db, () => {
         store.setPlan(addon.id, plan.id, clock.now());
         // go-scalingo EventUpgradeAddonTypeData: the addon's fields and the old and new plan names.
-        deps.events.record({ type: 'upgrade_addon', app, user, typeData: { ...typeData(addon), old_plan_name: typeData(addon).plan_name, new_plan_name: plan.name, plan_name: plan.name } });
+        deps.events.record({
+          type: 'upgrade_addon',
+          app,
+          user,
+          typeData: {
+            ...typeData(addon),
+            old_plan_name: typeData(addon).plan_name,
+            new_plan_name: plan.name,
+            plan_name: plan.name,
+          },
+        });
       });
       const servers = deps.servers;
       // A running server restarts with the plan's memory, as on the platform: the database is `updating` (its calls
@@ -154,7 +184,8 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       if (!m) return undefined;
       const expected = Buffer.from(sign(`${m[1]}.${m[2]}`));
       const given = Buffer.from(m[3]);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected) || Number(m[2]) <= clock.now()) return undefined;
+      if (given.length !== expected.length || !timingSafeEqual(given, expected) || Number(m[2]) <= clock.now())
+        return undefined;
       return store.byId(m[1]);
     },
   };

@@ -35,7 +35,8 @@ export function featureOf(path: string, id: string): string {
 export function tokenAddon(addons: AddonsService, c: Context, id: string | undefined): AddonRow {
   const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
   const addon = m?.[1] ? addons.addonOfToken(m[1]) : undefined;
-  if (!addon) throw ApiError.unauthorized('a valid addon token is required: POST /v1/apps/:app/addons/:id/token gives one');
+  if (!addon)
+    throw ApiError.unauthorized('a valid addon token is required: POST /v1/apps/:app/addons/:id/token gives one');
   if (id !== undefined && id !== addon.id) throw ApiError.notFound('database');
   return addon;
 }
@@ -56,8 +57,11 @@ export function lacks(servers: AddonServers | undefined, addon: AddonRow, featur
 
 /** The 503 `{error}` of a database that does not answer yet (provisioning, restarting, stopped, failed to start). */
 export function notReady(addon: AddonRow): ApiError {
-  const state = addon.status === 'provisioning' ? 'still starting' : addon.status === 'running' ? 'not running' : `${addon.status}`;
-  return ApiError.unavailable(`the database server of addon ${addon.resource_id} is ${state}: retry once the addon is running`);
+  const state =
+    addon.status === 'provisioning' ? 'still starting' : addon.status === 'running' ? 'not running' : `${addon.status}`;
+  return ApiError.unavailable(
+    `the database server of addon ${addon.resource_id} is ${state}: retry once the addon is running`,
+  );
 }
 
 /**

@@ -17,7 +17,15 @@ import type { AddonsService } from './addons.service.ts';
 import type { AddonRow } from './addons.store.ts';
 import type { AddonServers } from './addon-servers.ts';
 import type { AddonBackups } from './addon-backups.ts';
-import { createUserSchema, databaseBackupEnvelope, databaseBackupList, databaseUserCreated, databaseUserList, downloadUrl, logsUrl } from './addons.schemas.ts';
+import {
+  createUserSchema,
+  databaseBackupEnvelope,
+  databaseBackupList,
+  databaseUserCreated,
+  databaseUserList,
+  downloadUrl,
+  logsUrl,
+} from './addons.schemas.ts';
 import { DATABASE_API_BASES, lacks, notReady, readyAddon, tokenAddon } from './database-api.ts';
 import { createDatabaseUsers } from './database-users.ts';
 
@@ -34,9 +42,19 @@ export interface DatabaseFeaturesDeps {
 }
 
 /** The addon a signed addon-logs URL opens (401 when invalid, expired or the addon runs no server). */
-export function checkAddonLogsUrl(signer: UrlSigner, servers: AddonServers, id: string, q: { token?: string; timestamp?: string }): string {
+export function checkAddonLogsUrl(
+  signer: UrlSigner,
+  servers: AddonServers,
+  id: string,
+  q: { token?: string; timestamp?: string },
+): string {
   const check = signer.check(LOGS, q.token, q.timestamp, LOGS_URL_TTL_MS);
-  if (!check.ok) throw ApiError.unauthorized(check.reason === 'expired' ? 'this logs URL has expired: ask the database API for a new one' : 'invalid logs token');
+  if (!check.ok)
+    throw ApiError.unauthorized(
+      check.reason === 'expired'
+        ? 'this logs URL has expired: ask the database API for a new one'
+        : 'invalid logs token',
+    );
   if (check.subject !== id || !servers.server(id)) throw ApiError.unauthorized('invalid logs token');
   return id;
 }
@@ -50,31 +68,79 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
   const users = createDatabaseUsers(servers);
 
   for (const base of DATABASE_API_BASES) {
-    r.add({ method: 'get', path: `${base}/databases/:id/backups`, summary: 'List the backups of a database', auth: 'addon', responses: { 200: databaseBackupList } }, (c) =>
-      c.json({ database_backups: backups.list(realAddon(c, c.req.param('id'))) }),
+    r.add(
+      {
+        method: 'get',
+        path: `${base}/databases/:id/backups`,
+        summary: 'List the backups of a database',
+        auth: 'addon',
+        responses: { 200: databaseBackupList },
+      },
+      (c) => c.json({ database_backups: backups.list(realAddon(c, c.req.param('id'))) }),
     );
-    r.add({ method: 'post', path: `${base}/databases/:id/backups`, summary: 'Make a backup of a database now', auth: 'addon', responses: { 201: databaseBackupEnvelope } }, async (c) => {
-      const addon = realAddon(c, c.req.param('id'));
-      if (!(await servers.running(addon.id))) throw notReady(addon);
-      return c.json({ database_backup: backups.json(backups.create(addon)) }, 201);
-    });
-    r.add({ method: 'get', path: `${base}/databases/:id/backups/:backup/archive`, summary: 'Get a signed download URL of a backup', auth: 'addon', responses: { 200: downloadUrl } }, (c) =>
-      c.json({ download_url: backups.downloadUrl(realAddon(c, c.req.param('id')), c.req.param('backup')) }),
+    r.add(
+      {
+        method: 'post',
+        path: `${base}/databases/:id/backups`,
+        summary: 'Make a backup of a database now',
+        auth: 'addon',
+        responses: { 201: databaseBackupEnvelope },
+      },
+      async (c) => {
+        const addon = realAddon(c, c.req.param('id'));
+        if (!(await servers.running(addon.id))) throw notReady(addon);
+        return c.json({ database_backup: backups.json(backups.create(addon)) }, 201);
+      },
+    );
+    r.add(
+      {
+        method: 'get',
+        path: `${base}/databases/:id/backups/:backup/archive`,
+        summary: 'Get a signed download URL of a backup',
+        auth: 'addon',
+        responses: { 200: downloadUrl },
+      },
+      (c) => c.json({ download_url: backups.downloadUrl(realAddon(c, c.req.param('id')), c.req.param('backup')) }),
     );
     // BackupShow: go-scalingo asks /backups/:id at the API's root, not under the database.
-    r.add({ method: 'get', path: `${base}/backups/:backup`, summary: 'Get a backup', auth: 'addon', responses: { 200: databaseBackupEnvelope } }, (c) => {
-      const addon = tokenAddon(deps.addons, c, undefined);
-      if (!servers.server(addon.id)) throw lacks(servers, addon, 'database server features');
-      return c.json({ database_backup: backups.json(backups.show(addon, c.req.param('backup'))) });
-    });
+    r.add(
+      {
+        method: 'get',
+        path: `${base}/backups/:backup`,
+        summary: 'Get a backup',
+        auth: 'addon',
+        responses: { 200: databaseBackupEnvelope },
+      },
+      (c) => {
+        const addon = tokenAddon(deps.addons, c, undefined);
+        if (!servers.server(addon.id)) throw lacks(servers, addon, 'database server features');
+        return c.json({ database_backup: backups.json(backups.show(addon, c.req.param('backup'))) });
+      },
+    );
 
-    r.add({ method: 'get', path: `${base}/databases/:id/users`, summary: 'List the users of a database', auth: 'addon', responses: { 200: databaseUserList } }, async (c) =>
-      c.json({ 'database-users': await users.list(realAddon(c, c.req.param('id'))) }),
+    r.add(
+      {
+        method: 'get',
+        path: `${base}/databases/:id/users`,
+        summary: 'List the users of a database',
+        auth: 'addon',
+        responses: { 200: databaseUserList },
+      },
+      async (c) => c.json({ 'database-users': await users.list(realAddon(c, c.req.param('id'))) }),
     );
 
     // DatabaseCreateUser / DatabaseDeleteUser: the rules are database-users.ts's.
     r.add(
-      { method: 'post', path: `${base}/databases/:id/users`, summary: 'Create a user of a database', auth: 'addon', middleware: [limitBody(16 * 1024)], body: createUserSchema, rawBody: true, responses: { 201: databaseUserCreated } },
+      {
+        method: 'post',
+        path: `${base}/databases/:id/users`,
+        summary: 'Create a user of a database',
+        auth: 'addon',
+        middleware: [limitBody(16 * 1024)],
+        body: createUserSchema,
+        rawBody: true,
+        responses: { 201: databaseUserCreated },
+      },
       async (c) => {
         // The token and the server are checked before the body is read.
         const addon = realAddon(c, c.req.param('id'));
@@ -82,24 +148,54 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         return c.json({ database_user: await users.create(addon, u) }, 201);
       },
     );
-    r.add({ method: 'delete', path: `${base}/databases/:id/users/:name`, summary: 'Delete a user of a database', auth: 'addon', responses: { 204: null } }, async (c) => {
-      await users.remove(realAddon(c, c.req.param('id')), c.req.param('name'));
-      return c.body(null, 204);
-    });
+    r.add(
+      {
+        method: 'delete',
+        path: `${base}/databases/:id/users/:name`,
+        summary: 'Delete a user of a database',
+        auth: 'addon',
+        responses: { 204: null },
+      },
+      async (c) => {
+        await users.remove(realAddon(c, c.req.param('id')), c.req.param('name'));
+        return c.body(null, 204);
+      },
+    );
 
     // AddonLogsURL: a signed URL of the server's recent output, read like an app's logs URL.
-    r.add({ method: 'get', path: `${base}/databases/:id/logs`, summary: "Get a signed URL of the addon server's logs", auth: 'addon', responses: { 200: logsUrl } }, (c) => {
-      const addon = realAddon(c, c.req.param('id'));
-      return c.json({ url: `${deps.apiUrl()}/_emulator/addon-logs/${addon.id}?${deps.signer.query(LOGS, addon.id)}` });
-    });
+    r.add(
+      {
+        method: 'get',
+        path: `${base}/databases/:id/logs`,
+        summary: "Get a signed URL of the addon server's logs",
+        auth: 'addon',
+        responses: { 200: logsUrl },
+      },
+      (c) => {
+        const addon = realAddon(c, c.req.param('id'));
+        return c.json({
+          url: `${deps.apiUrl()}/_emulator/addon-logs/${addon.id}?${deps.signer.query(LOGS, addon.id)}`,
+        });
+      },
+    );
   }
 
   r.add(
-    { method: 'get', path: '/_emulator/addon-backups/:backup/archive', summary: 'Download a backup (signed URL)', auth: 'signed', responses: { 200: { contentType: 'application/gzip', description: 'The backup file' } } },
+    {
+      method: 'get',
+      path: '/_emulator/addon-backups/:backup/archive',
+      summary: 'Download a backup (signed URL)',
+      auth: 'signed',
+      responses: { 200: { contentType: 'application/gzip', description: 'The backup file' } },
+    },
     (c) => {
       const file = backups.archiveFile(c.req.param('backup'), c.req.query());
       const body = Readable.toWeb(createReadStream(file.path)) as ReadableStream;
-      return c.body(body, 200, { 'content-type': 'application/gzip', 'content-length': String(file.size), 'content-disposition': `attachment; filename="${file.name}"` });
+      return c.body(body, 200, {
+        'content-type': 'application/gzip',
+        'content-length': String(file.size),
+        'content-disposition': `attachment; filename="${file.name}"`,
+      });
     },
   );
 
@@ -109,17 +205,27 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
       path: '/_emulator/addon-logs/:id',
       summary: "The addon server's recent output (signed URL); follow it with a WebSocket",
       auth: 'signed',
-      query: z.object({ token: z.string(), timestamp: z.string(), n: z.string().optional(), stream: z.string().optional() }),
+      query: z.object({
+        token: z.string(),
+        timestamp: z.string(),
+        n: z.string().optional(),
+        stream: z.string().optional(),
+      }),
       responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' }, 204: null },
     },
     (c) => {
       const id = checkAddonLogsUrl(deps.signer, servers, c.req.param('id'), c.req.query());
-      if (c.req.query('stream') === 'true') throw ApiError.badRequest('follow the logs of an addon with a WebSocket (Upgrade: websocket), as `scalingo logs --addon -f` does');
+      if (c.req.query('stream') === 'true')
+        throw ApiError.badRequest(
+          'follow the logs of an addon with a WebSocket (Upgrade: websocket), as `scalingo logs --addon -f` does',
+        );
       const n = lineCount(c.req.query('n'), MAX_LINES) ?? 100;
       const lines = servers.logs.recent(id, n);
       // The Go CLI prints "There is no log" on 204, like for an app.
       if (!lines.length) return c.body(null, 204);
-      return c.body(lines.map((l) => `${formattedLine(l)}\n`).join(''), 200, { 'content-type': 'text/plain; charset=utf-8' });
+      return c.body(lines.map((l) => `${formattedLine(l)}\n`).join(''), 200, {
+        'content-type': 'text/plain; charset=utf-8',
+      });
     },
   );
   return r;

@@ -17,7 +17,11 @@ const restore = z.object({
 });
 const restoreEnvelope = z.object({ restore });
 
-export function databaseRestoresRoutes(deps: { addons: AddonsService; servers: AddonServers; restores: AddonRestores }) {
+export function databaseRestoresRoutes(deps: {
+  addons: AddonsService;
+  servers: AddonServers;
+  restores: AddonRestores;
+}) {
   const { servers, restores } = deps;
   const r = new ApiRoutes('database-api');
   for (const base of DATABASE_API_BASES) {
@@ -36,10 +40,19 @@ export function databaseRestoresRoutes(deps: { addons: AddonsService; servers: A
       },
     );
     // Readable while the restore runs (the database itself answers 503 meanwhile).
-    r.add({ method: 'get', path: `${base}/databases/:id/restores/:restore`, summary: 'How a restore went', auth: 'addon', responses: { 200: restoreEnvelope } }, (c) => {
-      const addon = tokenAddon(deps.addons, c, c.req.param('id'));
-      return c.json({ restore: restores.json(restores.show(addon, c.req.param('restore'))) });
-    });
+    r.add(
+      {
+        method: 'get',
+        path: `${base}/databases/:id/restores/:restore`,
+        summary: 'How a restore went',
+        auth: 'addon',
+        responses: { 200: restoreEnvelope },
+      },
+      (c) => {
+        const addon = tokenAddon(deps.addons, c, c.req.param('id'));
+        return c.json({ restore: restores.json(restores.show(addon, c.req.param('restore'))) });
+      },
+    );
   }
   return r;
 }

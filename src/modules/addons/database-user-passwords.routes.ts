@@ -22,12 +22,19 @@ const updatePasswordSchema = z.object({
   database_user: z
     .object({
       database_id: z.string().max(64).optional(),
-      password: z.string().regex(/^[A-Za-z0-9_.~+=!@#%^*,:-]{24,64}$/, 'must be 24 to 64 letters, digits or _.~+=!@#%^*,:-'),
+      password: z
+        .string()
+        .regex(/^[A-Za-z0-9_.~+=!@#%^*,:-]{24,64}$/, 'must be 24 to 64 letters, digits or _.~+=!@#%^*,:-'),
       password_confirmation: z.string().max(64).optional(),
     })
-    .refine((u) => u.password === u.password_confirmation, { message: "doesn't match the password", path: ['password_confirmation'] }),
+    .refine((u) => u.password === u.password_confirmation, {
+      message: "doesn't match the password",
+      path: ['password_confirmation'],
+    }),
 });
-const userWithPassword = z.object({ database_user: z.object({ name: z.string(), read_only: z.boolean(), protected: z.boolean(), password: z.string() }) });
+const userWithPassword = z.object({
+  database_user: z.object({ name: z.string(), read_only: z.boolean(), protected: z.boolean(), password: z.string() }),
+});
 
 export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
   const { servers } = deps;
@@ -39,7 +46,8 @@ export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; serve
     if (!users) throw notReady(addon);
     const user = users.find((u) => u.name === name);
     if (!user || !SAFE_NAME.test(name)) throw ApiError.notFound('user');
-    if (name === servers.server(addon.id)?.username || SYSTEM_USERS.has(name)) throw ApiError.badRequest(`user "${name}" is protected: its password is managed by the platform`);
+    if (name === servers.server(addon.id)?.username || SYSTEM_USERS.has(name))
+      throw ApiError.badRequest(`user "${name}" is protected: its password is managed by the platform`);
     return user;
   }
   async function setPassword(addon: AddonRow, name: string, password: string) {
@@ -66,11 +74,19 @@ export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; serve
         const user = await changeable(addon, c.req.param('name'));
         const { database_user: u } = await jsonBody(c, updatePasswordSchema, 'database_user');
         await setPassword(addon, user.name, u.password);
-        return c.json({ database_user: { name: user.name, read_only: user.readOnly, protected: false, password: u.password } });
+        return c.json({
+          database_user: { name: user.name, read_only: user.readOnly, protected: false, password: u.password },
+        });
       },
     );
     r.add(
-      { method: 'post', path: `${base}/databases/:id/users/:name/reset_password`, summary: "Reset a database user's password to a generated one", auth: 'addon', responses: { 200: userWithPassword } },
+      {
+        method: 'post',
+        path: `${base}/databases/:id/users/:name/reset_password`,
+        summary: "Reset a database user's password to a generated one",
+        auth: 'addon',
+        responses: { 200: userWithPassword },
+      },
       async (c) => {
         const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
         const user = await changeable(addon, c.req.param('name'));

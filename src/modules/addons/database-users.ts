@@ -28,7 +28,8 @@ export function createDatabaseUsers(servers: AddonServers) {
     return users;
   }
   /** The server's own user, and the platform's: shown as protected, never deleted. */
-  const isProtected = (addon: AddonRow, name: string) => name === servers.server(addon.id)?.username || SYSTEM_USERS.has(name);
+  const isProtected = (addon: AddonRow, name: string) =>
+    name === servers.server(addon.id)?.username || SYSTEM_USERS.has(name);
 
   return {
     async list(addon: AddonRow): Promise<DatabaseUser[]> {
@@ -42,11 +43,14 @@ export function createDatabaseUsers(servers: AddonServers) {
 
     /** PostgreSQL, MySQL; Redis has no user management in the CLI. A password is made when none is given. */
     async create(addon: AddonRow, input: { name: string; password?: string; read_only?: boolean }) {
-      if ((await usersOf(addon)).some((x) => x.name === input.name)) throw ApiError.invalid('name', `user "${input.name}" already exists`);
+      if ((await usersOf(addon)).some((x) => x.name === input.name))
+        throw ApiError.invalid('name', `user "${input.name}" already exists`);
       const password = input.password || randomBytes(24).toString('base64url');
-      const done = await servers.manageUser(addon.id, 'createUser', { name: input.name, password, readOnly: input.read_only }).catch((err: Error) => {
-        throw ApiError.badRequest(`the server refused to create the user: ${err.message}`);
-      });
+      const done = await servers
+        .manageUser(addon.id, 'createUser', { name: input.name, password, readOnly: input.read_only })
+        .catch((err: Error) => {
+          throw ApiError.badRequest(`the server refused to create the user: ${err.message}`);
+        });
       if (!done) throw ApiError.badRequest('this database has no user management');
       return { name: input.name, read_only: !!input.read_only, protected: false, password };
     },

@@ -62,7 +62,11 @@ export function createAlertEngine(deps: AlertEngineDeps) {
     for (const r of rows) {
       const key = `${r.appId}\0${r.type}`;
       let f = byType.get(key);
-      if (!f) byType.set(key, (f = { n: 0, cpu: 0, memFraction: 0, swapFraction: 0, memory: 0, memoryLimit: 0, swap: 0, swapLimit: 0 }));
+      if (!f)
+        byType.set(
+          key,
+          (f = { n: 0, cpu: 0, memFraction: 0, swapFraction: 0, memory: 0, memoryLimit: 0, swap: 0, swapLimit: 0 }),
+        );
       f.n++;
       f.cpu += r.cpu;
       f.memFraction += r.memoryLimit > 0 ? r.memory / r.memoryLimit : 0;
@@ -81,9 +85,13 @@ export function createAlertEngine(deps: AlertEngineDeps) {
       case 'cpu':
         return f ? { value: f.cpu / f.n, raw: (f.cpu / f.n) * 100, rawLimit: a.threshold * 100 } : null;
       case 'memory':
-        return f ? { value: f.memFraction / f.n, raw: f.memory / f.n, rawLimit: (a.threshold * f.memoryLimit) / f.n } : null;
+        return f
+          ? { value: f.memFraction / f.n, raw: f.memory / f.n, rawLimit: (a.threshold * f.memoryLimit) / f.n }
+          : null;
       case 'swap':
-        return f ? { value: f.swapFraction / f.n, raw: f.swap / f.n, rawLimit: (a.threshold * f.swapLimit) / f.n } : null;
+        return f
+          ? { value: f.swapFraction / f.n, raw: f.swap / f.n, rawLimit: (a.threshold * f.swapLimit) / f.n }
+          : null;
     }
     const w = deps.stats.window(a.app_id, now - MINUTE, now);
     let value: number;

@@ -10,18 +10,32 @@ export function alertsRoutes(deps: { alerts: AlertsService }) {
   const r = new ApiRoutes('alerts');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.add({ method: 'get', path: '/v1/apps/:app/alerts', summary: '#26 List the alerts of an app', responses: { 200: alertList } }, (c) =>
-    c.json({ alerts: alerts.list(user(c), c.get('app').id) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/alerts',
+      summary: '#26 List the alerts of an app',
+      responses: { 200: alertList },
+    },
+    (c) => c.json({ alerts: alerts.list(user(c), c.get('app').id) }),
   );
 
   // Wrapped under `alert`, as both official clients send it.
   r.add(
-    { method: 'post', path: '/v1/apps/:app/alerts', summary: '#27 Create an alert', body: createAlertSchema, bodyRoot: 'alert', responses: { 201: alertEnvelope } },
+    {
+      method: 'post',
+      path: '/v1/apps/:app/alerts',
+      summary: '#27 Create an alert',
+      body: createAlertSchema,
+      bodyRoot: 'alert',
+      responses: { 201: alertEnvelope },
+    },
     (c, { alert }) => c.json({ alert: alerts.create(user(c), c.get('app').id, alert) }, 201),
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/alerts/:id', summary: '#28 Get an alert', responses: { 200: alertEnvelope } }, (c) =>
-    c.json({ alert: alerts.show(user(c), c.get('app').id, c.req.param('id')) }),
+  r.add(
+    { method: 'get', path: '/v1/apps/:app/alerts/:id', summary: '#28 Get an alert', responses: { 200: alertEnvelope } },
+    (c) => c.json({ alert: alerts.show(user(c), c.get('app').id, c.req.param('id')) }),
   );
 
   // The npm client wraps the body in `alert`; go-scalingo sends AlertUpdateParams unwrapped
@@ -42,9 +56,12 @@ export function alertsRoutes(deps: { alerts: AlertsService }) {
     },
   );
 
-  r.add({ method: 'delete', path: '/v1/apps/:app/alerts/:id', summary: '#30 Delete an alert', responses: { 204: null } }, (c) => {
-    alerts.delete(user(c), c.get('app').id, c.req.param('id'));
-    return c.body(null, 204);
-  });
+  r.add(
+    { method: 'delete', path: '/v1/apps/:app/alerts/:id', summary: '#30 Delete an alert', responses: { 204: null } },
+    (c) => {
+      alerts.delete(user(c), c.get('app').id, c.req.param('id'));
+      return c.body(null, 204);
+    },
+  );
   return r;
 }

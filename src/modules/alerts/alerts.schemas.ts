@@ -9,25 +9,34 @@ export type AlertMetric = (typeof ALERT_METRICS)[number];
 /** Resource metrics take their limit as a fraction (0.1 means 10 %). */
 export const RESOURCE_METRICS = new Set<string>(['cpu', 'memory', 'swap']);
 
-const str = (what = 'a string') => z.string({ error: (i) => (i.input === undefined ? 'missing field' : `must be ${what}`) });
+const str = (what = 'a string') =>
+  z.string({ error: (i) => (i.input === undefined ? 'missing field' : `must be ${what}`) });
 
 /** Integer of nanoseconds or Go duration text ("5m0s"); "" means unset (null). */
-const duration = z.unknown().transform((v, ctx) => {
-  if (v === undefined || v === null) return undefined;
-  const ns = durationInput(v);
-  if (ns === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'must be a duration: an integer of nanoseconds or a Go duration such as "5m0s"' });
-    return z.NEVER;
-  }
-  return ns;
-}).optional();
+const duration = z
+  .unknown()
+  .transform((v, ctx) => {
+    if (v === undefined || v === null) return undefined;
+    const ns = durationInput(v);
+    if (ns === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a duration: an integer of nanoseconds or a Go duration such as "5m0s"',
+      });
+      return z.NEVER;
+    }
+    return ns;
+  })
+  .optional();
 
 const fields = {
   container_type: str().min(1, 'must not be empty'),
   metric: z.enum(ALERT_METRICS, {
     error: (i) => (i.input === undefined ? 'missing field' : `must be one of ${ALERT_METRICS.join(', ')}`),
   }),
-  limit: z.number({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a number') }).min(0, 'must not be negative'),
+  limit: z
+    .number({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a number') })
+    .min(0, 'must not be negative'),
   notifiers: z.array(str('a notifier id')).nullish(),
   send_when_below: z.boolean().nullish(),
   disabled: z.boolean().nullish(),

@@ -89,7 +89,10 @@ export function createAlertsService(deps: AlertsServiceDeps) {
         threshold: input.limit ?? a.threshold,
         disabled: input.disabled == null ? a.disabled : input.disabled ? 1 : 0,
         send_when_below: input.send_when_below == null ? a.send_when_below : input.send_when_below ? 1 : 0,
-        duration_before_trigger: input.duration_before_trigger === undefined ? a.duration_before_trigger : (input.duration_before_trigger ?? 0),
+        duration_before_trigger:
+          input.duration_before_trigger === undefined
+            ? a.duration_before_trigger
+            : (input.duration_before_trigger ?? 0),
         remind_every: input.remind_every === undefined ? a.remind_every : input.remind_every,
         metadata: input.metadata == null ? a.metadata : JSON.stringify(input.metadata),
         updated_at: clock.now(),
@@ -110,7 +113,12 @@ export function createAlertsService(deps: AlertsServiceDeps) {
       const a = find(app, id);
       tx(deps.db, () => {
         store.delete(a.id);
-        events.record({ type: 'delete_alert', app, user, typeData: { container_type: a.container_type, metric: a.metric } });
+        events.record({
+          type: 'delete_alert',
+          app,
+          user,
+          typeData: { container_type: a.container_type, metric: a.metric },
+        });
       });
     },
   };

@@ -28,7 +28,9 @@ export function createAlertsStore(db: Db) {
       'UPDATE alerts SET container_type = @container_type, metric = @metric, threshold = @threshold, disabled = @disabled, send_when_below = @send_when_below, duration_before_trigger = @duration_before_trigger, remind_every = @remind_every, metadata = @metadata, updated_at = @updated_at WHERE id = @id',
     ),
     delete: db.prepare('DELETE FROM alerts WHERE id = ?'),
-    notifierIds: db.prepare<[string], string>('SELECT notifier_id FROM alert_notifiers WHERE alert_id = ? ORDER BY position').pluck(),
+    notifierIds: db
+      .prepare<[string], string>('SELECT notifier_id FROM alert_notifiers WHERE alert_id = ? ORDER BY position')
+      .pluck(),
     clearNotifiers: db.prepare('DELETE FROM alert_notifiers WHERE alert_id = ?'),
     addNotifier: db.prepare('INSERT OR IGNORE INTO alert_notifiers (alert_id, notifier_id, position) VALUES (?, ?, ?)'),
   };

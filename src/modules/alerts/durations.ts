@@ -2,7 +2,7 @@
 // (duration_before_trigger; remind_every on the Go CLI's update), or Duration.String() text
 // ("1h0m0s", "5m0s", "1.5s", "300ms") for remind_every in responses and on create.
 
-const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 6e10, h: 3.6e12 };
+const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 6e10, h: 3.6e12 };
 const COMPONENT = /(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/y;
 
 /** time.ParseDuration: "1h30m", "1.5s", "300ms", "0". Returns null when the text is not a duration. */

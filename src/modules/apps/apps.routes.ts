@@ -4,7 +4,17 @@ import type { AppEnv } from '../../http/env.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { pageParams, parseWith, readJson, wrappedBody } from '../../http/validate.ts';
 import { pageQuery } from '../../http/api-schemas.ts';
-import { appEnvelope, appList, childAppList, createAppSchema, createChildAppSchema, renameSchema, settingsSchema, transferSchema, updateAppSchema } from './apps.schemas.ts';
+import {
+  appEnvelope,
+  appList,
+  childAppList,
+  createAppSchema,
+  createChildAppSchema,
+  renameSchema,
+  settingsSchema,
+  transferSchema,
+  updateAppSchema,
+} from './apps.schemas.ts';
 import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
 import type { AppRow } from './apps.store.ts';
@@ -16,7 +26,11 @@ export interface AppsRoutesDeps {
   view: AppViewContext;
   pagination: { defaultPerPage: number; maxPerPage: number };
   /** Projects: `project_id` at creation and `PUT {"project_id"}` (go-scalingo AppsSetProject). */
-  projects?: { check(user: UserRow, id: string | null | undefined): void; assign(app: AppRow, id: string | null | undefined): AppRow; move(user: UserRow, appKey: string, id: string): AppRow };
+  projects?: {
+    check(user: UserRow, id: string | null | undefined): void;
+    assign(app: AppRow, id: string | null | undefined): AppRow;
+    move(user: UserRow, appKey: string, id: string): AppRow;
+  };
 }
 
 const currentName = z.object({ current_name: z.string().optional() });
@@ -45,23 +59,48 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     },
   );
 
-  r.add({ method: 'get', path: '/v1/apps', summary: '#2 List apps (owned and collaborated)', responses: { 200: appList } }, (c) =>
-    c.json({ apps: apps.list(user(c)).map((a) => appJson(a, view)) }),
+  r.add(
+    { method: 'get', path: '/v1/apps', summary: '#2 List apps (owned and collaborated)', responses: { 200: appList } },
+    (c) => c.json({ apps: apps.list(user(c)).map((a) => appJson(a, view)) }),
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app', summary: '#3 Get an app, with its status', responses: { 200: appEnvelope } }, (c) =>
-    c.json({ app: appJson(c.get('app'), view, { status: true }) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app',
+      summary: '#3 Get an app, with its status',
+      responses: { 200: appEnvelope },
+    },
+    (c) => c.json({ app: appJson(c.get('app'), view, { status: true }) }),
   );
 
-  r.add({ method: 'delete', path: '/v1/apps/:app', summary: '#4 Delete an app, confirmed by current_name', query: currentName, responses: { 204: null } }, async (c, _body, q) => {
-    await apps.delete(user(c), c.get('app').id, q.current_name);
-    return c.body(null, 204);
-  });
+  r.add(
+    {
+      method: 'delete',
+      path: '/v1/apps/:app',
+      summary: '#4 Delete an app, confirmed by current_name',
+      query: currentName,
+      responses: { 204: null },
+    },
+    async (c, _body, q) => {
+      await apps.delete(user(c), c.get('app').id, q.current_name);
+      return c.body(null, 204);
+    },
+  );
 
-  r.add({ method: 'post', path: '/v1/apps/:app/rename', summary: '#5 Rename an app', body: renameSchema, responses: { 200: appEnvelope } }, (c, body) => {
-    const row = apps.rename(user(c), c.get('app').id, body.current_name, body.new_name);
-    return c.json({ app: appJson(row, view, { status: true }) });
-  });
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/apps/:app/rename',
+      summary: '#5 Rename an app',
+      body: renameSchema,
+      responses: { 200: appEnvelope },
+    },
+    (c, body) => {
+      const row = apps.rename(user(c), c.get('app').id, body.current_name, body.new_name);
+      return c.json({ app: appJson(row, view, { status: true }) });
+    },
+  );
 
   // #6 transfer (body app.owner) and #7 settings share PATCH /v1/apps/:app.
   // The official Go client sends settings as PUT with an unwrapped body ({"force_https": true}).
@@ -81,7 +120,9 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       const appKey = c.get('app').id;
       if (wrapped.app && typeof wrapped.app === 'object' && 'owner' in (wrapped.app as object)) {
         const { app } = parseWith(transferSchema, wrapped, 'app');
-        return c.json({ app: appJson(apps.transfer(user(c), appKey, q.current_name, app.owner), view, { status: true }) });
+        return c.json({
+          app: appJson(apps.transfer(user(c), appKey, q.current_name, app.owner), view, { status: true }),
+        });
       }
       if (deps.projects && wrapped.app && typeof wrapped.app === 'object' && 'project_id' in (wrapped.app as object)) {
         const { project_id } = parseWith(setProjectSchema, wrapped.app);
@@ -92,16 +133,35 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     },
   );
 
-  r.add({ method: 'post', path: '/v1/apps/:app/child_apps', summary: '#8 Create a child app', body: createChildAppSchema, bodyRoot: 'app', responses: { 201: appEnvelope } }, (c, { app }) => {
-    const row = apps.createChild(user(c), c.get('app').id, app.name);
-    return c.json({ app: appJson(row, view, { childCreation: true }) }, 201);
-  });
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/apps/:app/child_apps',
+      summary: '#8 Create a child app',
+      body: createChildAppSchema,
+      bodyRoot: 'app',
+      responses: { 201: appEnvelope },
+    },
+    (c, { app }) => {
+      const row = apps.createChild(user(c), c.get('app').id, app.name);
+      return c.json({ app: appJson(row, view, { childCreation: true }) }, 201);
+    },
+  );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/child_apps', summary: '#9 List child apps', query: pageQuery, responses: { 200: childAppList } }, (c) => {
-    const { page, perPage } = pageParams(c, deps.pagination);
-    const res = apps.listChildren(user(c), c.get('app').id, page, perPage);
-    return c.json({ child_apps: res.apps.map((a) => appJson(a, view)), meta: res.meta });
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/child_apps',
+      summary: '#9 List child apps',
+      query: pageQuery,
+      responses: { 200: childAppList },
+    },
+    (c) => {
+      const { page, perPage } = pageParams(c, deps.pagination);
+      const res = apps.listChildren(user(c), c.get('app').id, page, perPage);
+      return c.json({ child_apps: res.apps.map((a) => appJson(a, view)), meta: res.meta });
+    },
+  );
 
   return r;
 }

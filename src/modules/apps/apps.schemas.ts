@@ -10,10 +10,14 @@ export function appName(max: number) {
     .string({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a string') })
     .superRefine((name, ctx) => {
       if (name.length < 6) ctx.addIssue({ code: 'custom', message: 'is too short (minimum is 6 characters)' });
-      else if (name.length > max) ctx.addIssue({ code: 'custom', message: `is too long (maximum is ${max} characters)` });
-      if (!NAME_CHARS.test(name)) ctx.addIssue({ code: 'custom', message: 'is invalid: use lower case letters, digits and hyphens only' });
-      else if (/^-|-$/.test(name)) ctx.addIssue({ code: 'custom', message: 'is invalid: it cannot start or end with a hyphen' });
-      else if (name.includes('--')) ctx.addIssue({ code: 'custom', message: 'is invalid: it cannot contain two hyphens in a row' });
+      else if (name.length > max)
+        ctx.addIssue({ code: 'custom', message: `is too long (maximum is ${max} characters)` });
+      if (!NAME_CHARS.test(name))
+        ctx.addIssue({ code: 'custom', message: 'is invalid: use lower case letters, digits and hyphens only' });
+      else if (/^-|-$/.test(name))
+        ctx.addIssue({ code: 'custom', message: 'is invalid: it cannot start or end with a hyphen' });
+      else if (name.includes('--'))
+        ctx.addIssue({ code: 'custom', message: 'is invalid: it cannot contain two hyphens in a row' });
     });
 }
 
@@ -21,7 +25,12 @@ export const createAppSchema = z.object({
   app: z.object({
     name: appName(48),
     // git would read a value starting with '-' as an option (`--upload-pack=…`).
-    git_source: z.string().min(1).max(2048).refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen').nullish(),
+    git_source: z
+      .string()
+      .min(1)
+      .max(2048)
+      .refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen')
+      .nullish(),
     stack_id: z.string().min(1).nullish(),
     // go-scalingo AppsCreateOpts.ProjectID (omitempty); the projects module checks and applies it.
     project_id: z.string().min(1).nullish(),
@@ -78,7 +87,12 @@ export const appResource = z
     last_deployed_by: z.string().nullable(),
     last_deployment_id: z.string().nullable(),
     stack_id: z.string().nullable(),
-    data_access_consent: z.object({ app_id: z.string(), user_id: z.string(), containers_until: z.string().nullable(), database_until: z.string().nullable() }),
+    data_access_consent: z.object({
+      app_id: z.string(),
+      user_id: z.string(),
+      containers_until: z.string().nullable(),
+      database_until: z.string().nullable(),
+    }),
     hds_resource: z.boolean(),
     private_networks_ids: z.array(z.string()),
     project: z.object({ id: z.string(), name: z.string() }).optional(),

@@ -49,7 +49,8 @@ export function createAppsService(deps: AppsServiceDeps) {
   const hooks = [...(deps.hooks ?? [])];
 
   function checkStack(stackId: string): void {
-    if (!(stackId in deps.stacks)) throw ApiError.invalid('stack_id', `is not a known stack (known: ${Object.keys(deps.stacks).join(', ')})`);
+    if (!(stackId in deps.stacks))
+      throw ApiError.invalid('stack_id', `is not a known stack (known: ${Object.keys(deps.stacks).join(', ')})`);
   }
 
   function checkNameFree(name: string): void {
@@ -59,16 +60,21 @@ export function createAppsService(deps: AppsServiceDeps) {
   // Without a payment method, only 1 application can be had (the platform's free trial).
   function checkCanOwnAnother(user: UserRow): void {
     if (!user.payment_method && store.countOwnedBy(user.id) >= 1) {
-      throw ApiError.paymentRequired('Sorry, you need to verify your account (billing profile and payment card) to create a new app', deps.billingUrl());
+      throw ApiError.paymentRequired(
+        'Sorry, you need to verify your account (billing profile and payment card) to create a new app',
+        deps.billingUrl(),
+      );
     }
   }
 
   function checkCurrentName(app: AppRow, currentName: string | undefined, required: boolean): void {
     if (currentName === undefined || currentName === '') {
-      if (required) throw ApiError.invalid('current_name', 'missing field: it must be the name of the app, as a confirmation');
+      if (required)
+        throw ApiError.invalid('current_name', 'missing field: it must be the name of the app, as a confirmation');
       return;
     }
-    if (currentName !== app.name) throw ApiError.invalid('current_name', `does not match the name of the app ("${currentName}" given)`);
+    if (currentName !== app.name)
+      throw ApiError.invalid('current_name', `does not match the name of the app ("${currentName}" given)`);
   }
 
   function newRow(owner: UserRow, fields: Partial<AppRow> & { name: string; stack_id: string }): AppRow {
@@ -108,7 +114,8 @@ export function createAppsService(deps: AppsServiceDeps) {
     /** The app as the user may see it (owner or accepted collaborator); otherwise 404 — never a hint it exists. */
     visibleApp(user: UserRow, idOrName: string): AppRow {
       const app = store.find(idOrName);
-      if (!app || (app.owner_id !== user.id && !deps.collaborators.isAcceptedCollaborator(app.id, user.id))) throw ApiError.notFound('app');
+      if (!app || (app.owner_id !== user.id && !deps.collaborators.isAcceptedCollaborator(app.id, user.id)))
+        throw ApiError.notFound('app');
       return app;
     },
 
@@ -119,7 +126,9 @@ export function createAppsService(deps: AppsServiceDeps) {
     writableApp(user: UserRow, idOrName: string, what = 'this'): AppRow {
       const app = service.visibleApp(user, idOrName);
       if (app.owner_id !== user.id && deps.collaborators.isLimitedCollaborator(app.id, user.id)) {
-        throw ApiError.forbidden(`a limited collaborator cannot ${what}: ask the owner or a full collaborator of the app`);
+        throw ApiError.forbidden(
+          `a limited collaborator cannot ${what}: ask the owner or a full collaborator of the app`,
+        );
       }
       return app;
     },
@@ -150,12 +159,21 @@ export function createAppsService(deps: AppsServiceDeps) {
     },
 
     /** `flags`: the app's own flags (a dedicated database's app has `dedicated-database`). */
-    create(user: UserRow, input: CreateInput, opts: { dryRun?: boolean; flags?: Record<string, boolean> } = {}): AppRow {
+    create(
+      user: UserRow,
+      input: CreateInput,
+      opts: { dryRun?: boolean; flags?: Record<string, boolean> } = {},
+    ): AppRow {
       const stackId = input.stack_id ?? deps.defaultStack;
       checkStack(stackId);
       checkNameFree(input.name);
       checkCanOwnAnother(user);
-      const row = newRow(user, { name: input.name, stack_id: stackId, git_source: input.git_source ?? null, flags: JSON.stringify(opts.flags ?? {}) });
+      const row = newRow(user, {
+        name: input.name,
+        stack_id: stackId,
+        git_source: input.git_source ?? null,
+        flags: JSON.stringify(opts.flags ?? {}),
+      });
       if (opts.dryRun) return row;
       tx(deps.db, () => {
         store.insert(row);
@@ -183,7 +201,12 @@ export function createAppsService(deps: AppsServiceDeps) {
       tx(deps.db, () => {
         store.insert(row);
         events.record({ type: 'new_app', app: row, user, typeData: { git_source: row.git_source } });
-        events.record({ type: 'create_review_app', app: parent, user, typeData: { app_name: row.name, app_id: row.id } });
+        events.record({
+          type: 'create_review_app',
+          app: parent,
+          user,
+          typeData: { app_name: row.name, app_id: row.id },
+        });
       });
       for (const h of hooks) h.afterCreate?.(row);
       return row;
@@ -217,7 +240,12 @@ export function createAppsService(deps: AppsServiceDeps) {
       if (newName !== app.name) checkNameFree(newName);
       tx(deps.db, () => {
         store.rename(app.id, newName, clock.now());
-        events.record({ type: 'rename_app', app: { id: app.id, name: newName }, user, typeData: { old_name: app.name, new_name: newName } });
+        events.record({
+          type: 'rename_app',
+          app: { id: app.id, name: newName },
+          user,
+          typeData: { old_name: app.name, new_name: newName },
+        });
       });
       const renamed = defined(store.find(app.id), `app ${app.id}`);
       for (const h of hooks) h.afterRename?.(renamed, app.name);
@@ -238,15 +266,32 @@ export function createAppsService(deps: AppsServiceDeps) {
       tx(deps.db, () => {
         store.setOwner(app.id, newOwner.id, clock.now());
         deps.collaborators.removeUser(app.id, newOwner.id);
-        deps.collaborators.insert({ id: objectId(), app_id: app.id, email: oldOwner.email, user_id: oldOwner.id, status: 'accepted', invitation_token: objectId(), created_at: clock.now() });
+        deps.collaborators.insert({
+          id: objectId(),
+          app_id: app.id,
+          email: oldOwner.email,
+          user_id: oldOwner.id,
+          status: 'accepted',
+          invitation_token: objectId(),
+          created_at: clock.now(),
+        });
         const who = (u: UserRow) => ({ id: u.id, username: u.username, email: u.email });
-        events.record({ type: 'transfer_app', app, user, typeData: { old_owner: who(oldOwner), new_owner: who(newOwner) } });
+        events.record({
+          type: 'transfer_app',
+          app,
+          user,
+          typeData: { old_owner: who(oldOwner), new_owner: who(newOwner) },
+        });
       });
       service.accessLost(app);
       return defined(store.find(app.id), `app ${app.id}`);
     },
 
-    updateSettings(user: UserRow, idOrName: string, input: { force_https?: boolean; sticky_session?: boolean; router_logs?: boolean; stack_id?: string }): AppRow {
+    updateSettings(
+      user: UserRow,
+      idOrName: string,
+      input: { force_https?: boolean; sticky_session?: boolean; router_logs?: boolean; stack_id?: string },
+    ): AppRow {
       const app = service.writableApp(user, idOrName, 'change the settings of the app');
       const changes: AppSettings = {};
       if (input.force_https !== undefined) changes.force_https = input.force_https ? 1 : 0;
@@ -259,9 +304,21 @@ export function createAppsService(deps: AppsServiceDeps) {
       tx(deps.db, () => {
         store.update(app.id, changes, clock.now());
         if (changes.stack_id !== undefined && changes.stack_id !== app.stack_id) {
-          events.record({ type: 'stack_changed', app, user, typeData: { previous_stack_id: app.stack_id, current_stack_id: changes.stack_id, previous_stack_name: app.stack_id, current_stack_name: changes.stack_id } });
+          events.record({
+            type: 'stack_changed',
+            app,
+            user,
+            typeData: {
+              previous_stack_id: app.stack_id,
+              current_stack_id: changes.stack_id,
+              previous_stack_name: app.stack_id,
+              current_stack_name: changes.stack_id,
+            },
+          });
         }
-        const settings = Object.fromEntries(Object.entries(input).filter(([k, v]) => k !== 'stack_id' && v !== undefined));
+        const settings = Object.fromEntries(
+          Object.entries(input).filter(([k, v]) => k !== 'stack_id' && v !== undefined),
+        );
         if (Object.keys(settings).length) events.record({ type: 'edit_app', app, user, typeData: settings });
       });
       return defined(store.find(app.id), `app ${app.id}`);

@@ -43,11 +43,19 @@ export function createAppsStore(db: Db) {
     setStatus: db.prepare('UPDATE apps SET status = ? WHERE id = ?'),
     delete: db.prepare('DELETE FROM apps WHERE id = ?'),
     countChildren: db.prepare<[string], number>('SELECT COUNT(*) FROM apps WHERE parent_id = ?').pluck(),
-    children: db.prepare<[string, number, number], AppRow>('SELECT * FROM apps WHERE parent_id = ? ORDER BY created_at, name LIMIT ? OFFSET ?'),
+    children: db.prepare<[string, number, number], AppRow>(
+      'SELECT * FROM apps WHERE parent_id = ? ORDER BY created_at, name LIMIT ? OFFSET ?',
+    ),
     all: db.prepare<[], AppRow>('SELECT * FROM apps ORDER BY created_at'),
-    crash: db.prepare<[string], number>('UPDATE apps SET consecutive_crashes = consecutive_crashes + 1 WHERE id = ? RETURNING consecutive_crashes').pluck(),
+    crash: db
+      .prepare<[string], number>(
+        'UPDATE apps SET consecutive_crashes = consecutive_crashes + 1 WHERE id = ? RETURNING consecutive_crashes',
+      )
+      .pluck(),
     resetCrashes: db.prepare('UPDATE apps SET consecutive_crashes = 0 WHERE id = ?'),
-    deployed: db.prepare('UPDATE apps SET last_deployed_at = @at, last_deployed_by = @by, last_deployment_id = COALESCE(@deployment, last_deployment_id) WHERE id = @id'),
+    deployed: db.prepare(
+      'UPDATE apps SET last_deployed_at = @at, last_deployed_by = @by, last_deployment_id = COALESCE(@deployment, last_deployment_id) WHERE id = @id',
+    ),
     setSourceDir: db.prepare('UPDATE apps SET source_dir = ? WHERE id = ?'),
   };
   return {
@@ -63,7 +71,11 @@ export function createAppsStore(db: Db) {
     update: (id: string, settings: AppSettings, at: number) => {
       const keys = Object.keys(settings) as (keyof AppSettings)[];
       if (!keys.length) return;
-      db.prepare(`UPDATE apps SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @at WHERE id = @id`).run({ ...settings, at, id });
+      db.prepare(`UPDATE apps SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @at WHERE id = @id`).run({
+        ...settings,
+        at,
+        id,
+      });
     },
     delete: (id: string) => void s.delete.run(id),
     countChildren: (id: string) => s.countChildren.get(id) ?? 0,
@@ -73,7 +85,8 @@ export function createAppsStore(db: Db) {
     countCrash: (id: string) => s.crash.get(id) ?? 0,
     resetCrashes: (id: string) => void s.resetCrashes.run(id),
     /** A deployment attempt (by, at); a successful one also becomes the last deployment. */
-    markDeployed: (id: string, at: number, by: string | null, deploymentId: string | null) => void s.deployed.run({ id, at, by, deployment: deploymentId }),
+    markDeployed: (id: string, at: number, by: string | null, deploymentId: string | null) =>
+      void s.deployed.run({ id, at, by, deployment: deploymentId }),
     setSourceDir: (id: string, dir: string | null) => void s.setSourceDir.run(dir, id),
   };
 }

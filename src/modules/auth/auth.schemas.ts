@@ -28,7 +28,13 @@ export const bearerAnswer = z.object({ token: z.string() });
 
 /** The User resource (auth.service.ts `publicUser`). */
 export const userResource = z
-  .object({ id: z.string(), username: z.string(), fullname: z.string(), email: z.string(), flags: z.record(z.string(), z.boolean()) })
+  .object({
+    id: z.string(),
+    username: z.string(),
+    fullname: z.string(),
+    email: z.string(),
+    flags: z.record(z.string(), z.boolean()),
+  })
   .meta({ id: 'User' });
 export const userEnvelope = z.object({ user: userResource });
 

@@ -91,7 +91,12 @@ export function createAuthService(deps: AuthServiceDeps) {
       tx(deps.db, () => {
         for (const u of configured) {
           const existing = store.userByLogin(u.username);
-          const record = { email: u.email, fullname: u.fullname, password_hash: existing?.password_hash ?? PENDING_HASH, payment_method: u.paymentMethod ? 1 : 0 };
+          const record = {
+            email: u.email,
+            fullname: u.fullname,
+            password_hash: existing?.password_hash ?? PENDING_HASH,
+            payment_method: u.paymentMethod ? 1 : 0,
+          };
           let id: string;
           if (existing) {
             id = existing.id;
@@ -106,7 +111,16 @@ export function createAuthService(deps: AuthServiceDeps) {
           u.apiTokens.forEach((_token, i) => {
             const hash = hashes[i];
             if (store.tokenByHash(hash)) return;
-            store.insertToken({ id: uuid(), user_id: id, name: `config-token-${i + 1}`, token_hash: hash, created_at: clock.now(), issued_at: clock.now(), last_used_at: null, fixed: 1 });
+            store.insertToken({
+              id: uuid(),
+              user_id: id,
+              name: `config-token-${i + 1}`,
+              token_hash: hash,
+              created_at: clock.now(),
+              issued_at: clock.now(),
+              last_used_at: null,
+              fixed: 1,
+            });
           });
         }
       });
@@ -123,7 +137,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     async login(login: string, password: string): Promise<UserRow> {
       await passwordsReady;
       const user = store.userByLogin(login);
-      if (!user || !(await verifyPassword(password, user.password_hash))) throw ApiError.unauthorized('invalid credentials');
+      if (!user || !(await verifyPassword(password, user.password_hash)))
+        throw ApiError.unauthorized('invalid credentials');
       return stripPassword(user);
     },
 
@@ -145,7 +160,16 @@ export function createAuthService(deps: AuthServiceDeps) {
     createToken(userId: string, name: string): { row: TokenRow; secret: string } {
       const value = newTokenSecret();
       const now = clock.now();
-      const row: TokenRow = { id: uuid(), user_id: userId, name, token_hash: sha256(value), created_at: now, issued_at: now, last_used_at: null, fixed: 0 };
+      const row: TokenRow = {
+        id: uuid(),
+        user_id: userId,
+        name,
+        token_hash: sha256(value),
+        created_at: now,
+        issued_at: now,
+        last_used_at: null,
+        fixed: 0,
+      };
       store.insertToken(row);
       return { row, secret: value };
     },
@@ -162,7 +186,16 @@ export function createAuthService(deps: AuthServiceDeps) {
     ensureToken(userId: string, name: string, value: string): void {
       if (store.tokenByHash(sha256(value))) return;
       const now = clock.now();
-      store.insertToken({ id: uuid(), user_id: userId, name, token_hash: sha256(value), created_at: now, issued_at: now, last_used_at: null, fixed: 0 });
+      store.insertToken({
+        id: uuid(),
+        user_id: userId,
+        name,
+        token_hash: sha256(value),
+        created_at: now,
+        issued_at: now,
+        last_used_at: null,
+        fixed: 0,
+      });
     },
 
     /** Drops every cached bearer and user: the tables changed underneath (control plane reset/restore). */
@@ -203,7 +236,9 @@ export function createAuthService(deps: AuthServiceDeps) {
      * that token (DELETE /v1/tokens/:id) ends every dashboard session of the user.
      */
     async sessionBearer(userId: string): Promise<string> {
-      const row = store.tokensOfUser(userId).find((t) => t.name === DASHBOARD_TOKEN_NAME) ?? this.createToken(userId, DASHBOARD_TOKEN_NAME).row;
+      const row =
+        store.tokensOfUser(userId).find((t) => t.name === DASHBOARD_TOKEN_NAME) ??
+        this.createToken(userId, DASHBOARD_TOKEN_NAME).row;
       return this.exchange(row);
     },
 
@@ -252,11 +287,17 @@ export function createAuthService(deps: AuthServiceDeps) {
           if (hit) verified.delete(value);
           const { jwtVerify, errors: joseErrors } = await loadJose();
           try {
-            const { payload } = await jwtVerify(value, deps.jwtSecret, { issuer: ISSUER, currentDate: new Date(now), algorithms: ['HS256'] });
-            if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string' || typeof payload.exp !== 'number') throw new Error('claims');
+            const { payload } = await jwtVerify(value, deps.jwtSecret, {
+              issuer: ISSUER,
+              currentDate: new Date(now),
+              algorithms: ['HS256'],
+            });
+            if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string' || typeof payload.exp !== 'number')
+              throw new Error('claims');
             claims = { userId: payload.sub, tokenId: payload.tid, exp: payload.exp };
           } catch (err) {
-            if (err instanceof joseErrors.JWTExpired) throw ApiError.unauthorized('token expired: exchange your API token for a new bearer token');
+            if (err instanceof joseErrors.JWTExpired)
+              throw ApiError.unauthorized('token expired: exchange your API token for a new bearer token');
             throw ApiError.unauthorized('invalid bearer token');
           }
           if (verified.size > 5000) verified.clear();

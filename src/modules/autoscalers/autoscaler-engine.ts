@@ -18,7 +18,10 @@ const MINUTE = 60_000;
 export interface AutoscalerEngineDeps {
   store: AutoscalersStore;
   /** Router traffic of an app in (from, to]: request count and sorted durations. */
-  traffic: { window(appId: string, from: number, to: number): { n: number }; windowDurations(appId: string, from: number, to: number): number[] };
+  traffic: {
+    window(appId: string, from: number, to: number): { n: number };
+    windowDurations(appId: string, from: number, to: number): number[];
+  };
   formation: (appId: string) => { type: string; amount: number }[];
   findApp: (id: string) => AppRow | undefined;
   /** Scales one type of an app as the autoscaler user; throws when the app cannot be scaled now (busy…). */
@@ -37,7 +40,8 @@ export function createAutoscalerEngine(deps: AutoscalerEngineDeps) {
     if (RESOURCE_METRICS.has(a.metric)) {
       const mine = rows.filter((r) => r.appId === a.app_id && r.type === a.container_type);
       if (mine.length === 0) return null;
-      const each = (r: SampleRow) => (a.metric === 'cpu' ? r.cpu : a.metric === 'memory' ? frac(r.memory, r.memoryLimit) : frac(r.swap, r.swapLimit));
+      const each = (r: SampleRow) =>
+        a.metric === 'cpu' ? r.cpu : a.metric === 'memory' ? frac(r.memory, r.memoryLimit) : frac(r.swap, r.swapLimit);
       return mine.reduce((s, r) => s + each(r), 0) / mine.length;
     }
     if (a.metric === 'p95_response_time') {
@@ -62,7 +66,12 @@ export function createAutoscalerEngine(deps: AutoscalerEngineDeps) {
       return Math.min(a.max_containers, Math.max(amount + 1, wanted));
     }
     // Load per container if one container fewer shared it (router totals do not depend on the count).
-    const spread = a.metric === 'all' || a.metric === 'p95_response_time' ? value : amount > 1 ? (value * amount) / (amount - 1) : Infinity;
+    const spread =
+      a.metric === 'all' || a.metric === 'p95_response_time'
+        ? value
+        : amount > 1
+          ? (value * amount) / (amount - 1)
+          : Infinity;
     if (spread < a.target) {
       const s = Math.min(-1, streak - 1);
       streaks.set(a.id, s);
@@ -90,7 +99,10 @@ export function createAutoscalerEngine(deps: AutoscalerEngineDeps) {
           deps.scale(app, a.container_type, next);
           deps.store.setLastScale(a.id, now);
           streaks.set(a.id, 0);
-          deps.logger.info({ app: app.name, type: a.container_type, metric: a.metric, value, from: f.amount, to: next }, 'autoscaler scaled');
+          deps.logger.info(
+            { app: app.name, type: a.container_type, metric: a.metric, value, from: f.amount, to: next },
+            'autoscaler scaled',
+          );
         } catch (err) {
           // Busy (another operation), being deleted, no payment method…: tried again next round.
           deps.logger.debug({ err, autoscaler: a.id }, 'autoscaler could not scale this round');

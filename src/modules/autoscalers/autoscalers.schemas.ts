@@ -12,14 +12,19 @@ export const RESOURCE_METRICS = new Set<string>(['cpu', 'memory', 'swap']);
 export const MIN_CONTAINERS_FLOOR = 2;
 
 const need = (what: string) => (i: { input: unknown }) => (i.input === undefined ? 'missing field' : `must be ${what}`);
-const metric = z.enum(AUTOSCALER_METRICS, { error: (i) => (i.input === undefined ? 'missing field' : `must be one of ${AUTOSCALER_METRICS.join(', ')}`) });
+const metric = z.enum(AUTOSCALER_METRICS, {
+  error: (i) => (i.input === undefined ? 'missing field' : `must be one of ${AUTOSCALER_METRICS.join(', ')}`),
+});
 const target = z.number({ error: need('a number') }).positive('must be greater than 0');
 const count = z.number({ error: need('a whole number') }).int('must be a whole number');
 
 // go-scalingo's AutoscalerAdd sends the whole Autoscaler struct (id "", app_id "", disabled false): extra keys ignored.
 export const createAutoscalerSchema = z.object({
   autoscaler: z.object({
-    container_type: z.string({ error: need('a string') }).min(1, "can't be blank").max(64, 'is too long'),
+    container_type: z
+      .string({ error: need('a string') })
+      .min(1, "can't be blank")
+      .max(64, 'is too long'),
     metric,
     target,
     min_containers: count,

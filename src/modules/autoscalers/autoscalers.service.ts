@@ -12,7 +12,13 @@ import type { EventRow } from '../events/events.store.ts';
 import { metricText } from '../alerts/alerts.view.ts';
 import { MAX_PER_TYPE } from '../containers/containers.service.ts';
 import type { AutoscalerRow, AutoscalersStore } from './autoscalers.store.ts';
-import { MIN_CONTAINERS_FLOOR, RESOURCE_METRICS, ROUTER_METRICS, type CreateAutoscalerInput, type UpdateAutoscalerInput } from './autoscalers.schemas.ts';
+import {
+  MIN_CONTAINERS_FLOOR,
+  RESOURCE_METRICS,
+  ROUTER_METRICS,
+  type CreateAutoscalerInput,
+  type UpdateAutoscalerInput,
+} from './autoscalers.schemas.ts';
 
 /** The platform's autoscaler actor (row inserted by migration 010): the scale events it causes are its. */
 export const AUTOSCALER_USER_ID = 'us-scalingo-platform-autoscaler';
@@ -60,19 +66,30 @@ export function createAutoscalersService(deps: AutoscalersServiceDeps) {
   });
 
   /** The rules of the platform on a complete autoscaler; 422 on the first field at fault. */
-  function check(a: Pick<AutoscalerRow, 'container_type' | 'metric' | 'target' | 'min_containers' | 'max_containers'>): void {
-    if (ROUTER_METRICS.has(a.metric) && a.container_type !== 'web') throw ApiError.invalid('metric', `${a.metric} is a router metric: only web containers can be scaled on it`);
-    if (RESOURCE_METRICS.has(a.metric) && a.target > 1) throw ApiError.invalid('target', `must be a fraction between 0 and 1 for ${a.metric} (0.75 means 75 %)`);
-    if (a.min_containers < MIN_CONTAINERS_FLOOR) throw ApiError.invalid('min_containers', `must be greater than or equal to ${MIN_CONTAINERS_FLOOR}`);
-    if (a.max_containers < a.min_containers) throw ApiError.invalid('max_containers', 'must be greater than or equal to min_containers');
-    if (a.max_containers > MAX_PER_TYPE) throw ApiError.invalid('max_containers', `must be less than or equal to ${MAX_PER_TYPE}`);
+  function check(
+    a: Pick<AutoscalerRow, 'container_type' | 'metric' | 'target' | 'min_containers' | 'max_containers'>,
+  ): void {
+    if (ROUTER_METRICS.has(a.metric) && a.container_type !== 'web')
+      throw ApiError.invalid('metric', `${a.metric} is a router metric: only web containers can be scaled on it`);
+    if (RESOURCE_METRICS.has(a.metric) && a.target > 1)
+      throw ApiError.invalid('target', `must be a fraction between 0 and 1 for ${a.metric} (0.75 means 75 %)`);
+    if (a.min_containers < MIN_CONTAINERS_FLOOR)
+      throw ApiError.invalid('min_containers', `must be greater than or equal to ${MIN_CONTAINERS_FLOOR}`);
+    if (a.max_containers < a.min_containers)
+      throw ApiError.invalid('max_containers', 'must be greater than or equal to min_containers');
+    if (a.max_containers > MAX_PER_TYPE)
+      throw ApiError.invalid('max_containers', `must be less than or equal to ${MAX_PER_TYPE}`);
   }
 
   function writable(user: UserRow, appKey: string): AppRow {
     const app = deps.apps.writableApp(user, appKey, 'change autoscalers');
     const owner = deps.userById(app.owner_id);
     // Without a payment method only one web container is allowed: an autoscaler (2 at least) cannot run.
-    if (owner && !owner.payment_method) throw ApiError.paymentRequired('Sorry, autoscaling needs a payment method: without one only a single web container is allowed', deps.billingUrl());
+    if (owner && !owner.payment_method)
+      throw ApiError.paymentRequired(
+        'Sorry, autoscaling needs a payment method: without one only a single web container is allowed',
+        deps.billingUrl(),
+      );
     return app;
   }
 
@@ -94,10 +111,24 @@ export function createAutoscalersService(deps: AutoscalersServiceDeps) {
     create(user: UserRow, appKey: string, input: CreateAutoscalerInput) {
       const app = writable(user, appKey);
       const known = deps.knownTypes(app);
-      if (known.length && !known.includes(input.container_type)) throw ApiError.notFound('container_type', `${input.container_type} is not a process type of the app`);
-      if (store.byType(app.id, input.container_type)) throw ApiError.invalid('container_type', `${input.container_type} already has an autoscaler`);
+      if (known.length && !known.includes(input.container_type))
+        throw ApiError.notFound('container_type', `${input.container_type} is not a process type of the app`);
+      if (store.byType(app.id, input.container_type))
+        throw ApiError.invalid('container_type', `${input.container_type} already has an autoscaler`);
       const now = clock.now();
-      const row: AutoscalerRow = { id: prefixedUuid('au'), app_id: app.id, container_type: input.container_type, metric: input.metric, target: input.target, min_containers: input.min_containers, max_containers: input.max_containers, disabled: input.disabled ? 1 : 0, last_scale: null, created_at: now, updated_at: now };
+      const row: AutoscalerRow = {
+        id: prefixedUuid('au'),
+        app_id: app.id,
+        container_type: input.container_type,
+        metric: input.metric,
+        target: input.target,
+        min_containers: input.min_containers,
+        max_containers: input.max_containers,
+        disabled: input.disabled ? 1 : 0,
+        last_scale: null,
+        created_at: now,
+        updated_at: now,
+      };
       check(row);
       tx(deps.db, () => {
         store.insert(row);
@@ -131,7 +162,12 @@ export function createAutoscalersService(deps: AutoscalersServiceDeps) {
       const a = find(app, id);
       tx(deps.db, () => {
         store.delete(a.id);
-        deps.events.record({ type: 'delete_autoscaler', app, user, typeData: { container_type: a.container_type, metric: a.metric } });
+        deps.events.record({
+          type: 'delete_autoscaler',
+          app,
+          user,
+          typeData: { container_type: a.container_type, metric: a.metric },
+        });
       });
     },
 
@@ -141,7 +177,10 @@ export function createAutoscalersService(deps: AutoscalersServiceDeps) {
      */
     onEvent(e: EventRow): void {
       if (e.type !== 'scale' || !e.app_id || e.user_id === AUTOSCALER_USER_ID) return;
-      const data = JSON.parse(e.type_data) as { containers?: Record<string, string>; previous_containers?: Record<string, string> };
+      const data = JSON.parse(e.type_data) as {
+        containers?: Record<string, string>;
+        previous_containers?: Record<string, string>;
+      };
       for (const [type, amount] of Object.entries(data.containers ?? {})) {
         if (data.previous_containers?.[type] === amount) continue;
         const a = store.byType(e.app_id, type);

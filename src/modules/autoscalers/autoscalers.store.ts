@@ -17,9 +17,13 @@ export interface AutoscalerRow {
 /** Autoscalers. Maps autoscaler id → its app and container type (one per type of an app). */
 export function createAutoscalersStore(db: Db) {
   const s = {
-    ofApp: db.prepare<[string], AutoscalerRow>('SELECT * FROM autoscalers WHERE app_id = ? ORDER BY created_at, container_type'),
+    ofApp: db.prepare<[string], AutoscalerRow>(
+      'SELECT * FROM autoscalers WHERE app_id = ? ORDER BY created_at, container_type',
+    ),
     one: db.prepare<[string, string], AutoscalerRow>('SELECT * FROM autoscalers WHERE app_id = ? AND id = ?'),
-    byType: db.prepare<[string, string], AutoscalerRow>('SELECT * FROM autoscalers WHERE app_id = ? AND container_type = ?'),
+    byType: db.prepare<[string, string], AutoscalerRow>(
+      'SELECT * FROM autoscalers WHERE app_id = ? AND container_type = ?',
+    ),
     enabled: db.prepare<[], AutoscalerRow>('SELECT * FROM autoscalers WHERE disabled = 0'),
     insert: db.prepare(
       'INSERT INTO autoscalers (id, app_id, container_type, metric, target, min_containers, max_containers, disabled, last_scale, created_at, updated_at) VALUES (@id, @app_id, @container_type, @metric, @target, @min_containers, @max_containers, @disabled, @last_scale, @created_at, @updated_at)',

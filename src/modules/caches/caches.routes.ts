@@ -11,13 +11,22 @@ export function cachesRoutes(deps: { events: EventsService; stateDir: string }) 
   const r = new ApiRoutes('caches');
 
   deps.events.onRecord((e) => {
-    if (e.app_id && (e.type === 'stack_changed' || e.type === 'delete_app')) void dropBuildCache(deps.stateDir, e.app_id).catch(() => undefined);
+    if (e.app_id && (e.type === 'stack_changed' || e.type === 'delete_app'))
+      void dropBuildCache(deps.stateDir, e.app_id).catch(() => undefined);
   });
 
-  r.add({ method: 'delete', path: '/v1/apps/:app/caches/deployment', summary: "Reset an app's build cache", responses: { 204: null } }, async (c) => {
-    await dropBuildCache(deps.stateDir, c.get('app').id);
-    return c.body(null, 204);
-  });
+  r.add(
+    {
+      method: 'delete',
+      path: '/v1/apps/:app/caches/deployment',
+      summary: "Reset an app's build cache",
+      responses: { 204: null },
+    },
+    async (c) => {
+      await dropBuildCache(deps.stateDir, c.get('app').id);
+      return c.body(null, 204);
+    },
+  );
 
   return r;
 }

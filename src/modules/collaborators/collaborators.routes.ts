@@ -5,7 +5,13 @@ import { ApiRoutes } from '../../http/api-routes.ts';
 import type { CollaboratorsService } from './collaborators.service.ts';
 import { appJson, type AppViewContext } from '../apps/apps.view.ts';
 import { appResource } from '../apps/apps.schemas.ts';
-import { acceptQuery, collaboratorEnvelope, collaboratorList, inviteSchema, updateCollaboratorSchema } from './collaborators.schemas.ts';
+import {
+  acceptQuery,
+  collaboratorEnvelope,
+  collaboratorList,
+  inviteSchema,
+  updateCollaboratorSchema,
+} from './collaborators.schemas.ts';
 
 export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService; view: AppViewContext }) {
   const { collaborators } = deps;
@@ -13,29 +19,80 @@ export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService;
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
   // Accepting is a GET that answers the bare application object (no `app` root), as the platform does.
-  r.add({ method: 'get', path: '/v1/apps/collaboration', summary: 'Accept a collaboration invitation (answers the bare app)', query: acceptQuery, responses: { 200: appResource } }, (c) => {
-    const token = c.req.query('token');
-    if (!token) throw ApiError.invalid('token', 'missing field');
-    return c.json(appJson(collaborators.accept(user(c), token), deps.view));
-  });
-
-  r.add({ method: 'get', path: '/v1/apps/:app/collaborators', summary: "List an app's collaborators", responses: { 200: collaboratorList } }, (c) =>
-    c.json({ collaborators: collaborators.list(user(c), c.get('app').id) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/collaboration',
+      summary: 'Accept a collaboration invitation (answers the bare app)',
+      query: acceptQuery,
+      responses: { 200: appResource },
+    },
+    (c) => {
+      const token = c.req.query('token');
+      if (!token) throw ApiError.invalid('token', 'missing field');
+      return c.json(appJson(collaborators.accept(user(c), token), deps.view));
+    },
   );
 
   r.add(
-    { method: 'post', path: '/v1/apps/:app/collaborators', summary: 'Invite a collaborator by e-mail', body: inviteSchema, bodyRoot: 'collaborator', responses: { 201: collaboratorEnvelope } },
-    (c, { collaborator }) => c.json({ collaborator: collaborators.invite(user(c), c.get('app').id, collaborator.email, collaborator.is_limited ?? false) }, 201),
+    {
+      method: 'get',
+      path: '/v1/apps/:app/collaborators',
+      summary: "List an app's collaborators",
+      responses: { 200: collaboratorList },
+    },
+    (c) => c.json({ collaborators: collaborators.list(user(c), c.get('app').id) }),
   );
 
   r.add(
-    { method: 'patch', path: '/v1/apps/:app/collaborators/:id', summary: 'Make a collaborator limited or not', body: updateCollaboratorSchema, bodyRoot: 'collaborator', responses: { 200: collaboratorEnvelope } },
-    (c, { collaborator }) => c.json({ collaborator: collaborators.setLimited(user(c), c.get('app').id, c.req.param('id'), collaborator.is_limited) }),
+    {
+      method: 'post',
+      path: '/v1/apps/:app/collaborators',
+      summary: 'Invite a collaborator by e-mail',
+      body: inviteSchema,
+      bodyRoot: 'collaborator',
+      responses: { 201: collaboratorEnvelope },
+    },
+    (c, { collaborator }) =>
+      c.json(
+        {
+          collaborator: collaborators.invite(
+            user(c),
+            c.get('app').id,
+            collaborator.email,
+            collaborator.is_limited ?? false,
+          ),
+        },
+        201,
+      ),
   );
 
-  r.add({ method: 'delete', path: '/v1/apps/:app/collaborators/:id', summary: 'Remove a collaborator', responses: { 204: null } }, (c) => {
-    collaborators.remove(user(c), c.get('app').id, c.req.param('id'));
-    return c.body(null, 204);
-  });
+  r.add(
+    {
+      method: 'patch',
+      path: '/v1/apps/:app/collaborators/:id',
+      summary: 'Make a collaborator limited or not',
+      body: updateCollaboratorSchema,
+      bodyRoot: 'collaborator',
+      responses: { 200: collaboratorEnvelope },
+    },
+    (c, { collaborator }) =>
+      c.json({
+        collaborator: collaborators.setLimited(user(c), c.get('app').id, c.req.param('id'), collaborator.is_limited),
+      }),
+  );
+
+  r.add(
+    {
+      method: 'delete',
+      path: '/v1/apps/:app/collaborators/:id',
+      summary: 'Remove a collaborator',
+      responses: { 204: null },
+    },
+    (c) => {
+      collaborators.remove(user(c), c.get('app').id, c.req.param('id'));
+      return c.body(null, 204);
+    },
+  );
   return r;
 }

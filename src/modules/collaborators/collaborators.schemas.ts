@@ -1,11 +1,16 @@
 import { z } from 'zod';
 
 export const inviteSchema = z.object({
-  collaborator: z.object({ email: z.string().email('is not a valid e-mail address'), is_limited: z.boolean().nullish() }),
+  collaborator: z.object({
+    email: z.string().email('is not a valid e-mail address'),
+    is_limited: z.boolean().nullish(),
+  }),
 });
 // go-scalingo's CollaboratorUpdateParams: {"collaborator":{"is_limited":bool}}.
 export const updateCollaboratorSchema = z.object({
-  collaborator: z.object({ is_limited: z.boolean({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a boolean') }) }),
+  collaborator: z.object({
+    is_limited: z.boolean({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a boolean') }),
+  }),
 });
 
 /** GET /v1/apps/collaboration?token=… */

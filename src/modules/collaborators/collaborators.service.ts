@@ -68,7 +68,15 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
       };
       tx(deps.db, () => {
         store.insert(row);
-        const data = { collaborator: { username: invitee?.username ?? 'n/a', email, id: row.id, inviter: who(user), is_limited: limited } };
+        const data = {
+          collaborator: {
+            username: invitee?.username ?? 'n/a',
+            email,
+            id: row.id,
+            inviter: who(user),
+            is_limited: limited,
+          },
+        };
         events.record({ type: 'new_collaborator', app, user, typeData: data });
         if (invitee) events.record({ type: 'accept_collaborator', app, user: invitee, typeData: data });
       });
@@ -79,11 +87,17 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
       const row = store.byToken(token);
       if (!row) throw ApiError.notFound('collaborator', 'invitation not found');
       const app = defined(deps.apps.find(row.app_id), `app ${row.app_id}`);
-      if (app.owner_id === user.id) throw ApiError.invalid('token', 'the owner of the app cannot accept an invitation to it');
+      if (app.owner_id === user.id)
+        throw ApiError.invalid('token', 'the owner of the app cannot accept an invitation to it');
       if (row.status !== 'accepted') {
         tx(deps.db, () => {
           store.accept(row.id, user.id);
-          events.record({ type: 'accept_collaborator', app, user, typeData: { collaborator: { ...who(user), is_limited: row.is_limited === 1 } } });
+          events.record({
+            type: 'accept_collaborator',
+            app,
+            user,
+            typeData: { collaborator: { ...who(user), is_limited: row.is_limited === 1 } },
+          });
         });
       }
       return app;
@@ -98,7 +112,13 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
         tx(deps.db, () => {
           store.setLimited(row.id, limited);
           const u = row.user_id ? deps.userById(row.user_id) : undefined;
-          const collaborator = { id: row.id, email: row.email, username: u && row.status === 'accepted' ? u.username : '', inviter: who(user), is_limited: limited };
+          const collaborator = {
+            id: row.id,
+            email: row.email,
+            username: u && row.status === 'accepted' ? u.username : '',
+            inviter: who(user),
+            is_limited: limited,
+          };
           events.record({ type: 'change_collaborator_role', app, user, typeData: { collaborator } });
         });
       }
@@ -111,7 +131,12 @@ export function createCollaboratorsService(deps: CollaboratorsServiceDeps) {
       if (!row) throw ApiError.notFound('collaborator');
       tx(deps.db, () => {
         store.delete(row.id);
-        events.record({ type: 'delete_collaborator', app, user, typeData: { collaborator: { id: row.id, email: row.email, username: toJson(row).username } } });
+        events.record({
+          type: 'delete_collaborator',
+          app,
+          user,
+          typeData: { collaborator: { id: row.id, email: row.email, username: toJson(row).username } },
+        });
       });
       deps.apps.accessLost(app);
     },

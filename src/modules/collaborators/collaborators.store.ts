@@ -15,12 +15,20 @@ export interface CollaboratorRow {
 /** Collaborators. Maps (app, email) → invitation; invitation token → invitation. */
 export function createCollaboratorsStore(db: Db) {
   const s = {
-    ofApp: db.prepare<[string], CollaboratorRow>('SELECT * FROM collaborators WHERE app_id = ? ORDER BY created_at, email'),
+    ofApp: db.prepare<[string], CollaboratorRow>(
+      'SELECT * FROM collaborators WHERE app_id = ? ORDER BY created_at, email',
+    ),
     byId: db.prepare<[string, string], CollaboratorRow>('SELECT * FROM collaborators WHERE app_id = ? AND id = ?'),
-    byEmail: db.prepare<[string, string], CollaboratorRow>('SELECT * FROM collaborators WHERE app_id = ? AND email = ?'),
+    byEmail: db.prepare<[string, string], CollaboratorRow>(
+      'SELECT * FROM collaborators WHERE app_id = ? AND email = ?',
+    ),
     byToken: db.prepare<[string], CollaboratorRow>('SELECT * FROM collaborators WHERE invitation_token = ?'),
-    acceptedUser: db.prepare<[string, string], CollaboratorRow>("SELECT * FROM collaborators WHERE app_id = ? AND user_id = ? AND status = 'accepted'"),
-    insert: db.prepare('INSERT INTO collaborators (id, app_id, email, user_id, status, invitation_token, created_at, is_limited) VALUES (@id, @app_id, @email, @user_id, @status, @invitation_token, @created_at, @is_limited)'),
+    acceptedUser: db.prepare<[string, string], CollaboratorRow>(
+      "SELECT * FROM collaborators WHERE app_id = ? AND user_id = ? AND status = 'accepted'",
+    ),
+    insert: db.prepare(
+      'INSERT INTO collaborators (id, app_id, email, user_id, status, invitation_token, created_at, is_limited) VALUES (@id, @app_id, @email, @user_id, @status, @invitation_token, @created_at, @is_limited)',
+    ),
     setLimited: db.prepare('UPDATE collaborators SET is_limited = ? WHERE id = ?'),
     accept: db.prepare("UPDATE collaborators SET status = 'accepted', user_id = ? WHERE id = ?"),
     delete: db.prepare('DELETE FROM collaborators WHERE id = ?'),

@@ -6,24 +6,56 @@ import type { ContainerSize } from '../../config/schema.ts';
 import type { Urls } from '../../shared/urls.ts';
 import { operationJson, type OperationsService } from '../operations/operations.service.ts';
 import type { ContainersService } from './containers.service.ts';
-import { containerList, containerSizeList, formationList, operationEnvelope, restartSchema, scaleSchema } from './containers.schemas.ts';
+import {
+  containerList,
+  containerSizeList,
+  formationList,
+  operationEnvelope,
+  restartSchema,
+  scaleSchema,
+} from './containers.schemas.ts';
 
-export function containersRoutes(deps: { containers: ContainersService; operations: OperationsService; apps: AppsService; sizes: ContainerSize[]; urls: () => Urls }) {
+export function containersRoutes(deps: {
+  containers: ContainersService;
+  operations: OperationsService;
+  apps: AppsService;
+  sizes: ContainerSize[];
+  urls: () => Urls;
+}) {
   const { containers, apps } = deps;
   const r = new ApiRoutes('containers');
   const operationUrl = (appName: string, id: string) => `${deps.urls().api}/v1/apps/${appName}/operations/${id}`;
 
   // Public on the platform (the catalogue of sizes).
-  r.add({ method: 'get', path: '/v1/features/container_sizes', summary: 'List the container sizes', auth: 'public', responses: { 200: containerSizeList } }, (c) =>
-    c.json({ container_sizes: deps.sizes.map((s) => ({ ...s, pricings: {} })) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/features/container_sizes',
+      summary: 'List the container sizes',
+      auth: 'public',
+      responses: { 200: containerSizeList },
+    },
+    (c) => c.json({ container_sizes: deps.sizes.map((s) => ({ ...s, pricings: {} })) }),
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/ps', summary: '#10 List the containers of an app (ps), with their state now', responses: { 200: containerList } }, async (c) =>
-    c.json({ containers: await containers.ps(c.get('app')) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/ps',
+      summary: '#10 List the containers of an app (ps), with their state now',
+      responses: { 200: containerList },
+    },
+    async (c) => c.json({ containers: await containers.ps(c.get('app')) }),
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/containers', summary: '#11 Get the formation (amount and size per process type)', responses: { 200: formationList } }, (c) =>
-    c.json({ containers: containers.formation(c.get('app')) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/containers',
+      summary: '#11 Get the formation (amount and size per process type)',
+      responses: { 200: formationList },
+    },
+    (c) => c.json({ containers: containers.formation(c.get('app')) }),
   );
 
   r.add(
@@ -31,7 +63,8 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
       method: 'post',
       path: '/v1/apps/:app/scale',
       summary: '#12 Scale an app',
-      description: '200 when the app was never deployed (the formation is recorded); 202 with a `Location` operation otherwise.',
+      description:
+        '200 when the app was never deployed (the formation is recorded); 202 with a `Location` operation otherwise.',
       middleware: [requireWritableApp(apps, 'scale containers')],
       body: scaleSchema,
       responses: { 200: formationList, 202: formationList },
@@ -65,8 +98,14 @@ export function containersRoutes(deps: { containers: ContainersService; operatio
     },
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/operations/:id', summary: '#19 Get an operation (scale, restart, start-one-off)', responses: { 200: operationEnvelope } }, (c) =>
-    c.json({ operation: operationJson(deps.operations.get(c.get('app').id, c.req.param('id'))) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/operations/:id',
+      summary: '#19 Get an operation (scale, restart, start-one-off)',
+      responses: { 200: operationEnvelope },
+    },
+    (c) => c.json({ operation: operationJson(deps.operations.get(c.get('app').id, c.req.param('id'))) }),
   );
 
   return r;

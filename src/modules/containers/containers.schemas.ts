@@ -17,7 +17,9 @@ export const scaleSchema = z.object({
 
 // The npm client sends {scope: "web"} or {}, the Go client {"scope": [...]}, {"scope": null} or the
 // JSON `null` itself (a nil *AppsRestartParams); an empty body is curl's. All but a list mean "every container".
-export const restartSchema = z.object({ scope: z.union([z.array(z.string().min(1)), z.string().min(1), z.null()]).optional() }).nullish();
+export const restartSchema = z
+  .object({ scope: z.union([z.array(z.string().min(1)), z.string().min(1), z.null()]).optional() })
+  .nullish();
 
 // ---- Answers ----
 
@@ -50,7 +52,14 @@ export const containerList = z.object({ containers: z.array(containerResource) }
 
 /** One process type of the formation (`formationJson`). */
 export const formationItem = z
-  .object({ id: z.string(), app_id: z.string(), name: z.string(), amount: z.number().int(), size: z.string(), command: z.string() })
+  .object({
+    id: z.string(),
+    app_id: z.string(),
+    name: z.string(),
+    amount: z.number().int(),
+    size: z.string(),
+    command: z.string(),
+  })
   .meta({ id: 'ContainerFormation' });
 
 export const formationList = z.object({ containers: z.array(formationItem) });

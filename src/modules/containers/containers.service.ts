@@ -34,11 +34,18 @@ export interface ContainersServiceDeps {
 
 /** While an operation runs the app is not `running`: the platform refuses other operations. */
 export function assertIdle(app: AppRow): void {
-  if (BUSY.has(app.status)) throw new ApiError(409, { error: `The application is ${app.status}: no other operation can be done until it is running again. Follow the current operation and retry.` });
+  if (BUSY.has(app.status))
+    throw new ApiError(409, {
+      error: `The application is ${app.status}: no other operation can be done until it is running again. Follow the current operation and retry.`,
+    });
 }
 
 /** Nothing starts for an app being deleted: 404 once it is gone, 409 while its deletion runs. */
-export function assertNotBeingDeleted(app: AppRow, orchestrator: Pick<Orchestrator, 'gone'>, apps: Pick<AppsStore, 'find'>): void {
+export function assertNotBeingDeleted(
+  app: AppRow,
+  orchestrator: Pick<Orchestrator, 'gone'>,
+  apps: Pick<AppsStore, 'find'>,
+): void {
   if (!apps.find(app.id)) throw ApiError.notFound('app');
   if (orchestrator.gone(app.id)) throw new ApiError(409, { error: `The application ${app.name} is being deleted.` });
 }
@@ -97,7 +104,9 @@ export function createContainersService(deps: ContainersServiceDeps) {
     async ps(app: AppRow) {
       const rows = store.liveContainers(app.id);
       const engine = await deps.runtime.list({ [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id });
-      return rows.map((r) => containerJson(r, engine.find((e) => e.engineId === r.engine_id)?.state ?? (r.engine_id ? 'gone' : undefined)));
+      return rows.map((r) =>
+        containerJson(r, engine.find((e) => e.engineId === r.engine_id)?.state ?? (r.engine_id ? 'gone' : undefined)),
+      );
     },
 
     /** #11 */
@@ -109,7 +118,11 @@ export function createContainersService(deps: ContainersServiceDeps) {
      * #12 — final amounts (and optional size) per type. Without a payment method only one S or M
      * web container. Answers the complete formation and, once deployed, an operation to follow.
      */
-    async scale(user: UserRow, app: AppRow, items: { name: string; amount: number; size?: string | null }[]): Promise<{ formation: ReturnType<typeof formationJson>[]; operation: OperationRow | null }> {
+    async scale(
+      user: UserRow,
+      app: AppRow,
+      items: { name: string; amount: number; size?: string | null }[],
+    ): Promise<{ formation: ReturnType<typeof formationJson>[]; operation: OperationRow | null }> {
       // Never deployed: only the formation is recorded (no engine needed).
       if (orchestrator.release(app)) {
         await assertEngineAvailable(deps.runtime);
@@ -124,24 +137,46 @@ export function createContainersService(deps: ContainersServiceDeps) {
       for (const [i, it] of items.entries()) {
         if (seen.has(it.name)) throw ApiError.invalid(`containers.${i}.name`, `${it.name} is given twice`);
         seen.add(it.name);
-        if (it.amount > MAX_PER_TYPE) throw ApiError.invalid('amount', `${it.name}: the maximum is ${MAX_PER_TYPE} containers of a given type`);
-        if (it.size && !sizeNames.includes(it.size)) throw ApiError.invalid('size', `${it.size} is not a container size (${sizeNames.join(', ')})`);
-        if (rel && !(it.name in rel.processTypes) && !current.some((f) => f.type === it.name)) throw ApiError.notFound('container_type', `${it.name} is not a process type of the app`);
+        if (it.amount > MAX_PER_TYPE)
+          throw ApiError.invalid('amount', `${it.name}: the maximum is ${MAX_PER_TYPE} containers of a given type`);
+        if (it.size && !sizeNames.includes(it.size))
+          throw ApiError.invalid('size', `${it.size} is not a container size (${sizeNames.join(', ')})`);
+        if (rel && !(it.name in rel.processTypes) && !current.some((f) => f.type === it.name))
+          throw ApiError.notFound('container_type', `${it.name} is not a process type of the app`);
       }
       const next = new Map(current.map((f) => [f.type, { ...f }]));
       for (const it of items) {
         const f = next.get(it.name);
-        next.set(it.name, { app_id: app.id, type: it.name, id: f?.id ?? objectId(), amount: it.amount, size: it.size || f?.size || 'M', command: f?.command ?? rel?.processTypes[it.name] ?? '' });
+        next.set(it.name, {
+          app_id: app.id,
+          type: it.name,
+          id: f?.id ?? objectId(),
+          amount: it.amount,
+          size: it.size || f?.size || 'M',
+          command: f?.command ?? rel?.processTypes[it.name] ?? '',
+        });
       }
       const owner = deps.userById(app.owner_id);
       if (owner && !owner.payment_method) {
-        const bad = [...next.values()].find((f) => f.amount > 0 && (f.type !== 'web' || f.amount > 1 || !['S', 'M'].includes(f.size)));
-        if (bad) throw ApiError.paymentRequired('Sorry, without a payment method only one S or M web container is allowed: define a payment method to scale further', deps.billingUrl());
+        const bad = [...next.values()].find(
+          (f) => f.amount > 0 && (f.type !== 'web' || f.amount > 1 || !['S', 'M'].includes(f.size)),
+        );
+        if (bad)
+          throw ApiError.paymentRequired(
+            'Sorry, without a payment method only one S or M web container is allowed: define a payment method to scale further',
+            deps.billingUrl(),
+          );
       }
-      const describe = (rows: Iterable<FormationRow>) => Object.fromEntries([...rows].map((f) => [f.type, `${f.amount}:${f.size}`]));
+      const describe = (rows: Iterable<FormationRow>) =>
+        Object.fromEntries([...rows].map((f) => [f.type, `${f.amount}:${f.size}`]));
       tx(deps.db, () => {
         for (const f of next.values()) store.upsertFormation(f);
-        deps.events.record({ type: 'scale', app, user, typeData: { previous_containers: describe(current), containers: describe(next.values()) } });
+        deps.events.record({
+          type: 'scale',
+          app,
+          user,
+          typeData: { previous_containers: describe(current), containers: describe(next.values()) },
+        });
       });
       const formation = store.formation(app.id).map(formationJson);
       if (!rel) return { formation, operation: null }; // never deployed: applied at the first deployment
@@ -170,12 +205,19 @@ export function createContainersService(deps: ContainersServiceDeps) {
         const isType = live.some((c) => c.type === s) || store.formation(app.id).some((f) => f.type === s);
         if (isType) continue;
         if (m && live.some((c) => c.type === m[1] && c.type_index === Number(m[2]))) continue;
-        if (m && live.some((c) => c.type === m[1])) throw ApiError.notFound('container', `${s} is not a container of the app`);
+        if (m && live.some((c) => c.type === m[1]))
+          throw ApiError.notFound('container', `${s} is not a container of the app`);
         throw ApiError.notFound('container_type', `${s} is not a process type or a container of the app`);
       }
       const rel = orchestrator.release(app);
-      const matches = (c: ContainerRow) => !scope.length || scope.includes(c.type) || scope.includes(`${c.type}-${c.type_index}`);
-      deps.events.record({ type: 'restart', app, user, typeData: { scope: scope.length ? scope : null, addon_name: '', reason: 'user_restart' } });
+      const matches = (c: ContainerRow) =>
+        !scope.length || scope.includes(c.type) || scope.includes(`${c.type}-${c.type_index}`);
+      deps.events.record({
+        type: 'restart',
+        app,
+        user,
+        typeData: { scope: scope.length ? scope : null, addon_name: '', reason: 'user_restart' },
+      });
       deps.apps.resetCrashes(app.id);
       deps.apps.setStatus(app.id, 'restarting');
       const done = finishOperation(app);

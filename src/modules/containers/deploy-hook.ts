@@ -19,16 +19,33 @@ export interface DeployHookDeps {
   maxRunMs: number;
 }
 
-export type DeployHookRunner = (app: AppRow, rel: Release, name: string, command: string, onLine: (line: string) => void) => Promise<number>;
+export type DeployHookRunner = (
+  app: AppRow,
+  rel: Release,
+  name: string,
+  command: string,
+  onLine: (line: string) => void,
+) => Promise<number>;
 
 export function createDeployHookRunner(deps: DeployHookDeps): DeployHookRunner {
   const { runtime } = deps;
   return async (app, rel, name, command, onLine) => {
     const info = await runtime.run({
-      name: `scalingo-emu-${deps.instanceId}-${app.name}-${name}-${secret(3).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`,
+      name: `scalingo-emu-${deps.instanceId}-${app.name}-${name}-${secret(3)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, 'x')}`,
       image: rel.image,
       cmd: ['sh', '-c', command],
-      env: containerEnv({ appName: app.name, type: name, index: 1, size: deps.size, stack: app.stack_id, version: rel.deploymentId, appVariables: deps.appEnv(app.id), extra: { CONTAINER: name } }),
+      env: containerEnv({
+        appName: app.name,
+        type: name,
+        index: 1,
+        size: deps.size,
+        stack: app.stack_id,
+        version: rel.deploymentId,
+        appVariables: deps.appEnv(app.id),
+        extra: { CONTAINER: name },
+      }),
       // `owner`, not `instance`: the reconciler leaves it alone and the logs collector does not follow it (its lines come from here).
       // The release image carries `instance` (a label of the build): emptied here, or the container would inherit it
       // and every hook line would reach the app's logs twice.

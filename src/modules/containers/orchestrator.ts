@@ -45,7 +45,10 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   const { runtime, store, clock, logger } = deps;
   const t = deps.config.intervals;
 
-  const sizeOf = (name: string): ContainerSize => deps.config.containerSizes.find((s) => s.name === name) ?? deps.config.containerSizes.find((s) => s.name === 'M') ?? deps.config.containerSizes[0];
+  const sizeOf = (name: string): ContainerSize =>
+    deps.config.containerSizes.find((s) => s.name === name) ??
+    deps.config.containerSizes.find((s) => s.name === 'M') ??
+    deps.config.containerSizes[0];
 
   function release(app: AppRow): Release | null {
     if (!app.last_deployment_id) return null;
@@ -83,18 +86,29 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const checkKept = () => {
       if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
     };
-    if (row.type !== 'web') { // wall-clock grace: a check the process did not exit at once, not platform time
-      for (const until = performance.now() + t.bootGraceMs; performance.now() < until; await sleep(Math.min(25, t.bootGraceMs))) checkKept();
+    if (row.type !== 'web') {
+      // wall-clock grace: a check the process did not exit at once, not platform time
+      for (
+        const until = performance.now() + t.bootGraceMs;
+        performance.now() < until;
+        await sleep(Math.min(25, t.bootGraceMs))
+      )
+        checkKept();
       const info = await runtime.inspect(engineId);
-      if (info?.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
+      if (info?.state !== 'running')
+        throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
       return;
     }
     for (;;) {
       checkKept();
       if (await runtime.ready({ engineId, hostPort })) return;
       const info = await runtime.inspect(engineId);
-      if (info?.state !== 'running') throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
-      if (clock.now() > deadline) throw new Error(`container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`);
+      if (info?.state !== 'running')
+        throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
+      if (clock.now() > deadline)
+        throw new Error(
+          `container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`,
+        );
       await sleep(25);
     }
   }
@@ -109,17 +123,47 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     return forApp(app, () => startTracked(app, rel, type, index, size));
   }
 
-  async function startTracked(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
+  async function startTracked(
+    app: AppRow,
+    rel: Release,
+    type: string,
+    index: number,
+    size: string,
+  ): Promise<ContainerRow> {
     const command = rel.processTypes[type] ?? '';
-    const row: ContainerRow = { id: objectId(clock.now()), app_id: app.id, type, type_index: index, size, command, engine_id: null, state: 'booting', host_port: null, deployment_id: rel.deploymentId, detached: 0, created_at: clock.now(), deleted_at: null };
+    const row: ContainerRow = {
+      id: objectId(clock.now()),
+      app_id: app.id,
+      type,
+      type_index: index,
+      size,
+      command,
+      engine_id: null,
+      state: 'booting',
+      host_port: null,
+      deployment_id: rel.deploymentId,
+      detached: 0,
+      created_at: clock.now(),
+      deleted_at: null,
+    };
     store.insertContainer(row);
     const sz = sizeOf(size);
     try {
       const info = await runtime.run({
-        name: `scalingo-emu-${deps.instanceId}-${app.name}-${type}-${index}-${secret(3).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`,
+        name: `scalingo-emu-${deps.instanceId}-${app.name}-${type}-${index}-${secret(3)
+          .toLowerCase()
+          .replace(/[^a-z0-9]/g, 'x')}`,
         image: rel.image,
         cmd: command ? ['sh', '-c', command] : undefined,
-        env: containerEnv({ appName: app.name, type, index, size: sz, stack: app.stack_id, version: rel.deploymentId, appVariables: deps.variables.asEnv(app.id) }),
+        env: containerEnv({
+          appName: app.name,
+          type,
+          index,
+          size: sz,
+          stack: app.stack_id,
+          version: rel.deploymentId,
+          appVariables: deps.variables.asEnv(app.id),
+        }),
         labels: labelsFor(app, type, index, row.id, rel.deploymentId),
         memoryBytes: sz.memory,
         publishPort: type === 'web' ? WEB_PORT : undefined,
@@ -149,7 +193,13 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     store.markDeleted(row.id, clock.now());
   }
 
-  function labelsFor(app: AppRow, type: string, index: number, containerId: string, deploymentId: string | null): Record<string, string> {
+  function labelsFor(
+    app: AppRow,
+    type: string,
+    index: number,
+    containerId: string,
+    deploymentId: string | null,
+  ): Record<string, string> {
     return {
       [LABELS.instance]: deps.instanceId,
       [LABELS.appId]: app.id,
@@ -197,7 +247,11 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       throw err;
     }
     if (removing.has(app.id)) return; // the deletion's sweep removes them all, without a grace period
-    await Promise.all(retire.map((c) => stopOne(c).catch((e) => logger.warn({ err: e, container: c.id }, 'could not stop a container'))));
+    await Promise.all(
+      retire.map((c) =>
+        stopOne(c).catch((e) => logger.warn({ err: e, container: c.id }, 'could not stop a container')),
+      ),
+    );
     deps.apps.resetCrashes(app.id);
   }
 
@@ -205,7 +259,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   function settleStatus(appId: string): void {
     const app = deps.apps.find(appId);
     if (!app || app.status === 'crashed') return;
-    const running = store.liveContainers(appId).some((c) => c.type !== 'one-off' && (c.state === 'running' || c.state === 'booting'));
+    const running = store
+      .liveContainers(appId)
+      .some((c) => c.type !== 'one-off' && (c.state === 'running' || c.state === 'booting'));
     deps.apps.setStatus(appId, running ? 'running' : app.last_deployment_id ? 'stopped' : 'new');
   }
 
@@ -221,7 +277,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     store.markDeleted(row.id, clock.now(), 'crashed');
     if (removing.has(app.id)) return; // not a crash: the app is being deleted (the sweep removes it)
     let crashLogs = ''; // oom: killed so by the control plane, or by the kernel (Docker's OOMKilled flag)
-    const oom = !!row.engine_id && (oomKilled.delete(row.engine_id) || !!(await runtime.inspect(row.engine_id).catch(() => null))?.oomKilled);
+    const oom =
+      !!row.engine_id &&
+      (oomKilled.delete(row.engine_id) || !!(await runtime.inspect(row.engine_id).catch(() => null))?.oomKilled);
     if (row.engine_id) {
       try {
         const lines: string[] = [];
@@ -231,21 +289,38 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       await runtime.remove(row.engine_id).catch(() => undefined);
     }
     if (closed || !deps.apps.find(app.id)) return; // the emulator stopped (database closed) or the app went meanwhile
-    if (oom) crashLogs += `${crashLogs ? '\n' : ''}Out of memory: the container was killed (memory limit ${Math.round(sizeOf(row.size).memory / 1048576)} MiB)`;
+    if (oom)
+      crashLogs += `${crashLogs ? '\n' : ''}Out of memory: the container was killed (memory limit ${Math.round(sizeOf(row.size).memory / 1048576)} MiB)`;
     const count = deps.apps.countCrash(app.id);
     // The CLI prints "(logs on <logs_url>)" when crash_logs is set: a real, signed URL of the container's logs.
     const label = `${row.type}-${row.type_index}`;
     const logsUrl = deps.logsUrl?.(app, label) ?? '';
-    deps.events.record({ type: 'crash', app, typeData: { container_type: row.type, container: label, exit_code: exitCode, crash_logs: crashLogs, logs_url: logsUrl, ...(oom ? { oom_killed: true } : {}) } });
+    deps.events.record({
+      type: 'crash',
+      app,
+      typeData: {
+        container_type: row.type,
+        container: label,
+        exit_code: exitCode,
+        crash_logs: crashLogs,
+        logs_url: logsUrl,
+        ...(oom ? { oom_killed: true } : {}),
+      },
+    });
     if (count > MAX_CRASHES_IN_A_ROW) {
       deps.apps.setStatus(app.id, 'crashed');
-      deps.events.record({ type: 'repeated_crash', app, typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: deps.logsUrl?.(app, row.type) ?? '' } });
+      deps.events.record({
+        type: 'repeated_crash',
+        app,
+        typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: deps.logsUrl?.(app, row.type) ?? '' },
+      });
       logger.warn({ app: app.name, crashes: count }, 'app crashed repeatedly: not restarting');
       return;
     }
     const rel = release(app);
     if (!rel || closed) return;
-    const timer = clock.setTimeout(() => { // platform time: a manual clock holds the restart until advanced
+    const timer = clock.setTimeout(() => {
+      // platform time: a manual clock holds the restart until advanced
       timers.delete(timer);
       if (closed || gone(app.id)) return;
       const fresh = deps.apps.find(app.id);
@@ -253,7 +328,10 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       if (!fresh || fresh.status === 'crashed' || !f || row.type_index > f.amount) return;
       if (store.liveContainers(app.id).some((c) => c.type === row.type && c.type_index === row.type_index)) return;
       startOne(fresh, rel, row.type, row.type_index, f.size).catch((err: Error) => {
-        logger.info({ app: app.name, container: `${row.type}-${row.type_index}`, err: err.message }, 'restart after crash failed');
+        logger.info(
+          { app: app.name, container: `${row.type}-${row.type_index}`, err: err.message },
+          'restart after crash failed',
+        );
         if (!closed && !gone(app.id)) void onCrash({ ...row, engine_id: null }, null);
       });
     }, backoff(count));

@@ -58,10 +58,14 @@ export type AdminFailureWindow = ReturnType<typeof adminFailureWindow>;
 export function requireAdmin(deps: { token: () => string; failures?: AdminFailureWindow }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (incoming && !isLoopback(incoming.socket.remoteAddress)) throw ApiError.forbidden('the control plane answers loopback clients only');
+    if (incoming && !isLoopback(incoming.socket.remoteAddress))
+      throw ApiError.forbidden('the control plane answers loopback clients only');
     const header = c.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) throw ApiError.unauthorized('the control plane needs Authorization: Bearer <admin token> (printed at start, config adminToken)');
+    if (!m)
+      throw ApiError.unauthorized(
+        'the control plane needs Authorization: Bearer <admin token> (printed at start, config adminToken)',
+      );
     if (!sameToken(m[1], deps.token())) {
       const wait = deps.failures?.blockedFor() ?? 0;
       if (wait) throw ApiError.tooManyRequests(wait);

@@ -4,7 +4,16 @@ import { limitBody } from '../../http/middleware/json-only.ts';
 import { jsonBody, readJson } from '../../http/validate.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { requireAdmin, type AdminFailureWindow } from './admin-auth.ts';
-import { addFaultBody, advanceSchema, clockAnswer, faultEnvelope, faultList, resetSchema, snapshotEnvelope, snapshotList } from './control.schemas.ts';
+import {
+  addFaultBody,
+  advanceSchema,
+  clockAnswer,
+  faultEnvelope,
+  faultList,
+  resetSchema,
+  snapshotEnvelope,
+  snapshotList,
+} from './control.schemas.ts';
 import type { Control } from './control.ts';
 import { SNAPSHOT_MAX_BYTES, snapshotJson } from './snapshots.ts';
 
@@ -16,7 +25,11 @@ const SNAPSHOT_FILE = { contentType: 'application/vnd.sqlite3', description: 'Th
  * The control plane: /_emulator/reset, snapshots, faults, clock. Every route needs the admin token
  * from a loopback peer (admin-auth.ts); /_emulator/health and /_emulator/billing stay public (their own routes).
  */
-export function controlRoutes(deps: { control: Control; adminToken: () => string; adminFailures?: AdminFailureWindow }) {
+export function controlRoutes(deps: {
+  control: Control;
+  adminToken: () => string;
+  adminFailures?: AdminFailureWindow;
+}) {
   const { control } = deps;
   const r = new ApiRoutes('control');
   const admin = requireAdmin({ token: deps.adminToken, failures: deps.adminFailures });
@@ -24,18 +37,42 @@ export function controlRoutes(deps: { control: Control; adminToken: () => string
   const clockJson = () => ({ clock: { mode: control.clock.mode, now: isoDate(control.clock.now()) } });
 
   r.add(
-    { method: 'post', path: '/_emulator/reset', summary: "Reset: every app (or one user's) and what goes with it", auth: 'admin', middleware: [admin, small], body: resetSchema, responses: { 204: null } },
+    {
+      method: 'post',
+      path: '/_emulator/reset',
+      summary: "Reset: every app (or one user's) and what goes with it",
+      auth: 'admin',
+      middleware: [admin, small],
+      body: resetSchema,
+      responses: { 204: null },
+    },
     async (c, body) => {
       await control.reset(body);
       return c.body(null, 204);
     },
   );
 
-  r.add({ method: 'post', path: '/_emulator/snapshots', summary: 'Take a snapshot of the state', auth: 'admin', middleware: [admin, small], responses: { 201: snapshotEnvelope } }, (c) =>
-    c.json({ snapshot: control.snapshot() }, 201),
+  r.add(
+    {
+      method: 'post',
+      path: '/_emulator/snapshots',
+      summary: 'Take a snapshot of the state',
+      auth: 'admin',
+      middleware: [admin, small],
+      responses: { 201: snapshotEnvelope },
+    },
+    (c) => c.json({ snapshot: control.snapshot() }, 201),
   );
-  r.add({ method: 'get', path: '/_emulator/snapshots', summary: 'List kept snapshots', auth: 'admin', middleware: [admin], responses: { 200: snapshotList } }, (c) =>
-    c.json({ snapshots: control.snapshots.list().map(snapshotJson) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/_emulator/snapshots',
+      summary: 'List kept snapshots',
+      auth: 'admin',
+      middleware: [admin],
+      responses: { 200: snapshotList },
+    },
+    (c) => c.json({ snapshots: control.snapshots.list().map(snapshotJson) }),
   );
   // Import: the body is a snapshot file, as GET /_emulator/snapshots/:id gave it.
   r.add(
@@ -43,38 +80,74 @@ export function controlRoutes(deps: { control: Control; adminToken: () => string
       method: 'post',
       path: '/_emulator/snapshots/restore',
       summary: 'Restore the state from a snapshot file (the request body)',
-      description: 'The body is a snapshot file (`application/vnd.sqlite3`) as `GET /_emulator/snapshots/{id}` gave it.',
+      description:
+        'The body is a snapshot file (`application/vnd.sqlite3`) as `GET /_emulator/snapshots/{id}` gave it.',
       auth: 'admin',
       middleware: [admin, limitBody(SNAPSHOT_MAX_BYTES)],
       responses: { 204: null },
     },
     async (c) => {
       const data = Buffer.from(await c.req.arrayBuffer());
-      if (!data.length) throw ApiError.invalid('snapshot', 'the body must be a snapshot file (application/vnd.sqlite3)');
+      if (!data.length)
+        throw ApiError.invalid('snapshot', 'the body must be a snapshot file (application/vnd.sqlite3)');
       await control.restore(data);
       return c.body(null, 204);
     },
   );
-  r.add({ method: 'get', path: '/_emulator/snapshots/:id', summary: 'Download a snapshot file', auth: 'admin', middleware: [admin], responses: { 200: SNAPSHOT_FILE } }, (c) => {
-    const id = c.req.param('id');
-    const data = control.snapshots.data(id);
-    return c.body(new Uint8Array(data), 200, { 'content-type': 'application/vnd.sqlite3', 'content-disposition': `attachment; filename="${id}.sqlite"` });
-  });
-  r.add({ method: 'post', path: '/_emulator/snapshots/:id/restore', summary: 'Restore a kept snapshot', auth: 'admin', middleware: [admin, small], responses: { 204: null } }, async (c) => {
-    await control.restore(control.snapshots.find(c.req.param('id')).id);
-    return c.body(null, 204);
-  });
-  r.add({ method: 'delete', path: '/_emulator/snapshots/:id', summary: 'Delete a kept snapshot', auth: 'admin', middleware: [admin], responses: { 204: null } }, (c) => {
-    control.snapshots.remove(c.req.param('id'));
-    return c.body(null, 204);
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/_emulator/snapshots/:id',
+      summary: 'Download a snapshot file',
+      auth: 'admin',
+      middleware: [admin],
+      responses: { 200: SNAPSHOT_FILE },
+    },
+    (c) => {
+      const id = c.req.param('id');
+      const data = control.snapshots.data(id);
+      return c.body(new Uint8Array(data), 200, {
+        'content-type': 'application/vnd.sqlite3',
+        'content-disposition': `attachment; filename="${id}.sqlite"`,
+      });
+    },
+  );
+  r.add(
+    {
+      method: 'post',
+      path: '/_emulator/snapshots/:id/restore',
+      summary: 'Restore a kept snapshot',
+      auth: 'admin',
+      middleware: [admin, small],
+      responses: { 204: null },
+    },
+    async (c) => {
+      await control.restore(control.snapshots.find(c.req.param('id')).id);
+      return c.body(null, 204);
+    },
+  );
+  r.add(
+    {
+      method: 'delete',
+      path: '/_emulator/snapshots/:id',
+      summary: 'Delete a kept snapshot',
+      auth: 'admin',
+      middleware: [admin],
+      responses: { 204: null },
+    },
+    (c) => {
+      control.snapshots.remove(c.req.param('id'));
+      return c.body(null, 204);
+    },
+  );
 
   r.add(
     {
       method: 'post',
       path: '/_emulator/faults',
       summary: 'Inject a fault (API, crash, OOM, Docker unavailable, log delay)',
-      description: '`type` may be left out when the fields say it: `path` is an API fault, `log_delay_ms` a log delay. Crash and OOM faults act at once and are not kept.',
+      description:
+        '`type` may be left out when the fields say it: `path` is an API fault, `log_delay_ms` a log delay. Crash and OOM faults act at once and are not kept.',
       auth: 'admin',
       middleware: [admin, small],
       body: addFaultBody,
@@ -83,21 +156,68 @@ export function controlRoutes(deps: { control: Control; adminToken: () => string
     },
     async (c) => {
       const body = (await readJson(c)) as { fault?: unknown } | null;
-      if (typeof body !== 'object' || body === null || typeof body.fault !== 'object' || body.fault === null || Array.isArray(body.fault)) throw ApiError.invalid('fault', 'missing field');
+      if (
+        typeof body !== 'object' ||
+        body === null ||
+        typeof body.fault !== 'object' ||
+        body.fault === null ||
+        Array.isArray(body.fault)
+      )
+        throw ApiError.invalid('fault', 'missing field');
       return c.json({ fault: await control.faults.add(body.fault) }, 201);
     },
   );
-  r.add({ method: 'get', path: '/_emulator/faults', summary: 'List active faults', auth: 'admin', middleware: [admin], responses: { 200: faultList } }, (c) => c.json({ faults: control.faults.list() }));
-  r.add({ method: 'delete', path: '/_emulator/faults/:id', summary: 'Remove a fault', auth: 'admin', middleware: [admin], responses: { 204: null } }, (c) => {
-    control.faults.remove(c.req.param('id'));
-    return c.body(null, 204);
-  });
-  r.add({ method: 'delete', path: '/_emulator/faults', summary: 'Remove every fault', auth: 'admin', middleware: [admin], responses: { 204: null } }, (c) => {
-    control.faults.clear();
-    return c.body(null, 204);
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/_emulator/faults',
+      summary: 'List active faults',
+      auth: 'admin',
+      middleware: [admin],
+      responses: { 200: faultList },
+    },
+    (c) => c.json({ faults: control.faults.list() }),
+  );
+  r.add(
+    {
+      method: 'delete',
+      path: '/_emulator/faults/:id',
+      summary: 'Remove a fault',
+      auth: 'admin',
+      middleware: [admin],
+      responses: { 204: null },
+    },
+    (c) => {
+      control.faults.remove(c.req.param('id'));
+      return c.body(null, 204);
+    },
+  );
+  r.add(
+    {
+      method: 'delete',
+      path: '/_emulator/faults',
+      summary: 'Remove every fault',
+      auth: 'admin',
+      middleware: [admin],
+      responses: { 204: null },
+    },
+    (c) => {
+      control.faults.clear();
+      return c.body(null, 204);
+    },
+  );
 
-  r.add({ method: 'get', path: '/_emulator/clock', summary: "The emulator's clock (mode and now)", auth: 'admin', middleware: [admin], responses: { 200: clockAnswer } }, (c) => c.json(clockJson()));
+  r.add(
+    {
+      method: 'get',
+      path: '/_emulator/clock',
+      summary: "The emulator's clock (mode and now)",
+      auth: 'admin',
+      middleware: [admin],
+      responses: { 200: clockAnswer },
+    },
+    (c) => c.json(clockJson()),
+  );
   r.add(
     {
       method: 'post',

@@ -13,7 +13,11 @@ export const resetSchema = z
 
 export const advanceSchema = z
   .object({
-    ms: z.number().int('must be a whole number of milliseconds').positive('must be more than 0').max(366 * 24 * 3600_000, 'must be at most a year'),
+    ms: z
+      .number()
+      .int('must be a whole number of milliseconds')
+      .positive('must be more than 0')
+      .max(366 * 24 * 3600_000, 'must be at most a year'),
   })
   .strict();
 
@@ -37,24 +41,38 @@ export const apiFaultSchema = z
     drop: z.boolean().optional(),
     probability: probability.optional(),
     /** Makes the probability draws reproducible (a seeded generator per fault). */
-    seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
     /** Applies this many times, then the fault is removed. */
     count: count.optional(),
   })
   .strict()
   .superRefine((f, ctx) => {
-    if (f.latency_ms === undefined && f.status === undefined && !f.drop) ctx.addIssue({ code: 'custom', path: ['latency_ms'], message: 'an api fault needs latency_ms, status or drop' });
-    if (f.status !== undefined && f.drop) ctx.addIssue({ code: 'custom', path: ['drop'], message: 'cannot be combined with status' });
+    if (f.latency_ms === undefined && f.status === undefined && !f.drop)
+      ctx.addIssue({ code: 'custom', path: ['latency_ms'], message: 'an api fault needs latency_ms, status or drop' });
+    if (f.status !== undefined && f.drop)
+      ctx.addIssue({ code: 'custom', path: ['drop'], message: 'cannot be combined with status' });
   });
 
-export const crashFaultSchema = z.object({ type: z.literal('crash'), app: z.string().min(1).max(100), container: containerName }).strict();
-export const oomFaultSchema = z.object({ type: z.literal('oom'), app: z.string().min(1).max(100), container: containerName }).strict();
+export const crashFaultSchema = z
+  .object({ type: z.literal('crash'), app: z.string().min(1).max(100), container: containerName })
+  .strict();
+export const oomFaultSchema = z
+  .object({ type: z.literal('oom'), app: z.string().min(1).max(100), container: containerName })
+  .strict();
 
 export const dockerUnavailableSchema = z
   .object({
     type: z.literal('docker_unavailable'),
     /** How long the engine looks down (on the emulator's clock). */
-    seconds: z.number().positive().max(24 * 3600),
+    seconds: z
+      .number()
+      .positive()
+      .max(24 * 3600),
   })
   .strict();
 
@@ -67,7 +85,13 @@ export const logDelaySchema = z
   })
   .strict();
 
-export const faultSchema = z.discriminatedUnion('type', [apiFaultSchema, crashFaultSchema, oomFaultSchema, dockerUnavailableSchema, logDelaySchema]);
+export const faultSchema = z.discriminatedUnion('type', [
+  apiFaultSchema,
+  crashFaultSchema,
+  oomFaultSchema,
+  dockerUnavailableSchema,
+  logDelaySchema,
+]);
 
 /** `type` may be left out when the fields say it: a path is an API fault, log_delay_ms a log delay. */
 export function withImpliedType(value: unknown): unknown {
@@ -84,17 +108,27 @@ export type FaultSpec = z.infer<typeof faultSchema>;
 export type ApiFaultSpec = z.infer<typeof apiFaultSchema>;
 
 /** POST /_emulator/faults (documentation: the control object parses it, `type` implied by the fields). */
-export const addFaultBody = z.object({ fault: z.union([apiFaultSchema, crashFaultSchema, oomFaultSchema, dockerUnavailableSchema, logDelaySchema]) });
+export const addFaultBody = z.object({
+  fault: z.union([apiFaultSchema, crashFaultSchema, oomFaultSchema, dockerUnavailableSchema, logDelaySchema]),
+});
 
 // ---- Answers ----
 
 /** `{id, created_at, size}` of a kept snapshot (snapshots.ts `snapshotJson`). */
-export const snapshotResource = z.object({ id: z.string(), created_at: isoDateTime, size: z.number().int() }).meta({ id: 'EmulatorSnapshot' });
+export const snapshotResource = z
+  .object({ id: z.string(), created_at: isoDateTime, size: z.number().int() })
+  .meta({ id: 'EmulatorSnapshot' });
 export const snapshotEnvelope = z.object({ snapshot: snapshotResource });
 export const snapshotList = z.object({ snapshots: z.array(snapshotResource) });
 
 // faults.ts `json`: the fault as parsed, with its bookkeeping.
-const faultState = { id: z.string(), created_at: isoDateTime, applied: z.number().int(), remaining: z.number().int().nullable(), expires_at: isoDateTime.nullable() };
+const faultState = {
+  id: z.string(),
+  created_at: isoDateTime,
+  applied: z.number().int(),
+  remaining: z.number().int().nullable(),
+  expires_at: isoDateTime.nullable(),
+};
 export const faultResource = z
   .discriminatedUnion('type', [
     z.object({
@@ -112,7 +146,12 @@ export const faultResource = z
     z.object({ type: z.literal('crash'), app: z.string(), container: z.string(), ...faultState }),
     z.object({ type: z.literal('oom'), app: z.string(), container: z.string(), ...faultState }),
     z.object({ type: z.literal('docker_unavailable'), seconds: z.number(), ...faultState }),
-    z.object({ type: z.literal('log_delay'), log_delay_ms: z.number().int(), app: z.string().optional(), ...faultState }),
+    z.object({
+      type: z.literal('log_delay'),
+      log_delay_ms: z.number().int(),
+      app: z.string().optional(),
+      ...faultState,
+    }),
   ])
   .meta({ id: 'EmulatorFault' });
 export const faultEnvelope = z.object({ fault: faultResource });

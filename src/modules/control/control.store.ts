@@ -12,8 +12,13 @@ const KEPT_BY_RESTORE = new Set(['schema_migrations', 'meta', 'sqlite_sequence']
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export function createControlStore(db: Db) {
-  const tablesStmt = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck();
-  const columnsOf = (schema: string, table: string) => (db.prepare(`PRAGMA ${schema}.table_info(${quote(table)})`).all() as { name: string }[]).map((c) => c.name);
+  const tablesStmt = db
+    .prepare<[], string>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
+    .pluck();
+  const columnsOf = (schema: string, table: string) =>
+    (db.prepare(`PRAGMA ${schema}.table_info(${quote(table)})`).all() as { name: string }[]).map((c) => c.name);
   const allApps = db.prepare<[], string>('SELECT id FROM apps').pluck();
   const appsOf = db.prepare<[string], string>('SELECT id FROM apps WHERE owner_id = ?').pluck();
   const liveCount = db.prepare<[], number>('SELECT COUNT(*) FROM containers WHERE deleted_at IS NULL').pluck();
@@ -31,10 +36,14 @@ export function createControlStore(db: Db) {
     liveContainers: () => liveCount.get() ?? 0,
 
     /** Images the deployments built (the engine keeps them while a deployment row names them). */
-    images: () => new Set(db.prepare<[], string>('SELECT DISTINCT image FROM deployments WHERE image IS NOT NULL').pluck().all()),
+    images: () =>
+      new Set(db.prepare<[], string>('SELECT DISTINCT image FROM deployments WHERE image IS NOT NULL').pluck().all()),
 
     /** Logs archive rows (files live outside the database: a restored row may have lost its file). */
-    archives: () => (userTables().includes('log_archives') ? (db.prepare('SELECT id, file FROM log_archives').all() as { id: string; file: string }[]) : []),
+    archives: () =>
+      userTables().includes('log_archives')
+        ? (db.prepare('SELECT id, file FROM log_archives').all() as { id: string; file: string }[])
+        : [],
     dropArchive: (id: string) => void db.prepare('DELETE FROM log_archives WHERE id = ?').run(id),
 
     /** Every row of every table but the kept ones; tokens made through the API go, configured and start-up ones stay. */
@@ -43,7 +52,9 @@ export function createControlStore(db: Db) {
       const statements = (wipe ??= [
         ...userTables()
           .filter((t) => !KEPT_BY_RESET.has(t))
-          .map((t) => db.prepare(`DELETE FROM ${quote(t)}${columnsOf('main', t).includes('fixed') ? ' WHERE fixed = 0' : ''}`)),
+          .map((t) =>
+            db.prepare(`DELETE FROM ${quote(t)}${columnsOf('main', t).includes('fixed') ? ' WHERE fixed = 0' : ''}`),
+          ),
         db.prepare(`DELETE FROM api_tokens WHERE fixed = 0 AND name <> '${STARTUP_TOKEN_NAME}'`),
         db.prepare("DELETE FROM sqlite_sequence WHERE name NOT IN ('schema_migrations')"),
       ]);
@@ -61,10 +72,13 @@ export function createControlStore(db: Db) {
     /** Rows of these apps in every table with an app_id column (events, logs, stats… have no foreign key), then the apps. */
     deleteApps(ids: string[]): void {
       if (!ids.length) return;
-      const tables = (appTables ??= userTables().filter((t) => t !== 'apps' && columnsOf('main', t).includes('app_id')));
+      const tables = (appTables ??= userTables().filter(
+        (t) => t !== 'apps' && columnsOf('main', t).includes('app_id'),
+      ));
       const list = JSON.stringify(ids);
       db.transaction(() => {
-        for (const t of tables) db.prepare(`DELETE FROM ${quote(t)} WHERE app_id IN (SELECT value FROM json_each(?))`).run(list);
+        for (const t of tables)
+          db.prepare(`DELETE FROM ${quote(t)} WHERE app_id IN (SELECT value FROM json_each(?))`).run(list);
         db.prepare('DELETE FROM apps WHERE id IN (SELECT value FROM json_each(?))').run(list);
       })();
     },
@@ -74,7 +88,9 @@ export function createControlStore(db: Db) {
      * version). Columns are copied by name; a table the snapshot lacks ends up empty.
      */
     copyFrom(schema: string): void {
-      const theirs = new Set(db.prepare<[], string>(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table'`).pluck().all());
+      const theirs = new Set(
+        db.prepare<[], string>(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table'`).pluck().all(),
+      );
       db.pragma('foreign_keys = OFF');
       try {
         db.transaction(() => {
@@ -83,11 +99,18 @@ export function createControlStore(db: Db) {
             db.prepare(`DELETE FROM main.${quote(t)}`).run();
             if (!theirs.has(t)) continue;
             const mine = columnsOf('main', t);
-            const cols = columnsOf(schema, t).filter((c) => mine.includes(c)).map(quote).join(', ');
-            if (cols) db.prepare(`INSERT INTO main.${quote(t)} (${cols}) SELECT ${cols} FROM ${schema}.${quote(t)}`).run();
+            const cols = columnsOf(schema, t)
+              .filter((c) => mine.includes(c))
+              .map(quote)
+              .join(', ');
+            if (cols)
+              db.prepare(`INSERT INTO main.${quote(t)} (${cols}) SELECT ${cols} FROM ${schema}.${quote(t)}`).run();
           }
           db.prepare('DELETE FROM main.sqlite_sequence').run();
-          if (theirs.has('sqlite_sequence')) db.prepare(`INSERT INTO main.sqlite_sequence (name, seq) SELECT name, seq FROM ${schema}.sqlite_sequence`).run();
+          if (theirs.has('sqlite_sequence'))
+            db.prepare(
+              `INSERT INTO main.sqlite_sequence (name, seq) SELECT name, seq FROM ${schema}.sqlite_sequence`,
+            ).run();
         })();
       } finally {
         db.pragma('foreign_keys = ON');

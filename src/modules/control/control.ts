@@ -57,7 +57,8 @@ export function createControl(deps: ControlDeps) {
     }
     if (!existsSync(deps.archivesDir)) return;
     for (const f of readdirSync(deps.archivesDir)) {
-      if (appIds === 'all' || appIds.some((id) => f.startsWith(`${id}-`))) rmSync(join(deps.archivesDir, f), { force: true });
+      if (appIds === 'all' || appIds.some((id) => f.startsWith(`${id}-`)))
+        rmSync(join(deps.archivesDir, f), { force: true });
     }
   }
 
@@ -66,7 +67,8 @@ export function createControl(deps: ControlDeps) {
     deps.auth.forgetAll();
     deps.auth.syncUsers(deps.config.users);
     const first = deps.auth.userByLogin(deps.config.users[0].username);
-    if (first && !deps.config.users[0].apiTokens.includes(deps.startupToken)) deps.auth.ensureToken(first.id, STARTUP_TOKEN_NAME, deps.startupToken);
+    if (first && !deps.config.users[0].apiTokens.includes(deps.startupToken))
+      deps.auth.ensureToken(first.id, STARTUP_TOKEN_NAME, deps.startupToken);
     deps.afterStateReplaced?.();
   }
 
@@ -85,7 +87,8 @@ export function createControl(deps: ControlDeps) {
   async function reset(opts: { user?: string } = {}): Promise<void> {
     if (opts.user) {
       const user = deps.auth.userByLogin(opts.user);
-      if (!user || user.id === 'us-scalingo-platform') throw ApiError.notFound('user', `${opts.user} is not a user of the emulator`);
+      if (!user || user.id === 'us-scalingo-platform')
+        throw ApiError.notFound('user', `${opts.user} is not a user of the emulator`);
       const ids = store.appIdsOf(user.id);
       const rows = await removeApps(ids);
       store.deleteApps(ids);
@@ -99,7 +102,9 @@ export function createControl(deps: ControlDeps) {
     const hadContainers = store.liveContainers() > 0;
     const rows = await removeApps(ids);
     // Anything of this instance the rows did not know of (a container being created, a stray).
-    if (hadContainers) for (const c of await runtime.list({ [LABELS.instance]: deps.instanceId })) await runtime.remove(c.engineId).catch(() => undefined);
+    if (hadContainers)
+      for (const c of await runtime.list({ [LABELS.instance]: deps.instanceId }))
+        await runtime.remove(c.engineId).catch(() => undefined);
     store.wipeAll();
     for (const a of rows) deps.apps.removedElsewhere(a);
     tidyArchives('all');
@@ -110,9 +115,17 @@ export function createControl(deps: ControlDeps) {
 
   /** Copies a snapshot's rows in, then brings Docker in line: containers recreated or removed so ps = Docker. */
   async function restore(idOrData: string | Uint8Array, opts: { reconcile?: boolean } = {}): Promise<void> {
-    const data = typeof idOrData === 'string' ? snapshots.data(idOrData) : Buffer.isBuffer(idOrData) ? idOrData : Buffer.from(idOrData);
+    const data =
+      typeof idOrData === 'string'
+        ? snapshots.data(idOrData)
+        : Buffer.isBuffer(idOrData)
+          ? idOrData
+          : Buffer.from(idOrData);
     const imagesBefore = store.images();
-    const appsBefore = store.appIds().map((id) => deps.apps.find(id)).filter((a) => !!a);
+    const appsBefore = store
+      .appIds()
+      .map((id) => deps.apps.find(id))
+      .filter((a) => !!a);
     snapshots.load(data);
     for (const a of appsBefore) if (!deps.apps.find(a.id)) deps.apps.removedElsewhere(a);
     tidyArchives('restored');
@@ -120,13 +133,20 @@ export function createControl(deps: ControlDeps) {
     if (opts.reconcile === false) return;
     const engine = await runtime.probe();
     if (!engine.ok) {
-      logger.warn({ error: engine.error }, 'snapshot restored; Docker unavailable: containers are reconciled at the next start');
+      logger.warn(
+        { error: engine.error },
+        'snapshot restored; Docker unavailable: containers are reconciled at the next start',
+      );
       return;
     }
     const r = await orchestrator.reconcile();
     // Images built since the snapshot for deployments it does not know: their containers are gone, they go too.
     const kept = store.images();
-    for (const image of imagesBefore) if (!kept.has(image)) await runtime.removeImage(image).catch((err: Error) => logger.warn({ image, err: err.message }, 'could not remove an image'));
+    for (const image of imagesBefore)
+      if (!kept.has(image))
+        await runtime
+          .removeImage(image)
+          .catch((err: Error) => logger.warn({ image, err: err.message }, 'could not remove an image'));
     logger.info(r, 'snapshot restored and reconciled with Docker');
   }
 
@@ -135,7 +155,8 @@ export function createControl(deps: ControlDeps) {
     if (!app) throw ApiError.notFound('app');
     const [, type, index] = /^(.+)-(\d+)$/.exec(spec.container) ?? [];
     const row = deps.containers.liveContainers(app.id).find((c) => c.type === type && c.type_index === Number(index));
-    if (!row?.engine_id || row.state !== 'running') throw ApiError.notFound('container', `${spec.container} is not a running container of ${app.name}`);
+    if (!row?.engine_id || row.state !== 'running')
+      throw ApiError.notFound('container', `${spec.container} is not a running container of ${app.name}`);
     if (spec.type === 'oom') orchestrator.markOom(row.engine_id);
     // SIGKILL, as the kernel's OOM killer does; for `crash` too: PID 1 of a container ignores the
     // signals it has no handler for, SIGKILL always ends it (exit code 137).
@@ -165,8 +186,13 @@ export function createControl(deps: ControlDeps) {
     now: () => clock.now(),
     /** Moves a manual clock: every timer falling due fires, in order. 422 with the system clock. */
     advance(ms: number): void {
-      if (!manual) throw ApiError.invalid('clock', 'the emulator runs on the system clock: start it with "clock": "manual" to move time');
-      if (!Number.isInteger(ms) || ms <= 0) throw ApiError.invalid('ms', 'must be a whole number of milliseconds, more than 0');
+      if (!manual)
+        throw ApiError.invalid(
+          'clock',
+          'the emulator runs on the system clock: start it with "clock": "manual" to move time',
+        );
+      if (!Number.isInteger(ms) || ms <= 0)
+        throw ApiError.invalid('ms', 'must be a whole number of milliseconds, more than 0');
       manual.advance(ms);
     },
   };
@@ -188,7 +214,14 @@ export function createControl(deps: ControlDeps) {
       try {
         snapshots.load(data);
       } catch (err) {
-        if (err instanceof ApiError) throw new Error(`cannot import ${file}: ${Object.values((err.body as { errors: Record<string, string[]> }).errors ?? {}).flat().join(', ') || err.message}`);
+        if (err instanceof ApiError)
+          throw new Error(
+            `cannot import ${file}: ${
+              Object.values((err.body as { errors: Record<string, string[]> }).errors ?? {})
+                .flat()
+                .join(', ') || err.message
+            }`,
+          );
         throw err;
       }
       tidyArchives('restored');

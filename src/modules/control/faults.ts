@@ -65,7 +65,13 @@ function seeded(seed: number): () => number {
 }
 
 /** A fault as the API shows it: its fields, plus how often it applied and what is left of it. */
-export type FaultJson = FaultSpec & { id: string; created_at: string | null; applied: number; remaining: number | null; expires_at: string | null };
+export type FaultJson = FaultSpec & {
+  id: string;
+  created_at: string | null;
+  applied: number;
+  remaining: number | null;
+  expires_at: string | null;
+};
 
 export function createFaults(deps: { clock: Clock }) {
   const { clock } = deps;
@@ -81,7 +87,14 @@ export function createFaults(deps: { clock: Clock }) {
   }
 
   function json(f: FaultRecord): FaultJson {
-    return { id: f.id, ...f.spec, created_at: isoDate(f.createdAt), applied: f.applied, remaining: f.remaining, expires_at: isoDate(f.expiresAt) };
+    return {
+      id: f.id,
+      ...f.spec,
+      created_at: isoDate(f.createdAt),
+      applied: f.applied,
+      remaining: f.remaining,
+      expires_at: isoDate(f.expiresAt),
+    };
   }
 
   function remove(id: string): boolean {
@@ -104,9 +117,17 @@ export function createFaults(deps: { clock: Clock }) {
 
     /** Records a fault that stays (api, docker_unavailable, log_delay). */
     add(spec: StoredFault): FaultRecord {
-      if (faults.size >= MAX_FAULTS) throw ApiError.invalid('fault', `at most ${MAX_FAULTS} faults can be active at once`);
+      if (faults.size >= MAX_FAULTS)
+        throw ApiError.invalid('fault', `at most ${MAX_FAULTS} faults can be active at once`);
       const now = clock.now();
-      const f: FaultRecord = { id: prefixedUuid('flt'), spec, createdAt: now, applied: 0, remaining: null, expiresAt: null };
+      const f: FaultRecord = {
+        id: prefixedUuid('flt'),
+        spec,
+        createdAt: now,
+        applied: 0,
+        remaining: null,
+        expiresAt: null,
+      };
       if (spec.type === 'api') {
         f.matcher = { method: spec.method, path: compilePathPattern(spec.path) };
         f.remaining = spec.count ?? null;
@@ -159,7 +180,8 @@ export function createFaults(deps: { clock: Clock }) {
     /** True while a docker_unavailable fault is active. */
     engineDown(): boolean {
       if (!faults.size) return false;
-      for (const f of faults.values()) if (f.spec.type === 'docker_unavailable' && f.expiresAt !== null && f.expiresAt > clock.now()) return true;
+      for (const f of faults.values())
+        if (f.spec.type === 'docker_unavailable' && f.expiresAt !== null && f.expiresAt > clock.now()) return true;
       return false;
     },
 

@@ -9,7 +9,12 @@ import { AsyncQueue } from '../../runtime/async-queue.ts';
 
 /** The runtime's own typed error for an unreachable engine: the same path as a stopped engine. */
 export function engineDownError(): Error {
-  return new EngineUnavailableError(Object.assign(new Error('connect ECONNREFUSED (docker_unavailable fault)'), { code: 'ECONNREFUSED', syscall: 'connect' }));
+  return new EngineUnavailableError(
+    Object.assign(new Error('connect ECONNREFUSED (docker_unavailable fault)'), {
+      code: 'ECONNREFUSED',
+      syscall: 'connect',
+    }),
+  );
 }
 
 // Methods that never reach the engine, or must keep working to tear down.
@@ -30,7 +35,8 @@ export function withFaults(runtime: ContainerRuntime, faults: Faults): Container
       offFault();
     };
   };
-  const available: ContainerRuntime['available'] = () => (faults.engineDown() ? Promise.resolve(false) : runtime.available());
+  const available: ContainerRuntime['available'] = () =>
+    faults.engineDown() ? Promise.resolve(false) : runtime.available();
   const cache = new Map<PropertyKey, unknown>();
   // A proxy, so runtimes written as classes (tests' fakes) and extra members pass through unchanged.
   return new Proxy(runtime, {
@@ -87,14 +93,20 @@ function delayed(
                 return slow.next();
               }),
         // Like a generator's return: the source is left to close(), as before.
-        return: () => (slow?.return ? slow.return(undefined) : Promise.resolve({ value: undefined, done: true as const })),
+        return: () =>
+          slow?.return ? slow.return(undefined) : Promise.resolve({ value: undefined, done: true as const }),
       };
     },
   };
 }
 
 /** From the first delayed line on: the reader that stamps arrivals and holds each line its delay. */
-async function* delayedFrom(it: AsyncIterator<LogLine>, first: { line: LogLine; at: number }, faults: Faults, labelsOf: () => Promise<Record<string, string>>): AsyncGenerator<LogLine> {
+async function* delayedFrom(
+  it: AsyncIterator<LogLine>,
+  first: { line: LogLine; at: number },
+  faults: Faults,
+  labelsOf: () => Promise<Record<string, string>>,
+): AsyncGenerator<LogLine> {
   let resume: (() => void) | null = null;
   let paused = false;
   let failure: unknown;

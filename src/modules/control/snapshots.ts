@@ -36,7 +36,13 @@ const latestMigration = () =>
       .map((f) => Number.parseInt(f, 10)),
   );
 
-export function createSnapshots(deps: { db: Db; store: ControlStore; clock: Clock; dataDir: string | null; stateDir: string }) {
+export function createSnapshots(deps: {
+  db: Db;
+  store: ControlStore;
+  clock: Clock;
+  dataDir: string | null;
+  stateDir: string;
+}) {
   const { db, clock } = deps;
   const dir = deps.dataDir ? join(deps.dataDir, 'snapshots') : null;
   const memory = new Map<string, Buffer>();
@@ -44,7 +50,9 @@ export function createSnapshots(deps: { db: Db; store: ControlStore; clock: Cloc
   // Snapshots of earlier runs of this data dir stay available.
   if (dir) {
     mkdirSync(dir, { recursive: true });
-    for (const f of readdirSync(dir).filter((n) => /^sn-[0-9a-f]{24}\.sqlite$/.test(n)).sort()) {
+    for (const f of readdirSync(dir)
+      .filter((n) => /^sn-[0-9a-f]{24}\.sqlite$/.test(n))
+      .sort()) {
       const st = statSync(join(dir, f));
       metas.set(f.slice(0, -7), { id: f.slice(0, -7), createdAt: st.mtimeMs, size: st.size });
     }
@@ -113,7 +121,8 @@ export function createSnapshots(deps: { db: Db; store: ControlStore; clock: Cloc
  * current schema, and writes it where it can be attached. 422 when it is not one.
  */
 function prepare(data: Buffer, workDir: string): string {
-  if (data.length < 100 || !data.subarray(0, 16).equals(SQLITE_HEADER)) throw ApiError.invalid('snapshot', 'is not an SQLite database file');
+  if (data.length < 100 || !data.subarray(0, 16).equals(SQLITE_HEADER))
+    throw ApiError.invalid('snapshot', 'is not an SQLite database file');
   const copy = Buffer.from(data);
   // A file in WAL mode cannot be opened from memory: mark it as a rollback-journal file (bytes 18-19).
   copy[18] = 1;
@@ -132,7 +141,11 @@ function prepare(data: Buffer, workDir: string): string {
     } catch {
       throw ApiError.invalid('snapshot', 'is not a database of the emulator');
     }
-    if (version > latestMigration()) throw ApiError.invalid('snapshot', `comes from a newer emulator (schema ${version}, this one knows up to ${latestMigration()})`);
+    if (version > latestMigration())
+      throw ApiError.invalid(
+        'snapshot',
+        `comes from a newer emulator (schema ${version}, this one knows up to ${latestMigration()})`,
+      );
     src.pragma('foreign_keys = OFF');
     migrate(src);
     mkdirSync(workDir, { recursive: true });

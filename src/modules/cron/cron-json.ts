@@ -26,7 +26,8 @@ export const CRON_JSON_MAX_BYTES = 64 * 1024;
 
 /** Parses and checks cron.json; throws an Error whose message says what is wrong (shown in the build output). */
 export function parseCronJson(text: string, rules: CronRules): CronJob[] {
-  if (Buffer.byteLength(text) > CRON_JSON_MAX_BYTES) throw new Error(`cron.json is larger than ${CRON_JSON_MAX_BYTES / 1024} KB`);
+  if (Buffer.byteLength(text) > CRON_JSON_MAX_BYTES)
+    throw new Error(`cron.json is larger than ${CRON_JSON_MAX_BYTES / 1024} KB`);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -34,19 +35,26 @@ export function parseCronJson(text: string, rules: CronRules): CronJob[] {
     throw new Error(`cron.json is not valid JSON: ${(err as Error).message}`);
   }
   const jobs = (doc as { jobs?: unknown } | null)?.jobs;
-  if (!doc || typeof doc !== 'object' || !Array.isArray(jobs)) throw new Error('cron.json must be an object with a "jobs" array');
-  if (jobs.length > rules.maxJobs) throw new Error(`cron.json declares ${jobs.length} jobs: at most ${rules.maxJobs} can be scheduled`);
+  if (!doc || typeof doc !== 'object' || !Array.isArray(jobs))
+    throw new Error('cron.json must be an object with a "jobs" array');
+  if (jobs.length > rules.maxJobs)
+    throw new Error(`cron.json declares ${jobs.length} jobs: at most ${rules.maxJobs} can be scheduled`);
   return jobs.map((j, i) => parseJob(j, i, rules));
 }
 
 function parseJob(j: unknown, i: number, rules: CronRules): CronJob {
   const where = `cron.json job ${i + 1}`;
   const o = j as { command?: unknown; size?: unknown } | null;
-  if (!o || typeof o !== 'object' || typeof o.command !== 'string') throw new Error(`${where}: "command" must be a string: "<cron expression> <command>"`);
-  if (o.size !== undefined && o.size !== null && (typeof o.size !== 'string' || !rules.sizes.includes(o.size))) throw new Error(`${where}: "size" must be one of ${rules.sizes.join(', ')}`);
+  if (!o || typeof o !== 'object' || typeof o.command !== 'string')
+    throw new Error(`${where}: "command" must be a string: "<cron expression> <command>"`);
+  if (o.size !== undefined && o.size !== null && (typeof o.size !== 'string' || !rules.sizes.includes(o.size)))
+    throw new Error(`${where}: "size" must be one of ${rules.sizes.join(', ')}`);
   const tokens = o.command.trim().split(/\s+/);
   const n = tokens[0]?.startsWith('@') ? 1 : rules.secondsField ? 6 : 5;
-  if (tokens.length <= n) throw new Error(`${where}: "${o.command}" needs a ${n === 1 ? 'nickname' : `${n}-field`} cron expression followed by a command`);
+  if (tokens.length <= n)
+    throw new Error(
+      `${where}: "${o.command}" needs a ${n === 1 ? 'nickname' : `${n}-field`} cron expression followed by a command`,
+    );
   const expression = tokens.slice(0, n).join(' ');
   let cron: Cron;
   try {
@@ -57,11 +65,18 @@ function parseJob(j: unknown, i: number, rules: CronRules): CronJob {
   const runs = cron.nextRuns(6, new Date(Date.UTC(2030, 0, 1)));
   for (let k = 1; k < runs.length; k++) {
     if (runs[k].getTime() - runs[k - 1].getTime() < rules.minIntervalMs) {
-      throw new Error(`${where}: "${expression}" runs more often than every ${Math.round(rules.minIntervalMs / 60_000)} minutes, the smallest interval`);
+      throw new Error(
+        `${where}: "${expression}" runs more often than every ${Math.round(rules.minIntervalMs / 60_000)} minutes, the smallest interval`,
+      );
     }
   }
   cron.stop();
-  return { command: o.command.trim(), expression, run: tokens.slice(n).join(' '), size: (o.size as string | null | undefined) ?? null };
+  return {
+    command: o.command.trim(),
+    expression,
+    run: tokens.slice(n).join(' '),
+    size: (o.size as string | null | undefined) ?? null,
+  };
 }
 
 /** Interval between the next two runs (for the run-time cap: a job never runs longer than its interval). */

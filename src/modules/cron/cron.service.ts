@@ -28,7 +28,11 @@ export interface CronServiceDeps {
   syncMs: number;
   /** The platform's own user: scheduled runs are its one-offs. */
   runUser: () => UserRow;
-  runOneOff: (user: UserRow, app: AppRow, input: { command: string; size: string | null; detached: true }) => Promise<{ row: { id: string } }>;
+  runOneOff: (
+    user: UserRow,
+    app: AppRow,
+    input: { command: string; size: string | null; detached: true },
+  ) => Promise<{ row: { id: string } }>;
   stopOneOff: (user: UserRow, app: AppRow, containerId: string) => void;
 }
 
@@ -53,16 +57,19 @@ export function createCronService(deps: CronServiceDeps) {
     try {
       const { row } = await deps.runOneOff(user, app, { command: job.run, size: job.size, detached: true });
       store.setLastRun(app.id, job.command, deps.clock.now());
-      const t = setTimeout(() => {
-        kills.delete(t);
-        const fresh = deps.apps.find(appId);
-        if (!fresh) return;
-        try {
-          deps.stopOneOff(user, fresh, row.id);
-        } catch {
-          // already over
-        }
-      }, Math.min(deps.maxRunMs, intervalOf(job.expression)));
+      const t = setTimeout(
+        () => {
+          kills.delete(t);
+          const fresh = deps.apps.find(appId);
+          if (!fresh) return;
+          try {
+            deps.stopOneOff(user, fresh, row.id);
+          } catch {
+            // already over
+          }
+        },
+        Math.min(deps.maxRunMs, intervalOf(job.expression)),
+      );
       t.unref();
       kills.add(t);
     } catch (err) {
@@ -75,7 +82,8 @@ export function createCronService(deps: CronServiceDeps) {
     if (stopped) return;
     const wanted = new Map<string, { appId: string; job: CronJob }>();
     for (const app of deps.apps.all()) {
-      for (const job of jobsOf(app) ?? []) wanted.set(`${app.id}\0${app.last_deployment_id}\0${job.command}`, { appId: app.id, job });
+      for (const job of jobsOf(app) ?? [])
+        wanted.set(`${app.id}\0${app.last_deployment_id}\0${job.command}`, { appId: app.id, job });
     }
     for (const [key, cron] of scheduled) {
       if (wanted.has(key)) continue;
@@ -84,7 +92,14 @@ export function createCronService(deps: CronServiceDeps) {
     }
     for (const [key, { appId, job }] of wanted) {
       if (scheduled.has(key)) continue;
-      scheduled.set(key, new Cron(job.expression, { timezone: 'UTC', protect: true, catch: (err) => logger.warn({ err }, 'cron: job failed') }, () => fire(appId, job)));
+      scheduled.set(
+        key,
+        new Cron(
+          job.expression,
+          { timezone: 'UTC', protect: true, catch: (err) => logger.warn({ err }, 'cron: job failed') },
+          () => fire(appId, job),
+        ),
+      );
     }
   }
 
@@ -114,7 +129,12 @@ export function createCronService(deps: CronServiceDeps) {
         const c = new Cron(j.expression, { paused: true, timezone: 'UTC' });
         const next = c.nextRun(new Date(deps.clock.now()));
         c.stop();
-        return { command: j.command, ...(j.size ? { size: j.size } : {}), last_execution_date: isoDate(store.lastRun(app.id, j.command)), next_execution_date: next ? next.toISOString() : null };
+        return {
+          command: j.command,
+          ...(j.size ? { size: j.size } : {}),
+          last_execution_date: isoDate(store.lastRun(app.id, j.command)),
+          next_execution_date: next ? next.toISOString() : null,
+        };
       });
     },
 

@@ -5,7 +5,9 @@ export function createCronStore(db: Db) {
   const s = {
     save: db.prepare('INSERT OR REPLACE INTO deployment_crons (deployment_id, app_id, jobs) VALUES (?, ?, ?)'),
     jobs: db.prepare<[string], string>('SELECT jobs FROM deployment_crons WHERE deployment_id = ?').pluck(),
-    lastRun: db.prepare<[string, string], number>('SELECT last_run_at FROM cron_runs WHERE app_id = ? AND command = ?').pluck(),
+    lastRun: db
+      .prepare<[string, string], number>('SELECT last_run_at FROM cron_runs WHERE app_id = ? AND command = ?')
+      .pluck(),
     setLastRun: db.prepare('INSERT OR REPLACE INTO cron_runs (app_id, command, last_run_at) VALUES (?, ?, ?)'),
   };
   return {

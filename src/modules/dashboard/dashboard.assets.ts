@@ -24,7 +24,9 @@ async function load(): Promise<DashboardAssets> {
     return { 'index.html': read('index.html'), 'app.js': read('app.js'), 'style.css': read('style.css') };
   }
   // From the sources: the same build as the package's (a computed path keeps it out of bundles).
-  const script = pathToFileURL(join(fileURLToPath(new URL('.', import.meta.url)), '../../../scripts/build-dashboard.mjs')).href;
+  const script = pathToFileURL(
+    join(fileURLToPath(new URL('.', import.meta.url)), '../../../scripts/build-dashboard.mjs'),
+  ).href;
   const { bundleDashboard } = (await import(script)) as { bundleDashboard: () => Promise<DashboardAssets> };
   return bundleDashboard();
 }

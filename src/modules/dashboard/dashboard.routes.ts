@@ -27,9 +27,14 @@ export interface DashboardRoutesDeps {
   bearerTtlSeconds: number;
 }
 
-const TYPES = { 'index.html': 'text/html; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8', 'style.css': 'text/css; charset=utf-8' } as const;
+const TYPES = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+} as const;
 // Everything from this origin, nothing inline, nothing from elsewhere (works offline by construction).
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function dashboardRoutes(deps: DashboardRoutesDeps) {
   const r = new ApiRoutes('dashboard');
@@ -37,7 +42,8 @@ export function dashboardRoutes(deps: DashboardRoutesDeps) {
 
   const loopbackOnly = (c: { env: unknown }) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (incoming && !isLoopback(incoming.socket.remoteAddress)) throw ApiError.forbidden('the dashboard answers loopback clients only');
+    if (incoming && !isLoopback(incoming.socket.remoteAddress))
+      throw ApiError.forbidden('the dashboard answers loopback clients only');
   };
   const serve = (name: keyof typeof TYPES) => async (c: Context<AppEnv>) => {
     loopbackOnly(c);
@@ -53,10 +59,37 @@ export function dashboardRoutes(deps: DashboardRoutesDeps) {
   };
 
   const asset = (name: keyof typeof TYPES) => ({ 200: { contentType: TYPES[name].split(';')[0], description: name } });
-  r.add({ method: 'get', path: '/_emulator', summary: 'The dashboard (redirects to /_emulator/)', responses: { 302: null } }, (c) => c.redirect(`/_emulator/${new URL(c.req.url).search}`, 302));
-  r.add({ method: 'get', path: '/_emulator/', summary: 'The dashboard page (loopback clients only)', responses: asset('index.html') }, serve('index.html'));
-  r.add({ method: 'get', path: '/_emulator/app.js', summary: "The dashboard's script", responses: asset('app.js') }, serve('app.js'));
-  r.add({ method: 'get', path: '/_emulator/style.css', summary: "The dashboard's style sheet", responses: asset('style.css') }, serve('style.css'));
+  r.add(
+    {
+      method: 'get',
+      path: '/_emulator',
+      summary: 'The dashboard (redirects to /_emulator/)',
+      responses: { 302: null },
+    },
+    (c) => c.redirect(`/_emulator/${new URL(c.req.url).search}`, 302),
+  );
+  r.add(
+    {
+      method: 'get',
+      path: '/_emulator/',
+      summary: 'The dashboard page (loopback clients only)',
+      responses: asset('index.html'),
+    },
+    serve('index.html'),
+  );
+  r.add(
+    { method: 'get', path: '/_emulator/app.js', summary: "The dashboard's script", responses: asset('app.js') },
+    serve('app.js'),
+  );
+  r.add(
+    {
+      method: 'get',
+      path: '/_emulator/style.css',
+      summary: "The dashboard's style sheet",
+      responses: asset('style.css'),
+    },
+    serve('style.css'),
+  );
 
   // Admin token → a bearer of the chosen user (default: the first configured one).
   r.add(
@@ -100,7 +133,10 @@ export function dashboardRoutes(deps: DashboardRoutesDeps) {
     (c) => {
       const app = deps.apps.find(c.req.param('app'));
       if (!app) throw ApiError.notFound('app');
-      const ids = (c.req.query('ids') ?? '').split(',').filter((s) => /^[\w-]{1,64}$/.test(s)).slice(0, 100);
+      const ids = (c.req.query('ids') ?? '')
+        .split(',')
+        .filter((s) => /^[\w-]{1,64}$/.test(s))
+        .slice(0, 100);
       return c.json({ alert_states: Object.fromEntries(ids.map((id) => [id, deps.alertActive(id)])) });
     },
   );

@@ -16,7 +16,11 @@ const enableSchema = z.object({ feature: z.object({ name: z.string().max(64) }) 
 const enabled = z.object({ name: z.string(), status: z.string(), message: z.string() });
 const disabled = z.object({ message: z.string() });
 
-export function databaseFeatureTogglesRoutes(deps: { addons: AddonsService; servers: AddonServers; settings: DatabaseSettingsService }) {
+export function databaseFeatureTogglesRoutes(deps: {
+  addons: AddonsService;
+  servers: AddonServers;
+  settings: DatabaseSettingsService;
+}) {
   const { servers, settings } = deps;
   const r = new ApiRoutes('database-api');
 
@@ -31,7 +35,10 @@ export function databaseFeatureTogglesRoutes(deps: { addons: AddonsService; serv
       if (!(await servers.running(addon.id))) throw notReady(addon);
       throw ApiError.badRequest(`the server refused the change: ${err.message}`);
     });
-    if (!done) throw ApiError.badRequest(`force-ssl needs a server that serves TLS: the emulator's ${servers.server(addon.id)?.kind ?? ''} server does not`);
+    if (!done)
+      throw ApiError.badRequest(
+        `force-ssl needs a server that serves TLS: the emulator's ${servers.server(addon.id)?.kind ?? ''} server does not`,
+      );
   }
   const set = (addon: AddonRow, name: string, on: boolean) => {
     const current = settings.get(addon.id).features.filter((f) => f !== name);
@@ -40,7 +47,14 @@ export function databaseFeatureTogglesRoutes(deps: { addons: AddonsService; serv
 
   for (const base of DATABASE_API_BASES) {
     r.add(
-      { method: 'post', path: `${base}/databases/:id/features`, summary: 'Turn a database feature on (force-ssl applied in the server)', auth: 'addon', body: enableSchema, responses: { 200: enabled } },
+      {
+        method: 'post',
+        path: `${base}/databases/:id/features`,
+        summary: 'Turn a database feature on (force-ssl applied in the server)',
+        auth: 'addon',
+        body: enableSchema,
+        responses: { 200: enabled },
+      },
       async (c, body) => {
         const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
         const name = known(body.feature.name);
@@ -50,7 +64,14 @@ export function databaseFeatureTogglesRoutes(deps: { addons: AddonsService; serv
       },
     );
     r.add(
-      { method: 'delete', path: `${base}/databases/:id/features`, summary: 'Turn a database feature off', auth: 'addon', query: z.object({ feature: z.string().optional() }), responses: { 200: disabled } },
+      {
+        method: 'delete',
+        path: `${base}/databases/:id/features`,
+        summary: 'Turn a database feature off',
+        auth: 'addon',
+        query: z.object({ feature: z.string().optional() }),
+        responses: { 200: disabled },
+      },
       async (c) => {
         const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
         const name = known(c.req.query('feature'));

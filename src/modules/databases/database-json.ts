@@ -52,7 +52,17 @@ export function databaseJson(addon: AddonRow, ctx: DatabaseJsonContext) {
     mongo_repl_set_name: '',
     instances:
       ctx.server && spec
-        ? [{ id: ctx.server.container_name, hostname: ctx.server.alias, port: spec.port, status: status === 'creating' ? 'booting' : status, type: 'db-node', features: [], private_ip: '' }]
+        ? [
+            {
+              id: ctx.server.container_name,
+              hostname: ctx.server.alias,
+              port: spec.port,
+              status: status === 'creating' ? 'booting' : status,
+              type: 'db-node',
+              features: [],
+              private_ip: '',
+            },
+          ]
         : [],
     next_version_id: '',
     readable_version: spec ? `${provider?.name ?? spec.kind} ${version}` : 'stand-in (no server)',
@@ -61,6 +71,10 @@ export function databaseJson(addon: AddonRow, ctx: DatabaseJsonContext) {
     cluster: false,
     periodic_backups_enabled: ctx.settings.periodicBackupsEnabled,
     periodic_backups_scheduled_at: ctx.settings.periodicBackupsHours,
-    maintenance_window: { weekday_utc: ctx.settings.maintenanceWeekday, starting_hour_utc: ctx.settings.maintenanceHour, duration_in_hour: 8 },
+    maintenance_window: {
+      weekday_utc: ctx.settings.maintenanceWeekday,
+      starting_hour_utc: ctx.settings.maintenanceHour,
+      duration_in_hour: 8,
+    },
   };
 }

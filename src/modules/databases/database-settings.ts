@@ -12,12 +12,19 @@ export interface DatabaseSettings {
 }
 
 /** The platform's defaults: periodic backups on at 01:00 UTC; maintenance on Tuesdays from 02:00 UTC for 8 hours. */
-export const DEFAULT_SETTINGS: DatabaseSettings = { maintenanceWeekday: 2, maintenanceHour: 2, periodicBackupsEnabled: true, periodicBackupsHours: [1], features: [] };
+export const DEFAULT_SETTINGS: DatabaseSettings = {
+  maintenanceWeekday: 2,
+  maintenanceHour: 2,
+  periodicBackupsEnabled: true,
+  periodicBackupsHours: [1],
+  features: [],
+};
 
 export function createDatabaseSettings(store: DatabasesStore) {
   const get = (addonId: string): DatabaseSettings => {
     const row = store.settings(addonId);
-    if (!row) return { ...DEFAULT_SETTINGS, periodicBackupsHours: [...DEFAULT_SETTINGS.periodicBackupsHours], features: [] };
+    if (!row)
+      return { ...DEFAULT_SETTINGS, periodicBackupsHours: [...DEFAULT_SETTINGS.periodicBackupsHours], features: [] };
     return {
       maintenanceWeekday: row.maintenance_weekday,
       maintenanceHour: row.maintenance_hour,

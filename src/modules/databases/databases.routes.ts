@@ -13,14 +13,27 @@ import { ERROR_BODY } from '../../http/api-schemas.ts';
 import { ApiError } from '../../http/errors.ts';
 import { createDatabaseSchema, databaseNgEnvelope, databaseNgList } from './databases.schemas.ts';
 
-const endpointList = z.object({ endpoints: z.array(z.object({ id: z.string(), database_id: z.string(), hostname: z.string(), port: z.number(), type: z.string() })) });
-const networkConfiguration = z.object({ network_configuration: z.object({ outscale_account_id: z.string(), outscale_net_id: z.string(), ip_range: z.string() }) });
+const endpointList = z.object({
+  endpoints: z.array(
+    z.object({ id: z.string(), database_id: z.string(), hostname: z.string(), port: z.number(), type: z.string() }),
+  ),
+});
+const networkConfiguration = z.object({
+  network_configuration: z.object({
+    outscale_account_id: z.string(),
+    outscale_net_id: z.string(),
+    ip_range: z.string(),
+  }),
+});
 
 export function databasesRoutes(deps: { databases: DatabasesService; view: AppViewContext }) {
   const { databases } = deps;
   const r = new ApiRoutes('databases');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
-  const json = async (c: Context<AppEnv>, app: AppRow) => ({ ...(await databases.ngJson(user(c), app)), app: appJson(app, deps.view) });
+  const json = async (c: Context<AppEnv>, app: AppRow) => ({
+    ...(await databases.ngJson(user(c), app)),
+    app: appJson(app, deps.view),
+  });
 
   r.add(
     {
@@ -37,33 +50,85 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
       return c.json({ database: await json(c, app) }, 201);
     },
   );
-  r.add({ method: 'get', path: '/v1/databases', summary: 'List the dedicated databases', responses: { 200: databaseNgList } }, async (c) =>
-    c.json({ databases: await Promise.all(databases.list(user(c)).map((a) => json(c, a))) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/databases',
+      summary: 'List the dedicated databases',
+      responses: { 200: databaseNgList },
+    },
+    async (c) => c.json({ databases: await Promise.all(databases.list(user(c)).map((a) => json(c, a))) }),
   );
-  r.add({ method: 'get', path: '/v1/databases/:id', summary: 'Get a dedicated database by its id or name', responses: { 200: databaseNgEnvelope } }, async (c) =>
-    c.json({ database: await json(c, databases.find(user(c), c.req.param('id'))) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/databases/:id',
+      summary: 'Get a dedicated database by its id or name',
+      responses: { 200: databaseNgEnvelope },
+    },
+    async (c) => c.json({ database: await json(c, databases.find(user(c), c.req.param('id'))) }),
   );
 
   // Networking (go-scalingo v11 databases_networking.go, CLI `database-endpoints`, `database-net-peerings*`, `database-network-configuration`): the local server is reached on its
   // published port; there are no Outscale nets to peer with, so peerings are none and cannot be made.
-  r.add({ method: 'get', path: '/v1/databases/:id/endpoints', summary: 'The endpoints of a dedicated database (its published port)', responses: { 200: endpointList } }, async (c) =>
-    c.json({ endpoints: await databases.endpoints(user(c), databases.find(user(c), c.req.param('id'))) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/databases/:id/endpoints',
+      summary: 'The endpoints of a dedicated database (its published port)',
+      responses: { 200: endpointList },
+    },
+    async (c) => c.json({ endpoints: await databases.endpoints(user(c), databases.find(user(c), c.req.param('id'))) }),
   );
-  r.add({ method: 'get', path: '/v1/databases/:id/net_peerings', summary: 'Net peerings of a dedicated database (none locally)', responses: { 200: z.object({ net_peerings: z.array(z.object({ id: z.string() })) }) } }, (c) => {
-    databases.find(user(c), c.req.param('id'));
-    return c.json({ net_peerings: [] });
-  });
-  r.add({ method: 'post', path: '/v1/databases/:id/net_peerings', summary: 'Make a net peering (refused: no Outscale net locally)', responses: { 400: ERROR_BODY } }, (c) => {
-    databases.find(user(c), c.req.param('id'));
-    throw ApiError.badRequest('net peerings link an Outscale net to the database: the Scalingo emulator has none; reach the database on its endpoint (GET /v1/databases/:id/endpoints)');
-  });
-  r.add({ method: ['get', 'delete'], path: '/v1/databases/:id/net_peerings/:peering', summary: 'A net peering (none locally)', responses: { 404: ERROR_BODY } }, (c) => {
-    databases.find(user(c), c.req.param('id'));
-    throw ApiError.notFound('net_peering');
-  });
-  r.add({ method: 'get', path: '/v1/databases/:id/network_configuration', summary: 'The network configuration of a dedicated database (no Outscale net)', responses: { 200: networkConfiguration } }, (c) => {
-    databases.find(user(c), c.req.param('id'));
-    return c.json({ network_configuration: { outscale_account_id: '', outscale_net_id: '', ip_range: '' } });
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/databases/:id/net_peerings',
+      summary: 'Net peerings of a dedicated database (none locally)',
+      responses: { 200: z.object({ net_peerings: z.array(z.object({ id: z.string() })) }) },
+    },
+    (c) => {
+      databases.find(user(c), c.req.param('id'));
+      return c.json({ net_peerings: [] });
+    },
+  );
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/databases/:id/net_peerings',
+      summary: 'Make a net peering (refused: no Outscale net locally)',
+      responses: { 400: ERROR_BODY },
+    },
+    (c) => {
+      databases.find(user(c), c.req.param('id'));
+      throw ApiError.badRequest(
+        'net peerings link an Outscale net to the database: the Scalingo emulator has none; reach the database on its endpoint (GET /v1/databases/:id/endpoints)',
+      );
+    },
+  );
+  r.add(
+    {
+      method: ['get', 'delete'],
+      path: '/v1/databases/:id/net_peerings/:peering',
+      summary: 'A net peering (none locally)',
+      responses: { 404: ERROR_BODY },
+    },
+    (c) => {
+      databases.find(user(c), c.req.param('id'));
+      throw ApiError.notFound('net_peering');
+    },
+  );
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/databases/:id/network_configuration',
+      summary: 'The network configuration of a dedicated database (no Outscale net)',
+      responses: { 200: networkConfiguration },
+    },
+    (c) => {
+      databases.find(user(c), c.req.param('id'));
+      return c.json({ network_configuration: { outscale_account_id: '', outscale_net_id: '', ip_range: '' } });
+    },
+  );
   return r;
 }

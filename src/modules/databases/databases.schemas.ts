@@ -35,7 +35,14 @@ export const createFirewallRuleSchema = z.object({
   range_id: z.string().max(128).optional(),
 });
 export const firewallRule = z
-  .object({ id: z.string(), type: z.string(), cidr: z.string(), label: z.string(), range_id: z.string(), database_id: z.string() })
+  .object({
+    id: z.string(),
+    type: z.string(),
+    cidr: z.string(),
+    label: z.string(),
+    range_id: z.string(),
+    database_id: z.string(),
+  })
   .meta({ id: 'FirewallRule' });
 export const firewallRuleEnvelope = z.object({ rule: firewallRule });
 export const firewallRuleList = z.object({ rules: z.array(firewallRule) });

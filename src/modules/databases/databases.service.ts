@@ -25,7 +25,11 @@ export interface DatabasesServiceDeps {
   servers?: AddonServers;
   settings: DatabaseSettingsService;
   clock: Clock;
-  projects?: { check(user: UserRow, id: string | null | undefined): void; assign(app: AppRow, id: string | null | undefined): AppRow; ofApp(app: AppRow): { id: string } };
+  projects?: {
+    check(user: UserRow, id: string | null | undefined): void;
+    assign(app: AppRow, id: string | null | undefined): AppRow;
+    ofApp(app: AppRow): { id: string };
+  };
 }
 
 export interface CreateDatabaseInput {
@@ -48,7 +52,13 @@ export function createDatabasesService(deps: DatabasesServiceDeps) {
   async function describe(addon: AddonRow, appName: string) {
     const server = deps.servers?.server(addon.id);
     const running = server && addon.status === 'running' ? !!(await deps.servers?.running(addon.id)) : undefined;
-    return databaseJson(addon, { appName, server, running, settings: deps.settings.get(addon.id), dedicatedAppId: store.byAddon(addon.id)?.app_id });
+    return databaseJson(addon, {
+      appName,
+      server,
+      running,
+      settings: deps.settings.get(addon.id),
+      dedicatedAppId: store.byAddon(addon.id)?.app_id,
+    });
   }
 
   async function ngJson(user: UserRow, app: AppRow) {
@@ -73,17 +83,32 @@ export function createDatabasesService(deps: DatabasesServiceDeps) {
     create(user: UserRow, input: CreateDatabaseInput): AppRow {
       const provider = findProvider(input.addon_provider_id);
       if (!provider || !isDedicated(provider.id)) {
-        throw ApiError.invalid('addon_provider_id', `is not a dedicated database technology (known: ${DEDICATED_PROVIDERS.map((p) => p.id).join(', ')})`);
+        throw ApiError.invalid(
+          'addon_provider_id',
+          `is not a dedicated database technology (known: ${DEDICATED_PROVIDERS.map((p) => p.id).join(', ')})`,
+        );
       }
       const plan = findPlan(provider, input.plan_id);
-      if (!plan) throw ApiError.invalid('plan_id', `is not a plan of ${provider.id} (plans: ${provider.plans.map((p) => p.name).join(', ')})`);
-      if (!deps.servers) throw ApiError.badRequest('dedicated databases run a real server: start the emulator with addon servers on (addons.servers)');
+      if (!plan)
+        throw ApiError.invalid(
+          'plan_id',
+          `is not a plan of ${provider.id} (plans: ${provider.plans.map((p) => p.name).join(', ')})`,
+        );
+      if (!deps.servers)
+        throw ApiError.badRequest(
+          'dedicated databases run a real server: start the emulator with addon servers on (addons.servers)',
+        );
       deps.projects?.check(user, input.project_id);
       return tx(deps.db, () => {
         // The flag the CLI reads to tell a database from an app (Scalingo/cli utils/database.go: user management, no `run`).
         const created = apps.create(user, { name: input.name }, { flags: { 'dedicated-database': true } });
         const app = deps.projects ? deps.projects.assign(created, input.project_id) : created;
-        const addon = addons.provision(user, app.id, { addon_provider_id: provider.id, plan_id: plan.id }, { dedicated: true });
+        const addon = addons.provision(
+          user,
+          app.id,
+          { addon_provider_id: provider.id, plan_id: plan.id },
+          { dedicated: true },
+        );
         store.insert({ app_id: app.id, addon_id: addon.id, created_at: deps.clock.now() });
         return app;
       });
@@ -94,7 +119,9 @@ export function createDatabasesService(deps: DatabasesServiceDeps) {
       const addon = addonOf(user, app);
       const r = await deps.servers?.running(addon.id);
       if (!r?.hostPort) return [];
-      return [{ id: `${addon.id}-public-rw`, database_id: app.id, hostname: r.host, port: r.hostPort, type: 'public-rw' }];
+      return [
+        { id: `${addon.id}-public-rw`, database_id: app.id, hostname: r.host, port: r.hostPort, type: 'public-rw' },
+      ];
     },
 
     /** The dedicated databases the user sees (owned or collaborated apps). */

@@ -30,9 +30,15 @@ export function createDatabasesStore(db: Db) {
   const s = {
     byApp: db.prepare<[string], DedicatedDatabaseRow>('SELECT * FROM dedicated_databases WHERE app_id = ?'),
     byAddon: db.prepare<[string], DedicatedDatabaseRow>('SELECT * FROM dedicated_databases WHERE addon_id = ?'),
-    insert: db.prepare('INSERT INTO dedicated_databases (app_id, addon_id, created_at) VALUES (@app_id, @addon_id, @created_at)'),
-    rules: db.prepare<[string], FirewallRuleRow>('SELECT * FROM database_firewall_rules WHERE addon_id = ? ORDER BY created_at, rowid'),
-    insertRule: db.prepare('INSERT INTO database_firewall_rules (id, addon_id, type, cidr, label, range_id, created_at) VALUES (@id, @addon_id, @type, @cidr, @label, @range_id, @created_at)'),
+    insert: db.prepare(
+      'INSERT INTO dedicated_databases (app_id, addon_id, created_at) VALUES (@app_id, @addon_id, @created_at)',
+    ),
+    rules: db.prepare<[string], FirewallRuleRow>(
+      'SELECT * FROM database_firewall_rules WHERE addon_id = ? ORDER BY created_at, rowid',
+    ),
+    insertRule: db.prepare(
+      'INSERT INTO database_firewall_rules (id, addon_id, type, cidr, label, range_id, created_at) VALUES (@id, @addon_id, @type, @cidr, @label, @range_id, @created_at)',
+    ),
     deleteRule: db.prepare('DELETE FROM database_firewall_rules WHERE addon_id = ? AND id = ?'),
     settings: db.prepare<[string], DatabaseSettingsRow>('SELECT * FROM database_settings WHERE addon_id = ?'),
     saveSettings: db.prepare(

@@ -33,30 +33,58 @@ export function cidrError(cidr: string): string | undefined {
 
 export function createFirewallRules(deps: { store: DatabasesStore; clock: Clock; region: string }) {
   const { store } = deps;
-  const json = (r: FirewallRuleRow, databaseId: string) => ({ id: r.id, type: r.type, cidr: r.cidr, label: r.label, range_id: r.range_id, database_id: databaseId });
+  const json = (r: FirewallRuleRow, databaseId: string) => ({
+    id: r.id,
+    type: r.type,
+    cidr: r.cidr,
+    label: r.label,
+    range_id: r.range_id,
+    database_id: databaseId,
+  });
   return {
     json,
     ranges: () => managedRanges(deps.region),
     list: (addonId: string) => store.rules(addonId),
 
-    create(addonId: string, input: { type: 'custom_range' | 'managed_range'; cidr?: string; label?: string; range_id?: string }): FirewallRuleRow {
+    create(
+      addonId: string,
+      input: { type: 'custom_range' | 'managed_range'; cidr?: string; label?: string; range_id?: string },
+    ): FirewallRuleRow {
       const existing = store.rules(addonId);
-      if (existing.length >= MAX_RULES) throw ApiError.unprocessable({ base: [`a database has at most ${MAX_RULES} firewall rules`] });
-      const row: FirewallRuleRow = { id: objectId(deps.clock.now()), addon_id: addonId, type: input.type, cidr: '', label: '', range_id: '', created_at: deps.clock.now() };
+      if (existing.length >= MAX_RULES)
+        throw ApiError.unprocessable({ base: [`a database has at most ${MAX_RULES} firewall rules`] });
+      const row: FirewallRuleRow = {
+        id: objectId(deps.clock.now()),
+        addon_id: addonId,
+        type: input.type,
+        cidr: '',
+        label: '',
+        range_id: '',
+        created_at: deps.clock.now(),
+      };
       if (input.type === 'custom_range') {
         const cidr = input.cidr?.trim() ?? '';
         if (!cidr) throw ApiError.invalid('cidr', "can't be blank for a custom_range rule");
         const err = cidrError(cidr);
         if (err) throw ApiError.invalid('cidr', err);
         if (input.range_id) throw ApiError.invalid('range_id', 'can only be set for a managed_range rule');
-        if (existing.some((r) => r.type === 'custom_range' && r.cidr === cidr)) throw ApiError.invalid('cidr', 'already has a rule on this database');
+        if (existing.some((r) => r.type === 'custom_range' && r.cidr === cidr))
+          throw ApiError.invalid('cidr', 'already has a rule on this database');
         row.cidr = cidr;
         row.label = input.label ?? '';
       } else {
         const range = deps.region && managedRanges(deps.region).find((m) => m.id === input.range_id);
-        if (!range) throw ApiError.invalid('range_id', `is not a managed range (known: ${managedRanges(deps.region).map((m) => m.id).join(', ')})`);
-        if (input.cidr || input.label) throw ApiError.invalid(input.cidr ? 'cidr' : 'label', 'can only be set for a custom_range rule');
-        if (existing.some((r) => r.type === 'managed_range' && r.range_id === range.id)) throw ApiError.invalid('range_id', 'already has a rule on this database');
+        if (!range)
+          throw ApiError.invalid(
+            'range_id',
+            `is not a managed range (known: ${managedRanges(deps.region)
+              .map((m) => m.id)
+              .join(', ')})`,
+          );
+        if (input.cidr || input.label)
+          throw ApiError.invalid(input.cidr ? 'cidr' : 'label', 'can only be set for a custom_range rule');
+        if (existing.some((r) => r.type === 'managed_range' && r.range_id === range.id))
+          throw ApiError.invalid('range_id', 'already has a rule on this database');
         row.range_id = range.id;
       }
       store.insertRule(row);

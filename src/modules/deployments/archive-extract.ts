@@ -43,12 +43,19 @@ function kindOf(st: Stats): string {
  */
 export async function openLocalArchive(path: string, limits: SourceLimits): Promise<Readable> {
   const before = await stat(path).catch((err: NodeJS.ErrnoException) => {
-    throw new SourceError(err.code === 'ENOENT' ? `archive ${path} does not exist` : `cannot read archive ${path}: ${err.code ?? err.message}`);
+    throw new SourceError(
+      err.code === 'ENOENT'
+        ? `archive ${path} does not exist`
+        : `cannot read archive ${path}: ${err.code ?? err.message}`,
+    );
   });
-  if (!before.isFile()) throw new SourceError(`archive ${path} is ${kindOf(before)}: a regular .tar.gz file is expected`);
-  const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch((err: NodeJS.ErrnoException) => {
-    throw new SourceError(`cannot open archive ${path}: ${err.code ?? err.message}`);
-  });
+  if (!before.isFile())
+    throw new SourceError(`archive ${path} is ${kindOf(before)}: a regular .tar.gz file is expected`);
+  const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch(
+    (err: NodeJS.ErrnoException) => {
+      throw new SourceError(`cannot open archive ${path}: ${err.code ?? err.message}`);
+    },
+  );
   const st = await fh.stat();
   if (!st.isFile()) {
     await fh.close();
@@ -108,15 +115,18 @@ const ALLOWED = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'Symb
 
 /** Why an entry may not be extracted, or null. Links must resolve inside the directory. */
 export function entryProblem(path: string, type: string, linkpath: string | undefined): string | null {
-  if (!ALLOWED.has(type)) return `${path}: ${type} entries are not accepted (regular files, directories and links only)`;
+  if (!ALLOWED.has(type))
+    return `${path}: ${type} entries are not accepted (regular files, directories and links only)`;
   if (path.startsWith('/') || /^[a-zA-Z]:/.test(path)) return `${path}: absolute paths are not accepted`;
   if (path.split(/[\\/]/).includes('..')) return `${path}: paths with '..' are not accepted`;
   if (type === 'SymbolicLink' || type === 'Link') {
     const target = linkpath ?? '';
-    if (!target || target.startsWith('/')) return `${path}: a link to an absolute path (${target || 'empty'}) is not accepted`;
+    if (!target || target.startsWith('/'))
+      return `${path}: a link to an absolute path (${target || 'empty'}) is not accepted`;
     // A symbolic link resolves from its own directory, a hard link from the archive's root.
     const resolved = posix.normalize(type === 'SymbolicLink' ? posix.join(posix.dirname(path), target) : target);
-    if (resolved === '..' || resolved.startsWith('../')) return `${path}: a link pointing outside the archive (${target}) is not accepted`;
+    if (resolved === '..' || resolved.startsWith('../'))
+      return `${path}: a link pointing outside the archive (${target}) is not accepted`;
   }
   return null;
 }
@@ -137,7 +147,14 @@ const ARCHIVE_COMPLETE = new Error('end of archive');
  * clone was measured on disk). Reading stops at the tar end-of-archive blocks: whatever follows is
  * never read (tar's parser would otherwise keep it in memory, growing with every byte received).
  */
-export async function extractArchive(input: Readable, dest: string, limits: SourceLimits, signal: AbortSignal, what: string, countArchive = true): Promise<{ entries: number; bytes: number }> {
+export async function extractArchive(
+  input: Readable,
+  dest: string,
+  limits: SourceLimits,
+  signal: AbortSignal,
+  what: string,
+  countArchive = true,
+): Promise<{ entries: number; bytes: number }> {
   let entries = 0;
   let expanded = 0;
   let problem: SourceError | null = null;
@@ -161,7 +178,8 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
       const e = entry as { type?: string; size?: number; linkpath?: string };
       entries++;
       if (entries > limits.maxEntries) fail(`${what} holds more than ${limits.maxEntries} entries (the limit)`);
-      else if ((e.size ?? 0) > limits.maxFileBytes) fail(`${path} is ${mb(e.size ?? 0)}: larger than the limit of ${mb(limits.maxFileBytes)} per file`);
+      else if ((e.size ?? 0) > limits.maxFileBytes)
+        fail(`${path} is ${mb(e.size ?? 0)}: larger than the limit of ${mb(limits.maxFileBytes)} per file`);
       else {
         const p = entryProblem(path, e.type ?? 'File', e.linkpath);
         if (p) fail(p);
@@ -192,12 +210,16 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
     write(chunk: Buffer, _enc, cb) {
       if (complete) return cb();
       expanded += chunk.length;
-      if (expanded > limits.maxExpandedBytes) return cb(new SourceError(`${what} expands to more than ${mb(limits.maxExpandedBytes)} (the limit)`));
+      if (expanded > limits.maxExpandedBytes)
+        return cb(new SourceError(`${what} expands to more than ${mb(limits.maxExpandedBytes)} (the limit)`));
       if (lead) {
         chunk = Buffer.concat([lead, chunk]);
         if (chunk.length < 4) return void ((lead = chunk), cb());
         lead = null;
-        if (nestedCompression(chunk)) return cb(new SourceError(`${what} holds a compressed archive inside the tar stream: a .tar.gz archive is expected`));
+        if (nestedCompression(chunk))
+          return cb(
+            new SourceError(`${what} holds a compressed archive inside the tar stream: a .tar.gz archive is expected`),
+          );
       }
       if (unpack.write(chunk)) cb();
       else unpack.once('drain', () => cb());
@@ -209,9 +231,11 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
     },
   });
   try {
-    const piped = pipeline([source, ...stages, feed], { signal: AbortSignal.any([signal, stop.signal]) }).catch((err) => {
-      if (!(complete && !problem && !signal.aborted)) throw err;
-    });
+    const piped = pipeline([source, ...stages, feed], { signal: AbortSignal.any([signal, stop.signal]) }).catch(
+      (err) => {
+        if (!(complete && !problem && !signal.aborted)) throw err;
+      },
+    );
     // Settled by Promise.all below; a rejection after the other one failed first is not an unhandled one.
     piped.catch(() => undefined);
     await Promise.all([piped, unpacked]);
@@ -222,7 +246,9 @@ export async function extractArchive(input: Readable, dest: string, limits: Sour
     if (signal.aborted) throw signal.reason;
     if (err instanceof SourceError || isDiskFull(err)) throw err;
     const e = err as NodeJS.ErrnoException;
-    throw new SourceError(`cannot extract ${what} (a .tar.gz archive is expected): ${e.code === 'Z_DATA_ERROR' ? 'invalid gzip data' : e.message}`);
+    throw new SourceError(
+      `cannot extract ${what} (a .tar.gz archive is expected): ${e.code === 'Z_DATA_ERROR' ? 'invalid gzip data' : e.message}`,
+    );
   }
   if (problem) throw problem;
   return { entries, bytes: expanded };
@@ -236,7 +262,10 @@ export function archiveMeter(limits: SourceLimits, what: string): Transform {
 /** A signal aborted after the time limit, with a readable reason. */
 export function timeLimit(limits: SourceLimits, what: string): { signal: AbortSignal; clear(): void } {
   const ctrl = new AbortController();
-  const t = setTimeout(() => ctrl.abort(new SourceError(`${what} took longer than the limit of ${Math.round(limits.timeoutMs / 1000)} s`)), limits.timeoutMs);
+  const t = setTimeout(
+    () => ctrl.abort(new SourceError(`${what} took longer than the limit of ${Math.round(limits.timeoutMs / 1000)} s`)),
+    limits.timeoutMs,
+  );
   t.unref();
   return { signal: ctrl.signal, clear: () => clearTimeout(t) };
 }

@@ -13,7 +13,8 @@ export const dependencyTag = (appId: string) => `scalingo-emulator/deps-${appId.
 /** Detection order of the platform's buildpacks: the first match wins. */
 export function detectLanguage(dir: string): Language | null {
   if (existsSync(join(dir, 'package.json'))) return 'node';
-  if (['requirements.txt', 'Pipfile', 'setup.py', 'pyproject.toml'].some((f) => existsSync(join(dir, f)))) return 'python';
+  if (['requirements.txt', 'Pipfile', 'setup.py', 'pyproject.toml'].some((f) => existsSync(join(dir, f))))
+    return 'python';
   if (existsSync(join(dir, 'Gemfile'))) return 'ruby';
   return null;
 }
@@ -24,7 +25,9 @@ export function defaultProcessTypes(lang: Language, dir: string): Record<string,
   if (lang === 'node') {
     let scripts: Record<string, unknown> = {};
     try {
-      scripts = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }).scripts ?? {};
+      scripts =
+        (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> })
+          .scripts ?? {};
     } catch {
       // an unreadable package.json fails the install step with npm's own message
     }

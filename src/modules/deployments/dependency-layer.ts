@@ -22,7 +22,6 @@ const KEY_LABEL = 'io.scalingo-emulator.deps-key';
 const KEY_FILE = 'dependency-layer.key';
 const LEGACY_CACHE = ['node_modules', 'node_modules.key', 'venv', 'venv.key', 'bundle'];
 
-
 export interface DependencyBuild {
   runtime: ContainerRuntime;
   instanceId: string;

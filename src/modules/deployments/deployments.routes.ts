@@ -21,7 +21,8 @@ export function deploymentsRoutes(deps: {
   localSource?: (url: string) => string | null;
 }) {
   const r = new ApiRoutes('deployments');
-  const json = (d: Parameters<DeploymentsService['toJson']>[0], appName: string) => deps.deployments.toJson(d, deps.urls().api, appName);
+  const json = (d: Parameters<DeploymentsService['toJson']>[0], appName: string) =>
+    deps.deployments.toJson(d, deps.urls().api, appName);
 
   r.add(
     {
@@ -35,26 +36,54 @@ export function deploymentsRoutes(deps: {
     },
     async (c, { deployment }) => {
       const app = c.get('app');
-      if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url)) throw ApiError.invalid('source_url', 'must be an http(s):// or file:// URL, or a local path, to a .tar.gz archive');
+      if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url))
+        throw ApiError.invalid(
+          'source_url',
+          'must be an http(s):// or file:// URL, or a local path, to a .tar.gz archive',
+        );
       const location = deps.localSource?.(deployment.source_url) ?? deployment.source_url;
-      const d = await deps.deployments.deployWhenEngine(app, { kind: 'archive', location, gitRef: deployment.git_ref ?? null }, c.get('principal').user);
+      const d = await deps.deployments.deployWhenEngine(
+        app,
+        { kind: 'archive', location, gitRef: deployment.git_ref ?? null },
+        c.get('principal').user,
+      );
       return c.json({ deployment: json(d, app.name) }, 201);
     },
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/deployments', summary: 'List the deployments of an app, newest first', query: pageQuery, responses: { 200: deploymentList } }, (c) => {
-    const app = c.get('app');
-    const { page, perPage } = pageParams(c, deps.pagination);
-    const p = paginate(deps.store.count(app.id), page, perPage);
-    return c.json({ deployments: deps.store.page(app.id, p.limit, p.offset).map((d) => json(d, app.name)), meta: { pagination: p.meta } });
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/deployments',
+      summary: 'List the deployments of an app, newest first',
+      query: pageQuery,
+      responses: { 200: deploymentList },
+    },
+    (c) => {
+      const app = c.get('app');
+      const { page, perPage } = pageParams(c, deps.pagination);
+      const p = paginate(deps.store.count(app.id), page, perPage);
+      return c.json({
+        deployments: deps.store.page(app.id, p.limit, p.offset).map((d) => json(d, app.name)),
+        meta: { pagination: p.meta },
+      });
+    },
+  );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/deployments/:id', summary: 'Get a deployment', responses: { 200: deploymentEnvelope } }, (c) => {
-    const app = c.get('app');
-    const d = deps.store.get(app.id, c.req.param('id'));
-    if (!d) throw ApiError.notFound('deployment');
-    return c.json({ deployment: json(d, app.name) });
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/deployments/:id',
+      summary: 'Get a deployment',
+      responses: { 200: deploymentEnvelope },
+    },
+    (c) => {
+      const app = c.get('app');
+      const d = deps.store.get(app.id, c.req.param('id'));
+      if (!d) throw ApiError.notFound('deployment');
+      return c.json({ deployment: json(d, app.name) });
+    },
+  );
 
   r.add(
     {

@@ -5,10 +5,13 @@ import { isoDateTime, paginationMeta } from '../../http/api-schemas.ts';
 export const createDeploymentSchema = z.object({
   deployment: z.object({
     source_url: z.string().min(1, "can't be blank").max(4096),
-    git_ref: z.string().max(256).refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen').nullish(),
+    git_ref: z
+      .string()
+      .max(256)
+      .refine((v) => !v.startsWith('-'), 'is invalid: it cannot start with a hyphen')
+      .nullish(),
   }),
 });
-
 
 // ---- Answers ----
 
@@ -26,7 +29,15 @@ export const deploymentResource = z
     registry: z.string(),
     /** Seconds; 0 while running. */
     duration: z.number().int(),
-    pusher: z.object({ id: z.string(), username: z.string(), email: z.string(), fullname: z.string(), flags: z.record(z.string(), z.unknown()) }).nullable(),
+    pusher: z
+      .object({
+        id: z.string(),
+        username: z.string(),
+        email: z.string(),
+        fullname: z.string(),
+        flags: z.record(z.string(), z.unknown()),
+      })
+      .nullable(),
     links: z.object({ output: z.string() }),
   })
   .meta({ id: 'Deployment' });

@@ -53,7 +53,13 @@ export interface DeploymentsServiceDeps {
   /** Reads more of the code than the Procfile (cron.json); throwing fails the build with the message. */
   onCode?: (appId: string, deploymentId: string, codeDir: string) => void;
   /** Runs the postdeploy / first-deploy hook of a built release; resolves with its exit code. */
-  runHook?: (app: AppRow, rel: { deploymentId: string; image: string; processTypes: Record<string, string> }, name: string, command: string, onLine: (line: string) => void) => Promise<number>;
+  runHook?: (
+    app: AppRow,
+    rel: { deploymentId: string; image: string; processTypes: Record<string, string> },
+    name: string,
+    command: string,
+    onLine: (line: string) => void,
+  ) => Promise<number>;
   /** A hook's output line, as the app's logs show it (`[postdeploy]`). */
   onHookLine?: (appId: string, name: string, line: string) => void;
   /** Deployments of one app that may wait while one runs (the API's); past it, 409. */
@@ -105,7 +111,13 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       emit({ appId: app.id, deploymentId: d.id, type: 'log', data: { content: `${line}\n` } });
     };
     const setStatus = (status: string, extra: Partial<DeploymentRow> = {}) => {
-      const row = { ...defined(store.byId(d.id), `deployment ${d.id}`), ...extra, status, output, finished_at: FINISHED.has(status) ? clock.now() : null };
+      const row = {
+        ...defined(store.byId(d.id), `deployment ${d.id}`),
+        ...extra,
+        status,
+        output,
+        finished_at: FINISHED.has(status) ? clock.now() : null,
+      };
       store.update(row);
       emit({ appId: app.id, deploymentId: d.id, type: 'status', data: { status } });
       return row;
@@ -120,8 +132,15 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       setStatus('building');
       const context = await prepareSource(source, workDir, say, deps.sources);
       const tag = `scalingo-emulator/app-${app.id}:${d.id}`;
-      const labels = { [LABELS.managed]: '1', [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id, [LABELS.deploymentId]: d.id };
-      const procfile = existsSync(join(context, 'Procfile')) ? parseProcfile(readFileSync(join(context, 'Procfile'), 'utf8')) : null;
+      const labels = {
+        [LABELS.managed]: '1',
+        [LABELS.instance]: deps.instanceId,
+        [LABELS.appId]: app.id,
+        [LABELS.deploymentId]: d.id,
+      };
+      const procfile = existsSync(join(context, 'Procfile'))
+        ? parseProcfile(readFileSync(join(context, 'Procfile'), 'utf8'))
+        : null;
       deps.onCode?.(app.id, d.id, context);
       let processTypes: Record<string, string>;
       try {
@@ -130,15 +149,39 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
           await deps.runtime.buildImage({ contextDir: context, tag, labels, onLine: (l) => say(`       ${l}`) });
           processTypes = procfile ?? { web: '' }; // '' = the image's own CMD
         } else if (deps.buildCacheDir && languageOf(context)) {
-          processTypes = await buildpackBuild({ runtime: deps.runtime, instanceId: deps.instanceId, appId: app.id, deploymentId: d.id, context, cacheDir: deps.buildCacheDir(app.id), tag, labels, procfile, say }, defined(languageOf(context), 'the language'));
+          processTypes = await buildpackBuild(
+            {
+              runtime: deps.runtime,
+              instanceId: deps.instanceId,
+              appId: app.id,
+              deploymentId: d.id,
+              context,
+              cacheDir: deps.buildCacheDir(app.id),
+              tag,
+              labels,
+              procfile,
+              say,
+            },
+            defined(languageOf(context), 'the language'),
+          );
         } else {
           const stackImage = deps.stacks[app.stack_id];
           if (!stackImage) throw new Error(`unknown stack ${app.stack_id}`);
-          if (!procfile || !Object.keys(procfile).length) throw new Error('no Procfile found: declare the process types of the app (e.g. `web: <command>`), or add a Dockerfile');
+          if (!procfile || !Object.keys(procfile).length)
+            throw new Error(
+              'no Procfile found: declare the process types of the app (e.g. `web: <command>`), or add a Dockerfile',
+            );
           if (stackImage === deps.baseImage) await deps.runtime.ensureBaseImage(stackImage);
-          else if (!(await deps.runtime.imageExists(stackImage))) throw new Error(`the image ${stackImage} of stack ${app.stack_id} is not on the local engine`);
+          else if (!(await deps.runtime.imageExists(stackImage)))
+            throw new Error(`the image ${stackImage} of stack ${app.stack_id} is not on the local engine`);
           say(`-----> Building on stack ${app.stack_id} (${stackImage})`);
-          await deps.runtime.buildImage({ contextDir: context, dockerfile: `FROM ${stackImage}\nCOPY . /app\nWORKDIR /app\n`, tag, labels, onLine: (l) => say(`       ${l}`) });
+          await deps.runtime.buildImage({
+            contextDir: context,
+            dockerfile: `FROM ${stackImage}\nCOPY . /app\nWORKDIR /app\n`,
+            tag,
+            labels,
+            onLine: (l) => say(`       ${l}`),
+          });
           processTypes = procfile;
         }
       } catch (err) {
@@ -147,7 +190,11 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       }
       const hook = deployHook(context, processTypes, Boolean(deps.apps.find(app.id)?.last_deployment_id));
       delete processTypes.postdeploy;
-      say(`-----> Process types: ${Object.entries(processTypes).map(([k, v]) => `${k}${v ? ` (${v})` : ''}`).join(', ')}`);
+      say(
+        `-----> Process types: ${Object.entries(processTypes)
+          .map(([k, v]) => `${k}${v ? ` (${v})` : ''}`)
+          .join(', ')}`,
+      );
       setStatus('pushing', { image: tag, process_types: JSON.stringify(processTypes) });
       setStatus('starting');
       // Addons provisioned with the app start while it builds: the hook and the new containers find them answering.
@@ -155,10 +202,16 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       // Before the new version takes traffic (and before the formation changes): a failing hook leaves the running version.
       if (hook && deps.runHook) {
         say(`-----> Running the ${hook.name} hook: ${hook.command}`);
-        const code = await deps.runHook(app, { deploymentId: d.id, image: tag, processTypes }, hook.name, hook.command, (l) => {
-          say(`       ${l}`);
-          deps.onHookLine?.(app.id, hook.name, l);
-        });
+        const code = await deps.runHook(
+          app,
+          { deploymentId: d.id, image: tag, processTypes },
+          hook.name,
+          hook.command,
+          (l) => {
+            say(`       ${l}`);
+            deps.onHookLine?.(app.id, hook.name, l);
+          },
+        );
         if (code !== 0) {
           say(`!      The ${hook.name} hook failed (exit code ${code}): the previous version keeps running`);
           throw Object.assign(new Error(`${hook.name} hook exited with code ${code}`), { status: 'hook-error' });
@@ -166,19 +219,41 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       }
       // First deployment: one web container (when there is a web type), other types at 0.
       if (!deps.containers.formation(app.id).length) {
-        for (const type of Object.keys(processTypes)) deps.containers.upsertFormation({ app_id: app.id, type, id: objectId(), amount: type === 'web' ? 1 : 0, size: 'M', command: processTypes[type] });
+        for (const type of Object.keys(processTypes))
+          deps.containers.upsertFormation({
+            app_id: app.id,
+            type,
+            id: objectId(),
+            amount: type === 'web' ? 1 : 0,
+            size: 'M',
+            command: processTypes[type],
+          });
       } else {
-        for (const f of deps.containers.formation(app.id)) if (!(f.type in processTypes)) deps.containers.deleteFormation(app.id, f.type);
+        for (const f of deps.containers.formation(app.id))
+          if (!(f.type in processTypes)) deps.containers.deleteFormation(app.id, f.type);
         for (const type of Object.keys(processTypes)) {
           const f = deps.containers.formation(app.id).find((x) => x.type === type);
-          deps.containers.upsertFormation({ app_id: app.id, type, id: f?.id ?? objectId(), amount: f?.amount ?? 0, size: f?.size ?? 'M', command: processTypes[type] });
+          deps.containers.upsertFormation({
+            app_id: app.id,
+            type,
+            id: f?.id ?? objectId(),
+            amount: f?.amount ?? 0,
+            size: f?.size ?? 'M',
+            command: processTypes[type],
+          });
         }
       }
       try {
-        await deps.orchestrator.converge(deps.apps.find(app.id) ?? app, { deploymentId: d.id, image: tag, processTypes }, (c) => c.deployment_id !== d.id);
+        await deps.orchestrator.converge(
+          deps.apps.find(app.id) ?? app,
+          { deploymentId: d.id, image: tag, processTypes },
+          (c) => c.deployment_id !== d.id,
+        );
       } catch (err) {
         say(`!      Start failed: ${(err as Error).message}`);
-        throw Object.assign(err as Error, { status: /within/.test((err as Error).message) ? 'timeout-error' : 'crashed-error' });
+        throw Object.assign(err as Error, {
+          status: /within/.test((err as Error).message) ? 'timeout-error' : 'crashed-error',
+        });
       }
       say('-----> Application deployed');
       final = setStatus('success');
@@ -190,13 +265,17 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
         await removeBuildDir(workDir);
         say(`!      ${DISK_FULL_MESSAGE.replace(': free', ', the build stopped: free')}`);
       } else if (!(err as { status?: string }).status) say(`!      ${(err as Error).message}`);
-      final = await retryWhileDiskFull(() => {
-        const row = setStatus(status);
-        deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, null);
-        // The running version stays: the app goes back to what it was.
-        deps.apps.setStatus(app.id, previousStatus === 'booting' ? 'new' : previousStatus);
-        return row;
-      }, logger, 'the end of a deployment');
+      final = await retryWhileDiskFull(
+        () => {
+          const row = setStatus(status);
+          deps.apps.markDeployed(app.id, clock.now(), pusher?.username ?? null, null);
+          // The running version stays: the app goes back to what it was.
+          deps.apps.setStatus(app.id, previousStatus === 'booting' ? 'new' : previousStatus);
+          return row;
+        },
+        logger,
+        'the end of a deployment',
+      );
     } finally {
       await removeBuildDir(workDir);
       building.delete(d.id);
@@ -206,7 +285,15 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       type: 'deployment',
       app,
       user: pusher,
-      typeData: { deployment_id: d.id, deployment_uuid: d.id, pusher: pusher?.username ?? '', git_ref: d.git_ref ?? '', status: final.status, duration: Math.round((clock.now() - d.created_at) / 1000), deployment_type: source.kind === 'archive' ? 'archive' : 'deployment' },
+      typeData: {
+        deployment_id: d.id,
+        deployment_uuid: d.id,
+        pusher: pusher?.username ?? '',
+        git_ref: d.git_ref ?? '',
+        status: final.status,
+        duration: Math.round((clock.now() - d.created_at) / 1000),
+        deployment_type: source.kind === 'archive' ? 'archive' : 'deployment',
+      },
     });
     // Old images go; the current one stays.
     for (const image of deps.store.imagesOf(app.id)) {
@@ -223,7 +310,13 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
         running.delete(app.id);
         const fresh = deps.apps.find(app.id);
         if (!fresh || deps.orchestrator.gone(app.id)) {
-          for (const q of waiting.drop(app.id)) store.update({ ...q.row, status: 'aborted', output: '!      Aborted: the app was deleted\n', finished_at: clock.now() });
+          for (const q of waiting.drop(app.id))
+            store.update({
+              ...q.row,
+              status: 'aborted',
+              output: '!      Aborted: the app was deleted\n',
+              finished_at: clock.now(),
+            });
           queued.delete(app.id);
           return;
         }
@@ -251,12 +344,28 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
      */
     deploy(app: AppRow, source: Source, pusher: UserRow | null, opts: { queue?: boolean } = {}): DeploymentRow {
       const busy = running.has(app.id);
-      if (busy && !opts.queue) throw new ApiError(409, { error: 'a deployment of this app is already in progress: wait for it to end' });
+      if (busy && !opts.queue)
+        throw new ApiError(409, { error: 'a deployment of this app is already in progress: wait for it to end' });
       if (busy && waiting.isFull(app.id)) {
-        throw new ApiError(409, { error: `${waiting.max} deployments of this app are already queued: wait for one of them to end` });
+        throw new ApiError(409, {
+          error: `${waiting.max} deployments of this app are already queued: wait for one of them to end`,
+        });
       }
       assertNotBeingDeleted(app, deps.orchestrator, deps.apps);
-      const d: DeploymentRow = { id: objectId(clock.now()), app_id: app.id, status: 'queued', source: source.location, source_kind: source.kind, git_ref: source.gitRef ?? null, image: null, process_types: '{}', pusher_id: pusher?.id ?? null, output: '', created_at: clock.now(), finished_at: null };
+      const d: DeploymentRow = {
+        id: objectId(clock.now()),
+        app_id: app.id,
+        status: 'queued',
+        source: source.location,
+        source_kind: source.kind,
+        git_ref: source.gitRef ?? null,
+        image: null,
+        process_types: '{}',
+        pusher_id: pusher?.id ?? null,
+        output: '',
+        created_at: clock.now(),
+        finished_at: null,
+      };
       store.insert(d);
       emit({ appId: app.id, deploymentId: d.id, type: 'new', data: { deployment: d.id } });
       if (busy) waiting.push(app.id, { row: d, source, pusher });
@@ -286,12 +395,20 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       builtSinceSweep = building.size > 0;
       const names = await readdir(deps.workDir).catch(() => [] as string[]);
       const stale = names.filter((n) => !building.has(n));
-      await Promise.all(stale.map((n) => rm(join(deps.workDir, n), { recursive: true, force: true }).catch(() => undefined)));
+      await Promise.all(
+        stale.map((n) => rm(join(deps.workDir, n), { recursive: true, force: true }).catch(() => undefined)),
+      );
       return stale.length;
     },
     /** Deployments cut by an emulator stop cannot resume: they end `aborted`. */
     abortInterrupted(): void {
-      for (const d of store.unfinished()) store.update({ ...d, status: 'aborted', output: `${d.output}!      Interrupted: the emulator stopped during this deployment\n`, finished_at: clock.now() });
+      for (const d of store.unfinished())
+        store.update({
+          ...d,
+          status: 'aborted',
+          output: `${d.output}!      Interrupted: the emulator stopped during this deployment\n`,
+          finished_at: clock.now(),
+        });
     },
     async idle(): Promise<void> {
       while (running.size) await Promise.allSettled([...running.values()]);
@@ -309,7 +426,9 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
         image: d.image,
         registry: 'local',
         duration: d.finished_at ? Math.round((d.finished_at - d.created_at) / 1000) : 0,
-        pusher: pusher ? { id: pusher.id, username: pusher.username, email: pusher.email, fullname: pusher.fullname, flags: {} } : null,
+        pusher: pusher
+          ? { id: pusher.id, username: pusher.username, email: pusher.email, fullname: pusher.fullname, flags: {} }
+          : null,
         links: { output: `${apiUrl}/v1/apps/${appName}/deployments/${d.id}/output` },
       };
     },
@@ -323,11 +442,19 @@ export type DeploymentsService = ReturnType<typeof createDeploymentsService>;
  * The hook of a deployment: the manifest's scripts.first-deploy on the app's first successful
  * deployment (a one-click deploy's), otherwise the Procfile's postdeploy entry.
  */
-function deployHook(context: string, processTypes: Record<string, string>, deployedBefore: boolean): { name: string; command: string } | null {
+function deployHook(
+  context: string,
+  processTypes: Record<string, string>,
+  deployedBefore: boolean,
+): { name: string; command: string } | null {
   if (!deployedBefore) {
     const file = join(context, 'scalingo.json');
     try {
-      const firstDeploy = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { scripts?: { 'first-deploy'?: unknown } }).scripts?.['first-deploy'] : undefined;
+      const firstDeploy = existsSync(file)
+        ? (JSON.parse(readFileSync(file, 'utf8')) as { scripts?: { 'first-deploy'?: unknown } }).scripts?.[
+            'first-deploy'
+          ]
+        : undefined;
       if (typeof firstDeploy === 'string' && firstDeploy.trim()) return { name: 'first-deploy', command: firstDeploy };
     } catch {
       // A manifest that is not JSON names no hook (the platform reads it only for review apps and one-click deploys).

@@ -19,14 +19,22 @@ export interface DeploymentRow {
 /** Deployments. Maps deployment id → source, status, image, process types and build output. */
 export function createDeploymentsStore(db: Db) {
   const s = {
-    insert: db.prepare('INSERT INTO deployments (id, app_id, status, source, source_kind, git_ref, image, process_types, pusher_id, output, created_at, finished_at) VALUES (@id, @app_id, @status, @source, @source_kind, @git_ref, @image, @process_types, @pusher_id, @output, @created_at, @finished_at)'),
+    insert: db.prepare(
+      'INSERT INTO deployments (id, app_id, status, source, source_kind, git_ref, image, process_types, pusher_id, output, created_at, finished_at) VALUES (@id, @app_id, @status, @source, @source_kind, @git_ref, @image, @process_types, @pusher_id, @output, @created_at, @finished_at)',
+    ),
     get: db.prepare<[string, string], DeploymentRow>('SELECT * FROM deployments WHERE app_id = ? AND id = ?'),
     byId: db.prepare<[string], DeploymentRow>('SELECT * FROM deployments WHERE id = ?'),
     count: db.prepare<[string], number>('SELECT COUNT(*) FROM deployments WHERE app_id = ?').pluck(),
-    page: db.prepare<[string, number, number], DeploymentRow>('SELECT * FROM deployments WHERE app_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?'),
-    update: db.prepare('UPDATE deployments SET status = @status, image = @image, process_types = @process_types, output = @output, finished_at = @finished_at WHERE id = @id'),
-    unfinished: db.prepare<[], DeploymentRow>("SELECT * FROM deployments WHERE finished_at IS NULL"),
-    images: db.prepare<[string], string>('SELECT DISTINCT image FROM deployments WHERE app_id = ? AND image IS NOT NULL').pluck(),
+    page: db.prepare<[string, number, number], DeploymentRow>(
+      'SELECT * FROM deployments WHERE app_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?',
+    ),
+    update: db.prepare(
+      'UPDATE deployments SET status = @status, image = @image, process_types = @process_types, output = @output, finished_at = @finished_at WHERE id = @id',
+    ),
+    unfinished: db.prepare<[], DeploymentRow>('SELECT * FROM deployments WHERE finished_at IS NULL'),
+    images: db
+      .prepare<[string], string>('SELECT DISTINCT image FROM deployments WHERE app_id = ? AND image IS NOT NULL')
+      .pluck(),
   };
   return {
     insert: (row: DeploymentRow) => void s.insert.run(row),
@@ -34,7 +42,8 @@ export function createDeploymentsStore(db: Db) {
     byId: (id: string) => s.byId.get(id),
     count: (appId: string) => s.count.get(appId) ?? 0,
     page: (appId: string, limit: number, offset: number) => s.page.all(appId, limit, offset),
-    update: (row: Pick<DeploymentRow, 'id' | 'status' | 'image' | 'process_types' | 'output' | 'finished_at'>) => void s.update.run(row),
+    update: (row: Pick<DeploymentRow, 'id' | 'status' | 'image' | 'process_types' | 'output' | 'finished_at'>) =>
+      void s.update.run(row),
     unfinished: () => s.unfinished.all(),
     imagesOf: (appId: string) => s.images.all(appId),
     /** Every image an app's deletion removes: its deployments' images, and its dependency image once it deployed. */

@@ -35,7 +35,8 @@ export function registerDeploymentsStream(deps: DeploymentsStreamDeps): AppHooks
   const hooks: AppHooks = {
     afterAccessLost: (a) => {
       for (const [ws, f] of followers) {
-        if (f.appId === a.id && !deps.apps.hasAccess(f.userId, a.id)) ws.close(4003, 'access to the application was revoked');
+        if (f.appId === a.id && !deps.apps.hasAccess(f.userId, a.id))
+          ws.close(4003, 'access to the application was revoked');
       }
     },
   };
@@ -63,14 +64,17 @@ export function registerDeploymentsStream(deps: DeploymentsStreamDeps): AppHooks
         try {
           msg = JSON.parse(String(raw)) as typeof msg;
         } catch {
-          throw ApiError.badRequest('invalid message: the first message must be {"type":"auth","data":{"token":"<bearer>"}}');
+          throw ApiError.badRequest(
+            'invalid message: the first message must be {"type":"auth","data":{"token":"<bearer>"}}',
+          );
         }
-        if (msg?.type !== 'auth' || typeof msg.data?.token !== 'string' || !msg.data.token) throw ApiError.unauthorized('the first message must be {"type":"auth","data":{"token":"<bearer>"}}');
+        if (msg?.type !== 'auth' || typeof msg.data?.token !== 'string' || !msg.data.token)
+          throw ApiError.unauthorized('the first message must be {"type":"auth","data":{"token":"<bearer>"}}');
         const principal = await deps.auth.authenticate(`Bearer ${msg.data.token}`);
         const app = deps.apps.visibleApp(principal.user, appKey);
         if (ws.readyState === ws.OPEN) follow(ws, app.id, principal.user.id, send);
       } catch (err) {
-        const text = err instanceof ApiError ? (err.message || 'unauthorized') : 'invalid message';
+        const text = err instanceof ApiError ? err.message || 'unauthorized' : 'invalid message';
         send({ type: 'error', data: { error: text } });
         ws.close(4003, text.slice(0, 100));
       }
@@ -87,7 +91,8 @@ export function registerDeploymentsStream(deps: DeploymentsStreamDeps): AppHooks
     const last = deps.store.page(appId, 1, 0)[0];
     if (last) {
       send({ type: 'new', data: { deployment: last.id } });
-      for (const line of last.output.split('\n').filter(Boolean)) send({ type: 'log', id: last.id, data: { content: `${line}\n` } });
+      for (const line of last.output.split('\n').filter(Boolean))
+        send({ type: 'log', id: last.id, data: { content: `${line}\n` } });
       if (FINISHED.has(last.status)) send({ type: 'status', id: last.id, data: { status: last.status } });
     }
     const listener = (e: DeploymentStreamEvent) => {

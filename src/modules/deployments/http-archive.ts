@@ -33,16 +33,20 @@ export async function openHttpArchive(location: string, limits: SourceLimits, si
       res = await request(url, signal);
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      throw new SourceError(`cannot download ${location}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new SourceError(
+        `cannot download ${location}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
     res.on('error', () => undefined); // a reset mid-body fails the extraction's pipeline, which reports it
     const status = res.statusCode ?? 0;
     const next = res.headers.location;
     if (status >= 300 && status < 400 && next) {
       res.destroy();
-      if (hop >= MAX_REDIRECTS) throw new SourceError(`cannot download ${location}: more than ${MAX_REDIRECTS} redirects`);
+      if (hop >= MAX_REDIRECTS)
+        throw new SourceError(`cannot download ${location}: more than ${MAX_REDIRECTS} redirects`);
       url = parse(next, url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SourceError(`cannot download ${location}: redirected to ${url.protocol} URL`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new SourceError(`cannot download ${location}: redirected to ${url.protocol} URL`);
       continue;
     }
     if (status < 200 || status >= 300) {
@@ -52,7 +56,9 @@ export async function openHttpArchive(location: string, limits: SourceLimits, si
     const declared = Number(res.headers['content-length'] ?? Number.NaN);
     if (declared > limits.maxArchiveBytes) {
       res.destroy();
-      throw new SourceError(`archive at ${location} is ${mb(declared)}: larger than the limit of ${mb(limits.maxArchiveBytes)}`);
+      throw new SourceError(
+        `archive at ${location} is ${mb(declared)}: larger than the limit of ${mb(limits.maxArchiveBytes)}`,
+      );
     }
     return res;
   }

@@ -15,10 +15,15 @@ const NPM_TIMEOUT_MS = 10 * 60_000;
 
 function runNpm(args: string[], cwd: string, say: (line: string) => void): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn('npm', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
+    const child = spawn('npm', args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+    });
     const timer = setTimeout(() => child.kill('SIGTERM'), NPM_TIMEOUT_MS);
     const out = (c: Buffer) => {
-      for (const l of c.toString('utf8').split('\n')) if (l.trim() && !/Unknown user config/.test(l)) say(`       ${l.trimEnd()}`);
+      for (const l of c.toString('utf8').split('\n'))
+        if (l.trim() && !/Unknown user config/.test(l)) say(`       ${l.trimEnd()}`);
     };
     child.stdout.on('data', out);
     child.stderr.on('data', out);
@@ -47,14 +52,23 @@ function hasDependencies(pkg: string): boolean {
  * Fills `<cacheDir>/npm` with the packages of the app in `context`. Resolves the files to add to the
  * build context (a resolved package-lock.json when the app has none).
  */
-export async function prefetchNpm(context: string, cacheDir: string, say: (line: string) => void): Promise<Record<string, string>> {
+export async function prefetchNpm(
+  context: string,
+  cacheDir: string,
+  say: (line: string) => void,
+): Promise<Record<string, string>> {
   const pkg = join(context, 'package.json');
   if (existsSync(join(context, 'node_modules')) || !hasDependencies(pkg)) return {};
   const lock = ['package-lock.json', 'npm-shrinkwrap.json'].find((f) => existsSync(join(context, f)));
-  const key = createHash('sha256').update(readFileSync(pkg)).update(lock ? readFileSync(join(context, lock)) : '').digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(readFileSync(pkg))
+    .update(lock ? readFileSync(join(context, lock)) : '')
+    .digest('hex')
+    .slice(0, 16);
   mkdirSync(cacheDir, { recursive: true });
   const generated = join(cacheDir, 'resolved-package-lock.json');
-  const extra = (): Record<string, string> => (!lock && existsSync(generated) ? { 'package-lock.json': readFileSync(generated, 'utf8') } : {});
+  const extra = (): Record<string, string> =>
+    !lock && existsSync(generated) ? { 'package-lock.json': readFileSync(generated, 'utf8') } : {};
   if (existsSync(join(cacheDir, 'prefetch.key')) && readFileSync(join(cacheDir, 'prefetch.key'), 'utf8') === key) {
     say('-----> npm packages already in the build cache (package.json and lockfile unchanged)');
     return extra();
@@ -66,16 +80,32 @@ export async function prefetchNpm(context: string, cacheDir: string, say: (line:
     if (lock) copyFileSync(join(context, lock), join(work, lock));
     else {
       say('-----> No package-lock.json: resolving one with npm from the emulator host');
-      if ((await runNpm(['install', '--package-lock-only', '--ignore-scripts', '--cache', cache, '--no-audit', '--no-fund'], work, say)) !== 0) {
-        say('!     The npm registry could not be reached from the emulator host (npm install --package-lock-only failed above); the build installs only what the cache already holds.');
+      if (
+        (await runNpm(
+          ['install', '--package-lock-only', '--ignore-scripts', '--cache', cache, '--no-audit', '--no-fund'],
+          work,
+          say,
+        )) !== 0
+      ) {
+        say(
+          '!     The npm registry could not be reached from the emulator host (npm install --package-lock-only failed above); the build installs only what the cache already holds.',
+        );
         return {};
       }
       copyFileSync(join(work, 'package-lock.json'), generated);
     }
-    say('-----> Downloading npm packages from the registry into the build cache (on the emulator host, scripts not run)');
-    const code = await runNpm(['ci', '--ignore-scripts', '--omit=dev', '--cache', cache, '--no-audit', '--no-fund', '--loglevel=error'], work, say);
+    say(
+      '-----> Downloading npm packages from the registry into the build cache (on the emulator host, scripts not run)',
+    );
+    const code = await runNpm(
+      ['ci', '--ignore-scripts', '--omit=dev', '--cache', cache, '--no-audit', '--no-fund', '--loglevel=error'],
+      work,
+      say,
+    );
     if (code !== 0) {
-      say('!     The npm registry could not be reached from the emulator host (npm ci failed above); the build installs only what the cache already holds.');
+      say(
+        '!     The npm registry could not be reached from the emulator host (npm ci failed above); the build installs only what the cache already holds.',
+      );
       return extra();
     }
     writeFileSync(join(cacheDir, 'prefetch.key'), key);

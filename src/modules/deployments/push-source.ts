@@ -11,12 +11,22 @@ const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
  * objects may still be in git's quarantine while the pre-receive hook runs, so the hook's
  * GIT_OBJECT_DIRECTORY / GIT_ALTERNATE_OBJECT_DIRECTORIES come along in `source.gitEnv`.
  */
-export async function extractPushedCommit(source: Source, dest: string, say: (line: string) => void, limits: SourceLimits): Promise<string> {
+export async function extractPushedCommit(
+  source: Source,
+  dest: string,
+  say: (line: string) => void,
+  limits: SourceLimits,
+): Promise<string> {
   const sha = source.gitRef ?? '';
   if (!COMMIT_ID.test(sha)) throw new SourceError(`not a commit id: "${sha}"`);
   say(`-----> Code pushed at commit ${sha}`);
   await mkdir(dest, { recursive: true });
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', GIT_DIR: source.location, ...source.gitEnv };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/',
+    GIT_DIR: source.location,
+    ...source.gitEnv,
+  };
   const { signal, clear } = timeLimit(limits, `reading the pushed commit ${sha}`);
   try {
     // An argv array, never a shell; the commit id is checked above.
@@ -33,11 +43,15 @@ export async function extractPushedCommit(source: Source, dest: string, say: (li
     } catch (err) {
       child.kill('SIGKILL');
       await exited;
-      if (stderr.trim() && !(err instanceof SourceError && !/cannot extract/.test(err.message))) throw new SourceError(`cannot read the pushed commit ${sha}: ${stderr.trim()}`);
+      if (stderr.trim() && !(err instanceof SourceError && !/cannot extract/.test(err.message)))
+        throw new SourceError(`cannot read the pushed commit ${sha}: ${stderr.trim()}`);
       throw err;
     }
     const code = await exited;
-    if (code !== 0) throw new SourceError(`cannot read the pushed commit ${sha}: ${stderr.trim() || `git archive exited with ${code}`}`);
+    if (code !== 0)
+      throw new SourceError(
+        `cannot read the pushed commit ${sha}: ${stderr.trim() || `git archive exited with ${code}`}`,
+      );
   } finally {
     clear();
   }

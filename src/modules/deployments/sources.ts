@@ -37,7 +37,12 @@ export const looksLikeOption = (value: string) => value.startsWith('-');
  * as the platform's archives have, becomes the root). Untrusted sources (git, archives) are read
  * as streams with every limit enforced while reading; a refusal throws SourceError.
  */
-export async function prepareSource(source: Source, workDir: string, say: (line: string) => void, limits: SourceLimits = DEFAULT_SOURCE_LIMITS): Promise<string> {
+export async function prepareSource(
+  source: Source,
+  workDir: string,
+  say: (line: string) => void,
+  limits: SourceLimits = DEFAULT_SOURCE_LIMITS,
+): Promise<string> {
   if (source.kind === 'directory') {
     if (!existsSync(source.location)) throw new Error(`source directory ${source.location} does not exist`);
     return source.location;
@@ -55,7 +60,10 @@ export async function prepareSource(source: Source, workDir: string, say: (line:
   try {
     const input = /^https?:\/\//i.test(source.location)
       ? await openHttpArchive(source.location, limits, signal)
-      : await openLocalArchive(source.location.startsWith('file://') ? fileURLToPath(source.location) : resolve(source.location), limits);
+      : await openLocalArchive(
+          source.location.startsWith('file://') ? fileURLToPath(source.location) : resolve(source.location),
+          limits,
+        );
     const r = await extractArchive(input, dest, limits, signal, 'the archive');
     say(`       ${r.entries} entries, ${Math.round(r.bytes / 1024)} KB`);
   } finally {
@@ -67,7 +75,14 @@ export async function prepareSource(source: Source, workDir: string, say: (line:
 }
 
 // Only the transports a developer's git_source uses; `ext::` (runs a command) and `fd::` never.
-const GIT_SAFETY = ['-c', 'protocol.ext.allow=never', '-c', 'protocol.fd.allow=never', '-c', 'core.hooksPath=/dev/null'];
+const GIT_SAFETY = [
+  '-c',
+  'protocol.ext.allow=never',
+  '-c',
+  'protocol.fd.allow=never',
+  '-c',
+  'core.hooksPath=/dev/null',
+];
 const GIT_ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', SSH_ASKPASS: 'true' };
 
 /**
@@ -75,20 +90,41 @@ const GIT_ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true',
  * limit), then `git archive` of the commit streamed through the same extraction as an archive:
  * entry count, file sizes, total size and links are checked the same way.
  */
-async function cloneGit(source: Source, workDir: string, dest: string, say: (line: string) => void, limits: SourceLimits): Promise<void> {
+async function cloneGit(
+  source: Source,
+  workDir: string,
+  dest: string,
+  say: (line: string) => void,
+  limits: SourceLimits,
+): Promise<void> {
   const url = source.location;
   if (looksLikeOption(url)) throw new SourceError(`git source ${url} is not a repository URL`);
-  if (source.gitRef && looksLikeOption(source.gitRef)) throw new SourceError(`git ref ${source.gitRef} is not a branch, tag or commit`);
+  if (source.gitRef && looksLikeOption(source.gitRef))
+    throw new SourceError(`git ref ${source.gitRef} is not a branch, tag or commit`);
   say(`-----> Cloning ${url}${source.gitRef ? ` at ${source.gitRef}` : ''}`);
   const repo = join(workDir, 'repo.git');
   const { signal, clear } = timeLimit(limits, `cloning ${url}`);
   try {
-    await git(['clone', '--bare', '--quiet', '--', url, repo], { signal, watch: { dir: repo, max: limits.maxArchiveBytes }, what: `git clone of ${url}` });
+    await git(['clone', '--bare', '--quiet', '--', url, repo], {
+      signal,
+      watch: { dir: repo, max: limits.maxArchiveBytes },
+      what: `git clone of ${url}`,
+    });
     const ref = `${source.gitRef || 'HEAD'}^{commit}`;
-    const sha = (await git(['-C', repo, 'rev-parse', '--verify', '--quiet', '--end-of-options', ref], { signal, what: `git ref ${source.gitRef || 'HEAD'}` })).trim();
-    if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new SourceError(`git ref ${source.gitRef || 'HEAD'} is not a commit of ${url}`);
+    const sha = (
+      await git(['-C', repo, 'rev-parse', '--verify', '--quiet', '--end-of-options', ref], {
+        signal,
+        what: `git ref ${source.gitRef || 'HEAD'}`,
+      })
+    ).trim();
+    if (!/^[0-9a-f]{40,64}$/.test(sha))
+      throw new SourceError(`git ref ${source.gitRef || 'HEAD'} is not a commit of ${url}`);
     say(`       At commit ${sha}`);
-    const child = spawn('git', [...GIT_SAFETY, '-C', repo, 'archive', '--format=tar', sha], { env: GIT_ENV, stdio: ['ignore', 'pipe', 'ignore'], signal });
+    const child = spawn('git', [...GIT_SAFETY, '-C', repo, 'archive', '--format=tar', sha], {
+      env: GIT_ENV,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      signal,
+    });
     child.on('error', () => undefined);
     try {
       await extractArchive(child.stdout, dest, limits, signal, `the repository ${url}`, false);
@@ -101,9 +137,16 @@ async function cloneGit(source: Source, workDir: string, dest: string, say: (lin
 }
 
 /** Runs git with a time limit, stderr kept bounded; `watch` kills it once a directory grows past max. */
-function git(args: string[], o: { signal: AbortSignal; watch?: { dir: string; max: number }; what: string }): Promise<string> {
+function git(
+  args: string[],
+  o: { signal: AbortSignal; watch?: { dir: string; max: number }; what: string },
+): Promise<string> {
   return new Promise((ok, fail) => {
-    const child = spawn('git', [...GIT_SAFETY, ...args], { env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'], signal: o.signal });
+    const child = spawn('git', [...GIT_SAFETY, ...args], {
+      env: GIT_ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal: o.signal,
+    });
     let out = '';
     let err = '';
     let tooBig = false;
@@ -127,7 +170,8 @@ function git(args: string[], o: { signal: AbortSignal; watch?: { dir: string; ma
     child.on('close', (code) => {
       if (timer) clearInterval(timer);
       if (o.signal.aborted) return fail(o.signal.reason);
-      if (tooBig && watch) return fail(new SourceError(`${o.what} is larger than the limit of ${Math.round(watch.max / 1024 / 1024)} MB`));
+      if (tooBig && watch)
+        return fail(new SourceError(`${o.what} is larger than the limit of ${Math.round(watch.max / 1024 / 1024)} MB`));
       if (code !== 0) return fail(new SourceError(`${o.what} failed: ${err.trim() || `exit code ${code}`}`));
       ok(out);
     });

@@ -21,7 +21,15 @@ const IGNORED = /(^|[/\\])(\.git|node_modules)([/\\]|$)/;
  * was (or when files changed while the emulator was down), and redeployed on every change
  * (debounced; changes during a deployment coalesce into one more).
  */
-export function bindDirectories(deps: { bound: BoundApp[]; apps: AppsService; deployments: DeploymentsService; userByLogin: (l: string) => UserRow | undefined; defaultOwner: string; debounceMs: number; logger: Logger }) {
+export function bindDirectories(deps: {
+  bound: BoundApp[];
+  apps: AppsService;
+  deployments: DeploymentsService;
+  userByLogin: (l: string) => UserRow | undefined;
+  defaultOwner: string;
+  debounceMs: number;
+  logger: Logger;
+}) {
   const watchers: FSWatcher[] = [];
   const timers = new Set<NodeJS.Timeout>();
   // chokidar is loaded only when the config binds directories (most emulators bind none).
@@ -38,22 +46,23 @@ export function bindDirectories(deps: { bound: BoundApp[]; apps: AppsService; de
     deps.apps.store.setSourceDir(app.id, dir);
     app = defined(deps.apps.find(app.id), `app ${b.name}`);
     const source = { kind: 'directory' as const, location: dir };
-    if (!app.last_deployment_id || newestMtime(dir) > (app.last_deployed_at ?? 0)) deps.deployments.deploySoon(app, source, owner);
+    if (!app.last_deployment_id || newestMtime(dir) > (app.last_deployed_at ?? 0))
+      deps.deployments.deploySoon(app, source, owner);
     let timer: NodeJS.Timeout | undefined;
     toWatch.push({
       dir,
       onChange: (event, path) => {
-          if (timer) {
-            clearTimeout(timer);
-            timers.delete(timer);
-          }
-          const t = setTimeout(() => {
-            timers.delete(t);
-            const fresh = deps.apps.find(app.id);
-            if (!fresh) return;
-            deps.logger.info({ app: fresh.name, event, path }, 'source changed: redeploying');
-            deps.deployments.deploySoon(fresh, source, owner);
-          }, deps.debounceMs);
+        if (timer) {
+          clearTimeout(timer);
+          timers.delete(timer);
+        }
+        const t = setTimeout(() => {
+          timers.delete(t);
+          const fresh = deps.apps.find(app.id);
+          if (!fresh) return;
+          deps.logger.info({ app: fresh.name, event, path }, 'source changed: redeploying');
+          deps.deployments.deploySoon(fresh, source, owner);
+        }, deps.debounceMs);
         timer = t;
         timers.add(t);
       },
@@ -62,7 +71,9 @@ export function bindDirectories(deps: { bound: BoundApp[]; apps: AppsService; de
   const watching = toWatch.length
     ? import('chokidar').then(({ watch }) => {
         for (const { dir, onChange } of toWatch) {
-          watchers.push(watch(dir, { ignoreInitial: true, ignored: (p: string) => IGNORED.test(p) }).on('all', onChange));
+          watchers.push(
+            watch(dir, { ignoreInitial: true, ignored: (p: string) => IGNORED.test(p) }).on('all', onChange),
+          );
         }
       })
     : Promise.resolve();

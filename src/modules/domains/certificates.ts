@@ -36,10 +36,16 @@ export function checkCertificate(certPem: string, keyPem: string, hostname: stri
   }
   if (!leaf.checkPrivateKey(key)) throw ApiError.invalid('tlskey', 'does not match the certificate');
   const expiresAt = Date.parse(leaf.validTo);
-  if (Number.isFinite(expiresAt) && expiresAt <= now) throw ApiError.invalid('tlscert', `has expired (not valid after ${new Date(expiresAt).toISOString()})`);
+  if (Number.isFinite(expiresAt) && expiresAt <= now)
+    throw ApiError.invalid('tlscert', `has expired (not valid after ${new Date(expiresAt).toISOString()})`);
   const notBefore = Date.parse(leaf.validFrom);
-  if (Number.isFinite(notBefore) && notBefore > now) throw ApiError.invalid('tlscert', `is not valid yet (not valid before ${new Date(notBefore).toISOString()})`);
-  if (!leaf.checkHost(hostname)) throw ApiError.invalid('tlscert', `is not valid for ${hostname} (subject ${oneLine(leaf.subject)}${leaf.subjectAltName ? `, ${leaf.subjectAltName}` : ''})`);
+  if (Number.isFinite(notBefore) && notBefore > now)
+    throw ApiError.invalid('tlscert', `is not valid yet (not valid before ${new Date(notBefore).toISOString()})`);
+  if (!leaf.checkHost(hostname))
+    throw ApiError.invalid(
+      'tlscert',
+      `is not valid for ${hostname} (subject ${oneLine(leaf.subject)}${leaf.subjectAltName ? `, ${leaf.subjectAltName}` : ''})`,
+    );
   return { subject: oneLine(leaf.subject), expiresAt, keyDescription: describeKey(key) };
 }
 

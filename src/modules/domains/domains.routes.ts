@@ -10,15 +10,34 @@ export function domainsRoutes(deps: { domains: DomainsService }) {
   const r = new ApiRoutes('domains');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.add({ method: 'get', path: '/v1/apps/:app/domains', summary: "List an app's custom domains", responses: { 200: domainList } }, (c) =>
-    c.json({ domains: domains.list(user(c), c.get('app').id) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/domains',
+      summary: "List an app's custom domains",
+      responses: { 200: domainList },
+    },
+    (c) => c.json({ domains: domains.list(user(c), c.get('app').id) }),
   );
-  r.add({ method: 'get', path: '/v1/apps/:app/domains/:id', summary: 'Get a custom domain', responses: { 200: domainEnvelope } }, (c) =>
-    c.json({ domain: domains.show(user(c), c.get('app').id, c.req.param('id')) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/domains/:id',
+      summary: 'Get a custom domain',
+      responses: { 200: domainEnvelope },
+    },
+    (c) => c.json({ domain: domains.show(user(c), c.get('app').id, c.req.param('id')) }),
   );
 
   r.add(
-    { method: 'post', path: '/v1/apps/:app/domains', summary: 'Add a custom domain (optionally with its certificate)', body: addDomainSchema, bodyRoot: 'domain', responses: { 201: domainEnvelope } },
+    {
+      method: 'post',
+      path: '/v1/apps/:app/domains',
+      summary: 'Add a custom domain (optionally with its certificate)',
+      body: addDomainSchema,
+      bodyRoot: 'domain',
+      responses: { 201: domainEnvelope },
+    },
     (c, { domain }) => c.json({ domain: domains.add(user(c), c.get('app').id, domain) }, 201),
   );
 
@@ -35,9 +54,17 @@ export function domainsRoutes(deps: { domains: DomainsService }) {
     (c, { domain }) => c.json({ domain: domains.update(user(c), c.get('app').id, c.req.param('id'), domain) }),
   );
 
-  r.add({ method: 'delete', path: '/v1/apps/:app/domains/:id', summary: 'Remove a custom domain', responses: { 204: null } }, (c) => {
-    domains.remove(user(c), c.get('app').id, c.req.param('id'));
-    return c.body(null, 204);
-  });
+  r.add(
+    {
+      method: 'delete',
+      path: '/v1/apps/:app/domains/:id',
+      summary: 'Remove a custom domain',
+      responses: { 204: null },
+    },
+    (c) => {
+      domains.remove(user(c), c.get('app').id, c.req.param('id'));
+      return c.body(null, 204);
+    },
+  );
   return r;
 }

@@ -2,13 +2,17 @@ import { z } from 'zod';
 import { isoDateTime } from '../../http/api-schemas.ts';
 
 // PEM text is a few KB; 64 KB leaves room for long chains and bounds the parsing work.
-const pem = z.string({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a string') }).max(65_536, 'is too long (64 KB at most)');
+const pem = z
+  .string({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a string') })
+  .max(65_536, 'is too long (64 KB at most)');
 
 // go-scalingo's DomainsAddParams / DomainsUpdateParams: pointers with omitempty, so absent or a value;
 // null is accepted as absent too. Unknown keys are ignored.
 export const addDomainSchema = z.object({
   domain: z.object({
-    name: z.string({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a string') }).max(253, 'is too long (253 characters at most)'),
+    name: z
+      .string({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a string') })
+      .max(253, 'is too long (253 characters at most)'),
     canonical: z.boolean().nullish(),
     tlscert: pem.nullish(),
     tlskey: pem.nullish(),

@@ -55,7 +55,11 @@ export function createDomainsService(deps: DomainsServiceDeps) {
     };
   }
 
-  function certificate(name: string, cert: string | null | undefined, key: string | null | undefined): CertificateInfo | null | undefined {
+  function certificate(
+    name: string,
+    cert: string | null | undefined,
+    key: string | null | undefined,
+  ): CertificateInfo | null | undefined {
     if (cert === undefined && key === undefined) return undefined; // unchanged
     if (cert === null && key === null) return undefined;
     // go-scalingo's DomainUnsetCertificate sends both as "".
@@ -67,7 +71,13 @@ export function createDomainsService(deps: DomainsServiceDeps) {
 
   function withCertificate(row: DomainRow, info: CertificateInfo | null, cert: string | null | undefined): DomainRow {
     return info
-      ? { ...row, tlscert: defined(cert, 'the certificate'), tlskey: info.keyDescription, cert_subject: info.subject, cert_expires_at: info.expiresAt }
+      ? {
+          ...row,
+          tlscert: defined(cert, 'the certificate'),
+          tlskey: info.keyDescription,
+          cert_subject: info.subject,
+          cert_expires_at: info.expiresAt,
+        }
       : { ...row, tlscert: null, tlskey: null, cert_subject: null, cert_expires_at: null };
   }
 
@@ -94,8 +104,10 @@ export function createDomainsService(deps: DomainsServiceDeps) {
       if (problem) throw ApiError.invalid('name', problem);
       if (store.byName(name)) throw ApiError.invalid('name', 'has already been taken');
       const reserved = /^([a-z0-9-]+)\.localhost$/.exec(name)?.[1];
-      if (reserved && deps.apps.find(reserved)?.name === reserved) throw ApiError.invalid('name', `is the default address of the app ${reserved}`);
-      if (store.ofApp(app.id).length >= MAX_DOMAINS_PER_APP) throw ApiError.invalid('name', `cannot be added: an app has at most ${MAX_DOMAINS_PER_APP} domains`);
+      if (reserved && deps.apps.find(reserved)?.name === reserved)
+        throw ApiError.invalid('name', `is the default address of the app ${reserved}`);
+      if (store.ofApp(app.id).length >= MAX_DOMAINS_PER_APP)
+        throw ApiError.invalid('name', `cannot be added: an app has at most ${MAX_DOMAINS_PER_APP} domains`);
       const info = certificate(name, input.tlscert, input.tlskey);
       const now = clock.now();
       let row: DomainRow = {
@@ -131,7 +143,17 @@ export function createDomainsService(deps: DomainsServiceDeps) {
       tx(deps.db, () => {
         if (next.canonical && !domain.canonical) store.clearCanonical(app.id);
         store.update(next);
-        deps.events.record({ type: 'edit_domain', app, user, typeData: { hostname: domain.name, ssl: next.tlscert !== null, old_ssl: domain.tlscert !== null, canonical: next.canonical === 1 } });
+        deps.events.record({
+          type: 'edit_domain',
+          app,
+          user,
+          typeData: {
+            hostname: domain.name,
+            ssl: next.tlscert !== null,
+            old_ssl: domain.tlscert !== null,
+            canonical: next.canonical === 1,
+          },
+        });
       });
       return toJson(next);
     },

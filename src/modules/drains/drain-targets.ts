@@ -46,7 +46,10 @@ export abstract class QueuedTarget implements DrainTarget {
       this.stats.dropped += over;
       this.droppedSinceWarn += over;
       if (Date.now() - this.lastWarn > 10_000) {
-        this.opts.logger.warn({ drain: this.opts.label, dropped: this.droppedSinceWarn, total: this.stats.dropped }, 'log drain: queue full, oldest lines dropped');
+        this.opts.logger.warn(
+          { drain: this.opts.label, dropped: this.droppedSinceWarn, total: this.stats.dropped },
+          'log drain: queue full, oldest lines dropped',
+        );
         this.lastWarn = Date.now();
         this.droppedSinceWarn = 0;
       }
@@ -71,7 +74,10 @@ export abstract class QueuedTarget implements DrainTarget {
     this.stats.failures++;
     this.stats.connected = false;
     if (this.closed || this.retryTimer) return;
-    this.opts.logger.debug({ drain: this.opts.label, err: (err as Error)?.message, retryMs: this.retryMs }, 'log drain unreachable, retrying');
+    this.opts.logger.debug(
+      { drain: this.opts.label, err: (err as Error)?.message, retryMs: this.retryMs },
+      'log drain unreachable, retrying',
+    );
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.kick();
@@ -93,4 +99,3 @@ export abstract class QueuedTarget implements DrainTarget {
     this.queue = [];
   }
 }
-

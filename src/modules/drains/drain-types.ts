@@ -2,7 +2,13 @@
 // platform composes for each. Where the platform's url is undocumented the shape is invented
 // but stable (docs/fidelity.md "Logs").
 import { ApiError, type FieldErrors } from '../../http/errors.ts';
-import { DEFAULT_TRANSPORT, DRAIN_TRANSPORTS, transportOfPort, transportOfScheme, type Transport } from './drain-transports.ts';
+import {
+  DEFAULT_TRANSPORT,
+  DRAIN_TRANSPORTS,
+  transportOfPort,
+  transportOfScheme,
+  type Transport,
+} from './drain-transports.ts';
 import type { DrainInput } from './drains.schemas.ts';
 
 type Field = 'token' | 'host' | 'port' | 'drain_region' | 'url';
@@ -29,14 +35,35 @@ interface Normalised {
 const suffix = (t: Transport) => DRAIN_TRANSPORTS[t].url.suffix;
 
 export const DRAIN_TYPES: Record<string, TypeRule> = {
-  appsignal: { required: ['token', 'host', 'port'], syslog: true, url: (d) => `appsignal${suffix(d.transport)}://:${d.token}@${d.host}:${d.port}` },
+  appsignal: {
+    required: ['token', 'host', 'port'],
+    syslog: true,
+    url: (d) => `appsignal${suffix(d.transport)}://:${d.token}@${d.host}:${d.port}`,
+  },
   betterstack: { required: ['token', 'host'], syslog: false, url: (d) => `betterstack://:${d.token}@${d.host}` },
   logtail: { required: ['token'], syslog: false, url: (d) => `logtail://${d.token}` },
-  datadog: { required: ['token', 'drain_region'], syslog: false, url: (d) => `datadog://${d.token}?region=${d.drain_region}` },
-  'ovh-graylog': { required: ['token', 'host'], syslog: true, port: '6514', url: (d) => `ovh://:${d.token}@${d.host}:6514` },
+  datadog: {
+    required: ['token', 'drain_region'],
+    syslog: false,
+    url: (d) => `datadog://${d.token}?region=${d.drain_region}`,
+  },
+  'ovh-graylog': {
+    required: ['token', 'host'],
+    syslog: true,
+    port: '6514',
+    url: (d) => `ovh://:${d.token}@${d.host}:6514`,
+  },
   logentries: { required: ['token'], syslog: false, url: (d) => `logentries://${d.token}` },
-  papertrail: { required: ['host', 'port'], syslog: true, url: (d) => `${DRAIN_TRANSPORTS[d.transport].url.scheme}://${d.host}:${d.port}` },
-  syslog: { required: ['token', 'host', 'port'], syslog: true, url: (d) => `syslog${suffix(d.transport)}://:${d.token}@${d.host}:${d.port}` },
+  papertrail: {
+    required: ['host', 'port'],
+    syslog: true,
+    url: (d) => `${DRAIN_TRANSPORTS[d.transport].url.scheme}://${d.host}:${d.port}`,
+  },
+  syslog: {
+    required: ['token', 'host', 'port'],
+    syslog: true,
+    url: (d) => `syslog${suffix(d.transport)}://:${d.token}@${d.host}:${d.port}`,
+  },
   elk: { required: ['url'], syslog: false, url: (d) => d.url },
 };
 
@@ -50,9 +77,13 @@ const SCHEME_PREFIX = /^([A-Za-z+]+):\/\/(.*)$/;
  * chooses it; without one, port 6514 (syslog over TLS, RFC 5425) means TLS, anything else TCP
  * (the `schemes` and `ports` of each transport in DRAIN_TRANSPORTS).
  */
-export function normaliseDrain(input: DrainInput, mode: 'network' | 'file'): { type: string; url: string } & Normalised {
+export function normaliseDrain(
+  input: DrainInput,
+  mode: 'network' | 'file',
+): { type: string; url: string } & Normalised {
   const rule = Object.hasOwn(DRAIN_TYPES, input.type) ? DRAIN_TYPES[input.type] : undefined;
-  if (!rule) throw ApiError.invalid('type', `is not a supported drain type (supported: ${Object.keys(DRAIN_TYPES).join(', ')})`);
+  if (!rule)
+    throw ApiError.invalid('type', `is not a supported drain type (supported: ${Object.keys(DRAIN_TYPES).join(', ')})`);
   const errors: FieldErrors = {};
   for (const f of rule.required) if (!input[f]) errors[f] = [`missing field: required for type ${input.type}`];
   if (Object.keys(errors).length) throw ApiError.unprocessable(errors);
@@ -69,9 +100,11 @@ export function normaliseDrain(input: DrainInput, mode: 'network' | 'file'): { t
   }
   if (rule.required.includes('host') && !HOST.test(host)) errors.host = ['is not a valid host name or address'];
   const port = rule.port ?? input.port;
-  if (rule.required.includes('port') && (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)) errors.port = ['must be a port number (1-65535)'];
+  if (rule.required.includes('port') && (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535))
+    errors.port = ['must be a port number (1-65535)'];
   if (rule.required.includes('url') && !/^https?:\/\/\S+$/i.test(input.url)) errors.url = ['must be an http(s) URL'];
-  if (rule.required.includes('drain_region') && !/^[A-Za-z0-9._-]+$/.test(input.drain_region)) errors.drain_region = ['is not a valid region'];
+  if (rule.required.includes('drain_region') && !/^[A-Za-z0-9._-]+$/.test(input.drain_region))
+    errors.drain_region = ['is not a valid region'];
   if (rule.required.includes('token') && /\s/.test(input.token)) errors.token = ['must not contain spaces'];
   if (Object.keys(errors).length) throw ApiError.unprocessable(errors);
 
@@ -79,6 +112,13 @@ export function normaliseDrain(input: DrainInput, mode: 'network' | 'file'): { t
   // The url shows the transport asked for, even when lines go to a file: it stays stable.
   const asked = transport;
   if (!rule.syslog || mode === 'file') transport = 'file';
-  const d: Normalised = { token: input.token, host: host.replace(/^\[|\]$/g, ''), port, drain_region: input.drain_region, url: input.url, transport };
+  const d: Normalised = {
+    token: input.token,
+    host: host.replace(/^\[|\]$/g, ''),
+    port,
+    drain_region: input.drain_region,
+    url: input.url,
+    transport,
+  };
   return { type: input.type, ...d, url: rule.url({ ...d, host, transport: asked }) };
 }

@@ -98,7 +98,8 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
     remove,
     /** Drops targets whose drain row is gone (app deleted: rows cascade). */
     prune(exists: (id: string) => boolean): void {
-      for (const m of [...byApp.values(), ...byAddon.values()]) for (const a of [...m.values()]) if (!exists(a.row.id)) remove(a.row);
+      for (const m of [...byApp.values(), ...byAddon.values()])
+        for (const a of [...m.values()]) if (!exists(a.row.id)) remove(a.row);
     },
     stats: (drainId: string) => {
       for (const m of [...byApp.values(), ...byAddon.values()]) {

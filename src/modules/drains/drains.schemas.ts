@@ -24,10 +24,15 @@ export type DrainInput = z.infer<typeof drainBodySchema>['drain'];
 
 /** DELETE: the url in the query string (Go client) or a JSON body (spec), flat or under `drain`. */
 export const removeDrainQuery = z.object({ url: z.string().optional() });
-export const removeDrainBody = z.object({ url: z.string().optional(), drain: z.object({ url: z.string().optional() }).optional() });
+export const removeDrainBody = z.object({
+  url: z.string().optional(),
+  drain: z.object({ url: z.string().optional() }).optional(),
+});
 
 // ---- Answers ----
 
 /** A drain as the list shows it: the url is also its key for DELETE. */
-export const drainList = z.object({ drains: z.array(z.object({ app_id: z.string(), url: z.string() }).meta({ id: 'LogDrain' })) });
+export const drainList = z.object({
+  drains: z.array(z.object({ app_id: z.string(), url: z.string() }).meta({ id: 'LogDrain' })),
+});
 export const drainEnvelope = z.object({ drain: z.object({ url: z.string() }) });

@@ -29,14 +29,20 @@ export interface DrainsServiceDeps {
 export function createDrainsService(deps: DrainsServiceDeps) {
   const { store } = deps;
 
-  function scope(user: UserRow, appParam: string, addonId: string | undefined): { app: AppRow; addon: AddonRow | null } {
+  function scope(
+    user: UserRow,
+    appParam: string,
+    addonId: string | undefined,
+  ): { app: AppRow; addon: AddonRow | null } {
     if (addonId === undefined) return { app: deps.apps.visibleApp(user, appParam), addon: null };
     return deps.addons.visibleAddon(user, appParam, addonId);
   }
 
   /** Events carry the url; addon ones also the addon's uuid and name (go-scalingo events_structs.go). */
   function typeData(row: DrainRow, addon: AddonRow | null) {
-    return addon ? { url: row.url, addon_uuid: addon.id, addon_name: deps.addons.providerName(addon) } : { url: row.url };
+    return addon
+      ? { url: row.url, addon_uuid: addon.id, addon_name: deps.addons.providerName(addon) }
+      : { url: row.url };
   }
 
   return {
@@ -48,7 +54,8 @@ export function createDrainsService(deps: DrainsServiceDeps) {
     add(user: UserRow, appParam: string, addonId: string | undefined, input: DrainInput): { url: string } {
       const { app, addon } = scope(user, appParam, addonId);
       const d = normaliseDrain(input, deps.mode);
-      if (store.byUrl(app.id, addon?.id ?? null, d.url)) throw ApiError.invalid('url', `a drain with this url already exists (${d.url})`);
+      if (store.byUrl(app.id, addon?.id ?? null, d.url))
+        throw ApiError.invalid('url', `a drain with this url already exists (${d.url})`);
       const row: DrainRow = {
         id: objectId(deps.clock.now()),
         app_id: app.id,
@@ -64,7 +71,12 @@ export function createDrainsService(deps: DrainsServiceDeps) {
       };
       tx(deps.db, () => {
         store.insert(row);
-        deps.events.record({ type: addon ? 'new_addon_log_drain' : 'new_log_drain', app, user, typeData: typeData(row, addon) });
+        deps.events.record({
+          type: addon ? 'new_addon_log_drain' : 'new_log_drain',
+          app,
+          user,
+          typeData: typeData(row, addon),
+        });
       });
       deps.dispatcher.add(row);
       return { url: row.url };
@@ -78,7 +90,12 @@ export function createDrainsService(deps: DrainsServiceDeps) {
       if (!row) throw ApiError.notFound('log_drain');
       tx(deps.db, () => {
         store.delete(row.id);
-        deps.events.record({ type: addon ? 'delete_addon_log_drain' : 'delete_log_drain', app, user, typeData: typeData(row, addon) });
+        deps.events.record({
+          type: addon ? 'delete_addon_log_drain' : 'delete_log_drain',
+          app,
+          user,
+          typeData: typeData(row, addon),
+        });
       });
       deps.dispatcher.remove(row);
     },

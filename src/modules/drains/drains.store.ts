@@ -18,9 +18,15 @@ export interface DrainRow {
 /** Log drains. Maps (app, addon or none) → drains, each identified by its url. */
 export function createDrainsStore(db: Db) {
   const s = {
-    forApp: db.prepare<[string], DrainRow>('SELECT * FROM log_drains WHERE app_id = ? AND addon_id IS NULL ORDER BY created_at, id'),
-    forAddon: db.prepare<[string, string], DrainRow>('SELECT * FROM log_drains WHERE app_id = ? AND addon_id = ? ORDER BY created_at, id'),
-    byUrl: db.prepare<[string, string, string], DrainRow>("SELECT * FROM log_drains WHERE app_id = ? AND IFNULL(addon_id, '') = ? AND url = ?"),
+    forApp: db.prepare<[string], DrainRow>(
+      'SELECT * FROM log_drains WHERE app_id = ? AND addon_id IS NULL ORDER BY created_at, id',
+    ),
+    forAddon: db.prepare<[string, string], DrainRow>(
+      'SELECT * FROM log_drains WHERE app_id = ? AND addon_id = ? ORDER BY created_at, id',
+    ),
+    byUrl: db.prepare<[string, string, string], DrainRow>(
+      "SELECT * FROM log_drains WHERE app_id = ? AND IFNULL(addon_id, '') = ? AND url = ?",
+    ),
     allAppDrains: db.prepare<[], DrainRow>('SELECT * FROM log_drains WHERE addon_id IS NULL ORDER BY created_at'),
     allAddonDrains: db.prepare<[], DrainRow>('SELECT * FROM log_drains WHERE addon_id IS NOT NULL ORDER BY created_at'),
     insert: db.prepare(

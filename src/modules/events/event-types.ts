@@ -16,7 +16,11 @@ import { defined } from '../../shared/defined.ts';
 
 export type EventCategoryName = (typeof EVENT_CATEGORIES)[number]['name'];
 
-const t = (category: EventCategoryName, display_name: string, description: string) => ({ category, display_name, description });
+const t = (category: EventCategoryName, display_name: string, description: string) => ({
+  category,
+  display_name,
+  description,
+});
 
 export const EVENT_TYPES = {
   new_app: t('app_operations', 'App created', 'An application was created'),
@@ -24,7 +28,11 @@ export const EVENT_TYPES = {
   rename_app: t('app_operations', 'App renamed', 'The application was renamed'),
   transfer_app: t('app_operations', 'App transferred', 'The ownership of the application was transferred'),
   delete_app: t('app_operations', 'App deleted', 'The application was deleted'),
-  create_review_app: t('app_operations', 'Child app created', 'A child (review) application was created from this application'),
+  create_review_app: t(
+    'app_operations',
+    'Child app created',
+    'A child (review) application was created from this application',
+  ),
   stack_changed: t('app_operations', 'Stack changed', 'The stack of the application was changed'),
   deployment: t('app_operations', 'Deployment', 'A deployment of the application ended'),
   restart: t('app_operations', 'Restart', 'Containers of the application were restarted'),
@@ -65,7 +73,11 @@ export const EVENT_TYPES = {
   new_project: t('account', 'Project created', 'A project was created'),
   edit_project: t('account', 'Project edited', 'A project was renamed or made the default one'),
   delete_project: t('account', 'Project deleted', 'A project was deleted'),
-  update_app_project: t('app_operations', 'App moved to another project', 'The application was moved to another project'),
+  update_app_project: t(
+    'app_operations',
+    'App moved to another project',
+    'The application was moved to another project',
+  ),
   delete_token: t('account', 'Token deleted', 'An API token was deleted'),
   new_key: t('account', 'SSH key added', 'An SSH public key was added to the account'),
   delete_key: t('account', 'SSH key removed', 'An SSH public key was removed from the account'),
@@ -79,7 +91,10 @@ export const PLATFORM_USER_ID = 'us-scalingo-platform';
 export function eventTypesJson() {
   return Object.entries(EVENT_TYPES).map(([name, v]) => ({
     id: `et-${name}`,
-    category_id: defined(EVENT_CATEGORIES.find((c) => c.name === v.category), `event category ${v.category}`).id,
+    category_id: defined(
+      EVENT_CATEGORIES.find((c) => c.name === v.category),
+      `event category ${v.category}`,
+    ).id,
     name,
     display_name: v.display_name,
     description: v.description,

@@ -31,6 +31,12 @@ export const eventCategoryList = z.object({ event_categories: z.array(eventCateg
 
 /** Event type (event-types.ts `eventTypesJson`). */
 export const eventTypeResource = z
-  .object({ id: z.string(), category_id: z.string(), name: z.string(), display_name: z.string(), description: z.string() })
+  .object({
+    id: z.string(),
+    category_id: z.string(),
+    name: z.string(),
+    display_name: z.string(),
+    description: z.string(),
+  })
   .meta({ id: 'EventType' });
 export const eventTypeList = z.object({ event_types: z.array(eventTypeResource) });

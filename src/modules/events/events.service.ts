@@ -32,12 +32,14 @@ export function createEventsService(deps: EventsServiceDeps) {
       id: e.id,
       created_at: isoDate(e.created_at),
       type: e.type,
-            app_id: e.app_id,
+      app_id: e.app_id,
       app_name: e.app_name,
       user: user ? { id: user.id, username: user.username, email: user.email } : null,
       type_data: typeData,
       // Project events name their project at the top level (go-scalingo Event.ProjectID/ProjectName).
-      ...(typeof typeData.project_id === 'string' ? { project_id: typeData.project_id, project_name: typeData.project_name } : {}),
+      ...(typeof typeData.project_id === 'string'
+        ? { project_id: typeData.project_id, project_name: typeData.project_name }
+        : {}),
     };
   }
 

@@ -14,20 +14,26 @@ export interface EventRow {
 /** The timeline. Maps app id / user id → events, newest first. */
 export function createEventsStore(db: Db) {
   const s = {
-    insert: db.prepare('INSERT INTO events (id, type, app_id, app_name, user_id, created_at, type_data) VALUES (@id, @type, @app_id, @app_name, @user_id, @created_at, @type_data)'),
+    insert: db.prepare(
+      'INSERT INTO events (id, type, app_id, app_name, user_id, created_at, type_data) VALUES (@id, @type, @app_id, @app_name, @user_id, @created_at, @type_data)',
+    ),
     // Counts come from event_counts (migration 016, kept by triggers): no scan of the events.
     countApp: db.prepare<[string], number>("SELECT n FROM event_counts WHERE kind = 1 AND a = ? AND b = ''").pluck(),
-    pageApp: db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE app_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
+    pageApp: db.prepare<[string, number, number], EventRow>(
+      'SELECT * FROM events WHERE app_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
+    ),
     // The user's timeline: what they did, and what happened on apps they own or collaborate on.
     // What the user did (kind 2), plus others' events on the apps they own (kind 4), plus every event of the apps
     // they collaborate on minus their own events there (counted in kind 2 already).
-    countUser: db.prepare<{ user: string }, number>(
-      `SELECT COALESCE((SELECT n FROM event_counts WHERE kind = 2 AND a = @user AND b = ''), 0)
+    countUser: db
+      .prepare<{ user: string }, number>(
+        `SELECT COALESCE((SELECT n FROM event_counts WHERE kind = 2 AND a = @user AND b = ''), 0)
             + COALESCE((SELECT n FROM event_counts WHERE kind = 4 AND a = @user AND b = ''), 0)
             + COALESCE((SELECT SUM(c.n - COALESCE(o.n, 0)) FROM (${COLLABORATED_APPS}) v
                           JOIN event_counts c ON c.kind = 1 AND c.a = v.id AND c.b = ''
                           LEFT JOIN event_counts o ON o.kind = 3 AND o.a = @user AND o.b = v.id), 0)`,
-    ).pluck(),
+      )
+      .pluck(),
     // Newest first by walking the table backwards (NOT INDEXED): the page stops after `limit` matches, instead of
     // collecting and sorting every matching event as the OR of two indexes made SQLite do. Visibility is looked up per
     // event (two primary-key/index probes), not by listing every app the user can see first.

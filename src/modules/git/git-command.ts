@@ -14,7 +14,9 @@ const APP_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
  * (`ssh://…/app.git` sends one, `git@host:app.git` does not), quoted or not. Nothing else runs.
  */
 export function parseGitCommand(command: string): { service: GitService; appName: string } | { error: string } {
-  const refused = { error: `only git push and git fetch are served here ("git-receive-pack '<app>.git'" or "git-upload-pack '<app>.git'"); refused: ${JSON.stringify(command.slice(0, 100))}` };
+  const refused = {
+    error: `only git push and git fetch are served here ("git-receive-pack '<app>.git'" or "git-upload-pack '<app>.git'"); refused: ${JSON.stringify(command.slice(0, 100))}`,
+  };
   if (command.length > MAX_COMMAND_LENGTH) return refused;
   const m = /^(git-receive-pack|git-upload-pack|git receive-pack|git upload-pack) +(.+)$/.exec(command.trim());
   if (!m) return refused;
@@ -24,8 +26,14 @@ export function parseGitCommand(command: string): { service: GitService; appName
     if (path.length < 2 || path[path.length - 1] !== quote) return refused;
     path = path.slice(1, -1);
   }
-  const name = path.replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.git$/, '');
-  if (!APP_NAME.test(name)) return { error: `"${path.slice(0, 100)}" is not an app's repository: use ssh://git@<host>:<port>/<app>.git (the app's git_url)` };
+  const name = path
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
+  if (!APP_NAME.test(name))
+    return {
+      error: `"${path.slice(0, 100)}" is not an app's repository: use ssh://git@<host>:<port>/<app>.git (the app's git_url)`,
+    };
   return { service: m[1].replace(' ', '-') as GitService, appName: name };
 }
 
@@ -34,9 +42,18 @@ export function parseGitCommand(command: string): { service: GitService; appName
  * channel as its stdin, stdout and stderr (an argv array, never a shell), and ends the channel
  * with its exit status. Returns a function that stops it (session time limit, emulator stop).
  */
-export function runGitService(o: { service: GitService; repoDir: string; channel: ServerChannel; env: Record<string, string>; onEnd(status: number): void }): () => void {
+export function runGitService(o: {
+  service: GitService;
+  repoDir: string;
+  channel: ServerChannel;
+  env: Record<string, string>;
+  onEnd(status: number): void;
+}): () => void {
   const { channel } = o;
-  const child = spawn('git', [o.service === 'git-receive-pack' ? 'receive-pack' : 'upload-pack', '--', o.repoDir], { env: gitEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('git', [o.service === 'git-receive-pack' ? 'receive-pack' : 'upload-pack', '--', o.repoDir], {
+    env: gitEnv(o.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let ended = false;
   const end = (status: number) => {
     if (ended) return;

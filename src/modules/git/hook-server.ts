@@ -11,7 +11,13 @@ export interface PushTicket<T> {
   repoDir: string;
 }
 
-export type PushHandler<T> = (context: T, refs: string, env: Record<string, string>, out: (text: string) => void, signal: AbortSignal) => Promise<number>;
+export type PushHandler<T> = (
+  context: T,
+  refs: string,
+  env: Record<string, string>,
+  out: (text: string) => void,
+  signal: AbortSignal,
+) => Promise<number>;
 
 // The hook's first (and only) message: the token, the ref updates and git's object directories.
 const MAX_MESSAGE_BYTES = 256 * 1024;
@@ -44,7 +50,10 @@ export function createHookServer<T>(deps: { logger: Logger; onPush: PushHandler<
     }
     const ticket = typeof message.token === 'string' ? tickets.get(message.token) : undefined;
     if (!ticket || typeof message.refs !== 'string') {
-      send({ out: ' !     This push is not known to the emulator (it went through another way than its SSH endpoint).\n', exit: 1 });
+      send({
+        out: ' !     This push is not known to the emulator (it went through another way than its SSH endpoint).\n',
+        exit: 1,
+      });
       return void socket.end();
     }
     // One hook run per receive-pack: the token is spent.

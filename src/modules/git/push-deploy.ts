@@ -59,17 +59,33 @@ export function createPushDeployer(deps: PushDeployerDeps) {
     }
   }
 
-  return async function handlePush(ctx: PushContext, refs: string, env: Record<string, string>, out: (text: string) => void, signal: AbortSignal): Promise<number> {
-    const updates = refs.split('\n').filter(Boolean).map((l) => UPDATE_LINE.exec(l.trim()));
+  return async function handlePush(
+    ctx: PushContext,
+    refs: string,
+    env: Record<string, string>,
+    out: (text: string) => void,
+    signal: AbortSignal,
+  ): Promise<number> {
+    const updates = refs
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => UPDATE_LINE.exec(l.trim()));
     const matched = updates.filter((u) => u !== null);
-    if (!updates.length || updates.length > MAX_REF_UPDATES || matched.length !== updates.length) return refuse(out, ['The ref updates of this push cannot be read.']);
+    if (!updates.length || updates.length > MAX_REF_UPDATES || matched.length !== updates.length)
+      return refuse(out, ['The ref updates of this push cannot be read.']);
     const parsed = matched.map((u) => ({ oldSha: u[1], newSha: u[2], ref: u[3] }));
     const others = parsed.filter((u) => !DEPLOYED_BRANCHES.has(u.ref));
     if (others.length) {
-      return refuse(out, [`Only the master and main branches are deployed; refused: ${others.map((u) => u.ref.replace(/^refs\/heads\//, '')).join(', ')}.`, 'Deploy another branch with: git push <remote> <branch>:main']);
+      return refuse(out, [
+        `Only the master and main branches are deployed; refused: ${others.map((u) => u.ref.replace(/^refs\/heads\//, '')).join(', ')}.`,
+        'Deploy another branch with: git push <remote> <branch>:main',
+      ]);
     }
     const deleted = parsed.find((u) => /^0+$/.test(u.newSha));
-    if (deleted) return refuse(out, [`Deleting the branch ${deleted.ref.replace('refs/heads/', '')} is refused: push the code to deploy instead.`]);
+    if (deleted)
+      return refuse(out, [
+        `Deleting the branch ${deleted.ref.replace('refs/heads/', '')} is refused: push the code to deploy instead.`,
+      ]);
     // Both branches in one push: main is the one deployed.
     const update = parsed.find((u) => u.ref === 'refs/heads/main') ?? parsed[0];
     const branch = update.ref.replace('refs/heads/', '');
@@ -102,7 +118,10 @@ export function createPushDeployer(deps: PushDeployerDeps) {
       if (waited) {
         // The ref moves only when this hook ends: another push deployed meanwhile would be overwritten.
         const current = await deps.repos.refValue(app.id, update.ref);
-        if (current !== (/^0+$/.test(update.oldSha) ? null : update.oldSha)) return refuse(out, ['The branch moved while this push waited (another push was deployed first): fetch, then push again.']);
+        if (current !== (/^0+$/.test(update.oldSha) ? null : update.oldSha))
+          return refuse(out, [
+            'The branch moved while this push waited (another push was deployed first): fetch, then push again.',
+          ]);
       }
       deps.deployments.bus.on('event', onEvent);
       try {
@@ -126,13 +145,23 @@ export function createPushDeployer(deps: PushDeployerDeps) {
     for (const e of early.splice(0)) onEvent(e);
     // The pipeline always ends with a final status; its promise covers an unexpected failure too.
     const running = deps.deployments.inProgress(app.id);
-    const status = await Promise.race([finished, (running ?? Promise.resolve()).then(() => (deploymentId ? deps.deploymentsStore.byId(deploymentId)?.status : undefined) ?? 'aborted')]);
+    const status = await Promise.race([
+      finished,
+      (running ?? Promise.resolve()).then(
+        () => (deploymentId ? deps.deploymentsStore.byId(deploymentId)?.status : undefined) ?? 'aborted',
+      ),
+    ]);
     deps.deployments.bus.off('event', onEvent);
     if (status === 'success') {
-      await deps.repos.setHead(app.id, branch).catch((err) => deps.logger.warn({ err }, 'git push: could not set HEAD'));
+      await deps.repos
+        .setHead(app.id, branch)
+        .catch((err) => deps.logger.warn({ err }, 'git push: could not set HEAD'));
       out(`<-- ${appUrl(deps.urls(), app.name)} -->\n`);
       return 0;
     }
-    return refuse(out, ['Error deploying the application', `→ ${FAILURE_REASONS[status] ?? status} (deployment ${deploymentId}, status ${status})`]);
+    return refuse(out, [
+      'Error deploying the application',
+      `→ ${FAILURE_REASONS[status] ?? status} (deployment ${deploymentId}, status ${status})`,
+    ]);
   };
 }

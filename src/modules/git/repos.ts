@@ -27,7 +27,10 @@ export function createRepos(deps: { root: string; maxPushBytes: number }) {
       // The platform deploys master or main; a repository starts on main (docs/fidelity.md).
       await run('git', ['symbolic-ref', 'HEAD', 'refs/heads/main'], { env: gitEnv({ GIT_DIR: dir }), timeout: 30_000 });
       // receive-pack refuses a pack larger than this before writing it (the sources' archive bound).
-      await run('git', ['config', 'receive.maxInputSize', String(deps.maxPushBytes)], { env: gitEnv({ GIT_DIR: dir }), timeout: 30_000 });
+      await run('git', ['config', 'receive.maxInputSize', String(deps.maxPushBytes)], {
+        env: gitEnv({ GIT_DIR: dir }),
+        timeout: 30_000,
+      });
     }
     // (Re)written when it differs: the hook names this Node binary, which may change between runs.
     const hookFile = join(dir, 'hooks', 'pre-receive');
@@ -53,12 +56,18 @@ export function createRepos(deps: { root: string; maxPushBytes: number }) {
     },
     /** After a deployed push: a clone checks out the branch that was pushed. */
     async setHead(appId: string, branch: string): Promise<void> {
-      await run('git', ['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { env: gitEnv({ GIT_DIR: join(deps.root, `${appId}.git`) }), timeout: 30_000 });
+      await run('git', ['symbolic-ref', 'HEAD', `refs/heads/${branch}`], {
+        env: gitEnv({ GIT_DIR: join(deps.root, `${appId}.git`) }),
+        timeout: 30_000,
+      });
     },
     /** Where a ref of the app's repository points now (null: it does not exist). */
     async refValue(appId: string, ref: string): Promise<string | null> {
       try {
-        const { stdout } = await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { env: gitEnv({ GIT_DIR: join(deps.root, `${appId}.git`) }), timeout: 30_000 });
+        const { stdout } = await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+          env: gitEnv({ GIT_DIR: join(deps.root, `${appId}.git`) }),
+          timeout: 30_000,
+        });
         return stdout.trim() || null;
       } catch {
         return null;

@@ -86,7 +86,9 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
   function sshServer(): Promise<SshServer> {
     return (ssh ??= loadSsh2().then(({ Server, utils }) => {
       const key = hostKey(utils);
-      const server = new Server({ hostKeys: [key], ident: 'scalingo-emulator' }, (client, info) => onClient(client, byPeer.get(`${info.ip}:${info.port}`), utils));
+      const server = new Server({ hostKeys: [key], ident: 'scalingo-emulator' }, (client, info) =>
+        onClient(client, byPeer.get(`${info.ip}:${info.port}`), utils),
+      );
       server.on('error', (err: Error) => logger.warn({ err }, 'ssh server error'));
       return server;
     }));
@@ -114,7 +116,8 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
       const key = utils.parseKey(found.key.content);
       if (key instanceof Error || Array.isArray(key)) return ctx.reject(['publickey']);
       const blob = key.getPublicSSH();
-      const sameKey = key.type === ctx.key.algo && blob.length === ctx.key.data.length && timingSafeEqual(blob, ctx.key.data);
+      const sameKey =
+        key.type === ctx.key.algo && blob.length === ctx.key.data.length && timingSafeEqual(blob, ctx.key.data);
       if (!sameKey || key.verify(ctx.blob, ctx.signature, ctx.hashAlgo) !== true) return ctx.reject(['publickey']);
       who = found;
       ctx.accept();
@@ -143,7 +146,10 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
         session.on('shell', (ok) => {
           const channel = ok();
           channel.on('error', () => undefined);
-          refuse(channel, `Hi ${auth.user.username}! You are authenticated (key "${auth.key.name}"), but the Scalingo emulator gives no shell access: deploy with git push.`);
+          refuse(
+            channel,
+            `Hi ${auth.user.username}! You are authenticated (key "${auth.key.name}"), but the Scalingo emulator gives no shell access: deploy with git push.`,
+          );
         });
         // pty, x11, subsystems (sftp), agent forwarding: no listener, so ssh2 refuses them.
       });
@@ -183,7 +189,10 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
       target = { refused: 'error' };
     }
     if ('refused' in target) {
-      logger.info({ user: auth.user.username, host: info.destIP, port: info.destPort, why: target.refused }, 'ssh: tunnel refused');
+      logger.info(
+        { user: auth.user.username, host: info.destIP, port: info.destPort, why: target.refused },
+        'ssh: tunnel refused',
+      );
       release();
       return reject();
     }
@@ -207,7 +216,12 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     sock.once('close', () => (channel ? channel.close() : reject()));
   }
 
-  async function execute(channel: ServerChannel, command: string, auth: { key: KeyRow; user: UserRow }, gitProtocol: string | undefined): Promise<void> {
+  async function execute(
+    channel: ServerChannel,
+    command: string,
+    auth: { key: KeyRow; user: UserRow },
+    gitProtocol: string | undefined,
+  ): Promise<void> {
     channel.on('error', (err: Error) => logger.debug({ err: err.message }, 'ssh channel error'));
     const parsed = parseGitCommand(command);
     if ('error' in parsed) return refuse(channel, parsed.error);
@@ -215,10 +229,17 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     try {
       app = deps.apps.visibleApp(auth.user, parsed.appName);
     } catch {
-      return refuse(channel, `App '${parsed.appName}' not found, or you may not deploy it (authenticated as ${auth.user.username} with key "${auth.key.name}").`);
+      return refuse(
+        channel,
+        `App '${parsed.appName}' not found, or you may not deploy it (authenticated as ${auth.user.username} with key "${auth.key.name}").`,
+      );
     }
     const active = activePerKey.get(auth.key.id) ?? 0;
-    if (active >= limits.maxSessionsPerKey) return refuse(channel, `Too many git commands at once with this key (at most ${limits.maxSessionsPerKey}): wait for one to end.`);
+    if (active >= limits.maxSessionsPerKey)
+      return refuse(
+        channel,
+        `Too many git commands at once with this key (at most ${limits.maxSessionsPerKey}): wait for one to end.`,
+      );
     activePerKey.set(auth.key.id, active + 1);
     let released = false;
     const release = () => {
@@ -238,11 +259,14 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
       return refuse(channel, 'The repository of this app cannot be prepared (see the emulator log).');
     }
     if (!channel.writable) return release();
-    const ticket = parsed.service === 'git-receive-pack' ? deps.hooks.issue({ appId: app.id, user: auth.user }, repoDir) : undefined;
+    const ticket =
+      parsed.service === 'git-receive-pack' ? deps.hooks.issue({ appId: app.id, user: auth.user }, repoDir) : undefined;
     const env: Record<string, string> = { ...ticket?.env, ...(gitProtocol ? { GIT_PROTOCOL: gitProtocol } : {}) };
     let stop: () => void = () => undefined;
     const timer = setTimeout(() => {
-      channel.stderr.write(` !     Time limit of this git command reached (${Math.round(limits.sessionTimeoutMs / 60_000)} min): stopped.\n`);
+      channel.stderr.write(
+        ` !     Time limit of this git command reached (${Math.round(limits.sessionTimeoutMs / 60_000)} min): stopped.\n`,
+      );
       stop();
     }, limits.sessionTimeoutMs);
     stop = runGitService({
@@ -273,7 +297,10 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
       sockets.delete(s);
       return true;
     }
-    logger.warn({ max: limits.maxConnections }, 'ssh: connection refused, every connection slot is taken by an authenticated user');
+    logger.warn(
+      { max: limits.maxConnections },
+      'ssh: connection refused, every connection slot is taken by an authenticated user',
+    );
     return false;
   }
 

@@ -12,7 +12,10 @@ export const healthAnswer = z
     uptime_seconds: z.number().int(),
     subsystems: z.object({
       database: z.union([z.object({ status: z.literal('ok'), file: z.string() }), unavailable]),
-      docker: z.union([z.object({ status: z.literal('ok'), version: z.string(), api_version: z.string() }), unavailable]),
+      docker: z.union([
+        z.object({ status: z.literal('ok'), version: z.string(), api_version: z.string() }),
+        unavailable,
+      ]),
     }),
   })
   .meta({ id: 'EmulatorHealth' });

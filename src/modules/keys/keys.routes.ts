@@ -12,14 +12,28 @@ export function keysRoutes(deps: { keys: KeysService }) {
   const r = new ApiRoutes('keys');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.add({ method: 'get', path: '/v1/keys', summary: 'List SSH keys', responses: { 200: keyList } }, (c) => c.json({ keys: deps.keys.list(user(c)).map(deps.keys.toJson) }));
+  r.add({ method: 'get', path: '/v1/keys', summary: 'List SSH keys', responses: { 200: keyList } }, (c) =>
+    c.json({ keys: deps.keys.list(user(c)).map(deps.keys.toJson) }),
+  );
 
-  r.add({ method: 'post', path: '/v1/keys', summary: 'Add an SSH public key', body: addKeySchema, bodyRoot: 'key', responses: { 201: keyEnvelope } }, async (c, { key }) => {
-    const row = await deps.keys.add(user(c), key);
-    return c.json({ key: deps.keys.toJson(row) }, 201);
-  });
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/keys',
+      summary: 'Add an SSH public key',
+      body: addKeySchema,
+      bodyRoot: 'key',
+      responses: { 201: keyEnvelope },
+    },
+    async (c, { key }) => {
+      const row = await deps.keys.add(user(c), key);
+      return c.json({ key: deps.keys.toJson(row) }, 201);
+    },
+  );
 
-  r.add({ method: 'get', path: '/v1/keys/:id', summary: 'Get an SSH key', responses: { 200: keyEnvelope } }, (c) => c.json({ key: deps.keys.toJson(deps.keys.get(user(c), c.req.param('id'))) }));
+  r.add({ method: 'get', path: '/v1/keys/:id', summary: 'Get an SSH key', responses: { 200: keyEnvelope } }, (c) =>
+    c.json({ key: deps.keys.toJson(deps.keys.get(user(c), c.req.param('id'))) }),
+  );
 
   r.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Remove an SSH key', responses: { 204: null } }, (c) => {
     deps.keys.remove(user(c), c.req.param('id'));

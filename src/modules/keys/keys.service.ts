@@ -33,7 +33,13 @@ export function createKeysService(deps: KeysServiceDeps) {
   function checkFree(userId: string, name: string, fingerprint: string): void {
     if (store.byName(userId, name)) throw ApiError.invalid('name', 'has already been taken');
     const owner = store.byFingerprint(fingerprint);
-    if (owner) throw ApiError.invalid('content', owner.user_id === userId ? `is already registered on this account (key "${owner.name}")` : 'is already used by another account: a key identifies one user');
+    if (owner)
+      throw ApiError.invalid(
+        'content',
+        owner.user_id === userId
+          ? `is already registered on this account (key "${owner.name}")`
+          : 'is already used by another account: a key identifies one user',
+      );
   }
 
   return {
@@ -56,8 +62,17 @@ export function createKeysService(deps: KeysServiceDeps) {
       }
       // Checked after the parse (which may wait for ssh2 to load) and with the insert, in one go.
       checkFree(user.id, name, key.fingerprint);
-      if (store.countOfUser(user.id) >= MAX_KEYS_PER_USER) throw ApiError.invalid('base', `an account holds at most ${MAX_KEYS_PER_USER} keys: remove one first`);
-      const row: KeyRow = { id: objectId(clock.now()), user_id: user.id, name, content: key.content, fingerprint: key.fingerprint, fixed: 0, created_at: clock.now() };
+      if (store.countOfUser(user.id) >= MAX_KEYS_PER_USER)
+        throw ApiError.invalid('base', `an account holds at most ${MAX_KEYS_PER_USER} keys: remove one first`);
+      const row: KeyRow = {
+        id: objectId(clock.now()),
+        user_id: user.id,
+        name,
+        content: key.content,
+        fingerprint: key.fingerprint,
+        fixed: 0,
+        created_at: clock.now(),
+      };
       tx(deps.db, () => {
         store.insert(row);
         deps.events.record({ type: 'new_key', user, typeData: { name, fingerprint: key.fingerprint } });
@@ -88,18 +103,33 @@ export function createKeysService(deps: KeysServiceDeps) {
           try {
             key = await parsePublicKey(text);
           } catch (err) {
-            deps.logger.warn({ user: u.username, index: i, error: (err as Error).message }, 'config: users[].sshKeys entry skipped');
+            deps.logger.warn(
+              { user: u.username, index: i, error: (err as Error).message },
+              'config: users[].sshKeys entry skipped',
+            );
             continue;
           }
           wanted.add(key.fingerprint);
           const existing = store.byFingerprint(key.fingerprint);
           if (existing) {
-            if (existing.user_id !== user.id) deps.logger.warn({ user: u.username, index: i }, 'config: users[].sshKeys entry skipped: another account holds this key');
+            if (existing.user_id !== user.id)
+              deps.logger.warn(
+                { user: u.username, index: i },
+                'config: users[].sshKeys entry skipped: another account holds this key',
+              );
             continue;
           }
           let name = `config-key-${i + 1}`;
           if (store.byName(user.id, name)) name = `${name}-${key.fingerprint.slice(7, 15)}`;
-          store.insert({ id: objectId(clock.now()), user_id: user.id, name, content: key.content, fingerprint: key.fingerprint, fixed: 1, created_at: clock.now() });
+          store.insert({
+            id: objectId(clock.now()),
+            user_id: user.id,
+            name,
+            content: key.content,
+            fingerprint: key.fingerprint,
+            fixed: 1,
+            created_at: clock.now(),
+          });
         }
         for (const row of store.fixedOfUser(user.id)) if (!wanted.has(row.fingerprint)) store.delete(row.id);
       }

@@ -35,15 +35,25 @@ export async function parsePublicKey(text: string): Promise<PublicKey> {
   const input = text.trim();
   if (!input) throw new KeyError("can't be blank");
   // Checked before parsing: an encrypted private key does not parse without its passphrase.
-  if (/PRIVATE KEY-----|PuTTY-User-Key-File/.test(input)) throw new KeyError('is a private key: add the public key (the .pub file), never the private one');
+  if (/PRIVATE KEY-----|PuTTY-User-Key-File/.test(input))
+    throw new KeyError('is a private key: add the public key (the .pub file), never the private one');
   const lines = input.split(/\r?\n/).filter((l) => l.trim());
-  if (lines.length > 1 && !input.startsWith('---- BEGIN SSH2 PUBLIC KEY ----')) throw new KeyError('holds several lines: add one public key at a time');
+  if (lines.length > 1 && !input.startsWith('---- BEGIN SSH2 PUBLIC KEY ----'))
+    throw new KeyError('holds several lines: add one public key at a time');
   const { utils } = await loadSsh2();
   let parsed = utils.parseKey(input);
   if (Array.isArray(parsed)) parsed = parsed[0];
-  if (!parsed || parsed instanceof Error) throw new KeyError('is not a valid SSH public key (expected the content of a .pub file, e.g. "ssh-ed25519 AAAA… you@laptop")');
-  if (parsed.isPrivateKey()) throw new KeyError('is a private key: add the public key (the .pub file), never the private one');
+  if (!parsed || parsed instanceof Error)
+    throw new KeyError(
+      'is not a valid SSH public key (expected the content of a .pub file, e.g. "ssh-ed25519 AAAA… you@laptop")',
+    );
+  if (parsed.isPrivateKey())
+    throw new KeyError('is a private key: add the public key (the .pub file), never the private one');
   const blob = parsed.getPublicSSH();
   const comment = (parsed.comment ?? '').replace(/\s+/g, ' ').trim();
-  return { type: parsed.type, content: `${parsed.type} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`, fingerprint: fingerprintOf(blob) };
+  return {
+    type: parsed.type,
+    content: `${parsed.type} ${blob.toString('base64')}${comment ? ` ${comment}` : ''}`,
+    fingerprint: fingerprintOf(blob),
+  };
 }

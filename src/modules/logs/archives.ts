@@ -33,7 +33,14 @@ export interface ArchiveLimits {
   archivesPerPage: number;
 }
 
-export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; clock: Clock; logger: Logger; limits: ArchiveLimits }) {
+export function createArchiver(deps: {
+  db: Db;
+  store: LogsStore;
+  dir: string;
+  clock: Clock;
+  logger: Logger;
+  limits: ArchiveLimits;
+}) {
   const { store, limits } = deps;
   mkdirSync(deps.dir, { recursive: true });
   /** Lines and characters stored per app; null until first needed (one scan), again after a sync pass. */
@@ -63,7 +70,7 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     if (lines > limits.historyMaxLines) excess = lines - Math.floor((limits.historyMaxLines * 3) / 4);
     if (bytes > limits.historyMaxBytes) {
       // Approximate lines for the byte bound from the mean line size.
-      const keep = Math.floor(((limits.historyMaxBytes * 3) / 4) / Math.max(1, bytes / lines));
+      const keep = Math.floor((limits.historyMaxBytes * 3) / 4 / Math.max(1, bytes / lines));
       excess = Math.max(excess, lines - keep);
     }
     return excess;
@@ -71,7 +78,16 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
 
   const archiveRow = (appId: string, gz: Buffer, lines: number, fromMs: number, toMs: number) => {
     const id = objectId(deps.clock.now());
-    return { id, app_id: appId, file: `${appId}-${id}.log.gz`, size: gz.length, lines, from_ms: fromMs, to_ms: toMs, created_at: deps.clock.now() };
+    return {
+      id,
+      app_id: appId,
+      file: `${appId}-${id}.log.gz`,
+      size: gz.length,
+      lines,
+      from_ms: fromMs,
+      to_ms: toMs,
+      created_at: deps.clock.now(),
+    };
   };
 
   /** Archives the `count` oldest lines of an app into one gzip file. */
@@ -106,7 +122,11 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
    * then the archive row and the first slice's deletion commit together, and the other slices are
    * deleted a tick each (a crash meanwhile leaves those lines in the history as well: repeated, never lost).
    */
-  async function archiveOldestInSlices(appId: string, count: number, me: { cancelled: boolean }): Promise<ArchiveRow | null> {
+  async function archiveOldestInSlices(
+    appId: string,
+    count: number,
+    me: { cancelled: boolean },
+  ): Promise<ArchiveRow | null> {
     const gz = createGzip(GZIP);
     try {
       return await archiveSlices(appId, count, me, gz);
@@ -116,7 +136,12 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
     }
   }
 
-  async function archiveSlices(appId: string, count: number, me: { cancelled: boolean }, gz: ReturnType<typeof createGzip>): Promise<ArchiveRow | null> {
+  async function archiveSlices(
+    appId: string,
+    count: number,
+    me: { cancelled: boolean },
+    gz: ReturnType<typeof createGzip>,
+  ): Promise<ArchiveRow | null> {
     const chunks: Buffer[] = [];
     gz.on('data', (c: Buffer) => chunks.push(c));
     const gzipped = new Promise<void>((ok, fail) => gz.once('end', ok).once('error', fail));
@@ -255,7 +280,8 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
       const todo: [string, number][] = [];
       for (const [appId, c] of currentCounts()) {
         let excess = c.lines > 0 ? excessOf(c.lines, c.bytes) : 0;
-        if (opts.age && c.lines > 0 && (store.firstTime(appId) ?? Infinity) < cutoff) excess = Math.max(excess, store.countOlderThan(appId, cutoff));
+        if (opts.age && c.lines > 0 && (store.firstTime(appId) ?? Infinity) < cutoff)
+          excess = Math.max(excess, store.countOlderThan(appId, cutoff));
         if (excess > 0) todo.push([appId, excess]);
       }
       if (!todo.length) return Promise.resolve([]);
@@ -285,7 +311,8 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
               if (a) made.push(a);
               retain(appId);
             } catch (err) {
-              if (!me.cancelled && deps.db.open) deps.logger.error({ err, app: appId }, 'logs: rotation into an archive failed');
+              if (!me.cancelled && deps.db.open)
+                deps.logger.error({ err, app: appId }, 'logs: rotation into an archive failed');
             }
           }
         } finally {
@@ -307,7 +334,8 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
       const now = deps.clock.now();
       for (const st of store.stats()) {
         let excess = excessOf(st.lines, st.bytes);
-        if (st.oldest_ms < now - limits.historyMaxAgeMs) excess = Math.max(excess, store.countOlderThan(st.app_id, now - limits.historyMaxAgeMs));
+        if (st.oldest_ms < now - limits.historyMaxAgeMs)
+          excess = Math.max(excess, store.countOlderThan(st.app_id, now - limits.historyMaxAgeMs));
         if (excess <= 0) continue;
         try {
           const a = archiveOldest(st.app_id, excess);
@@ -325,7 +353,10 @@ export function createArchiver(deps: { db: Db; store: LogsStore; dir: string; cl
      * Newest first. `cursor` (what next_cursor gave) or `page` (the Go CLI's) select the slice; the
      * cursor wins when both come. next_cursor is the seq of the last archive returned.
      */
-    list(appId: string, opts: { cursor?: string; page?: number }): { archives: ArchiveRow[]; next_cursor: string; has_more: boolean } {
+    list(
+      appId: string,
+      opts: { cursor?: string; page?: number },
+    ): { archives: ArchiveRow[]; next_cursor: string; has_more: boolean } {
       const per = limits.archivesPerPage;
       let rows: ArchiveRow[];
       if (opts.cursor) rows = store.archivesBefore(appId, Number(opts.cursor), per + 1);

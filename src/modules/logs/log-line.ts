@@ -93,7 +93,9 @@ export function compileFilter(filter: string | undefined | null): ((container: s
   try {
     re = RE2JS.compile(`^(?:${filter})(?:-\\d+)?$`);
   } catch (err) {
-    throw ApiError.badRequest(`invalid filter "${filter}": not a container name, a container type or a valid regular expression (${(err as Error).message})`);
+    throw ApiError.badRequest(
+      `invalid filter "${filter}": not a container name, a container type or a valid regular expression (${(err as Error).message})`,
+    );
   }
   const cache = new Map<string, boolean>();
   return (container) => {

@@ -25,10 +25,12 @@ export function createUrlSigner(deps: { key: Buffer; clock: Clock }) {
       const subject = token.slice(0, dot);
       const given = Buffer.from(token.slice(dot + 1));
       const expected = Buffer.from(mac(purpose, subject, timestamp));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        return { ok: false, reason: 'invalid' };
       const issued = Number(timestamp) * 1000;
       // A little slack for a timestamp from "the future" (the second is truncated when signing).
-      if (issued > deps.clock.now() + 60_000 || deps.clock.now() - issued > ttlMs) return { ok: false, reason: 'expired' };
+      if (issued > deps.clock.now() + 60_000 || deps.clock.now() - issued > ttlMs)
+        return { ok: false, reason: 'expired' };
       return { ok: true, subject };
     },
   };

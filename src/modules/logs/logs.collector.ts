@@ -7,7 +7,14 @@
 // back-off); when the engine is unreachable, the runtime's 'up' transition re-lists and resumes
 // every container from its cursor.
 import type { Logger } from '../../shared/logger.ts';
-import { LABELS, EngineUnavailableError, NoSuchContainerError, type ContainerRuntime, type LogLine, type RuntimeEvent } from '../../runtime/runtime.ts';
+import {
+  LABELS,
+  EngineUnavailableError,
+  NoSuchContainerError,
+  type ContainerRuntime,
+  type LogLine,
+  type RuntimeEvent,
+} from '../../runtime/runtime.ts';
 import type { LogsPipeline, Cursor } from './logs.pipeline.ts';
 import { containerName, normaliseTimestamp } from './log-line.ts';
 
@@ -120,7 +127,17 @@ export function createLogsCollector(deps: CollectorDeps) {
     const take = (l: LogLine) => {
       const ts = normaliseTimestamp(l.timestamp);
       if (!ts || skip(ts, l.text)) return;
-      pipeline.ingest({ appId: f.appId, ts, timeMs: l.time, container: f.container, stream: l.stream === 'stderr' ? 1 : 0, text: l.text }, f.engineId);
+      pipeline.ingest(
+        {
+          appId: f.appId,
+          ts,
+          timeMs: l.time,
+          container: f.container,
+          stream: l.stream === 'stderr' ? 1 : 0,
+          text: l.text,
+        },
+        f.engineId,
+      );
     };
     for await (const l of stream) {
       take(l);
@@ -138,7 +155,9 @@ export function createLogsCollector(deps: CollectorDeps) {
       f?.stream?.close();
       followers.delete(e.engineId);
       // Let the last lines be stored before the cursor goes (it would be re-created otherwise).
-      void f?.done.then(() => pipeline.idle()).then(() => !followers.has(e.engineId) && pipeline.forgetCursor(e.engineId));
+      void f?.done
+        .then(() => pipeline.idle())
+        .then(() => !followers.has(e.engineId) && pipeline.forgetCursor(e.engineId));
     }
   }
 
@@ -155,7 +174,8 @@ export function createLogsCollector(deps: CollectorDeps) {
       // Subscribe first: a container started while listing is then seen twice, never missed.
       unsubscribe = runtime.onEvent(onEvent);
       offEngine = runtime.onEngine((state) => {
-        if (state === 'up' && !stopped) scan().catch((err) => logger.warn({ err }, 'logs: could not list the containers to follow'));
+        if (state === 'up' && !stopped)
+          scan().catch((err) => logger.warn({ err }, 'logs: could not list the containers to follow'));
       });
       try {
         await scan();
@@ -178,7 +198,10 @@ export function createLogsCollector(deps: CollectorDeps) {
       followers.clear();
     },
 
-    following: () => [...followers.values()].filter((f) => f.active).map((f) => ({ engineId: f.engineId, appId: f.appId, container: f.container })),
+    following: () =>
+      [...followers.values()]
+        .filter((f) => f.active)
+        .map((f) => ({ engineId: f.engineId, appId: f.appId, container: f.container })),
   };
 }
 

@@ -66,7 +66,10 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
       }
       if (this.pending.length - this.head > deps.maxLines) {
         counters.cutSlow++;
-        deps.logger.warn({ app: this.appId, buffered: this.pending.length - this.head }, 'logs: a stream subscriber is too slow, closing it');
+        deps.logger.warn(
+          { app: this.appId, buffered: this.pending.length - this.head },
+          'logs: a stream subscriber is too slow, closing it',
+        );
         return this.close('too slow: more than the buffered lines limit waiting');
       }
       void this.pump();
@@ -85,7 +88,8 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
           const start = this.head;
           let text = formattedLine(p[start]);
           let i = start + 1;
-          while (i < p.length && i - start < MAX_LINES_PER_EVENT && text.length < MAX_BYTES_PER_EVENT) text += `\n${formattedLine(p[i++])}`;
+          while (i < p.length && i - start < MAX_LINES_PER_EVENT && text.length < MAX_BYTES_PER_EVENT)
+            text += `\n${formattedLine(p[i++])}`;
           if (i === p.length) {
             this.pending = [];
             this.head = 0;
@@ -133,7 +137,13 @@ export function createLogsHub(deps: { logger: Logger; clock: Clock; pingMs: numb
      * the same tick as reading the history: delivery happens after commit, on a later tick, so no
      * line is missed or sent twice (lines up to the history's last seq are skipped).
      */
-    subscribe(appId: string, match: ((container: string) => boolean) | null, streamSink: StreamSink, history: StoredLine[], userId: string | null = null): Subscription {
+    subscribe(
+      appId: string,
+      match: ((container: string) => boolean) | null,
+      streamSink: StreamSink,
+      history: StoredLine[],
+      userId: string | null = null,
+    ): Subscription {
       const sub = new Sub(appId, match, streamSink, userId);
       let set = byApp.get(appId);
       if (!set) byApp.set(appId, (set = new Set()));

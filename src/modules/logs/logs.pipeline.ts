@@ -68,7 +68,11 @@ export function createLogsPipeline(deps: PipelineDeps) {
     let c = persisted.get(engineId);
     if (!c) {
       const row = store.cursor(engineId);
-      if (row) persisted.set(engineId, (c = { appId: row.app_id, lastTs: row.last_ts, lastTexts: JSON.parse(row.last_texts) as string[] }));
+      if (row)
+        persisted.set(
+          engineId,
+          (c = { appId: row.app_id, lastTs: row.last_ts, lastTexts: JSON.parse(row.last_texts) as string[] }),
+        );
     }
     return c;
   };
@@ -95,7 +99,15 @@ export function createLogsPipeline(deps: PipelineDeps) {
         let c = { appId: '', ts: '' };
         for (let i = 0; i < batch.length; i++) {
           const l = batch[i];
-          stored[i] = { seq: seqs[i], app_id: l.appId, ts: l.ts, time_ms: l.timeMs, container: l.container, stream: l.stream, text: l.text };
+          stored[i] = {
+            seq: seqs[i],
+            app_id: l.appId,
+            ts: l.ts,
+            time_ms: l.timeMs,
+            container: l.container,
+            stream: l.stream,
+            text: l.text,
+          };
           if (!l.engineId) continue;
           if (l.engineId !== engineId) {
             engineId = l.engineId;
@@ -197,7 +209,10 @@ export function createLogsPipeline(deps: PipelineDeps) {
         droppedSinceWarn++;
         const now = deps.clock.now();
         if (now - lastWarn >= 10_000) {
-          logger.warn({ dropped: droppedSinceWarn, total: counters.dropped }, 'logs: queue full, appended lines dropped');
+          logger.warn(
+            { dropped: droppedSinceWarn, total: counters.dropped },
+            'logs: queue full, appended lines dropped',
+          );
           lastWarn = now;
           droppedSinceWarn = 0;
         }

@@ -17,14 +17,30 @@ export function logsRoutes(deps: { logs: LogsService; view: AppViewContext }) {
   const r = new ApiRoutes('logs');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.add({ method: 'get', path: '/v1/apps/:app/logs', summary: '#20 Get a signed logs URL', responses: { 200: logsUrlAnswer } }, (c) => {
-    const { app, logs_url } = logs.logsUrl(user(c), c.get('app').id);
-    return c.json({ app: appJson(app, deps.view), logs_url });
-  });
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/logs',
+      summary: '#20 Get a signed logs URL',
+      responses: { 200: logsUrlAnswer },
+    },
+    (c) => {
+      const { app, logs_url } = logs.logsUrl(user(c), c.get('app').id);
+      return c.json({ app: appJson(app, deps.view), logs_url });
+    },
+  );
 
   // `cursor` (documentation, npm client) or `page` (Go CLI)
-  r.add({ method: 'get', path: '/v1/apps/:app/logs_archives', summary: '#21 List the logs archives', query: archivesQuery, responses: { 200: logsArchiveList } }, (c) =>
-    c.json(logs.archives(user(c), c.get('app').id, { cursor: c.req.query('cursor'), page: c.req.query('page') })),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/logs_archives',
+      summary: '#21 List the logs archives',
+      query: archivesQuery,
+      responses: { 200: logsArchiveList },
+    },
+    (c) =>
+      c.json(logs.archives(user(c), c.get('app').id, { cursor: c.req.query('cursor'), page: c.req.query('page') })),
   );
 
   // Text, or SSE when stream=true without an Upgrade header (WebSocket: logs.ws.ts)
@@ -37,7 +53,10 @@ export function logsRoutes(deps: { logs: LogsService; view: AppViewContext }) {
       app: false,
       query: signedLogsQuery,
       responses: {
-        200: { contentType: ['text/plain', 'text/event-stream'], description: 'One line per log line; with stream=true, one data-only event per message' },
+        200: {
+          contentType: ['text/plain', 'text/event-stream'],
+          description: 'One line per log line; with stream=true, one data-only event per message',
+        },
         204: null,
       },
     },

@@ -67,7 +67,10 @@ export function createLogsService(deps: LogsServiceDeps) {
     /** #20: a signed URL on the emulator's own port, carrying its query string already. */
     logsUrl(user: UserRow, appParam: string): { app: AppRow; logs_url: string } {
       const app = deps.apps.visibleApp(user, appParam);
-      return { app, logs_url: `${deps.apiUrl()}/apps/${encodeURIComponent(app.name)}/logs?${deps.signer.query(LOGS, subjectOf(app.id, user.id))}` };
+      return {
+        app,
+        logs_url: `${deps.apiUrl()}/apps/${encodeURIComponent(app.name)}/logs?${deps.signer.query(LOGS, subjectOf(app.id, user.id))}`,
+      };
     },
 
     /**
@@ -83,15 +86,26 @@ export function createLogsService(deps: LogsServiceDeps) {
     authorize(appParam: string, q: LogsQuery): ReadRequest {
       const check = deps.signer.check(LOGS, q.token, q.timestamp, limits.urlTtlMs);
       if (!check.ok) {
-        throw ApiError.unauthorized(check.reason === 'expired' ? 'this logs URL has expired: ask GET /v1/apps/:app/logs for a new one' : 'invalid logs token');
+        throw ApiError.unauthorized(
+          check.reason === 'expired'
+            ? 'this logs URL has expired: ask GET /v1/apps/:app/logs for a new one'
+            : 'invalid logs token',
+        );
       }
       const subject = parseSubject(check.subject);
       if (!subject) throw ApiError.unauthorized('invalid logs token');
       const app = deps.apps.find(appParam);
       if (!app) throw ApiError.notFound('app');
-      if (app.id !== subject.id) throw ApiError.unauthorized('invalid logs token: it was given for another application');
+      if (app.id !== subject.id)
+        throw ApiError.unauthorized('invalid logs token: it was given for another application');
       if (!deps.apps.hasAccess(subject.userId, app.id)) throw ApiError.unauthorized(NO_LONGER);
-      return { app, userId: subject.userId, n: parseN(q.n), match: compileFilter(q.filter), stream: q.stream === 'true' || q.stream === '1' };
+      return {
+        app,
+        userId: subject.userId,
+        n: parseN(q.n),
+        match: compileFilter(q.filter),
+        stream: q.stream === 'true' || q.stream === '1',
+      };
     },
 
     /** Text mode: the last n lines, oldest first, one per line; null when there is none. */
@@ -119,7 +133,8 @@ export function createLogsService(deps: LogsServiceDeps) {
     /** #21: archives newest first, each with a signed download URL valid archiveUrlTtlMs. */
     archives(user: UserRow, appParam: string, q: { cursor?: string; page?: string }) {
       const app = deps.apps.visibleApp(user, appParam);
-      if (q.cursor !== undefined && q.cursor !== '' && !/^\d{1,15}$/.test(q.cursor)) throw ApiError.badRequest(`invalid cursor "${q.cursor}": use next_cursor from the previous list`);
+      if (q.cursor !== undefined && q.cursor !== '' && !/^\d{1,15}$/.test(q.cursor))
+        throw ApiError.badRequest(`invalid cursor "${q.cursor}": use next_cursor from the previous list`);
       let page = 1;
       if (q.page !== undefined && q.page !== '' && q.page !== '0') {
         if (!/^\d{1,9}$/.test(q.page)) throw ApiError.invalid('page', 'must be a whole number');
@@ -138,11 +153,19 @@ export function createLogsService(deps: LogsServiceDeps) {
     },
 
     /** Download of one archive: the signed URL is the only credential; expired → 403. */
-    archiveFile(appParam: string, id: string, q: { token?: string; timestamp?: string }): { path: string; name: string; size: number } {
+    archiveFile(
+      appParam: string,
+      id: string,
+      q: { token?: string; timestamp?: string },
+    ): { path: string; name: string; size: number } {
       const check = deps.signer.check(ARCHIVE, q.token, q.timestamp, limits.archiveUrlTtlMs);
       const subject = check.ok ? parseSubject(check.subject) : null;
       if (!check.ok || subject?.id !== id) {
-        throw ApiError.forbidden(check.ok || check.reason === 'invalid' ? 'invalid archive URL signature' : 'this archive URL has expired: list the archives again for a fresh URL');
+        throw ApiError.forbidden(
+          check.ok || check.reason === 'invalid'
+            ? 'invalid archive URL signature'
+            : 'this archive URL has expired: list the archives again for a fresh URL',
+        );
       }
       const app = deps.apps.find(appParam);
       const a = deps.archiver.find(id);

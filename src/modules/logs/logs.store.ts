@@ -34,20 +34,40 @@ const COLUMNS = 6;
 /** Log history, collection cursors and archives. Maps app id → lines (by seq), engine id → cursor, app id → archives. */
 export function createLogsStore(db: Db) {
   const s = {
-    insert: db.prepare('INSERT INTO log_lines (app_id, ts, time_ms, container, stream, text) VALUES (?, ?, ?, ?, ?, ?)'),
-    insertMany: db.prepare(`INSERT INTO log_lines (app_id, ts, time_ms, container, stream, text) VALUES ${Array(INSERT_ROWS).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`),
-    last: db.prepare<[string, number], StoredLine>('SELECT * FROM (SELECT * FROM log_lines WHERE app_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq'),
+    insert: db.prepare(
+      'INSERT INTO log_lines (app_id, ts, time_ms, container, stream, text) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    insertMany: db.prepare(
+      `INSERT INTO log_lines (app_id, ts, time_ms, container, stream, text) VALUES ${Array(INSERT_ROWS).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`,
+    ),
+    last: db.prepare<[string, number], StoredLine>(
+      'SELECT * FROM (SELECT * FROM log_lines WHERE app_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+    ),
     containers: db.prepare<[string], string>('SELECT DISTINCT container FROM log_lines WHERE app_id = ?').pluck(),
     // Rows as arrays [seq, ts, container, text, time_ms]: rotation reads thousands at a time.
-    oldest: db.prepare<[string, number], [number, string, string, string, number]>('SELECT seq, ts, container, text, time_ms FROM log_lines WHERE app_id = ? ORDER BY seq LIMIT ?').raw(),
-    oldestAfter: db.prepare<[string, number, number], [number, string, string, string, number]>('SELECT seq, ts, container, text, time_ms FROM log_lines WHERE app_id = ? AND seq > ? ORDER BY seq LIMIT ?').raw(),
+    oldest: db
+      .prepare<[string, number], [number, string, string, string, number]>(
+        'SELECT seq, ts, container, text, time_ms FROM log_lines WHERE app_id = ? ORDER BY seq LIMIT ?',
+      )
+      .raw(),
+    oldestAfter: db
+      .prepare<[string, number, number], [number, string, string, string, number]>(
+        'SELECT seq, ts, container, text, time_ms FROM log_lines WHERE app_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      )
+      .raw(),
     // The first line by seq (an index seek): lines come in time order, so it is the oldest but for stragglers.
-    firstTime: db.prepare<[string], number>('SELECT time_ms FROM log_lines WHERE app_id = ? ORDER BY seq LIMIT 1').pluck(),
+    firstTime: db
+      .prepare<[string], number>('SELECT time_ms FROM log_lines WHERE app_id = ? ORDER BY seq LIMIT 1')
+      .pluck(),
     appExists: db.prepare<[string], number>('SELECT 1 FROM apps WHERE id = ?').pluck(),
     deleteApp: db.prepare('DELETE FROM log_lines WHERE app_id = ?'),
-    olderThan: db.prepare<[string, number], number>('SELECT COUNT(*) FROM log_lines WHERE app_id = ? AND time_ms < ?').pluck(),
+    olderThan: db
+      .prepare<[string, number], number>('SELECT COUNT(*) FROM log_lines WHERE app_id = ? AND time_ms < ?')
+      .pluck(),
     deleteUpTo: db.prepare('DELETE FROM log_lines WHERE app_id = ? AND seq <= ?'),
-    stats: db.prepare<[], AppLogStats>('SELECT app_id, COUNT(*) AS lines, SUM(LENGTH(text)) AS bytes, MIN(time_ms) AS oldest_ms FROM log_lines GROUP BY app_id'),
+    stats: db.prepare<[], AppLogStats>(
+      'SELECT app_id, COUNT(*) AS lines, SUM(LENGTH(text)) AS bytes, MIN(time_ms) AS oldest_ms FROM log_lines GROUP BY app_id',
+    ),
     orphans: db.prepare('DELETE FROM log_lines WHERE app_id NOT IN (SELECT id FROM apps)'),
     cursor: db.prepare<[string], CursorRow>('SELECT * FROM log_cursors WHERE engine_id = ?'),
     upsertCursor: db.prepare(
@@ -59,9 +79,15 @@ export function createLogsStore(db: Db) {
     ),
     archive: db.prepare<[string], ArchiveRow>('SELECT * FROM log_archives WHERE id = ?'),
     // Newest first, like the platform's list; `before` is the cursor (a seq).
-    archivesBefore: db.prepare<[string, number, number], ArchiveRow>('SELECT * FROM log_archives WHERE app_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
-    archivesPage: db.prepare<[string, number, number], ArchiveRow>('SELECT * FROM log_archives WHERE app_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
-    oldArchives: db.prepare<[string, number], ArchiveRow>('SELECT * FROM log_archives WHERE app_id = ? ORDER BY seq DESC LIMIT -1 OFFSET ?'),
+    archivesBefore: db.prepare<[string, number, number], ArchiveRow>(
+      'SELECT * FROM log_archives WHERE app_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    ),
+    archivesPage: db.prepare<[string, number, number], ArchiveRow>(
+      'SELECT * FROM log_archives WHERE app_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
+    ),
+    oldArchives: db.prepare<[string, number], ArchiveRow>(
+      'SELECT * FROM log_archives WHERE app_id = ? ORDER BY seq DESC LIMIT -1 OFFSET ?',
+    ),
     orphanArchives: db.prepare<[], ArchiveRow>('SELECT * FROM log_archives WHERE app_id NOT IN (SELECT id FROM apps)'),
     deleteArchive: db.prepare('DELETE FROM log_archives WHERE id = ?'),
   };
@@ -100,7 +126,9 @@ export function createLogsStore(db: Db) {
       if (!only.length) return [];
       const marks = only.map(() => '?').join(', ');
       return db
-        .prepare<unknown[], StoredLine>(`SELECT * FROM (SELECT * FROM log_lines WHERE app_id = ? AND container IN (${marks}) ORDER BY seq DESC LIMIT ?) ORDER BY seq`)
+        .prepare<unknown[], StoredLine>(
+          `SELECT * FROM (SELECT * FROM log_lines WHERE app_id = ? AND container IN (${marks}) ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+        )
         .all(appId, ...only, n);
     },
     containers: (appId: string) => s.containers.all(appId),

@@ -53,7 +53,10 @@ export function createDelivery(deps: DeliveryDeps) {
     const shown = redactUrl(url);
     try {
       const target = basicAuthFromUrl(url);
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'scalingo-emulator-notifier' };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': 'scalingo-emulator-notifier',
+      };
       if (target.authorization) headers.authorization = target.authorization;
       const res = await doFetch(target.url, {
         method: 'POST',
@@ -67,16 +70,23 @@ export function createDelivery(deps: DeliveryDeps) {
     } catch (err) {
       // A URL that cannot be requested at all will not work on a retry either.
       retry = !(err instanceof TypeError && /Invalid URL|cannot be constructed|credentials/i.test(err.message));
-      if (!stopped) deps.logger.warn({ url: shown, attempt, err: (err as Error).message.split(url).join(shown) }, 'webhook notification failed');
+      if (!stopped)
+        deps.logger.warn(
+          { url: shown, attempt, err: (err as Error).message.split(url).join(shown) },
+          'webhook notification failed',
+        );
     } finally {
       clearTimeout(timeout);
       inFlight.delete(ctl);
     }
     if (retry && attempt < deps.retries && !stopped) {
-      const t = setTimeout(() => {
-        timers.delete(t);
-        void post(url, body, attempt + 1);
-      }, deps.backoffMs * 2 ** attempt);
+      const t = setTimeout(
+        () => {
+          timers.delete(t);
+          void post(url, body, attempt + 1);
+        },
+        deps.backoffMs * 2 ** attempt,
+      );
       timers.add(t);
     }
   }
@@ -122,7 +132,14 @@ export function createDelivery(deps: DeliveryDeps) {
 function subjectOf(e: EventPayload): string {
   const app = e.app_name ? `[${e.app_name}] ` : '';
   if (e.type === 'alert') {
-    const d = e.type_data as { metric?: string; sender_name?: string; activated?: boolean; value_text?: string; limit_text?: string; send_when_below?: boolean };
+    const d = e.type_data as {
+      metric?: string;
+      sender_name?: string;
+      activated?: boolean;
+      value_text?: string;
+      limit_text?: string;
+      send_when_below?: boolean;
+    };
     const dir = d.send_when_below ? 'Low' : 'High';
     return `${app}${dir} ${d.metric} on ${d.sender_name} ${d.activated ? 'triggered' : 'resolved'} (value: ${d.value_text}, limit: ${d.limit_text})`;
   }

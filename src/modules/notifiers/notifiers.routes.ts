@@ -20,8 +20,15 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
   // Public on the platform (go-scalingo sends these with NoAuth).
-  r.add({ method: 'get', path: '/v1/notification_platforms', summary: 'List the notification platforms', auth: 'public', responses: { 200: notificationPlatformList } }, (c) =>
-    c.json({ notification_platforms: PLATFORMS.map(platformJson) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/notification_platforms',
+      summary: 'List the notification platforms',
+      auth: 'public',
+      responses: { 200: notificationPlatformList },
+    },
+    (c) => c.json({ notification_platforms: PLATFORMS.map(platformJson) }),
   );
   r.add(
     {
@@ -38,8 +45,14 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
     },
   );
 
-  r.add({ method: 'get', path: '/v1/apps/:app/notifiers', summary: 'List the notifiers of an app', responses: { 200: notifierList } }, (c) =>
-    c.json({ notifiers: notifiers.list(user(c), c.get('app').id) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/notifiers',
+      summary: 'List the notifiers of an app',
+      responses: { 200: notifierList },
+    },
+    (c) => c.json({ notifiers: notifiers.list(user(c), c.get('app').id) }),
   );
   r.add(
     {
@@ -56,8 +69,14 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
       return c.json({ notifier: notifiers.create(user(c), c.get('app').id, notifier) }, 201);
     },
   );
-  r.add({ method: 'get', path: '/v1/apps/:app/notifiers/:id', summary: 'Get a notifier', responses: { 200: notifierEnvelope } }, (c) =>
-    c.json({ notifier: notifiers.show(user(c), c.get('app').id, c.req.param('id')) }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/notifiers/:id',
+      summary: 'Get a notifier',
+      responses: { 200: notifierEnvelope },
+    },
+    (c) => c.json({ notifier: notifiers.show(user(c), c.get('app').id, c.req.param('id')) }),
   );
   r.add(
     {
@@ -74,13 +93,24 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
       return c.json({ notifier: notifiers.update(user(c), c.get('app').id, c.req.param('id'), notifier) });
     },
   );
-  r.add({ method: 'delete', path: '/v1/apps/:app/notifiers/:id', summary: 'Delete a notifier', responses: { 204: null } }, (c) => {
-    notifiers.delete(user(c), c.get('app').id, c.req.param('id'));
-    return c.body(null, 204);
-  });
-  r.add({ method: 'post', path: '/v1/apps/:app/notifiers/:id/test', summary: 'Send a test message through a notifier', responses: { 200: notifierTestAnswer } }, (c) => {
-    notifiers.test(user(c), c.get('app').id, c.req.param('id'));
-    return c.json({});
-  });
+  r.add(
+    { method: 'delete', path: '/v1/apps/:app/notifiers/:id', summary: 'Delete a notifier', responses: { 204: null } },
+    (c) => {
+      notifiers.delete(user(c), c.get('app').id, c.req.param('id'));
+      return c.body(null, 204);
+    },
+  );
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/apps/:app/notifiers/:id/test',
+      summary: 'Send a test message through a notifier',
+      responses: { 200: notifierTestAnswer },
+    },
+    (c) => {
+      notifiers.test(user(c), c.get('app').id, c.req.param('id'));
+      return c.json({});
+    },
+  );
   return r;
 }

@@ -18,7 +18,9 @@ const fields = {
   platform_id: z.string({ error: 'must be a string' }).optional(),
   /** Go sends the type ("" when not set); used when platform_id is missing. */
   type: z.string({ error: 'must be a string' }).optional(),
-  name: z.string({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a string') }).min(1, 'must not be empty'),
+  name: z
+    .string({ error: (i) => (i.input === undefined ? 'missing field' : 'must be a string') })
+    .min(1, 'must not be empty'),
   active: z.boolean({ error: 'must be a boolean' }).nullish(),
   send_all_alerts: z.boolean({ error: 'must be a boolean' }).nullish(),
   send_all_events: z.boolean({ error: 'must be a boolean' }).nullish(),
@@ -35,7 +37,9 @@ export type CreateNotifierInput = z.infer<typeof createNotifierSchema>['notifier
 export type UpdateNotifierInput = z.infer<typeof updateNotifierSchema>['notifier'];
 export type TypeDataInput = z.infer<typeof typeData>;
 
-export const platformSearchQuery = z.object({ name: z.string().optional().meta({ description: 'Platform name (email, slack, webhook, rocket_chat)' }) });
+export const platformSearchQuery = z.object({
+  name: z.string().optional().meta({ description: 'Platform name (email, slack, webhook, rocket_chat)' }),
+});
 
 // ---- Answers ----
 
@@ -54,7 +58,10 @@ export const notifierResource = z
     send_all_alerts: z.boolean(),
     send_all_events: z.boolean(),
     selected_event_ids: z.array(z.string()),
-    type_data: z.union([z.object({ webhook_url: z.string() }), z.object({ user_ids: z.array(z.string()), emails: z.array(z.string()) })]),
+    type_data: z.union([
+      z.object({ webhook_url: z.string() }),
+      z.object({ user_ids: z.array(z.string()), emails: z.array(z.string()) }),
+    ]),
     created_at: isoDateTime,
     updated_at: isoDateTime,
   })

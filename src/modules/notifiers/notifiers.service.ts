@@ -50,28 +50,39 @@ export function notifierJson(n: NotifierRow, appName: string) {
 export function createNotifiersService(deps: NotifiersServiceDeps) {
   const { store, events, clock } = deps;
 
-  function typeDataFor(platform: PlatformName, input: TypeDataInput, app: AppRow, previous?: Record<string, unknown>): Record<string, unknown> {
+  function typeDataFor(
+    platform: PlatformName,
+    input: TypeDataInput,
+    app: AppRow,
+    previous?: Record<string, unknown>,
+  ): Record<string, unknown> {
     if (WEBHOOK_PLATFORMS.has(platform)) {
       const url = input?.webhook_url ?? (previous?.webhook_url as string | undefined);
-      if (!url) throw ApiError.invalid('type_data.webhook_url', `missing field: a ${platform} notifier sends to this URL`);
+      if (!url)
+        throw ApiError.invalid('type_data.webhook_url', `missing field: a ${platform} notifier sends to this URL`);
       let parsed: URL;
       try {
         parsed = new URL(url);
       } catch {
         throw ApiError.invalid('type_data.webhook_url', 'must be an http or https URL');
       }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw ApiError.invalid('type_data.webhook_url', 'must be an http or https URL');
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw ApiError.invalid('type_data.webhook_url', 'must be an http or https URL');
       return { webhook_url: url };
     }
     const emails = input?.emails ?? (previous?.emails as string[] | undefined) ?? [];
     let userIds = input?.user_ids ?? (previous?.user_ids as string[] | undefined);
-    for (const id of userIds ?? []) if (!deps.userById(id)) throw ApiError.invalid('type_data.user_ids', `"${id}" is not a user`);
+    for (const id of userIds ?? [])
+      if (!deps.userById(id)) throw ApiError.invalid('type_data.user_ids', `"${id}" is not a user`);
     // Like the platform's default notifier, an e-mail notifier without recipients writes to the owner.
     if (!userIds?.length && emails.length === 0) userIds = [app.owner_id];
     return { user_ids: userIds ?? [], emails };
   }
 
-  function selectedIds(input: { selected_event_ids?: string[] | null; selected_events?: string[] | null }, previous: string[]): string[] {
+  function selectedIds(
+    input: { selected_event_ids?: string[] | null; selected_events?: string[] | null },
+    previous: string[],
+  ): string[] {
     if (input.selected_event_ids) {
       const bad = input.selected_event_ids.find((id) => !EVENT_IDS.has(id));
       if (bad) throw ApiError.invalid('selected_event_ids', `"${bad}" is not an event type id (GET /v1/event_types)`);
@@ -128,9 +139,15 @@ export function createNotifiersService(deps: NotifiersServiceDeps) {
     },
     create(user: UserRow, appKey: string, input: CreateNotifierInput) {
       const app = deps.apps.visibleApp(user, appKey);
-      const platform = (input.platform_id ? platformById(input.platform_id) : input.type ? platformByName(input.type) : undefined)?.name;
+      const platform = (
+        input.platform_id ? platformById(input.platform_id) : input.type ? platformByName(input.type) : undefined
+      )?.name;
       if (!platform) {
-        if (input.platform_id) throw ApiError.invalid('platform_id', `"${input.platform_id}" is not a notification platform (GET /v1/notification_platforms)`);
+        if (input.platform_id)
+          throw ApiError.invalid(
+            'platform_id',
+            `"${input.platform_id}" is not a notification platform (GET /v1/notification_platforms)`,
+          );
         throw ApiError.invalid('platform_id', 'missing field');
       }
       const now = clock.now();
@@ -164,7 +181,9 @@ export function createNotifiersService(deps: NotifiersServiceDeps) {
         send_all_alerts: input.send_all_alerts == null ? n.send_all_alerts : input.send_all_alerts ? 1 : 0,
         send_all_events: input.send_all_events == null ? n.send_all_events : input.send_all_events ? 1 : 0,
         selected_event_ids: JSON.stringify(selectedIds(input, JSON.parse(n.selected_event_ids) as string[])),
-        type_data: JSON.stringify(typeDataFor(platform, input.type_data, app, JSON.parse(n.type_data) as Record<string, unknown>)),
+        type_data: JSON.stringify(
+          typeDataFor(platform, input.type_data, app, JSON.parse(n.type_data) as Record<string, unknown>),
+        ),
         updated_at: clock.now(),
       };
       tx(deps.db, () => {
@@ -199,7 +218,8 @@ export function createNotifiersService(deps: NotifiersServiceDeps) {
 
     /** Every id must name a notifier of the app (alerts validation): 422 naming the field otherwise. */
     checkIds(appId: string, ids: string[]): void {
-      for (const id of ids) if (!store.byId(appId, id)) throw ApiError.invalid('notifiers', `"${id}" is not a notifier of this app`);
+      for (const id of ids)
+        if (!store.byId(appId, id)) throw ApiError.invalid('notifiers', `"${id}" is not a notifier of this app`);
     },
 
     /** Sends an alert event to the alert's active notifiers and to those taking every alert. */
@@ -207,7 +227,8 @@ export function createNotifiersService(deps: NotifiersServiceDeps) {
       const ids = new Set(alertNotifierIds);
       const p = payload(e);
       if (!e.app_id) return;
-      for (const n of store.activeForApp(e.app_id)) if (ids.has(n.id) || n.send_all_alerts === 1) deps.delivery.deliver(n, p);
+      for (const n of store.activeForApp(e.app_id))
+        if (ids.has(n.id) || n.send_all_alerts === 1) deps.delivery.deliver(n, p);
     },
 
     /** events.onRecord listener: other app events go to the notifiers that selected them. */
@@ -218,7 +239,9 @@ export function createNotifiersService(deps: NotifiersServiceDeps) {
       setImmediate(() => {
         if (!deps.db.open) return;
         const typeId = EVENT_ID(e.type);
-        const targets = store.activeForApp(appId).filter((n) => n.send_all_events === 1 || (JSON.parse(n.selected_event_ids) as string[]).includes(typeId));
+        const targets = store
+          .activeForApp(appId)
+          .filter((n) => n.send_all_events === 1 || (JSON.parse(n.selected_event_ids) as string[]).includes(typeId));
         if (targets.length === 0) return;
         const p = payload(e);
         for (const n of targets) deps.delivery.deliver(n, p);

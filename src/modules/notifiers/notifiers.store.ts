@@ -19,7 +19,9 @@ export function createNotifiersStore(db: Db) {
   const s = {
     forApp: db.prepare<[string], NotifierRow>('SELECT * FROM notifiers WHERE app_id = ? ORDER BY created_at, id'),
     byId: db.prepare<[string, string], NotifierRow>('SELECT * FROM notifiers WHERE id = ? AND app_id = ?'),
-    activeForApp: db.prepare<[string], NotifierRow>('SELECT * FROM notifiers WHERE app_id = ? AND active = 1 ORDER BY created_at, id'),
+    activeForApp: db.prepare<[string], NotifierRow>(
+      'SELECT * FROM notifiers WHERE app_id = ? AND active = 1 ORDER BY created_at, id',
+    ),
     insert: db.prepare(
       'INSERT INTO notifiers (id, app_id, name, platform, active, send_all_alerts, send_all_events, selected_event_ids, type_data, created_at, updated_at) VALUES (@id, @app_id, @name, @platform, @active, @send_all_alerts, @send_all_events, @selected_event_ids, @type_data, @created_at, @updated_at)',
     ),

@@ -14,10 +14,34 @@ export interface Platform {
 }
 
 export const PLATFORMS: Platform[] = [
-  { id: '59c52ac27651ce002c1d4620', name: 'email', display_name: 'E-mail', logo_url: '', description: 'Send events by e-mail (the emulator appends them to an outbox file)' },
-  { id: '5982f145d48c3600273ef089', name: 'slack', display_name: 'Slack', logo_url: '', description: 'Send events to a Slack incoming webhook' },
-  { id: '5982f145d48c3600273ef08a', name: 'webhook', display_name: 'Webhook', logo_url: '', description: 'POST the event JSON to a URL of yours' },
-  { id: '6a0e1c00e3a1b2000e000010', name: 'rocket_chat', display_name: 'Rocket.Chat', logo_url: '', description: 'Send events to a Rocket.Chat incoming webhook' },
+  {
+    id: '59c52ac27651ce002c1d4620',
+    name: 'email',
+    display_name: 'E-mail',
+    logo_url: '',
+    description: 'Send events by e-mail (the emulator appends them to an outbox file)',
+  },
+  {
+    id: '5982f145d48c3600273ef089',
+    name: 'slack',
+    display_name: 'Slack',
+    logo_url: '',
+    description: 'Send events to a Slack incoming webhook',
+  },
+  {
+    id: '5982f145d48c3600273ef08a',
+    name: 'webhook',
+    display_name: 'Webhook',
+    logo_url: '',
+    description: 'POST the event JSON to a URL of yours',
+  },
+  {
+    id: '6a0e1c00e3a1b2000e000010',
+    name: 'rocket_chat',
+    display_name: 'Rocket.Chat',
+    logo_url: '',
+    description: 'Send events to a Rocket.Chat incoming webhook',
+  },
 ];
 
 /** The platforms that deliver to `type_data.webhook_url`. */

@@ -28,11 +28,17 @@ function tokenOf(path: string): string | null {
   return token && !token.includes('/') ? token : null;
 }
 
-export function createAttachServer(deps: { oneOff: OneOffService; attacher: Attacher; upgrades: UpgradeTable; logger: Logger }) {
+export function createAttachServer(deps: {
+  oneOff: OneOffService;
+  attacher: Attacher;
+  upgrades: UpgradeTable;
+  logger: Logger;
+}) {
   const { oneOff, attacher, upgrades, logger } = deps;
   const refuse = (socket: Duplex, err: unknown) => {
     if (err instanceof ApiError) return upgrades.reject(socket, err.status, err.body, err.headers);
-    if (err instanceof EngineUnavailableError) return upgrades.reject(socket, 503, { error: ENGINE_UNREACHABLE_MESSAGE });
+    if (err instanceof EngineUnavailableError)
+      return upgrades.reject(socket, 503, { error: ENGINE_UNREACHABLE_MESSAGE });
     logger.error({ err }, 'one-off: attaching failed');
     upgrades.reject(socket, 500, { error: 'internal error while attaching to the one-off container' });
   };

@@ -82,8 +82,14 @@ export function createAttacher(deps: AttachDeps) {
     const onIdle = () => {
       if (s.exited) return;
       s.idleClosed = true;
-      logger.info({ container: s.containerId, idleMs: deps.idleMs }, 'one-off: no data on the terminal, closing and stopping the container');
-      client.end({ reason: `no data for ${Math.round(deps.idleMs / 1000)} s: the one-off container is stopped`, idle: true });
+      logger.info(
+        { container: s.containerId, idleMs: deps.idleMs },
+        'one-off: no data on the terminal, closing and stopping the container',
+      );
+      client.end({
+        reason: `no data for ${Math.round(deps.idleMs / 1000)} s: the one-off container is stopped`,
+        idle: true,
+      });
       stopFor(s);
     };
     touch();
@@ -123,7 +129,9 @@ export function createAttacher(deps: AttachDeps) {
 
   function stopFor(s: Session): void {
     deps.store.setState(s.containerId, 'stopping');
-    void sessions.shutdown(s, { hangup: true }).catch((err: Error) => logger.warn({ err, container: s.containerId }, 'one-off: could not stop the container'));
+    void sessions
+      .shutdown(s, { hangup: true })
+      .catch((err: Error) => logger.warn({ err, container: s.containerId }, 'one-off: could not stop the container'));
   }
 
   return { connect };

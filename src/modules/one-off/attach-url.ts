@@ -15,7 +15,8 @@ export type AttachCheck = { ok: true; containerId: string; expired: boolean } | 
  */
 export function createAttachSigner(deps: { clock: Clock; ttlMs: number; key?: Buffer }) {
   const key = deps.key ?? randomBytes(32);
-  const mac = (containerId: string, exp: string) => createHmac('sha256', key).update(`attach|${containerId}|${exp}`).digest('base64url');
+  const mac = (containerId: string, exp: string) =>
+    createHmac('sha256', key).update(`attach|${containerId}|${exp}`).digest('base64url');
 
   function token(containerId: string): string {
     const exp = String(Math.ceil((deps.clock.now() + deps.ttlMs) / 1000));

@@ -12,7 +12,15 @@ import type { ContainersService } from '../containers/containers.service.ts';
 import type { Orchestrator } from '../containers/orchestrator.ts';
 import type { OneOffService } from './one-off.service.ts';
 import type { AppEnv } from '../../http/env.ts';
-import { killBodyDoc, normaliseResize, resizeBodyDoc, resizeSchema, runAnswer, runSchema, waitAnswer } from './one-off.schemas.ts';
+import {
+  killBodyDoc,
+  normaliseResize,
+  resizeBodyDoc,
+  resizeSchema,
+  runAnswer,
+  runSchema,
+  waitAnswer,
+} from './one-off.schemas.ts';
 import { filesOf } from './uploads.ts';
 
 // Room for the multipart envelope around the largest accepted file.
@@ -42,7 +50,8 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       method: 'post',
       path: '/v1/apps/:app/run',
       summary: '#14 Run a one-off container',
-      description: 'Attached runs also answer the start-one-off operation (`Location` header, `operation_url`, `operation`).',
+      description:
+        'Attached runs also answer the start-one-off operation (`Location` header, `operation_url`, `operation`).',
       middleware: [requireWritableApp(apps, 'run one-off containers')],
       body: runSchema,
       responses: { 200: runAnswer },
@@ -51,7 +60,11 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       const app = c.get('app');
       const { row, attachUrl, operation } = await oneOff.run(user(c), app, input);
       const body: Record<string, unknown> = {
-        container: { ...deps.containers.containerJson(row), memory: deps.orchestrator.sizeOf(row.size).memory, app: appJson(app, deps.view) },
+        container: {
+          ...deps.containers.containerJson(row),
+          memory: deps.orchestrator.sizeOf(row.size).memory,
+          app: appJson(app, deps.view),
+        },
         attach_url: attachUrl,
       };
       if (operation) {
@@ -65,13 +78,28 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
     },
   );
 
-  r.add({ method: 'post', path: '/v1/apps/:app/containers/:container_id/stop', summary: '#15 Stop a one-off container', responses: { 202: null } }, (c) => {
-    oneOff.stop(user(c), c.get('app'), c.req.param('container_id'));
-    return c.body(null, 202);
-  });
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/apps/:app/containers/:container_id/stop',
+      summary: '#15 Stop a one-off container',
+      responses: { 202: null },
+    },
+    (c) => {
+      oneOff.stop(user(c), c.get('app'), c.req.param('container_id'));
+      return c.body(null, 202);
+    },
+  );
 
   r.add(
-    { method: 'post', path: '/v1/apps/:app/containers/:container_id/kill', summary: '#16 Send a signal (SIGUSR1, SIGUSR2) to a container', body: killBodyDoc, rawBody: true, responses: { 204: null } },
+    {
+      method: 'post',
+      path: '/v1/apps/:app/containers/:container_id/kill',
+      summary: '#16 Send a signal (SIGUSR1, SIGUSR2) to a container',
+      body: killBodyDoc,
+      rawBody: true,
+      responses: { 204: null },
+    },
     async (c) => {
       await oneOff.kill(user(c), c.get('app'), c.req.param('container_id'), await readJson(c));
       return c.body(null, 204);
@@ -80,7 +108,15 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
 
   // #17 — the CLI sends {"width":"80","height":"24"} (strings), the DOC integers.
   r.add(
-    { method: 'put', path: '/attach/:token', summary: '#17 Resize the terminal of a one-off container', auth: 'signed', body: resizeBodyDoc, rawBody: true, responses: { 200: null } },
+    {
+      method: 'put',
+      path: '/attach/:token',
+      summary: '#17 Resize the terminal of a one-off container',
+      auth: 'signed',
+      body: resizeBodyDoc,
+      rawBody: true,
+      responses: { 200: null },
+    },
     async (c) => {
       const s = oneOff.byToken(c.req.param('token'), 'resize');
       const { width, height } = parseWith(resizeSchema, normaliseResize(await readJson(c)));
@@ -109,7 +145,8 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
     },
     async (c) => {
       const s = oneOff.byToken(c.req.param('token'), 'upload');
-      if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '')) throw ApiError.invalid('file', 'post the file as multipart/form-data in the field "file"');
+      if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? ''))
+        throw ApiError.invalid('file', 'post the file as multipart/form-data in the field "file"');
       let form: Record<string, unknown>;
       try {
         form = await c.req.parseBody({ all: true });
@@ -123,8 +160,15 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
   );
 
   // The CLI's last call: the exit code, integers only (it decodes into map[string]int).
-  r.add({ method: 'get', path: '/attach/:token/wait', summary: 'Wait for a one-off container to exit: its exit code', auth: 'signed', responses: { 200: waitAnswer } }, async (c) =>
-    c.json(await oneOff.wait(oneOff.byToken(c.req.param('token'), 'wait'))),
+  r.add(
+    {
+      method: 'get',
+      path: '/attach/:token/wait',
+      summary: 'Wait for a one-off container to exit: its exit code',
+      auth: 'signed',
+      responses: { 200: waitAnswer },
+    },
+    async (c) => c.json(await oneOff.wait(oneOff.byToken(c.req.param('token'), 'wait'))),
   );
 
   r.add(
@@ -133,7 +177,13 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       path: '/attach/:token',
       summary: 'Attach to a one-off container (CONNECT or a WebSocket upgrade; a plain GET is refused)',
       auth: 'signed',
-      responses: { 400: { contentType: 'application/json', schema: ERROR_BODY, description: 'Always: attach with CONNECT or a WebSocket upgrade' } },
+      responses: {
+        400: {
+          contentType: 'application/json',
+          schema: ERROR_BODY,
+          description: 'Always: attach with CONNECT or a WebSocket upgrade',
+        },
+      },
     },
     (c) => {
       oneOff.byToken(c.req.param('token'), 'wait');

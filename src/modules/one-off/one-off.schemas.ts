@@ -10,7 +10,10 @@ export const runSchema = z.object({
   env: z
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String))
     .nullish()
-    .refine((env) => !env || Object.keys(env).every((k) => k !== '' && !k.includes('=') && !k.includes('\0')), 'variable names must be non-empty and contain no "="'),
+    .refine(
+      (env) => !env || Object.keys(env).every((k) => k !== '' && !k.includes('=') && !k.includes('\0')),
+      'variable names must be non-empty and contain no "="',
+    ),
   size: z.string().nullish(),
   detached: z.boolean().nullish(),
   has_uploads: z.boolean().nullish(),
@@ -21,7 +24,9 @@ export type RunInput = z.infer<typeof runSchema>;
 // POST …/containers/:id/kill. Only the two signals the platform forwards.
 export const KILL_SIGNALS = ['SIGUSR1', 'SIGUSR2'] as const;
 export const killSchema = z.object({
-  signal: z.string().refine((s) => (KILL_SIGNALS as readonly string[]).includes(s), `must be ${KILL_SIGNALS.join(' or ')}`),
+  signal: z
+    .string()
+    .refine((s) => (KILL_SIGNALS as readonly string[]).includes(s), `must be ${KILL_SIGNALS.join(' or ')}`),
 });
 
 // PUT <attach_url>. The Go CLI sends the sizes as strings (`strconv.Itoa`), the DOC shows integers.
@@ -41,7 +46,10 @@ export function normaliseResize(body: unknown): unknown {
 }
 
 /** PUT <attach_url> as documented: integers (strings and `Width`/`Height` are read too). */
-export const resizeBodyDoc = z.object({ width: z.union([z.number().int(), z.string()]), height: z.union([z.number().int(), z.string()]) });
+export const resizeBodyDoc = z.object({
+  width: z.union([z.number().int(), z.string()]),
+  height: z.union([z.number().int(), z.string()]),
+});
 
 /** POST …/containers/:id/kill as documented (the service checks it). */
 export const killBodyDoc = z.object({ signal: z.enum(KILL_SIGNALS) });

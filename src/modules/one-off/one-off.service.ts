@@ -64,27 +64,60 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     const { maxPerApp, maxPerAccount } = deps.config.oneOff;
     const live = store.allLiveContainers().filter((c) => c.type === 'one-off');
     if (live.filter((c) => c.app_id === app.id).length >= maxPerApp) {
-      throw ApiError.invalid('container', `at most ${maxPerApp} one-off containers can run at once per application: stop one (one-off-stop) and retry`);
+      throw ApiError.invalid(
+        'container',
+        `at most ${maxPerApp} one-off containers can run at once per application: stop one (one-off-stop) and retry`,
+      );
     }
-    const owned = new Set(deps.apps.all().filter((a) => a.owner_id === app.owner_id).map((a) => a.id));
+    const owned = new Set(
+      deps.apps
+        .all()
+        .filter((a) => a.owner_id === app.owner_id)
+        .map((a) => a.id),
+    );
     if (live.filter((c) => owned.has(c.app_id)).length >= maxPerAccount) {
-      throw ApiError.invalid('container', `at most ${maxPerAccount} one-off containers can run at once per account: stop one and retry`);
+      throw ApiError.invalid(
+        'container',
+        `at most ${maxPerAccount} one-off containers can run at once per account: stop one and retry`,
+      );
     }
   }
 
   /** Creates the Docker container of a one-off; detached ones start at once. */
-  async function create(s: Session, app: AppRow, rel: Release, row: ContainerRow, user: UserRow, env: Record<string, string>): Promise<void> {
+  async function create(
+    s: Session,
+    app: AppRow,
+    rel: Release,
+    row: ContainerRow,
+    user: UserRow,
+    env: Record<string, string>,
+  ): Promise<void> {
     const size = orchestrator.sizeOf(row.size);
     const detached = row.detached === 1;
     try {
       const info = await runtime.run(
         {
-          name: `scalingo-emu-${deps.instanceId}-${app.name}-${labelOf(row)}-${secret(3).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`,
+          name: `scalingo-emu-${deps.instanceId}-${app.name}-${labelOf(row)}-${secret(3)
+            .toLowerCase()
+            .replace(/[^a-z0-9]/g, 'x')}`,
           image: rel.image,
           cmd: ['sh', '-c', row.command],
-          env: containerEnv({ appName: app.name, type: 'one-off', index: row.type_index, size, stack: app.stack_id, version: rel.deploymentId, appVariables: deps.variables.asEnv(app.id), userId: user.id, extra: env }),
+          env: containerEnv({
+            appName: app.name,
+            type: 'one-off',
+            index: row.type_index,
+            size,
+            stack: app.stack_id,
+            version: rel.deploymentId,
+            appVariables: deps.variables.asEnv(app.id),
+            userId: user.id,
+            extra: env,
+          }),
           // Only a detached one-off's output is merged into the app's logs (spec): an attached one's goes to its terminal.
-          labels: { ...orchestrator.labelsFor(app, 'one-off', row.type_index, row.id, rel.deploymentId), ...(detached ? {} : { [LABELS.terminal]: '1' }) },
+          labels: {
+            ...orchestrator.labelsFor(app, 'one-off', row.type_index, row.id, rel.deploymentId),
+            ...(detached ? {} : { [LABELS.terminal]: '1' }),
+          },
           memoryBytes: size.memory,
           // The same network as the app's containers: its addon servers answer there.
           network: orchestrator.networkOf(app.id),
@@ -111,22 +144,49 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     labelOf,
 
     /** #14 — the container row (booting), its attach URL, and for attached runs the start-one-off operation. */
-    async run(user: UserRow, app: AppRow, input: RunInput): Promise<{ row: ContainerRow; attachUrl: string; operation: OperationRow | null }> {
+    async run(
+      user: UserRow,
+      app: AppRow,
+      input: RunInput,
+    ): Promise<{ row: ContainerRow; attachUrl: string; operation: OperationRow | null }> {
       // The container is created after the answer: with Docker down, say so now (503) rather than in the operation.
       if (!(await runtime.available())) throw ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE);
       assertNotBeingDeleted(app, orchestrator, deps.apps); // deleted, or being deleted, during the probe
       const sizeName = input.size || 'M';
       const sizes = deps.config.containerSizes.map((s) => s.name);
-      if (!sizes.includes(sizeName)) throw ApiError.invalid('size', `${sizeName} is not a container size (${sizes.join(', ')})`);
+      if (!sizes.includes(sizeName))
+        throw ApiError.invalid('size', `${sizeName} is not a container size (${sizes.join(', ')})`);
       const rel = orchestrator.release(app);
-      if (!rel) throw ApiError.badRequest(`The application ${app.name} has never been deployed: a one-off container runs the deployed code. Deploy it first (git push, an archive, or a watched directory), then retry.`);
+      if (!rel)
+        throw ApiError.badRequest(
+          `The application ${app.name} has never been deployed: a one-off container runs the deployed code. Deploy it first (git push, an archive, or a watched directory), then retry.`,
+        );
       checkLimits(app);
       const detached = input.detached ?? false;
       // Index and insert in the same tick: concurrent runs never share a label.
-      const row: ContainerRow = { id: objectId(clock.now()), app_id: app.id, type: 'one-off', type_index: store.nextOneOffIndex(app.id), size: sizeName, command: input.command, engine_id: null, state: 'booting', host_port: null, deployment_id: rel.deploymentId, detached: detached ? 1 : 0, created_at: clock.now(), deleted_at: null };
+      const row: ContainerRow = {
+        id: objectId(clock.now()),
+        app_id: app.id,
+        type: 'one-off',
+        type_index: store.nextOneOffIndex(app.id),
+        size: sizeName,
+        command: input.command,
+        engine_id: null,
+        state: 'booting',
+        host_port: null,
+        deployment_id: rel.deploymentId,
+        detached: detached ? 1 : 0,
+        created_at: clock.now(),
+        deleted_at: null,
+      };
       store.insertContainer(row);
       // GS EventRunTypeData; there is no session recording, so no audit log (id '', size 0).
-      deps.events.record({ type: 'run', app, user, typeData: { command: input.command, audit_log_id: '', audit_log_size: 0, detached } });
+      deps.events.record({
+        type: 'run',
+        app,
+        user,
+        typeData: { command: input.command, audit_log_id: '', audit_log_size: 0, detached },
+      });
       const s = sessions.open(row);
       runBy.set(row.id, { userId: user.id, appId: app.id });
       void s.exit.then(() => runBy.delete(row.id));
@@ -136,7 +196,12 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       // An app deletion waits for the creation, then sweeps the container with the others.
       const creating = orchestrator.track(app.id, create(s, app, rel, row, user, env));
       if (detached) {
-        creating.catch((err: Error) => deps.logger.warn({ err, app: app.name, container: labelOf(row) }, 'one-off: detached container could not start'));
+        creating.catch((err: Error) =>
+          deps.logger.warn(
+            { err, app: app.name, container: labelOf(row) },
+            'one-off: detached container could not start',
+          ),
+        );
         return { row, attachUrl, operation: null };
       }
       // The Go CLI polls this operation and attaches to start_one_off_data.attach_url once done.
@@ -150,19 +215,25 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     /** #15 — one-off containers only; `stopping`, then Docker's normal shutdown (SIGTERM, grace, SIGKILL). */
     stop(_user: UserRow, app: AppRow, key: string): void {
       const row = findContainer(app, key);
-      if (row.type !== 'one-off') throw ApiError.badRequest(`${labelOf(row)} is a ${row.type} container: only one-off containers can be stopped (scale the app to stop the others)`);
+      if (row.type !== 'one-off')
+        throw ApiError.badRequest(
+          `${labelOf(row)} is a ${row.type} container: only one-off containers can be stopped (scale the app to stop the others)`,
+        );
       if (row.state === 'stopping') return;
       store.setState(row.id, 'stopping');
       // No timeline event: the platform has no type for a one-off stop (go-scalingo events_structs.go).
       const s = sessions.get(row.id) ?? adopt(row);
-      void sessions.shutdown(s).catch((err: Error) => deps.logger.warn({ err, container: row.id }, 'one-off: could not stop the container'));
+      void sessions
+        .shutdown(s)
+        .catch((err: Error) => deps.logger.warn({ err, container: row.id }, 'one-off: could not stop the container'));
     },
 
     /** #16 — SIGUSR1 or SIGUSR2 delivered to the container's process (any running container). */
     async kill(_user: UserRow, app: AppRow, key: string, body: unknown): Promise<void> {
       const row = findContainer(app, key);
       const { signal } = parseWith(killSchema, body);
-      if (row.state !== 'running' || !row.engine_id) throw ApiError.badRequest(`${labelOf(row)} is ${row.state}, not running: no signal can be delivered`);
+      if (row.state !== 'running' || !row.engine_id)
+        throw ApiError.badRequest(`${labelOf(row)} is ${row.state}, not running: no signal can be delivered`);
       await runtime.kill(row.engine_id, signal);
       // No timeline event: the platform has no type for a signal (go-scalingo events_structs.go).
     },
@@ -180,11 +251,16 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       if (!s) throw ApiError.notFound('container', 'the one-off container of this attach URL has ended');
       const by = runBy.get(check.containerId);
       if (by && !deps.hasAccess(by.userId, by.appId)) throw unauthorized(NO_LONGER);
-      if (check.expired && (use === 'attach' || use === 'upload' || !s.attached)) throw unauthorized('this attach URL has expired: run the command again');
+      if (check.expired && (use === 'attach' || use === 'upload' || !s.attached))
+        throw unauthorized('this attach URL has expired: run the command again');
       if (use === 'wait' || use === 'resize') return s;
-      if (s.exited || s.stopping) throw ApiError.notFound('container', 'the one-off container of this attach URL has ended');
+      if (s.exited || s.stopping)
+        throw ApiError.notFound('container', 'the one-off container of this attach URL has ended');
       if (use === 'attach' && s.attached) throw conflict('a terminal is already attached to this one-off container');
-      if (use === 'upload' && s.attached) throw conflict('files must be uploaded before attaching: a terminal is already attached to this one-off container');
+      if (use === 'upload' && s.attached)
+        throw conflict(
+          'files must be uploaded before attaching: a terminal is already attached to this one-off container',
+        );
       if (s.detached) throw conflict('this one-off container runs detached: it takes no terminal or uploads');
       // Claimed in the same tick as the checks: two terminals racing never both get it.
       if (use === 'attach') s.attached = true;
@@ -201,7 +277,10 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     async upload(s: Session, files: Upload[]): Promise<void> {
       const engineId = await s.ready;
       await runtime.putArchive(engineId, '/', await uploadsArchive(files, new Date(clock.now())));
-      deps.logger.debug({ container: s.containerId, files: files.map((f) => f.name), dir: UPLOAD_DIR }, 'one-off: files uploaded');
+      deps.logger.debug(
+        { container: s.containerId, files: files.map((f) => f.name), dir: UPLOAD_DIR },
+        'one-off: files uploaded',
+      );
     },
 
     /** `GET <attach_url>/wait`: the exit code; 408 when the terminal was closed for inactivity (the CLI's message). */

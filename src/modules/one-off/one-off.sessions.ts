@@ -36,7 +36,11 @@ export interface Session {
   closeTerminal: ((why: { reason: string; idle?: boolean }) => void) | null;
 }
 
-type Internal = Session & { resolveReady(id: string): void; rejectReady(err: Error): void; resolveExit(code: number): void };
+type Internal = Session & {
+  resolveReady(id: string): void;
+  rejectReady(err: Error): void;
+  resolveExit(code: number): void;
+};
 
 // A one-off stopped before it ever started did not run: reported as terminated (128 + SIGTERM).
 export const NEVER_STARTED_EXIT_CODE = 143;
@@ -62,7 +66,8 @@ export function createSessions(deps: SessionsDeps) {
   // Emulator stopping: exits are still reported to waiters, the database and Docker are left alone.
   let closing = false;
   const offEvents = runtime.onEvent((e) => {
-    if (e.action === 'die' && e.labels[LABELS.instance] === deps.instanceId && e.labels[LABELS.type] === 'one-off') died.add(e.engineId);
+    if (e.action === 'die' && e.labels[LABELS.instance] === deps.instanceId && e.labels[LABELS.type] === 'one-off')
+      died.add(e.engineId);
   });
 
   function open(row: ContainerRow): Session {
@@ -127,7 +132,9 @@ export function createSessions(deps: SessionsDeps) {
     setTimeout(() => sessions.get(s.containerId) === s && sessions.delete(s.containerId), deps.keepEndedMs).unref();
     if (!s.engineId) return;
     if (s.started) await drained(s.engineId);
-    await runtime.remove(s.engineId).catch((err: Error) => logger.warn({ err, container: s.containerId }, 'one-off: could not remove the container'));
+    await runtime
+      .remove(s.engineId)
+      .catch((err: Error) => logger.warn({ err, container: s.containerId }, 'one-off: could not remove the container'));
   }
 
   /** Lets the logs collector read the last lines (a detached one-off's output is app logs). */

@@ -47,7 +47,8 @@ export async function uploadsArchive(files: Upload[], now: Date): Promise<Buffer
 export async function filesOf(body: Record<string, unknown>, maxBytes: number): Promise<Upload[]> {
   const field = body.file;
   const list = (Array.isArray(field) ? field : field === undefined ? [] : [field]) as unknown[];
-  if (!list.length) throw ApiError.invalid('file', 'missing field: post the file as multipart/form-data in the field "file"');
+  if (!list.length)
+    throw ApiError.invalid('file', 'missing field: post the file as multipart/form-data in the field "file"');
   const out: Upload[] = [];
   for (const f of list) {
     if (!(f instanceof File)) throw ApiError.invalid('file', 'must be a file (multipart part with a filename)');

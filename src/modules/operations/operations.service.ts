@@ -9,12 +9,30 @@ import type { OperationRow, OperationsStore } from './operations.store.ts';
  * `done` or `error` with the error text. The work runs in the background; the caller answers
  * 202 with a Location to GET /v1/apps/:app/operations/:id.
  */
-export function createOperationsService(deps: { store: OperationsStore; clock: Clock; log: { error(o: object, m: string): void } }) {
+export function createOperationsService(deps: {
+  store: OperationsStore;
+  clock: Clock;
+  log: { error(o: object, m: string): void };
+}) {
   const { store, clock } = deps;
   const inFlight = new Set<Promise<void>>();
   return {
-    start(appId: string, type: string, work: (op: OperationRow) => Promise<void>, data: Record<string, unknown> = {}): OperationRow {
-      const op: OperationRow = { id: objectId(clock.now()), app_id: appId, type, status: 'pending', error: null, data: JSON.stringify(data), created_at: clock.now(), finished_at: null };
+    start(
+      appId: string,
+      type: string,
+      work: (op: OperationRow) => Promise<void>,
+      data: Record<string, unknown> = {},
+    ): OperationRow {
+      const op: OperationRow = {
+        id: objectId(clock.now()),
+        app_id: appId,
+        type,
+        status: 'pending',
+        error: null,
+        data: JSON.stringify(data),
+        created_at: clock.now(),
+        finished_at: null,
+      };
       store.insert(op);
       const run = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => {
@@ -44,7 +62,8 @@ export function createOperationsService(deps: { store: OperationsStore; clock: C
     },
     /** Work interrupted by an emulator stop cannot resume: it ends in error, said plainly. */
     failInterrupted(): void {
-      for (const op of store.unfinished()) store.finish(op.id, 'error', 'interrupted: the emulator stopped while the operation ran', clock.now());
+      for (const op of store.unfinished())
+        store.finish(op.id, 'error', 'interrupted: the emulator stopped while the operation ran', clock.now());
     },
   };
 }

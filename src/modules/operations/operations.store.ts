@@ -14,7 +14,9 @@ export interface OperationRow {
 /** Operations. Maps operation id → app, type, status and outcome. */
 export function createOperationsStore(db: Db) {
   const s = {
-    insert: db.prepare('INSERT INTO operations (id, app_id, type, status, error, data, created_at, finished_at) VALUES (@id, @app_id, @type, @status, @error, @data, @created_at, @finished_at)'),
+    insert: db.prepare(
+      'INSERT INTO operations (id, app_id, type, status, error, data, created_at, finished_at) VALUES (@id, @app_id, @type, @status, @error, @data, @created_at, @finished_at)',
+    ),
     get: db.prepare<[string, string], OperationRow>('SELECT * FROM operations WHERE app_id = ? AND id = ?'),
     finish: db.prepare('UPDATE operations SET status = ?, error = ?, finished_at = ? WHERE id = ?'),
     setStatus: db.prepare('UPDATE operations SET status = ? WHERE id = ?'),
@@ -24,7 +26,8 @@ export function createOperationsStore(db: Db) {
   return {
     insert: (row: OperationRow) => void s.insert.run(row),
     get: (appId: string, id: string) => s.get.get(appId, id),
-    finish: (id: string, status: 'done' | 'error', error: string | null, at: number) => void s.finish.run(status, error, at, id),
+    finish: (id: string, status: 'done' | 'error', error: string | null, at: number) =>
+      void s.finish.run(status, error, at, id),
     setStatus: (id: string, status: OperationRow['status']) => void s.setStatus.run(status, id),
     setData: (id: string, data: Record<string, unknown>) => void s.setData.run(JSON.stringify(data), id),
     unfinished: () => s.unfinished.all(),

@@ -12,13 +12,40 @@ export function projectsRoutes(deps: { projects: ProjectsService }) {
   const r = new ApiRoutes('projects');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
 
-  r.add({ method: 'get', path: '/v1/projects', summary: 'List projects (a default one always exists)', responses: { 200: projectList } }, (c) => c.json({ projects: projects.list(user(c)) }));
-  r.add({ method: 'post', path: '/v1/projects', summary: 'Create a project', body: createProjectSchema, bodyRoot: 'project', responses: { 201: projectEnvelope } }, (c, { project }) =>
-    c.json({ project: projects.create(user(c), project) }, 201),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/projects',
+      summary: 'List projects (a default one always exists)',
+      responses: { 200: projectList },
+    },
+    (c) => c.json({ projects: projects.list(user(c)) }),
   );
-  r.add({ method: 'get', path: '/v1/projects/:id', summary: 'Get a project', responses: { 200: projectEnvelope } }, (c) => c.json({ project: projects.get(user(c), c.req.param('id')) }));
-  r.add({ method: 'patch', path: '/v1/projects/:id', summary: 'Rename a project or make it the default', body: updateProjectSchema, bodyRoot: 'project', responses: { 200: projectEnvelope } }, (c, { project }) =>
-    c.json({ project: projects.update(user(c), c.req.param('id'), project) }),
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/projects',
+      summary: 'Create a project',
+      body: createProjectSchema,
+      bodyRoot: 'project',
+      responses: { 201: projectEnvelope },
+    },
+    (c, { project }) => c.json({ project: projects.create(user(c), project) }, 201),
+  );
+  r.add(
+    { method: 'get', path: '/v1/projects/:id', summary: 'Get a project', responses: { 200: projectEnvelope } },
+    (c) => c.json({ project: projects.get(user(c), c.req.param('id')) }),
+  );
+  r.add(
+    {
+      method: 'patch',
+      path: '/v1/projects/:id',
+      summary: 'Rename a project or make it the default',
+      body: updateProjectSchema,
+      bodyRoot: 'project',
+      responses: { 200: projectEnvelope },
+    },
+    (c, { project }) => c.json({ project: projects.update(user(c), c.req.param('id'), project) }),
   );
   r.add({ method: 'delete', path: '/v1/projects/:id', summary: 'Delete a project', responses: { 204: null } }, (c) => {
     projects.remove(user(c), c.req.param('id'));
@@ -26,10 +53,18 @@ export function projectsRoutes(deps: { projects: ProjectsService }) {
   });
   // Projects here never have the `private-network` flag: there is no private network to show.
   r.add(
-    { method: 'get', path: '/v1/projects/:id/private_network', summary: "A project's private network (always 404: the emulator has none)", responses: { 404: ERROR_BODY } },
+    {
+      method: 'get',
+      path: '/v1/projects/:id/private_network',
+      summary: "A project's private network (always 404: the emulator has none)",
+      responses: { 404: ERROR_BODY },
+    },
     (c) => {
       projects.get(user(c), c.req.param('id'));
-      throw ApiError.notFound('private_network', 'this project has no private network: the emulator does not provide private networks');
+      throw ApiError.notFound(
+        'private_network',
+        'this project has no private network: the emulator does not provide private networks',
+      );
     },
   );
 

@@ -19,7 +19,9 @@ export const updateProjectSchema = z.object({
 });
 
 /** PUT /v1/apps/:app {"project_id": "prj-…"} (go-scalingo AppsSetProject). */
-export const setProjectSchema = z.object({ project_id: z.string({ error: 'must be a string' }).min(1, "can't be blank") });
+export const setProjectSchema = z.object({
+  project_id: z.string({ error: 'must be a string' }).min(1, "can't be blank"),
+});
 
 // ---- Answers ----
 

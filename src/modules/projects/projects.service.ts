@@ -34,7 +34,14 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
     const existing = store.defaultOf(ownerId);
     if (existing) return existing;
     const now = clock.now();
-    const row: ProjectRow = { id: prefixedUuid('prj'), owner_id: ownerId, name: store.byName(ownerId, DEFAULT_PROJECT_NAME) ? `${DEFAULT_PROJECT_NAME}-${now}` : DEFAULT_PROJECT_NAME, is_default: 1, created_at: now, updated_at: now };
+    const row: ProjectRow = {
+      id: prefixedUuid('prj'),
+      owner_id: ownerId,
+      name: store.byName(ownerId, DEFAULT_PROJECT_NAME) ? `${DEFAULT_PROJECT_NAME}-${now}` : DEFAULT_PROJECT_NAME,
+      is_default: 1,
+      created_at: now,
+      updated_at: now,
+    };
     store.insert(row);
     return row;
   }
@@ -58,8 +65,12 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
     };
   }
 
-  const record = (type: 'new_project' | 'edit_project' | 'delete_project', user: UserRow, row: ProjectRow, typeData: Record<string, unknown>) =>
-    events.record({ type, user, typeData: { ...typeData, project_id: row.id, project_name: row.name } });
+  const record = (
+    type: 'new_project' | 'edit_project' | 'delete_project',
+    user: UserRow,
+    row: ProjectRow,
+    typeData: Record<string, unknown>,
+  ) => events.record({ type, user, typeData: { ...typeData, project_id: row.id, project_name: row.name } });
 
   // A transferred app leaves its old owner's project: it lands in the new owner's default one.
   events.onRecord((e) => {
@@ -84,10 +95,18 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
 
     create(user: UserRow, input: { name: string; default?: boolean | null }) {
       ensureDefault(user.id);
-      if (store.byOwner(user.id).length >= MAX_PROJECTS) throw ApiError.invalid('project', `at most ${MAX_PROJECTS} projects per user`);
+      if (store.byOwner(user.id).length >= MAX_PROJECTS)
+        throw ApiError.invalid('project', `at most ${MAX_PROJECTS} projects per user`);
       if (store.byName(user.id, input.name)) throw ApiError.invalid('name', 'has already been taken');
       const now = clock.now();
-      const row: ProjectRow = { id: prefixedUuid('prj'), owner_id: user.id, name: input.name, is_default: input.default ? 1 : 0, created_at: now, updated_at: now };
+      const row: ProjectRow = {
+        id: prefixedUuid('prj'),
+        owner_id: user.id,
+        name: input.name,
+        is_default: input.default ? 1 : 0,
+        created_at: now,
+        updated_at: now,
+      };
       tx(deps.db, () => {
         if (row.is_default) store.clearDefault(user.id);
         store.insert(row);
@@ -99,10 +118,18 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
     /** `default` can only become true (the previous default stops being one); never back to false. */
     update(user: UserRow, id: string, input: { name?: string; default?: boolean }) {
       const row = owned(user, id);
-      if (input.name === undefined && input.default === undefined) throw ApiError.invalid('project', 'give a name or default: true');
-      if (input.default === false && row.is_default) throw ApiError.invalid('default', 'cannot go from true to false: make another project the default one');
-      if (input.name !== undefined && input.name !== row.name && store.byName(user.id, input.name)) throw ApiError.invalid('name', 'has already been taken');
-      const next: ProjectRow = { ...row, name: input.name ?? row.name, is_default: input.default ? 1 : row.is_default, updated_at: clock.now() };
+      if (input.name === undefined && input.default === undefined)
+        throw ApiError.invalid('project', 'give a name or default: true');
+      if (input.default === false && row.is_default)
+        throw ApiError.invalid('default', 'cannot go from true to false: make another project the default one');
+      if (input.name !== undefined && input.name !== row.name && store.byName(user.id, input.name))
+        throw ApiError.invalid('name', 'has already been taken');
+      const next: ProjectRow = {
+        ...row,
+        name: input.name ?? row.name,
+        is_default: input.default ? 1 : row.is_default,
+        updated_at: clock.now(),
+      };
       const changes = [
         ...(next.name !== row.name ? [{ name: 'name', value: next.name, old_value: row.name }] : []),
         ...(next.is_default !== row.is_default ? [{ name: 'default', value: 'true', old_value: 'false' }] : []),
@@ -123,8 +150,10 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
     /** The default project and a project with apps cannot be deleted. */
     remove(user: UserRow, id: string): void {
       const row = owned(user, id);
-      if (row.is_default) throw ApiError.invalid('project', 'is the default project: make another project the default one first');
-      if (store.countApps(row.id)) throw ApiError.invalid('project', 'still has applications: move or delete them first');
+      if (row.is_default)
+        throw ApiError.invalid('project', 'is the default project: make another project the default one first');
+      if (store.countApps(row.id))
+        throw ApiError.invalid('project', 'still has applications: move or delete them first');
       tx(deps.db, () => {
         store.remove(row.id);
         record('delete_project', user, row, {});
@@ -146,13 +175,24 @@ export function createProjectsService(deps: ProjectsServiceDeps) {
     /** PUT /v1/apps/:app {"project_id"}: only the owner moves an app, to one of the owner's projects. */
     move(user: UserRow, appKey: string, id: string): AppRow {
       const app = deps.visibleApp(user, appKey);
-      if (app.owner_id !== user.id) throw ApiError.forbidden('only the owner of the application can move it to another project');
+      if (app.owner_id !== user.id)
+        throw ApiError.forbidden('only the owner of the application can move it to another project');
       const target = owned(user, id);
       const from = (app.project_id && store.byId(app.project_id)) || ensureDefault(app.owner_id);
       if (from.id !== target.id) {
         tx(deps.db, () => {
           store.setAppProject(app.id, target.id);
-          events.record({ type: 'update_app_project', app, user, typeData: { old_project_id: from.id, old_project_name: from.name, new_project_id: target.id, new_project_name: target.name } });
+          events.record({
+            type: 'update_app_project',
+            app,
+            user,
+            typeData: {
+              old_project_id: from.id,
+              old_project_name: from.name,
+              new_project_id: target.id,
+              new_project_name: target.name,
+            },
+          });
         });
       }
       return { ...app, project_id: target.id };

@@ -12,19 +12,25 @@ export interface ProjectRow {
 
 export function createProjectsStore(db: Db) {
   const q = {
-    insert: db.prepare<ProjectRow>('INSERT INTO projects (id, owner_id, name, is_default, created_at, updated_at) VALUES (@id, @owner_id, @name, @is_default, @created_at, @updated_at)'),
+    insert: db.prepare<ProjectRow>(
+      'INSERT INTO projects (id, owner_id, name, is_default, created_at, updated_at) VALUES (@id, @owner_id, @name, @is_default, @created_at, @updated_at)',
+    ),
     byId: db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE id = ?'),
     byOwner: db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE owner_id = ? ORDER BY created_at, id'),
     byName: db.prepare<[string, string], ProjectRow>('SELECT * FROM projects WHERE owner_id = ? AND name = ?'),
     defaultOf: db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE owner_id = ? AND is_default = 1'),
-    update: db.prepare<ProjectRow>('UPDATE projects SET name = @name, is_default = @is_default, updated_at = @updated_at WHERE id = @id'),
+    update: db.prepare<ProjectRow>(
+      'UPDATE projects SET name = @name, is_default = @is_default, updated_at = @updated_at WHERE id = @id',
+    ),
     clearDefault: db.prepare<[string]>('UPDATE projects SET is_default = 0 WHERE owner_id = ?'),
     remove: db.prepare<[string]>('DELETE FROM projects WHERE id = ?'),
     countApps: db.prepare<[string], number>('SELECT COUNT(*) FROM apps WHERE project_id = ?').pluck(),
     appProject: db.prepare<[string], string | null>('SELECT project_id FROM apps WHERE id = ?').pluck(),
     setAppProject: db.prepare<[string | null, string]>('UPDATE apps SET project_id = ? WHERE id = ?'),
     // Apps with no project yet belong to their owner's default project.
-    pinUnassigned: db.prepare<[string, string]>('UPDATE apps SET project_id = ? WHERE owner_id = ? AND project_id IS NULL'),
+    pinUnassigned: db.prepare<[string, string]>(
+      'UPDATE apps SET project_id = ? WHERE owner_id = ? AND project_id IS NULL',
+    ),
   };
   return {
     insert: (row: ProjectRow) => void q.insert.run(row),

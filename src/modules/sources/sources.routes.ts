@@ -12,8 +12,14 @@ import { signedQuery, sourceEnvelope, uploadAnswer } from './sources.schemas.ts'
 export function sourcesRoutes(deps: { sources: SourcesService }) {
   const r = new ApiRoutes('sources');
 
-  r.add({ method: 'post', path: '/v1/sources', summary: 'Create a source: signed upload and download URLs for an archive', responses: { 201: sourceEnvelope } }, (c) =>
-    c.json({ source: deps.sources.create(c.get('principal').user) }, 201),
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/sources',
+      summary: 'Create a source: signed upload and download URLs for an archive',
+      responses: { 201: sourceEnvelope },
+    },
+    (c) => c.json({ source: deps.sources.create(c.get('principal').user) }, 201),
   );
 
   // The CLI PUTs with Content-Type application/x-gzip and Content-Length, and wants a 200.
@@ -28,16 +34,32 @@ export function sourcesRoutes(deps: { sources: SourcesService }) {
       responses: { 200: uploadAnswer },
     },
     async (c) => {
-      const size = await deps.sources.upload(c.req.param('id'), c.req.query('token'), c.req.query('timestamp'), c.req.header('content-length'), c.req.raw.body);
+      const size = await deps.sources.upload(
+        c.req.param('id'),
+        c.req.query('token'),
+        c.req.query('timestamp'),
+        c.req.header('content-length'),
+        c.req.raw.body,
+      );
       return c.json({ size }, 200);
     },
   );
 
   r.add(
-    { method: 'get', path: `${SOURCES_PREFIX}:id`, summary: "Download a source's archive", auth: 'signed', query: signedQuery, responses: { 200: { contentType: 'application/x-gzip', description: 'The archive as uploaded' } } },
+    {
+      method: 'get',
+      path: `${SOURCES_PREFIX}:id`,
+      summary: "Download a source's archive",
+      auth: 'signed',
+      query: signedQuery,
+      responses: { 200: { contentType: 'application/x-gzip', description: 'The archive as uploaded' } },
+    },
     (c) => {
       const { stream, size } = deps.sources.download(c.req.param('id'), c.req.query('token'), c.req.query('timestamp'));
-      return new Response(Readable.toWeb(stream) as ReadableStream, { status: 200, headers: { 'content-type': 'application/x-gzip', 'content-length': String(size) } });
+      return new Response(Readable.toWeb(stream) as ReadableStream, {
+        status: 200,
+        headers: { 'content-type': 'application/x-gzip', 'content-length': String(size) },
+      });
     },
   );
 

@@ -45,25 +45,49 @@ export function createSourcesService(deps: SourcesServiceDeps) {
   /** The source a signed URL designates; 403 when the signature is wrong or the URL expired. */
   function authorised(purpose: string, id: string, token: string | undefined, timestamp: string | undefined) {
     const check = signer.check(purpose, token, timestamp, deps.ttlMs);
-    if (!check.ok || check.subject !== id) throw ApiError.forbidden(check.ok || check.reason === 'invalid' ? 'this URL is not valid for this source' : 'this URL has expired: create a new source');
+    if (!check.ok || check.subject !== id)
+      throw ApiError.forbidden(
+        check.ok || check.reason === 'invalid'
+          ? 'this URL is not valid for this source'
+          : 'this URL has expired: create a new source',
+      );
     const row = store.byId(id);
-    if (!row || row.expires_at <= clock.now()) throw ApiError.notFound('source', 'this source has expired and was deleted');
+    if (!row || row.expires_at <= clock.now())
+      throw ApiError.notFound('source', 'this source has expired and was deleted');
     return row;
   }
 
   return {
     create(user: UserRow): { upload_url: string; download_url: string } {
       const now = clock.now();
-      if (store.countLive(user.id, now) >= MAX_LIVE_PER_USER) throw ApiError.invalid('source', `at most ${MAX_LIVE_PER_USER} unexpired sources per user: use or let some expire first`);
+      if (store.countLive(user.id, now) >= MAX_LIVE_PER_USER)
+        throw ApiError.invalid(
+          'source',
+          `at most ${MAX_LIVE_PER_USER} unexpired sources per user: use or let some expire first`,
+        );
       const id = uuid();
-      store.insert({ id, user_id: user.id, created_at: now, expires_at: now + deps.ttlMs, size: null, uploaded_at: null });
+      store.insert({
+        id,
+        user_id: user.id,
+        created_at: now,
+        expires_at: now + deps.ttlMs,
+        size: null,
+        uploaded_at: null,
+      });
       return { upload_url: urlOf(id, UPLOAD), download_url: urlOf(id, DOWNLOAD) };
     },
 
     /** PUT <upload_url>: the body streamed to a file, never more than `maxBytes`; a second PUT replaces it. */
-    async upload(id: string, token: string | undefined, timestamp: string | undefined, length: string | undefined, body: ReadableStream<Uint8Array> | null): Promise<number> {
+    async upload(
+      id: string,
+      token: string | undefined,
+      timestamp: string | undefined,
+      length: string | undefined,
+      body: ReadableStream<Uint8Array> | null,
+    ): Promise<number> {
       authorised(UPLOAD, id, token, timestamp);
-      if (length !== undefined && (!/^\d{1,15}$/.test(length) || Number(length) > deps.maxBytes)) throw ApiError.payloadTooLarge(deps.maxBytes);
+      if (length !== undefined && (!/^\d{1,15}$/.test(length) || Number(length) > deps.maxBytes))
+        throw ApiError.payloadTooLarge(deps.maxBytes);
       if (!body) throw ApiError.badRequest('the archive is missing: PUT the .tar.gz as the request body');
       const part = join(deps.dir, `${id}.${uuid()}.part`);
       let size = 0;
@@ -75,14 +99,20 @@ export function createSourcesService(deps: SourcesServiceDeps) {
         },
       });
       try {
-        await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream), limit, createWriteStream(part, { mode: 0o600 }));
+        await pipeline(
+          Readable.fromWeb(body as import('node:stream/web').ReadableStream),
+          limit,
+          createWriteStream(part, { mode: 0o600 }),
+        );
         if (size === 0) throw ApiError.badRequest('the archive is empty: PUT the .tar.gz as the request body');
         // The source may have been swept while the body was arriving.
         if (!store.byId(id)) throw ApiError.notFound('source', 'this source has expired and was deleted');
         await rename(part, fileOf(id));
       } catch (err) {
         await rm(part, { force: true });
-        throw err instanceof ApiError ? err : ApiError.badRequest(`the upload was interrupted: ${(err as Error).message}`);
+        throw err instanceof ApiError
+          ? err
+          : ApiError.badRequest(`the upload was interrupted: ${(err as Error).message}`);
       }
       store.markUploaded(id, size, clock.now());
       return size;
@@ -91,7 +121,8 @@ export function createSourcesService(deps: SourcesServiceDeps) {
     /** GET <download_url>: the stored archive. */
     download(id: string, token: string | undefined, timestamp: string | undefined): { stream: Readable; size: number } {
       const row = authorised(DOWNLOAD, id, token, timestamp);
-      if (row.size === null || !existsSync(fileOf(id))) throw ApiError.notFound('source', 'nothing was uploaded to this source yet');
+      if (row.size === null || !existsSync(fileOf(id)))
+        throw ApiError.notFound('source', 'nothing was uploaded to this source yet');
       return { stream: createReadStream(fileOf(id)), size: row.size };
     },
 
@@ -110,8 +141,14 @@ export function createSourcesService(deps: SourcesServiceDeps) {
       if (url.host !== api.host || !url.pathname.startsWith(SOURCES_PREFIX)) return null;
       const id = url.pathname.slice(SOURCES_PREFIX.length);
       try {
-        const row = authorised(DOWNLOAD, id, url.searchParams.get('token') ?? undefined, url.searchParams.get('timestamp') ?? undefined);
-        if (row.size === null || !existsSync(fileOf(id))) throw ApiError.notFound('source', 'nothing was uploaded to this source yet');
+        const row = authorised(
+          DOWNLOAD,
+          id,
+          url.searchParams.get('token') ?? undefined,
+          url.searchParams.get('timestamp') ?? undefined,
+        );
+        if (row.size === null || !existsSync(fileOf(id)))
+          throw ApiError.notFound('source', 'nothing was uploaded to this source yet');
       } catch (err) {
         throw ApiError.invalid('source_url', `cannot be used: ${(err as Error).message}`);
       }
@@ -123,7 +160,9 @@ export function createSourcesService(deps: SourcesServiceDeps) {
       const gone = store.expired(clock.now());
       for (const row of gone) {
         store.remove(row.id);
-        await rm(fileOf(row.id), { force: true }).catch((err) => deps.logger.warn({ err, source: row.id }, 'sources: could not delete an expired archive'));
+        await rm(fileOf(row.id), { force: true }).catch((err) =>
+          deps.logger.warn({ err, source: row.id }, 'sources: could not delete an expired archive'),
+        );
       }
       return gone.length;
     },

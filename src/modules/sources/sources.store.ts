@@ -12,12 +12,18 @@ export interface SourceRow {
 
 export function createSourcesStore(db: Db) {
   const q = {
-    insert: db.prepare<SourceRow>('INSERT INTO sources (id, user_id, created_at, expires_at, size, uploaded_at) VALUES (@id, @user_id, @created_at, @expires_at, @size, @uploaded_at)'),
+    insert: db.prepare<SourceRow>(
+      'INSERT INTO sources (id, user_id, created_at, expires_at, size, uploaded_at) VALUES (@id, @user_id, @created_at, @expires_at, @size, @uploaded_at)',
+    ),
     byId: db.prepare<[string], SourceRow>('SELECT * FROM sources WHERE id = ?'),
-    uploaded: db.prepare<{ id: string; size: number; at: number }>('UPDATE sources SET size = @size, uploaded_at = @at WHERE id = @id'),
+    uploaded: db.prepare<{ id: string; size: number; at: number }>(
+      'UPDATE sources SET size = @size, uploaded_at = @at WHERE id = @id',
+    ),
     expired: db.prepare<[number], SourceRow>('SELECT * FROM sources WHERE expires_at <= ?'),
     remove: db.prepare<[string]>('DELETE FROM sources WHERE id = ?'),
-    countLive: db.prepare<[string, number], number>('SELECT COUNT(*) FROM sources WHERE user_id = ? AND expires_at > ?').pluck(),
+    countLive: db
+      .prepare<[string, number], number>('SELECT COUNT(*) FROM sources WHERE user_id = ? AND expires_at > ?')
+      .pluck(),
   };
   return {
     insert: (row: SourceRow) => void q.insert.run(row),

@@ -9,19 +9,26 @@ const LISTED_SINCE = '2020-01-01T00:00:00.000Z';
 /** `GET /v1/features/stacks` in go-scalingo's Stack shape; `scalingo stacks` and `stacks-set` read it. */
 export function stacksRoutes(deps: { stacks: Record<string, string>; defaultStack: string }) {
   const r = new ApiRoutes('stacks');
-  r.add({ method: 'get', path: '/v1/features/stacks', summary: 'List stacks (the configured local images)', responses: { 200: stackList } }, (c) =>
-    c.json({
-      stacks: Object.entries(deps.stacks).map(([id, image]) => ({
-        id,
-        created_at: LISTED_SINCE,
-        name: id,
-        description: `${id} (local image ${image})`,
-        base_image: image,
-        default: id === deps.defaultStack,
-        // go-scalingo reads a "2006-01-02" date or null.
-        deprecated_at: null,
-      })),
-    }),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/features/stacks',
+      summary: 'List stacks (the configured local images)',
+      responses: { 200: stackList },
+    },
+    (c) =>
+      c.json({
+        stacks: Object.entries(deps.stacks).map(([id, image]) => ({
+          id,
+          created_at: LISTED_SINCE,
+          name: id,
+          description: `${id} (local image ${image})`,
+          base_image: image,
+          default: id === deps.defaultStack,
+          // go-scalingo reads a "2006-01-02" date or null.
+          deprecated_at: null,
+        })),
+      }),
   );
   return r;
 }

@@ -7,7 +7,15 @@ import type { RouterRecorder } from './router-records.ts';
 import type { StatsService } from './stats.service.ts';
 import { defined } from '../../shared/defined.ts';
 
-export const RECOMMENDED_METRICS = ['cpu', 'memory', 'swap', '5XX', 'all', 'rpm_per_container', 'p95_response_time'] as const;
+export const RECOMMENDED_METRICS = [
+  'cpu',
+  'memory',
+  'swap',
+  '5XX',
+  'all',
+  'rpm_per_container',
+  'p95_response_time',
+] as const;
 const RESOURCE = new Set(['cpu', 'memory', 'swap']);
 const DAY = 86_400_000;
 /** doc.scalingo.com autoscaler page: "The recommended value for the CPU and the RAM usage is fixed and is 90%". */
@@ -36,7 +44,8 @@ export function createRecommended(deps: {
 
   function webContainers(app: AppRow, from: number): (minute: number) => number {
     const perMinute = new Map(store.containersPerMinute(app.id, 'web', from).map((r) => [r.m, r.n]));
-    const fallback = deps.formation?.(app.id).find((f) => f.type === 'web')?.amount || Math.max(1, ...perMinute.values());
+    const fallback =
+      deps.formation?.(app.id).find((f) => f.type === 'web')?.amount || Math.max(1, ...perMinute.values());
     return (m) => perMinute.get(m) ?? fallback;
   }
 
@@ -46,7 +55,9 @@ export function createRecommended(deps: {
       case 'memory':
         return FIXED_RESOURCE_TARGET;
       case 'swap':
-        return median(store.swapFractionPerMinute(app.id, defined(containerType, 'container_type'), from).map((r) => r.v));
+        return median(
+          store.swapFractionPerMinute(app.id, defined(containerType, 'container_type'), from).map((r) => r.v),
+        );
       case 'all':
         return median(store.requestsPerMinute(app.id, from).map((r) => r.n));
       case '5XX':
@@ -64,7 +75,11 @@ export function createRecommended(deps: {
     value(app: AppRow, metric: string, containerType: string | undefined): { time: string; value: number } {
       if (!(RECOMMENDED_METRICS as readonly string[]).includes(metric)) throw ApiError.notFound('metric');
       if (RESOURCE.has(metric)) {
-        if (!containerType) throw ApiError.invalid('container_type', 'missing field: it is required for the cpu, memory and swap metrics');
+        if (!containerType)
+          throw ApiError.invalid(
+            'container_type',
+            'missing field: it is required for the cpu, memory and swap metrics',
+          );
         deps.stats.checkType(app.id, containerType);
       } else deps.recorder.flush();
       const now = deps.clock.now();

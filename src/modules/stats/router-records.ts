@@ -17,7 +17,13 @@ export interface RouterRequestInput {
  * transaction every `flushMs` or when `maxBatch` are pending. Readers call flush() first so a
  * query always sees every request recorded before it.
  */
-export function createRouterRecorder(deps: { db: Db; store: StatsStore; logger: Logger; flushMs?: number; maxBatch?: number }) {
+export function createRouterRecorder(deps: {
+  db: Db;
+  store: StatsStore;
+  logger: Logger;
+  flushMs?: number;
+  maxBatch?: number;
+}) {
   const flushMs = deps.flushMs ?? 250;
   const maxBatch = deps.maxBatch ?? 500;
   let pending: RouterRecordTuple[] = [];

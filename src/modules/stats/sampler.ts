@@ -29,7 +29,11 @@ export interface LabelledContainer {
 }
 
 /** Running containers of this emulator instance, optionally of one app. */
-export async function runningContainers(runtime: ContainerRuntime, instanceId: string, appId?: string): Promise<LabelledContainer[]> {
+export async function runningContainers(
+  runtime: ContainerRuntime,
+  instanceId: string,
+  appId?: string,
+): Promise<LabelledContainer[]> {
   const labels: Record<string, string> = { [LABELS.managed]: '1', [LABELS.instance]: instanceId };
   if (appId) labels[LABELS.appId] = appId;
   const out: LabelledContainer[] = [];

@@ -13,26 +13,58 @@ export function statsRoutes(deps: { stats: StatsService; recommended: Recommende
   const r = new ApiRoutes('stats');
 
   // #24 real-time figures read from the engine now; a stopped app has none.
-  r.add({ method: 'get', path: '/v1/apps/:app/stats', summary: '#24 Get the real-time stats of the running containers', responses: { 200: realtimeStats } }, async (c) =>
-    c.json(await deps.stats.realtime(c.get('app'))),
+  r.add(
+    {
+      method: 'get',
+      path: '/v1/apps/:app/stats',
+      summary: '#24 Get the real-time stats of the running containers',
+      responses: { 200: realtimeStats },
+    },
+    async (c) => c.json(await deps.stats.realtime(c.get('app'))),
   );
 
   // #25 before the series routes: `recommended_value` is not a container type.
   r.add(
-    { method: 'get', path: '/v1/apps/:app/stats/:metric/recommended_value', summary: '#25 Get the recommended value of a metric', query: recommendedQuery, responses: { 200: statPoint } },
-    (c) => c.json(deps.recommended.value(c.get('app'), c.req.param('metric'), c.req.query('container_type') || undefined)),
+    {
+      method: 'get',
+      path: '/v1/apps/:app/stats/:metric/recommended_value',
+      summary: '#25 Get the recommended value of a metric',
+      query: recommendedQuery,
+      responses: { 200: statPoint },
+    },
+    (c) =>
+      c.json(deps.recommended.value(c.get('app'), c.req.param('metric'), c.req.query('container_type') || undefined)),
   );
 
   // #23 the one bare-array endpoint: over the app, one container type, or one container.
   const series = (c: Context<AppEnv>, metric: string, type?: string, index?: string) =>
-    c.json(deps.stats.series(c.get('app'), metric, { type, index, since: c.req.query('since'), statusCode: c.req.query('status_code') }));
+    c.json(
+      deps.stats.series(c.get('app'), metric, {
+        type,
+        index,
+        since: c.req.query('since'),
+        statusCode: c.req.query('status_code'),
+      }),
+    );
   const declare = { method: 'get', query: seriesQuery, responses: { 200: statSeries } } as const;
-  r.add({ ...declare, path: '/v1/apps/:app/stats/:metric', summary: '#23 Get a metric series of an app' }, (c) => series(c, c.req.param('metric')));
-  r.add({ ...declare, path: '/v1/apps/:app/stats/:metric/:container', summary: '#23 Get a metric series of one container type' }, (c) =>
-    series(c, c.req.param('metric'), c.req.param('container')),
+  r.add({ ...declare, path: '/v1/apps/:app/stats/:metric', summary: '#23 Get a metric series of an app' }, (c) =>
+    series(c, c.req.param('metric')),
   );
-  r.add({ ...declare, path: '/v1/apps/:app/stats/:metric/:container/:index', summary: '#23 Get a metric series of one container' }, (c) =>
-    series(c, c.req.param('metric'), c.req.param('container'), c.req.param('index')),
+  r.add(
+    {
+      ...declare,
+      path: '/v1/apps/:app/stats/:metric/:container',
+      summary: '#23 Get a metric series of one container type',
+    },
+    (c) => series(c, c.req.param('metric'), c.req.param('container')),
+  );
+  r.add(
+    {
+      ...declare,
+      path: '/v1/apps/:app/stats/:metric/:container/:index',
+      summary: '#23 Get a metric series of one container',
+    },
+    (c) => series(c, c.req.param('metric'), c.req.param('container'), c.req.param('index')),
   );
   return r;
 }

@@ -6,7 +6,9 @@ export const seriesQuery = z.object({
   since: z.string().optional().meta({ description: 'Hours back (default 24)' }),
   status_code: z.string().optional().meta({ description: 'router metric: 1XX … 5XX or all' }),
 });
-export const recommendedQuery = z.object({ container_type: z.string().optional().meta({ description: 'Required for cpu, memory and swap' }) });
+export const recommendedQuery = z.object({
+  container_type: z.string().optional().meta({ description: 'Required for cpu, memory and swap' }),
+});
 
 // ---- Answers ----
 

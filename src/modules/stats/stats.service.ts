@@ -60,7 +60,8 @@ export function createStatsService(deps: StatsServiceDeps) {
   function checkIndex(appId: string, type: string, raw: string): number {
     const index = /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : NaN;
     const amount = deps.formation?.(appId).find((f) => f.type === type)?.amount ?? 0;
-    if (Number.isNaN(index) || (index > amount && !store.hasIndex(appId, type, index))) throw ApiError.notFound('container');
+    if (Number.isNaN(index) || (index > amount && !store.hasIndex(appId, type, index)))
+      throw ApiError.notFound('container');
     return index;
   }
 
@@ -96,10 +97,13 @@ export function createStatsService(deps: StatsServiceDeps) {
         deps.recorder.flush();
         // Requests per minute: buckets are at least one minute; empty buckets are zeros since the app exists.
         const bucket = bucketFor(windowMs, MINUTE);
-        const counts = new Map(store.requestsSeries({ app: app.id, bucket, from, lo: range[0], hi: range[1] }).map((p) => [p.t, p.v]));
+        const counts = new Map(
+          store.requestsSeries({ app: app.id, bucket, from, lo: range[0], hi: range[1] }).map((p) => [p.t, p.v]),
+        );
         const out: { time: string; value: number }[] = [];
         const first = Math.floor(Math.max(from, app.created_at) / bucket) * bucket;
-        for (let t = first; t <= now; t += bucket) out.push({ time: isoDate(t), value: ((counts.get(t) ?? 0) * MINUTE) / bucket });
+        for (let t = first; t <= now; t += bucket)
+          out.push({ time: isoDate(t), value: ((counts.get(t) ?? 0) * MINUTE) / bucket });
         return out;
       }
       const bucket = bucketFor(windowMs, deps.sampleMs);
@@ -119,7 +123,9 @@ export function createStatsService(deps: StatsServiceDeps) {
     async realtime(app: AppRow) {
       const containers = await runningContainers(deps.runtime, deps.instanceId, app.id);
       containers.sort((a, b) => (a.type === b.type ? a.index - b.index : a.type < b.type ? -1 : 1));
-      const stats = await mapConcurrent(containers, deps.concurrency, (c) => deps.runtime.stats(c.info.engineId).catch(() => null));
+      const stats = await mapConcurrent(containers, deps.concurrency, (c) =>
+        deps.runtime.stats(c.info.engineId).catch(() => null),
+      );
       const out = [];
       for (let i = 0; i < containers.length; i++) {
         const s = stats[i];

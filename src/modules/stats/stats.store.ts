@@ -18,7 +18,13 @@ export interface Point {
   t: number;
   v: number;
 }
-export type RouterRecordTuple = [appId: string, time: number, status: number, durationMs: number, container: string | null];
+export type RouterRecordTuple = [
+  appId: string,
+  time: number,
+  status: number,
+  durationMs: number,
+  container: string | null,
+];
 
 /**
  * Samples and router records. Maps (app, type, time, index) → container figures; (app, time) → requests.
@@ -26,13 +32,20 @@ export type RouterRecordTuple = [appId: string, time: number, status: number, du
  * CASTs (better-sqlite3 may bind a JS number as REAL).
  */
 export function createStatsStore(db: Db) {
-  const insertSample = db.prepare('INSERT OR REPLACE INTO stats_samples (app_id, type, idx, time, cpu, memory, memory_limit, swap, swap_limit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const insertRequest = db.prepare('INSERT INTO router_requests (app_id, time, status, duration_ms, container) VALUES (?, ?, ?, ?, ?)');
+  const insertSample = db.prepare(
+    'INSERT OR REPLACE INTO stats_samples (app_id, type, idx, time, cpu, memory, memory_limit, swap, swap_limit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertRequest = db.prepare(
+    'INSERT INTO router_requests (app_id, time, status, duration_ms, container) VALUES (?, ?, ?, ?, ?)',
+  );
 
   // The column name comes from the closed ResourceColumn set, never from a request.
   const seriesSql = (col: ResourceColumn, where: string) =>
     `SELECT (time / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS t, AVG(${col}) AS v FROM stats_samples WHERE app_id = @app ${where} AND time >= @from GROUP BY t ORDER BY t`;
-  const series = {} as Record<ResourceColumn, { all: ReturnType<Db['prepare']>; type: ReturnType<Db['prepare']>; index: ReturnType<Db['prepare']> }>;
+  const series = {} as Record<
+    ResourceColumn,
+    { all: ReturnType<Db['prepare']>; type: ReturnType<Db['prepare']>; index: ReturnType<Db['prepare']> }
+  >;
   for (const col of ['cpu', 'memory', 'swap'] as const) {
     series[col] = {
       all: db.prepare(seriesSql(col, '')),
@@ -43,7 +56,11 @@ export function createStatsStore(db: Db) {
 
   const s = {
     types: db.prepare<[string], string>('SELECT DISTINCT type FROM stats_samples WHERE app_id = ?').pluck(),
-    hasIndex: db.prepare<[string, string, number], number>('SELECT 1 FROM stats_samples WHERE app_id = ? AND type = ? AND idx = ? LIMIT 1').pluck(),
+    hasIndex: db
+      .prepare<[string, string, number], number>(
+        'SELECT 1 FROM stats_samples WHERE app_id = ? AND type = ? AND idx = ? LIMIT 1',
+      )
+      .pluck(),
     // Per-minute means over the type of the swap fraction (recommended value).
     swapFractionPerMinute: db.prepare<{ app: string; type: string; from: number }, { m: number; v: number }>(
       'SELECT time / 60000 AS m, AVG(CASE WHEN swap_limit > 0 THEN CAST(swap AS REAL) / swap_limit ELSE 0 END) AS v FROM stats_samples WHERE app_id = @app AND type = @type AND time >= @from GROUP BY m',
@@ -67,24 +84,34 @@ export function createStatsStore(db: Db) {
     window: db.prepare<{ app: string; from: number; to: number }, { n: number; e: number }>(
       'SELECT COUNT(*) AS n, COALESCE(SUM(status >= 500 AND status < 600), 0) AS e FROM router_requests WHERE app_id = @app AND time > @from AND time <= @to',
     ),
-    windowDurations: db.prepare<{ app: string; from: number; to: number }, number>('SELECT duration_ms FROM router_requests WHERE app_id = @app AND time > @from AND time <= @to ORDER BY duration_ms').pluck(),
+    windowDurations: db
+      .prepare<{ app: string; from: number; to: number }, number>(
+        'SELECT duration_ms FROM router_requests WHERE app_id = @app AND time > @from AND time <= @to ORDER BY duration_ms',
+      )
+      .pluck(),
     pruneSamples: db.prepare('DELETE FROM stats_samples WHERE time < ?'),
     pruneRequests: db.prepare('DELETE FROM router_requests WHERE time < ?'),
   };
 
   return {
     /** Caller wraps in a transaction (one per sample round). */
-    insertSample: (r: SampleRow) => void insertSample.run(r.appId, r.type, r.index, r.time, r.cpu, r.memory, r.memoryLimit, r.swap, r.swapLimit),
+    insertSample: (r: SampleRow) =>
+      void insertSample.run(r.appId, r.type, r.index, r.time, r.cpu, r.memory, r.memoryLimit, r.swap, r.swapLimit),
     insertRequest: (r: RouterRecordTuple) => void insertRequest.run(r),
-    series(col: ResourceColumn, q: { app: string; type?: string; index?: number; bucket: number; from: number }): Point[] {
+    series(
+      col: ResourceColumn,
+      q: { app: string; type?: string; index?: number; bucket: number; from: number },
+    ): Point[] {
       const st = q.type === undefined ? series[col].all : q.index === undefined ? series[col].type : series[col].index;
       return st.all(q) as Point[];
     },
     types: (appId: string) => s.types.all(appId),
     hasIndex: (appId: string, type: string, index: number) => s.hasIndex.get(appId, type, index) === 1,
-    swapFractionPerMinute: (app: string, type: string, from: number) => s.swapFractionPerMinute.all({ app, type, from }),
+    swapFractionPerMinute: (app: string, type: string, from: number) =>
+      s.swapFractionPerMinute.all({ app, type, from }),
     containersPerMinute: (app: string, type: string, from: number) => s.containersPerMinute.all({ app, type, from }),
-    requestsSeries: (q: { app: string; bucket: number; from: number; lo: number; hi: number }) => s.requestsSeries.all(q),
+    requestsSeries: (q: { app: string; bucket: number; from: number; lo: number; hi: number }) =>
+      s.requestsSeries.all(q),
     requestsPerMinute: (app: string, from: number) => s.requestsPerMinute.all({ app, from }),
     p95PerMinute: (app: string, from: number) => s.p95PerMinute.all({ app, from }),
     window: (app: string, from: number, to: number) => s.window.get({ app, from, to }) ?? { n: 0, e: 0 },

@@ -48,9 +48,16 @@ export function createVariablesService(deps: VariablesServiceDeps) {
       tx(deps.db, () => {
         if (existing) store.update(existing.id, variable.value);
         else store.insert(row);
-        events.record(existing
-          ? { type: 'edit_variable', app, user, typeData: { name: row.name, value: row.value, old_value: existing.value } }
-          : { type: 'new_variable', app, user, typeData: { name: row.name, value: row.value } });
+        events.record(
+          existing
+            ? {
+                type: 'edit_variable',
+                app,
+                user,
+                typeData: { name: row.name, value: row.value, old_value: existing.value },
+              }
+            : { type: 'new_variable', app, user, typeData: { name: row.name, value: row.value } },
+        );
       });
       return view(row);
     },
@@ -71,10 +78,18 @@ export function createVariablesService(deps: VariablesServiceDeps) {
             newVars.push(v);
           }
         }
-        events.record({ type: 'edit_variables', app, user, typeData: { new_vars: newVars, updated_vars: updatedVars, deleted_vars: [] } });
+        events.record({
+          type: 'edit_variables',
+          app,
+          user,
+          typeData: { new_vars: newVars, updated_vars: updatedVars, deleted_vars: [] },
+        });
       });
       const names = new Set(variables.map((v) => v.name));
-      return store.all(app.id).filter((v) => names.has(v.name)).map(view);
+      return store
+        .all(app.id)
+        .filter((v) => names.has(v.name))
+        .map(view);
     },
 
     /** The variable of this app with this id, or 404. */
@@ -87,7 +102,12 @@ export function createVariablesService(deps: VariablesServiceDeps) {
     update({ user, app }: VariablesScope, existing: VariableRow, value: string): VariableView {
       tx(deps.db, () => {
         store.update(existing.id, value);
-        events.record({ type: 'edit_variable', app, user, typeData: { name: existing.name, value, old_value: existing.value } });
+        events.record({
+          type: 'edit_variable',
+          app,
+          user,
+          typeData: { name: existing.name, value, old_value: existing.value },
+        });
       });
       return view({ ...existing, value });
     },
@@ -109,7 +129,16 @@ export function createVariablesService(deps: VariablesServiceDeps) {
       }
       tx(deps.db, () => {
         for (const row of rows) store.delete(row.id);
-        events.record({ type: 'edit_variables', app, user, typeData: { new_vars: [], updated_vars: [], deleted_vars: rows.map((r) => ({ name: r.name, value: r.value })) } });
+        events.record({
+          type: 'edit_variables',
+          app,
+          user,
+          typeData: {
+            new_vars: [],
+            updated_vars: [],
+            deleted_vars: rows.map((r) => ({ name: r.name, value: r.value })),
+          },
+        });
       });
     },
   };

@@ -24,7 +24,8 @@ export function createVariablesStore(db: Db) {
     insert: (row: VariableRow) => void s.insert.run(row),
     update: (id: string, value: string) => void s.update.run(value, id),
     delete: (id: string) => void s.delete.run(id),
-    asEnv: (appId: string): Record<string, string> => Object.fromEntries(s.all.all(appId).map((v) => [v.name, v.value])),
+    asEnv: (appId: string): Record<string, string> =>
+      Object.fromEntries(s.all.all(appId).map((v) => [v.name, v.value])),
   };
 }
 

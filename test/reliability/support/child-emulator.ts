@@ -17,14 +17,19 @@ if (env.EMU_UPSTREAM_PORT) {
   const port = Number(env.EMU_UPSTREAM_PORT);
   opts.upstreams = () => [{ containerName: 'web-1', port }];
 }
-const overrides: Record<string, unknown> = { logLevel: env.EMU_LOG ?? 'silent', docker: { stopContainersOnExit: true } };
+const overrides: Record<string, unknown> = {
+  logLevel: env.EMU_LOG ?? 'silent',
+  docker: { stopContainersOnExit: true },
+};
 if (env.EMU_APP_DIR) overrides.apps = [{ name: env.EMU_APP_NAME ?? 'bound-app', dir: env.EMU_APP_DIR }];
 if (env.EMU_OVERRIDES) Object.assign(overrides, JSON.parse(env.EMU_OVERRIDES));
 
 const emu = createEmulator(testConfig(overrides as never), opts);
 await emu.start();
 await emu.ready();
-process.stdout.write(`${JSON.stringify({ ready: true, api: emu.urls.api, router: emu.urls.router, routerPort: emu.urls.routerPort, instanceId: emu.instanceId })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ready: true, api: emu.urls.api, router: emu.urls.router, routerPort: emu.urls.routerPort, instanceId: emu.instanceId })}\n`,
+);
 
 let stopping = false;
 process.on('SIGTERM', () => {

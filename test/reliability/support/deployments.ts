@@ -31,7 +31,12 @@ export async function postDeployment(emu: EmulatorProcess, app: string, sourceUr
 }
 
 /** Waits for a deployment to reach a final status: its status and build output. */
-export async function waitForDeployment(emu: EmulatorProcess, app: string, id: string, timeoutMs = 120_000): Promise<EndedDeployment> {
+export async function waitForDeployment(
+  emu: EmulatorProcess,
+  app: string,
+  id: string,
+  timeoutMs = 120_000,
+): Promise<EndedDeployment> {
   const done = await poll(
     async () => {
       const r = await emu.call('GET', `/v1/apps/${app}/deployments/${id}`);

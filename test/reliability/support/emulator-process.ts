@@ -38,19 +38,21 @@ export async function startEmulatorProcess(env: Record<string, string> = {}): Pr
       ok();
     }),
   );
-  const info = await new Promise<{ api: string; router: string; routerPort: number; instanceId: string }>((ok, fail) => {
-    const t = setInterval(() => {
-      const line = out.split('\n').find((l) => l.startsWith('{"ready":true'));
-      if (line) {
+  const info = await new Promise<{ api: string; router: string; routerPort: number; instanceId: string }>(
+    (ok, fail) => {
+      const t = setInterval(() => {
+        const line = out.split('\n').find((l) => l.startsWith('{"ready":true'));
+        if (line) {
+          clearInterval(t);
+          ok(JSON.parse(line));
+        }
+      }, 50);
+      void gone.then(() => {
         clearInterval(t);
-        ok(JSON.parse(line));
-      }
-    }, 50);
-    void gone.then(() => {
-      clearInterval(t);
-      fail(new Error(`the emulator process exited before it was ready: ${out}`));
-    });
-  });
+        fail(new Error(`the emulator process exited before it was ready: ${out}`));
+      });
+    },
+  );
   return {
     ...info,
     child,

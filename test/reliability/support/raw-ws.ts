@@ -47,7 +47,11 @@ export function rawRequest(port: number, firstLine: string, headers: Record<stri
       resolve(make(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head));
     });
     socket.once('connect', () => {
-      socket.write(`${firstLine}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+      socket.write(
+        `${firstLine}\r\n${Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('')}\r\n`,
+      );
     });
     socket.once('error', reject);
   });
@@ -65,7 +69,14 @@ export function rawUpgrade(port: number, path: string, headers: Record<string, s
 }
 
 /** One frame; `mask: false` makes it invalid from a client; `length` lies about the payload length. */
-export function frame(opts: { fin?: boolean; rsv?: number; opcode: number; payload?: Buffer; mask?: boolean; length?: bigint }): Buffer {
+export function frame(opts: {
+  fin?: boolean;
+  rsv?: number;
+  opcode: number;
+  payload?: Buffer;
+  mask?: boolean;
+  length?: bigint;
+}): Buffer {
   const payload = opts.payload ?? Buffer.alloc(0);
   const mask = opts.mask ?? true;
   const len = opts.length ?? BigInt(payload.length);
@@ -93,12 +104,28 @@ export function frame(opts: { fin?: boolean; rsv?: number; opcode: number; paylo
 export const BAD_FRAMES: { name: string; bytes: Buffer; codes: number[] }[] = [
   { name: 'RSV1-3 bits set', bytes: frame({ rsv: 7, opcode: 1, payload: Buffer.from('hi') }), codes: [1002] },
   { name: 'RSV2 bit set', bytes: frame({ rsv: 2, opcode: 2, payload: Buffer.from('hi') }), codes: [1002] },
-  { name: 'unmasked client frame', bytes: frame({ opcode: 1, payload: Buffer.from('hi'), mask: false }), codes: [1002] },
-  { name: 'invalid UTF-8 in a text frame', bytes: frame({ opcode: 1, payload: Buffer.from([0xc3, 0x28, 0xff, 0xfe]) }), codes: [1007] },
+  {
+    name: 'unmasked client frame',
+    bytes: frame({ opcode: 1, payload: Buffer.from('hi'), mask: false }),
+    codes: [1002],
+  },
+  {
+    name: 'invalid UTF-8 in a text frame',
+    bytes: frame({ opcode: 1, payload: Buffer.from([0xc3, 0x28, 0xff, 0xfe]) }),
+    codes: [1007],
+  },
   { name: 'length beyond 2^53', bytes: frame({ opcode: 2, length: 2n ** 63n - 1n }), codes: [1009] },
-  { name: 'length beyond the message bound (64 MiB)', bytes: frame({ opcode: 2, length: 64n * 1024n * 1024n }), codes: [1009] },
+  {
+    name: 'length beyond the message bound (64 MiB)',
+    bytes: frame({ opcode: 2, length: 64n * 1024n * 1024n }),
+    codes: [1009],
+  },
   { name: 'unknown opcode', bytes: frame({ opcode: 0x3, payload: Buffer.from('x') }), codes: [1002] },
-  { name: 'fragmented control frame', bytes: frame({ fin: false, opcode: 0x9, payload: Buffer.from('x') }), codes: [1002] },
+  {
+    name: 'fragmented control frame',
+    bytes: frame({ fin: false, opcode: 0x9, payload: Buffer.from('x') }),
+    codes: [1002],
+  },
   { name: 'invalid close code', bytes: frame({ opcode: 0x8, payload: Buffer.from([0x03, 0xe7]) }), codes: [1002] },
 ];
 

@@ -47,7 +47,15 @@ class StreamSyslogTarget extends QueuedTarget {
       this.kick();
     };
     const s: Socket = this.tls
-      ? tlsConnect({ host: this.host, port: this.port, servername: isIP(this.host) ? undefined : this.host, rejectUnauthorized: this.opts.tlsRejectUnauthorized }, onReady)
+      ? tlsConnect(
+          {
+            host: this.host,
+            port: this.port,
+            servername: isIP(this.host) ? undefined : this.host,
+            rejectUnauthorized: this.opts.tlsRejectUnauthorized,
+          },
+          onReady,
+        )
       : netConnect({ host: this.host, port: this.port }, onReady);
     this.socket = s;
     s.setNoDelay(true);
