@@ -35,7 +35,8 @@ export interface SwarmRuntimeOptions extends DockerRuntimeOptions {
 }
 
 export const NOT_A_MANAGER =
-  'docker.mode is "swarm" but the engine is not a swarm manager: run `docker swarm init` (or `docker swarm join` as a manager) there, or point docker.host at a manager';
+  'docker.mode is "swarm" but the engine is not a swarm manager: run `docker swarm init` (or `docker swarm join` as a ' +
+  'manager) there, or point docker.host at a manager';
 
 export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRuntime {
   const manager = createDockerRuntime(opts);

@@ -21,7 +21,9 @@ export function createAddonBackupsStore(db: Db) {
       'SELECT * FROM addon_backups WHERE addon_id = ? ORDER BY created_at DESC, rowid DESC',
     ),
     insert: db.prepare(
-      'INSERT INTO addon_backups (id, addon_id, name, status, method, size, error, created_at, started_at, finished_at) VALUES (@id, @addon_id, @name, @status, @method, @size, @error, @created_at, @started_at, @finished_at)',
+      'INSERT INTO addon_backups (id, addon_id, name, status, method, size, error, created_at, started_at, ' +
+        'finished_at) VALUES (@id, @addon_id, @name, @status, @method, @size, @error, @created_at, @started_at, ' +
+        '@finished_at)',
     ),
     start: db.prepare("UPDATE addon_backups SET status = 'running', started_at = ? WHERE id = ?"),
     finish: db.prepare('UPDATE addon_backups SET status = ?, size = ?, error = ?, finished_at = ? WHERE id = ?'),

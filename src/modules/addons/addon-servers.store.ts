@@ -22,7 +22,10 @@ export function createAddonServersStore(db: Db) {
     forApp: db.prepare<[string], AddonServerRow>('SELECT * FROM addon_servers WHERE app_id = ? ORDER BY created_at'),
     all: db.prepare<[], AddonServerRow>('SELECT * FROM addon_servers ORDER BY created_at'),
     insert: db.prepare(
-      'INSERT INTO addon_servers (addon_id, app_id, kind, container_name, alias, username, password, database, memory_bytes, variables, created_at) VALUES (@addon_id, @app_id, @kind, @container_name, @alias, @username, @password, @database, @memory_bytes, @variables, @created_at)',
+      'INSERT INTO addon_servers (addon_id, app_id, kind, container_name, alias, username, password, database, ' +
+        'memory_bytes, variables, created_at) ' +
+        'VALUES (@addon_id, @app_id, @kind, @container_name, @alias, @username, @password, @database, @memory_bytes, ' +
+        '@variables, @created_at)',
     ),
     setMemory: db.prepare('UPDATE addon_servers SET memory_bytes = ? WHERE addon_id = ?'),
     delete: db.prepare('DELETE FROM addon_servers WHERE addon_id = ?'),

@@ -18,7 +18,8 @@ export function createAddonsStore(db: Db) {
     one: db.prepare<[string, string], AddonRow>('SELECT * FROM addons WHERE app_id = ? AND id = ?'),
     byId: db.prepare<[string], AddonRow>('SELECT * FROM addons WHERE id = ?'),
     insert: db.prepare(
-      'INSERT INTO addons (id, app_id, provider_id, plan_id, resource_id, status, created_at, updated_at) VALUES (@id, @app_id, @provider_id, @plan_id, @resource_id, @status, @created_at, @updated_at)',
+      'INSERT INTO addons (id, app_id, provider_id, plan_id, resource_id, status, created_at, updated_at) ' +
+        'VALUES (@id, @app_id, @provider_id, @plan_id, @resource_id, @status, @created_at, @updated_at)',
     ),
     setPlan: db.prepare('UPDATE addons SET plan_id = ?, updated_at = ? WHERE id = ?'),
     setStatus: db.prepare('UPDATE addons SET status = ? WHERE id = ?'),

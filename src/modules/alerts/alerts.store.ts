@@ -22,10 +22,15 @@ export function createAlertsStore(db: Db) {
     byId: db.prepare<[string, string], AlertRow>('SELECT * FROM alerts WHERE id = ? AND app_id = ?'),
     enabled: db.prepare<[], AlertRow>('SELECT * FROM alerts WHERE disabled = 0'),
     insert: db.prepare(
-      'INSERT INTO alerts (id, app_id, container_type, metric, threshold, disabled, send_when_below, duration_before_trigger, remind_every, metadata, created_at, updated_at) VALUES (@id, @app_id, @container_type, @metric, @threshold, @disabled, @send_when_below, @duration_before_trigger, @remind_every, @metadata, @created_at, @updated_at)',
+      'INSERT INTO alerts (id, app_id, container_type, metric, threshold, disabled, send_when_below, ' +
+        'duration_before_trigger, remind_every, metadata, created_at, updated_at) ' +
+        'VALUES (@id, @app_id, @container_type, @metric, @threshold, @disabled, @send_when_below, ' +
+        '@duration_before_trigger, @remind_every, @metadata, @created_at, @updated_at)',
     ),
     update: db.prepare(
-      'UPDATE alerts SET container_type = @container_type, metric = @metric, threshold = @threshold, disabled = @disabled, send_when_below = @send_when_below, duration_before_trigger = @duration_before_trigger, remind_every = @remind_every, metadata = @metadata, updated_at = @updated_at WHERE id = @id',
+      'UPDATE alerts SET container_type = @container_type, metric = @metric, threshold = @threshold, disabled = ' +
+        '@disabled, send_when_below = @send_when_below, duration_before_trigger = @duration_before_trigger, remind_every ' +
+        '= @remind_every, metadata = @metadata, updated_at = @updated_at WHERE id = @id',
     ),
     delete: db.prepare('DELETE FROM alerts WHERE id = ?'),
     notifierIds: db

@@ -32,11 +32,17 @@ export function createAppsStore(db: Db) {
     byIdOrName: db.prepare<[string, string], AppRow>('SELECT * FROM apps WHERE id = ? OR name = ?'),
     byName: db.prepare<[string], AppRow>('SELECT * FROM apps WHERE name = ?'),
     visible: db.prepare<{ user: string }, AppRow>(
-      "SELECT * FROM apps WHERE owner_id = @user OR id IN (SELECT app_id FROM collaborators WHERE user_id = @user AND status = 'accepted') ORDER BY created_at, name",
+      'SELECT * FROM apps WHERE owner_id = @user OR id IN (SELECT app_id FROM collaborators WHERE user_id = @user ' +
+        "AND status = 'accepted') ORDER BY created_at, name",
     ),
     countOwned: db.prepare<[string], number>('SELECT COUNT(*) FROM apps WHERE owner_id = ?').pluck(),
     insert: db.prepare(
-      'INSERT INTO apps (id, name, owner_id, parent_id, created_at, updated_at, status, stack_id, git_source, force_https, sticky_session, router_logs, flags, limits, last_deployed_at, last_deployed_by, last_deployment_id, consecutive_crashes, source_dir) VALUES (@id, @name, @owner_id, @parent_id, @created_at, @updated_at, @status, @stack_id, @git_source, @force_https, @sticky_session, @router_logs, @flags, @limits, @last_deployed_at, @last_deployed_by, @last_deployment_id, @consecutive_crashes, @source_dir)',
+      'INSERT INTO apps (id, name, owner_id, parent_id, created_at, updated_at, status, stack_id, git_source, ' +
+        'force_https, sticky_session, router_logs, flags, limits, last_deployed_at, last_deployed_by, ' +
+        'last_deployment_id, consecutive_crashes, source_dir) ' +
+        'VALUES (@id, @name, @owner_id, @parent_id, @created_at, @updated_at, @status, @stack_id, @git_source, ' +
+        '@force_https, @sticky_session, @router_logs, @flags, @limits, @last_deployed_at, @last_deployed_by, ' +
+        '@last_deployment_id, @consecutive_crashes, @source_dir)',
     ),
     rename: db.prepare('UPDATE apps SET name = ?, updated_at = ? WHERE id = ?'),
     setOwner: db.prepare('UPDATE apps SET owner_id = ?, updated_at = ? WHERE id = ?'),

@@ -23,7 +23,8 @@ export function createAuthStore(db: Db) {
     userByLogin: db.prepare<[string, string], UserRecord>('SELECT * FROM users WHERE username = ? OR email = ?'),
     userByEmail: db.prepare<[string], UserRecord>('SELECT * FROM users WHERE email = ?'),
     insertUser: db.prepare(
-      'INSERT INTO users (id, username, email, fullname, password_hash, payment_method, created_at) VALUES (@id, @username, @email, @fullname, @password_hash, @payment_method, @created_at)',
+      'INSERT INTO users (id, username, email, fullname, password_hash, payment_method, created_at) ' +
+        'VALUES (@id, @username, @email, @fullname, @password_hash, @payment_method, @created_at)',
     ),
     updateUser: db.prepare(
       'UPDATE users SET email = @email, fullname = @fullname, password_hash = @password_hash, payment_method = @payment_method WHERE id = @id',
@@ -33,7 +34,8 @@ export function createAuthStore(db: Db) {
     tokenByHash: db.prepare<[string], TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ?'),
     tokensOfUser: db.prepare<[string], TokenRow>('SELECT * FROM api_tokens WHERE user_id = ? ORDER BY created_at, id'),
     insertToken: db.prepare(
-      'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, issued_at, last_used_at, fixed) VALUES (@id, @user_id, @name, @token_hash, @created_at, @issued_at, @last_used_at, @fixed)',
+      'INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, issued_at, last_used_at, fixed) ' +
+        'VALUES (@id, @user_id, @name, @token_hash, @created_at, @issued_at, @last_used_at, @fixed)',
     ),
     renewToken: db.prepare('UPDATE api_tokens SET token_hash = ?, issued_at = ? WHERE id = ?'),
     deleteToken: db.prepare('DELETE FROM api_tokens WHERE id = ?'),

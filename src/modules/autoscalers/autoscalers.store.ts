@@ -26,10 +26,14 @@ export function createAutoscalersStore(db: Db) {
     ),
     enabled: db.prepare<[], AutoscalerRow>('SELECT * FROM autoscalers WHERE disabled = 0'),
     insert: db.prepare(
-      'INSERT INTO autoscalers (id, app_id, container_type, metric, target, min_containers, max_containers, disabled, last_scale, created_at, updated_at) VALUES (@id, @app_id, @container_type, @metric, @target, @min_containers, @max_containers, @disabled, @last_scale, @created_at, @updated_at)',
+      'INSERT INTO autoscalers (id, app_id, container_type, metric, target, min_containers, max_containers, disabled, ' +
+        'last_scale, created_at, updated_at) ' +
+        'VALUES (@id, @app_id, @container_type, @metric, @target, @min_containers, @max_containers, @disabled, ' +
+        '@last_scale, @created_at, @updated_at)',
     ),
     update: db.prepare(
-      'UPDATE autoscalers SET metric = @metric, target = @target, min_containers = @min_containers, max_containers = @max_containers, disabled = @disabled, updated_at = @updated_at WHERE id = @id',
+      'UPDATE autoscalers SET metric = @metric, target = @target, min_containers = @min_containers, max_containers = ' +
+        '@max_containers, disabled = @disabled, updated_at = @updated_at WHERE id = @id',
     ),
     setLastScale: db.prepare('UPDATE autoscalers SET last_scale = ? WHERE id = ?'),
     disable: db.prepare('UPDATE autoscalers SET disabled = 1, updated_at = ? WHERE id = ?'),

@@ -27,7 +27,8 @@ export function createCollaboratorsStore(db: Db) {
       "SELECT * FROM collaborators WHERE app_id = ? AND user_id = ? AND status = 'accepted'",
     ),
     insert: db.prepare(
-      'INSERT INTO collaborators (id, app_id, email, user_id, status, invitation_token, created_at, is_limited) VALUES (@id, @app_id, @email, @user_id, @status, @invitation_token, @created_at, @is_limited)',
+      'INSERT INTO collaborators (id, app_id, email, user_id, status, invitation_token, created_at, is_limited) ' +
+        'VALUES (@id, @app_id, @email, @user_id, @status, @invitation_token, @created_at, @is_limited)',
     ),
     setLimited: db.prepare('UPDATE collaborators SET is_limited = ? WHERE id = ?'),
     accept: db.prepare("UPDATE collaborators SET status = 'accepted', user_id = ? WHERE id = ?"),

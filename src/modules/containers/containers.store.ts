@@ -30,7 +30,9 @@ export function createContainersStore(db: Db) {
   const s = {
     formation: db.prepare<[string], FormationRow>('SELECT * FROM formation WHERE app_id = ? ORDER BY type'),
     upsertFormation: db.prepare(
-      'INSERT INTO formation (app_id, type, id, amount, size, command) VALUES (@app_id, @type, @id, @amount, @size, @command) ON CONFLICT(app_id, type) DO UPDATE SET amount = excluded.amount, size = excluded.size, command = excluded.command',
+      'INSERT INTO formation (app_id, type, id, amount, size, command) ' +
+        'VALUES (@app_id, @type, @id, @amount, @size, @command) ON CONFLICT(app_id, type) DO UPDATE ' +
+        'SET amount = excluded.amount, size = excluded.size, command = excluded.command',
     ),
     deleteFormation: db.prepare('DELETE FROM formation WHERE app_id = ? AND type = ?'),
     live: db.prepare<[string], ContainerRow>(
@@ -40,7 +42,10 @@ export function createContainersStore(db: Db) {
     byId: db.prepare<[string], ContainerRow>('SELECT * FROM containers WHERE id = ?'),
     byEngine: db.prepare<[string], ContainerRow>('SELECT * FROM containers WHERE engine_id = ?'),
     insert: db.prepare(
-      'INSERT INTO containers (id, app_id, type, type_index, size, command, engine_id, state, host_port, deployment_id, detached, created_at, deleted_at) VALUES (@id, @app_id, @type, @type_index, @size, @command, @engine_id, @state, @host_port, @deployment_id, @detached, @created_at, @deleted_at)',
+      'INSERT INTO containers (id, app_id, type, type_index, size, command, engine_id, state, host_port, ' +
+        'deployment_id, detached, created_at, deleted_at) ' +
+        'VALUES (@id, @app_id, @type, @type_index, @size, @command, @engine_id, @state, @host_port, @deployment_id, ' +
+        '@detached, @created_at, @deleted_at)',
     ),
     setEngine: db.prepare('UPDATE containers SET engine_id = ?, host_port = ?, state = ? WHERE id = ?'),
     setState: db.prepare('UPDATE containers SET state = ? WHERE id = ?'),

@@ -34,7 +34,8 @@ const TYPES = {
 } as const;
 // Everything from this origin, nothing inline, nothing from elsewhere (works offline by construction).
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; " +
+  "form-action 'none'; frame-ancestors 'none'";
 
 export function dashboardRoutes(deps: DashboardRoutesDeps) {
   const r = new ApiRoutes('dashboard');

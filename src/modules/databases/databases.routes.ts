@@ -102,7 +102,8 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
     (c) => {
       databases.find(user(c), c.req.param('id'));
       throw ApiError.badRequest(
-        'net peerings link an Outscale net to the database: the Scalingo emulator has none; reach the database on its endpoint (GET /v1/databases/:id/endpoints)',
+        'net peerings link an Outscale net to the database: the Scalingo emulator has none; reach the database on its ' +
+          'endpoint (GET /v1/databases/:id/endpoints)',
       );
     },
   );

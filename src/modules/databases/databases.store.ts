@@ -37,7 +37,8 @@ export function createDatabasesStore(db: Db) {
       'SELECT * FROM database_firewall_rules WHERE addon_id = ? ORDER BY created_at, rowid',
     ),
     insertRule: db.prepare(
-      'INSERT INTO database_firewall_rules (id, addon_id, type, cidr, label, range_id, created_at) VALUES (@id, @addon_id, @type, @cidr, @label, @range_id, @created_at)',
+      'INSERT INTO database_firewall_rules (id, addon_id, type, cidr, label, range_id, created_at) ' +
+        'VALUES (@id, @addon_id, @type, @cidr, @label, @range_id, @created_at)',
     ),
     deleteRule: db.prepare('DELETE FROM database_firewall_rules WHERE addon_id = ? AND id = ?'),
     settings: db.prepare<[string], DatabaseSettingsRow>('SELECT * FROM database_settings WHERE addon_id = ?'),

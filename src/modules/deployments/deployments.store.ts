@@ -20,7 +20,10 @@ export interface DeploymentRow {
 export function createDeploymentsStore(db: Db) {
   const s = {
     insert: db.prepare(
-      'INSERT INTO deployments (id, app_id, status, source, source_kind, git_ref, image, process_types, pusher_id, output, created_at, finished_at) VALUES (@id, @app_id, @status, @source, @source_kind, @git_ref, @image, @process_types, @pusher_id, @output, @created_at, @finished_at)',
+      'INSERT INTO deployments (id, app_id, status, source, source_kind, git_ref, image, process_types, pusher_id, ' +
+        'output, created_at, finished_at) ' +
+        'VALUES (@id, @app_id, @status, @source, @source_kind, @git_ref, @image, @process_types, @pusher_id, @output, ' +
+        '@created_at, @finished_at)',
     ),
     get: db.prepare<[string, string], DeploymentRow>('SELECT * FROM deployments WHERE app_id = ? AND id = ?'),
     byId: db.prepare<[string], DeploymentRow>('SELECT * FROM deployments WHERE id = ?'),

@@ -88,7 +88,8 @@ export async function prefetchNpm(
         )) !== 0
       ) {
         say(
-          '!     The npm registry could not be reached from the emulator host (npm install --package-lock-only failed above); the build installs only what the cache already holds.',
+          '!     The npm registry could not be reached from the emulator host (npm install --package-lock-only failed ' +
+            'above); the build installs only what the cache already holds.',
         );
         return {};
       }

@@ -22,10 +22,15 @@ export function createDomainsStore(db: Db) {
     byName: db.prepare<[string], DomainRow>('SELECT * FROM domains WHERE name = ?'),
     canonicalOf: db.prepare<[string], DomainRow>('SELECT * FROM domains WHERE app_id = ? AND canonical = 1'),
     insert: db.prepare(
-      'INSERT INTO domains (id, app_id, name, canonical, letsencrypt_enabled, tlscert, tlskey, cert_subject, cert_expires_at, created_at, updated_at) VALUES (@id, @app_id, @name, @canonical, @letsencrypt_enabled, @tlscert, @tlskey, @cert_subject, @cert_expires_at, @created_at, @updated_at)',
+      'INSERT INTO domains (id, app_id, name, canonical, letsencrypt_enabled, tlscert, tlskey, cert_subject, ' +
+        'cert_expires_at, created_at, updated_at) ' +
+        'VALUES (@id, @app_id, @name, @canonical, @letsencrypt_enabled, @tlscert, @tlskey, @cert_subject, ' +
+        '@cert_expires_at, @created_at, @updated_at)',
     ),
     update: db.prepare(
-      'UPDATE domains SET canonical = @canonical, letsencrypt_enabled = @letsencrypt_enabled, tlscert = @tlscert, tlskey = @tlskey, cert_subject = @cert_subject, cert_expires_at = @cert_expires_at, updated_at = @updated_at WHERE id = @id',
+      'UPDATE domains SET canonical = @canonical, letsencrypt_enabled = @letsencrypt_enabled, tlscert = @tlscert, ' +
+        'tlskey = @tlskey, cert_subject = @cert_subject, cert_expires_at = @cert_expires_at, updated_at = @updated_at ' +
+        'WHERE id = @id',
     ),
     clearCanonical: db.prepare('UPDATE domains SET canonical = 0 WHERE app_id = ? AND canonical = 1'),
     delete: db.prepare('DELETE FROM domains WHERE id = ?'),

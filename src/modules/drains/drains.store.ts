@@ -30,7 +30,9 @@ export function createDrainsStore(db: Db) {
     allAppDrains: db.prepare<[], DrainRow>('SELECT * FROM log_drains WHERE addon_id IS NULL ORDER BY created_at'),
     allAddonDrains: db.prepare<[], DrainRow>('SELECT * FROM log_drains WHERE addon_id IS NOT NULL ORDER BY created_at'),
     insert: db.prepare(
-      'INSERT INTO log_drains (id, app_id, addon_id, type, url, host, port, token, drain_region, transport, created_at) VALUES (@id, @app_id, @addon_id, @type, @url, @host, @port, @token, @drain_region, @transport, @created_at)',
+      'INSERT INTO log_drains (id, app_id, addon_id, type, url, host, port, token, drain_region, transport, ' +
+        'created_at) VALUES (@id, @app_id, @addon_id, @type, @url, @host, @port, @token, @drain_region, @transport, ' +
+        '@created_at)',
     ),
     delete: db.prepare('DELETE FROM log_drains WHERE id = ?'),
     exists: db.prepare<[string], number>('SELECT COUNT(*) FROM log_drains WHERE id = ?').pluck(),

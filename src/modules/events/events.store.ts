@@ -15,7 +15,8 @@ export interface EventRow {
 export function createEventsStore(db: Db) {
   const s = {
     insert: db.prepare(
-      'INSERT INTO events (id, type, app_id, app_name, user_id, created_at, type_data) VALUES (@id, @type, @app_id, @app_name, @user_id, @created_at, @type_data)',
+      'INSERT INTO events (id, type, app_id, app_name, user_id, created_at, type_data) ' +
+        'VALUES (@id, @type, @app_id, @app_name, @user_id, @created_at, @type_data)',
     ),
     // Counts come from event_counts (migration 016, kept by triggers): no scan of the events.
     countApp: db.prepare<[string], number>("SELECT n FROM event_counts WHERE kind = 1 AND a = ? AND b = ''").pluck(),
@@ -55,6 +56,7 @@ export function createEventsStore(db: Db) {
 
 /** Apps the user collaborates on without owning them (owned apps are counted through kind 4). */
 const COLLABORATED_APPS =
-  "SELECT DISTINCT co.app_id AS id FROM collaborators co JOIN apps ap ON ap.id = co.app_id WHERE co.user_id = @user AND co.status = 'accepted' AND ap.owner_id <> @user";
+  'SELECT DISTINCT co.app_id AS id FROM collaborators co JOIN apps ap ON ap.id = co.app_id WHERE co.user_id = @user ' +
+  "AND co.status = 'accepted' AND ap.owner_id <> @user";
 
 export type EventsStore = ReturnType<typeof createEventsStore>;

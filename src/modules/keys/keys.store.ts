@@ -14,7 +14,8 @@ export interface KeyRow {
 export function createKeysStore(db: Db) {
   const s = {
     insert: db.prepare(
-      'INSERT INTO ssh_keys (id, user_id, name, content, fingerprint, fixed, created_at) VALUES (@id, @user_id, @name, @content, @fingerprint, @fixed, @created_at)',
+      'INSERT INTO ssh_keys (id, user_id, name, content, fingerprint, fixed, created_at) ' +
+        'VALUES (@id, @user_id, @name, @content, @fingerprint, @fixed, @created_at)',
     ),
     ofUser: db.prepare<[string], KeyRow>('SELECT * FROM ssh_keys WHERE user_id = ? ORDER BY created_at, rowid'),
     countOfUser: db.prepare<[string], number>('SELECT COUNT(*) FROM ssh_keys WHERE user_id = ?').pluck(),

@@ -71,11 +71,14 @@ export function createLogsStore(db: Db) {
     orphans: db.prepare('DELETE FROM log_lines WHERE app_id NOT IN (SELECT id FROM apps)'),
     cursor: db.prepare<[string], CursorRow>('SELECT * FROM log_cursors WHERE engine_id = ?'),
     upsertCursor: db.prepare(
-      'INSERT INTO log_cursors (engine_id, app_id, last_ts, last_texts) VALUES (@engine_id, @app_id, @last_ts, @last_texts) ON CONFLICT (engine_id) DO UPDATE SET last_ts = excluded.last_ts, last_texts = excluded.last_texts',
+      'INSERT INTO log_cursors (engine_id, app_id, last_ts, last_texts) ' +
+        'VALUES (@engine_id, @app_id, @last_ts, @last_texts) ON CONFLICT (engine_id) DO UPDATE ' +
+        'SET last_ts = excluded.last_ts, last_texts = excluded.last_texts',
     ),
     deleteCursor: db.prepare('DELETE FROM log_cursors WHERE engine_id = ?'),
     insertArchive: db.prepare(
-      'INSERT INTO log_archives (id, app_id, file, size, lines, from_ms, to_ms, created_at) VALUES (@id, @app_id, @file, @size, @lines, @from_ms, @to_ms, @created_at)',
+      'INSERT INTO log_archives (id, app_id, file, size, lines, from_ms, to_ms, created_at) ' +
+        'VALUES (@id, @app_id, @file, @size, @lines, @from_ms, @to_ms, @created_at)',
     ),
     archive: db.prepare<[string], ArchiveRow>('SELECT * FROM log_archives WHERE id = ?'),
     // Newest first, like the platform's list; `before` is the cursor (a seq).

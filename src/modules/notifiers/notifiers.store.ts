@@ -23,10 +23,15 @@ export function createNotifiersStore(db: Db) {
       'SELECT * FROM notifiers WHERE app_id = ? AND active = 1 ORDER BY created_at, id',
     ),
     insert: db.prepare(
-      'INSERT INTO notifiers (id, app_id, name, platform, active, send_all_alerts, send_all_events, selected_event_ids, type_data, created_at, updated_at) VALUES (@id, @app_id, @name, @platform, @active, @send_all_alerts, @send_all_events, @selected_event_ids, @type_data, @created_at, @updated_at)',
+      'INSERT INTO notifiers (id, app_id, name, platform, active, send_all_alerts, send_all_events, ' +
+        'selected_event_ids, type_data, created_at, updated_at) ' +
+        'VALUES (@id, @app_id, @name, @platform, @active, @send_all_alerts, @send_all_events, @selected_event_ids, ' +
+        '@type_data, @created_at, @updated_at)',
     ),
     update: db.prepare(
-      'UPDATE notifiers SET name = @name, active = @active, send_all_alerts = @send_all_alerts, send_all_events = @send_all_events, selected_event_ids = @selected_event_ids, type_data = @type_data, updated_at = @updated_at WHERE id = @id',
+      'UPDATE notifiers SET name = @name, active = @active, send_all_alerts = @send_all_alerts, send_all_events = ' +
+        '@send_all_events, selected_event_ids = @selected_event_ids, type_data = @type_data, updated_at = @updated_at ' +
+        'WHERE id = @id',
     ),
     delete: db.prepare('DELETE FROM notifiers WHERE id = ?'),
   };

@@ -15,7 +15,8 @@ export interface OperationRow {
 export function createOperationsStore(db: Db) {
   const s = {
     insert: db.prepare(
-      'INSERT INTO operations (id, app_id, type, status, error, data, created_at, finished_at) VALUES (@id, @app_id, @type, @status, @error, @data, @created_at, @finished_at)',
+      'INSERT INTO operations (id, app_id, type, status, error, data, created_at, finished_at) ' +
+        'VALUES (@id, @app_id, @type, @status, @error, @data, @created_at, @finished_at)',
     ),
     get: db.prepare<[string, string], OperationRow>('SELECT * FROM operations WHERE app_id = ? AND id = ?'),
     finish: db.prepare('UPDATE operations SET status = ?, error = ?, finished_at = ? WHERE id = ?'),

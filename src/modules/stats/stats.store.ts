@@ -63,13 +63,15 @@ export function createStatsStore(db: Db) {
       .pluck(),
     // Per-minute means over the type of the swap fraction (recommended value).
     swapFractionPerMinute: db.prepare<{ app: string; type: string; from: number }, { m: number; v: number }>(
-      'SELECT time / 60000 AS m, AVG(CASE WHEN swap_limit > 0 THEN CAST(swap AS REAL) / swap_limit ELSE 0 END) AS v FROM stats_samples WHERE app_id = @app AND type = @type AND time >= @from GROUP BY m',
+      'SELECT time / 60000 AS m, AVG(CASE WHEN swap_limit > 0 THEN CAST(swap AS REAL) / swap_limit ELSE 0 END) AS v ' +
+        'FROM stats_samples WHERE app_id = @app AND type = @type AND time >= @from GROUP BY m',
     ),
     containersPerMinute: db.prepare<{ app: string; type: string; from: number }, { m: number; n: number }>(
       'SELECT time / 60000 AS m, COUNT(DISTINCT idx) AS n FROM stats_samples WHERE app_id = @app AND type = @type AND time >= @from GROUP BY m',
     ),
     requestsSeries: db.prepare<{ app: string; bucket: number; from: number; lo: number; hi: number }, Point>(
-      'SELECT (time / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS t, COUNT(*) AS v FROM router_requests WHERE app_id = @app AND time >= @from AND status >= @lo AND status < @hi GROUP BY t ORDER BY t',
+      'SELECT (time / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS t, COUNT(*) AS v FROM router_requests ' +
+        'WHERE app_id = @app AND time >= @from AND status >= @lo AND status < @hi GROUP BY t ORDER BY t',
     ),
     // Requests and 5XX per minute, minutes with traffic only.
     requestsPerMinute: db.prepare<{ app: string; from: number }, { m: number; n: number; e: number }>(
