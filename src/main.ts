@@ -120,7 +120,9 @@ async function main(argv: string[]): Promise<number> {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
       console.error(
-        `cannot listen: address already in use (${(e as NodeJS.ErrnoException & { address?: string; port?: number }).address}:${(e as { port?: number }).port}); choose another --port / --router-port / --ssh-port, or 0 for any free port`,
+        `cannot listen: address already in use ` +
+          `(${(e as NodeJS.ErrnoException & { address?: string; port?: number }).address}:${(e as { port?: number }).port}); ` +
+          `choose another --port / --router-port / --ssh-port, or 0 for any free port`,
       );
       return 1;
     }

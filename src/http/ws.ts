@@ -50,7 +50,8 @@ export function createUpgradeTable(deps: { logger: Logger }) {
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('');
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n${extra}\r\n${text}`,
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: ${type}\r\nContent-Length: ` +
+        `${Buffer.byteLength(text)}\r\nConnection: close\r\n${extra}\r\n${text}`,
     );
   }
 

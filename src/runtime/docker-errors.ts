@@ -78,7 +78,10 @@ export function describeDockerError(
     return `the Docker engine at ${endpoint.label} cannot be reached: the TLS handshake failed (${e.code}: ${e.message}); ${TLS_HINT}`;
   }
   if (isTlsHangUp(e, endpoint)) {
-    return `the Docker engine at ${endpoint.label} cannot be reached: it closed the connection during the TLS handshake (${e.code}: ${e.message}), as an engine refusing the client certificate does; ${TLS_HINT}`;
+    return (
+      `the Docker engine at ${endpoint.label} cannot be reached: it closed the connection during the TLS ` +
+      `handshake (${e.code}: ${e.message}), as an engine refusing the client certificate does; ${TLS_HINT}`
+    );
   }
   if (isEngineUnreachable(e)) {
     return `the Docker engine cannot be reached (${e.code}) at ${endpoint.label}: is dockerd running? (scripts/docker-up.sh starts one)`;

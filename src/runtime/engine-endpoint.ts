@@ -61,7 +61,8 @@ function parseHost(raw: string, tlsFiles: EngineTlsFiles | undefined, source: st
   const tls = tlsFiles ? readTls(tlsFiles, source) : null;
   if (!tls && !LOOPBACK.test(host)) {
     throw new Error(
-      `${source}: the engine at ${raw} is not on this machine: give docker.tls (ca, cert and key, or certPath) so the connection is TLS with both sides verified`,
+      `${source}: the engine at ${raw} is not on this machine: give docker.tls (ca, cert and key, or certPath) ` +
+        `so the connection is TLS with both sides verified`,
     );
   }
   const port = url.port ? Number(url.port) : tls ? 2376 : 2375;

@@ -160,7 +160,8 @@ export async function applyFormation(api: ApiClient, app: string, manifest: Mani
   const unknown = Object.keys(manifest.formation).filter((type) => !containers.some((c) => c.name === type));
   if (unknown.length)
     throw new UpError(
-      `scalingo.json: formation names ${unknown.join(', ')}, which the code does not declare (process types: ${containers.map((c) => c.name).join(', ') || 'none'})`,
+      `scalingo.json: formation names ${unknown.join(', ')}, which the code does not declare (process types: ` +
+        `${containers.map((c) => c.name).join(', ') || 'none'})`,
     );
   if (!changes.length) return false;
   // Right after a deployment the app may still be booting (409): retried.

@@ -71,17 +71,20 @@ if [ ! -s "$D/PG_VERSION" ]; then
   echo "host all all 0.0.0.0/0 scram-sha-256" >> "$D/pg_hba.conf"
   echo "host all all ::/0 scram-sha-256" >> "$D/pg_hba.conf"
   as_pg ${PG}/pg_ctl -D "$D" -o "-c listen_addresses=''" -w start >/dev/null
-  as_pg ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -c "CREATE ROLE \"$ADDON_USER\" LOGIN PASSWORD '$ADDON_PASSWORD'" -c "CREATE DATABASE \"$ADDON_DATABASE\" OWNER \"$ADDON_USER\""
+  as_pg ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -c "CREATE ROLE \"$ADDON_USER\" LOGIN PASSWORD \
+'$ADDON_PASSWORD'" -c "CREATE DATABASE \"$ADDON_DATABASE\" OWNER \"$ADDON_USER\""
   as_pg ${PG}/pg_ctl -D "$D" -m fast -w stop >/dev/null
   echo "addon: database $ADDON_DATABASE created"
 fi
-exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "$D" -c listen_addresses='*' -c shared_buffers=${Math.max(16, Math.floor(mem / MiB / 8))}MB -c log_line_prefix='[%p] ' \
+exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "$D" -c listen_addresses='*' -c \
+shared_buffers=${Math.max(16, Math.floor(mem / MiB / 8))}MB -c log_line_prefix='[%p] ' \
   -c ssl=on -c ssl_cert_file=/etc/ssl/certs/ssl-cert-snakeoil.pem -c ssl_key_file=/etc/ssl/private/ssl-cert-snakeoil.key
 `,
     ready: [
       'sh',
       '-c',
-      `${PG}/pg_isready -q -h 127.0.0.1 -p 5432 && PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql -h 127.0.0.1 -U "$ADDON_USER" -d "$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null`,
+      `${PG}/pg_isready -q -h 127.0.0.1 -p 5432 && PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql -h 127.0.0.1 -U \
+"$ADDON_USER" -d "$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null`,
     ],
     // No `?sslmode=`: node-postgres reads prefer/require as verify-full, which the server's self-signed
     // (Debian snakeoil) certificate fails; libpq clients still negotiate TLS by default.
@@ -100,10 +103,14 @@ exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "
     users: [
       'sh',
       '-c',
-      `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END, CASE WHEN pg_has_role(oid, 'pg_read_all_data', 'MEMBER') AND NOT pg_has_role(oid, 'pg_write_all_data', 'MEMBER') THEN 'ro' ELSE '' END FROM pg_authid WHERE rolcanlogin ORDER BY rolname"`,
+      `${PG}/psql -U postgres -d postgres -tAF '|' -c "SELECT rolname, CASE WHEN rolpassword LIKE 'SCRAM-SHA-256%' \
+THEN 'scram-sha-256' WHEN rolpassword LIKE 'md5%' THEN 'md5' ELSE '' END, CASE WHEN pg_has_role(oid, \
+'pg_read_all_data', 'MEMBER') AND NOT pg_has_role(oid, 'pg_write_all_data', 'MEMBER') THEN 'ro' ELSE '' END FROM \
+pg_authid WHERE rolcanlogin ORDER BY rolname"`,
     ],
     createUser: String.raw`set -e
-if [ "$READ_ONLY" = 1 ]; then G='GRANT pg_read_all_data TO :"u";'; else G='GRANT pg_read_all_data, pg_write_all_data TO :"u"; GRANT CREATE ON SCHEMA public TO :"u";'; fi
+if [ "$READ_ONLY" = 1 ]; then G='GRANT pg_read_all_data TO :"u";'; else \
+G='GRANT pg_read_all_data, pg_write_all_data TO :"u"; GRANT CREATE ON SCHEMA public TO :"u";'; fi
 ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d "$ADDON_DATABASE" -v u="$NEW_USER" -v pw="$NEW_PASSWORD" -v db="$ADDON_DATABASE" <<EOF
 CREATE ROLE :"u" LOGIN PASSWORD :'pw';
 GRANT CONNECT ON DATABASE :"db" TO :"u";
@@ -116,12 +123,16 @@ DROP ROLE :"u";
 EOF`,
     // pg_hba's TCP lines become hostssl (and back), then the server reloads its configuration.
     forceSsl: {
-      on: String.raw`sed -i -E 's/^host([[:space:]])/hostssl\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
+      on: String.raw`sed -i -E 's/^host([[:space:]])/hostssl\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && \
+${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
 # The reload is asynchronous (SIGHUP): done once a connection without TLS is refused.
-for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 || exit 0; sleep 0.1; done
+for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER \
+dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 || exit 0; sleep 0.1; done
 echo "the server still accepts connections without TLS" >&2; exit 1`,
-      off: String.raw`sed -i -E 's/^hostssl([[:space:]])/host\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && ${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
-for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 && exit 0; sleep 0.1; done
+      off: String.raw`sed -i -E 's/^hostssl([[:space:]])/host\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && \
+${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
+for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER \
+dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 && exit 0; sleep 0.1; done
 echo "the server still refuses connections without TLS" >&2; exit 1`,
     },
     setPassword: String.raw`${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -v u="$NEW_USER" -v pw="$NEW_PASSWORD" <<'EOF'
@@ -141,7 +152,8 @@ if [ ! -d /var/lib/mysql/mysql ]; then
   mariadb-install-db --user=mysql --datadir=/var/lib/mysql --auth-root-authentication-method=socket --skip-test-db >/dev/null
   mariadbd --user=mysql --skip-networking --socket=/run/mysqld/init.sock &
   for i in $(seq 1 60); do mariadb -S /run/mysqld/init.sock -e 'SELECT 1' >/dev/null 2>&1 && break; sleep 0.5; done
-  mariadb -S /run/mysqld/init.sock -e "CREATE DATABASE \`$ADDON_DATABASE\`; CREATE USER '$ADDON_USER'@'%' IDENTIFIED BY '$ADDON_PASSWORD'; GRANT ALL ON \`$ADDON_DATABASE\`.* TO '$ADDON_USER'@'%'; FLUSH PRIVILEGES;"
+  mariadb -S /run/mysqld/init.sock -e "CREATE DATABASE \`$ADDON_DATABASE\`; CREATE USER '$ADDON_USER'@'%' \
+IDENTIFIED BY '$ADDON_PASSWORD'; GRANT ALL ON \`$ADDON_DATABASE\`.* TO '$ADDON_USER'@'%'; FLUSH PRIVILEGES;"
   mariadb-admin -S /run/mysqld/init.sock shutdown
   wait
   echo "addon: database $ADDON_DATABASE created"
@@ -163,7 +175,9 @@ exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-po
     users: [
       'sh',
       '-c',
-      `mariadb -N -B -e "SELECT DISTINCT CONCAT(u.User, '||', IF(d.Select_priv = 'Y' AND d.Insert_priv = 'N', 'ro', '')) FROM mysql.user u LEFT JOIN mysql.db d ON d.User = u.User AND d.Db = '$ADDON_DATABASE' WHERE u.User <> '' ORDER BY 1"`,
+      `mariadb -N -B -e "SELECT DISTINCT CONCAT(u.User, '||', IF(d.Select_priv = 'Y' AND d.Insert_priv = 'N', \
+'ro', '')) FROM mysql.user u LEFT JOIN mysql.db d ON d.User = u.User AND d.Db = '$ADDON_DATABASE' WHERE u.User <> \
+'' ORDER BY 1"`,
     ],
     createUser: String.raw`set -e
 if [ "$READ_ONLY" = 1 ]; then P=SELECT; else P=ALL; fi
@@ -178,7 +192,8 @@ mariadb -e "CREATE USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; GRANT $P 
     port: 6379,
     dataDir: '/data',
     script: (mem) => String.raw`set -e
-exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --enable-debug-command local --requirepass "$ADDON_PASSWORD" --maxmemory ${Math.floor((mem * 0.8) / MiB)}mb --save 60 1
+exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --enable-debug-command local \
+--requirepass "$ADDON_PASSWORD" --maxmemory ${Math.floor((mem * 0.8) / MiB)}mb --save 60 1
 `,
     ready: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning ping | grep -q PONG'],
     url: (c, host, port) => `redis://:${c.password}@${host}:${port}`,
@@ -204,7 +219,8 @@ R CONFIG SET appendonly no >/dev/null
 cp "$IN/dump.rdb" /data/dump.rdb
 R DEBUG RELOAD NOSAVE | grep -q OK || { echo "redis did not load the snapshot" >&2; R CONFIG SET appendonly yes >/dev/null; exit 1; }
 R CONFIG SET appendonly yes >/dev/null
-for i in $(seq 1 600); do R INFO persistence | grep -q 'aof_rewrite_in_progress:0' && R INFO persistence | grep -q 'aof_rewrite_scheduled:0' && break; sleep 0.2; done`,
+for i in $(seq 1 600); do R INFO persistence | grep -q 'aof_rewrite_in_progress:0' && R INFO persistence | grep -q \
+'aof_rewrite_scheduled:0' && break; sleep 0.2; done`,
     // Redis 6+ ACL users (the server runs with `requirepass` only: the `default` user).
     users: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning ACL USERS | sed "s/$/|/"'],
     console: ['redis-cli'],

@@ -76,7 +76,8 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
       const json = addons.provision(user(c), c.get('app').id, addon);
       const variables = addons.variablesOf(json.id);
       const message = variables.length
-        ? `The ${json.addon_provider.name} server is starting; ${variables.join(', ')} ${variables.length > 1 ? 'are' : 'is'} set on the app, whose containers restart once it answers.`
+        ? `The ${json.addon_provider.name} server is starting; ${variables.join(', ')} ` +
+          `${variables.length > 1 ? 'are' : 'is'} set on the app, whose containers restart once it answers.`
         : 'The addon is a stand-in: no database server runs in the emulator.';
       return c.json({ addon: json, message, variables }, 201);
     },

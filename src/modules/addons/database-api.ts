@@ -47,11 +47,16 @@ export function lacks(servers: AddonServers | undefined, addon: AddonRow, featur
   // A real server runs (issue #15), but this API does not serve its features yet: say where they are.
   if (servers?.server(addon.id)) {
     return ApiError.badRequest(
-      `The ${provider} addon ${addon.resource_id} runs a real server in the Scalingo emulator, but its database API does not serve ${feature} yet. The server's output: GET /v1/apps/:app/addons/${addon.id}/server/logs; a dump made now: GET /v1/apps/:app/addons/${addon.id}/server/dump; the port published on 127.0.0.1: docker port.`,
+      `The ${provider} addon ${addon.resource_id} runs a real server in the Scalingo emulator, but its ` +
+        `database API does not serve ${feature} yet. The server's output: GET ` +
+        `/v1/apps/:app/addons/${addon.id}/server/logs; a dump made now: GET ` +
+        `/v1/apps/:app/addons/${addon.id}/server/dump; the port published on 127.0.0.1: docker port.`,
     );
   }
   return ApiError.badRequest(
-    `The ${provider} addon ${addon.resource_id} is a stand-in of the Scalingo emulator: no database server runs, so ${feature} are not available. Stand-in addons provide the addon resource, its plan, its log drains and its token.`,
+    `The ${provider} addon ${addon.resource_id} is a stand-in of the Scalingo emulator: no database server ` +
+      `runs, so ${feature} are not available. Stand-in addons provide the addon resource, its plan, its log ` +
+      `drains and its token.`,
   );
 }
 

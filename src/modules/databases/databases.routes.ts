@@ -69,7 +69,8 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
     async (c) => c.json({ database: await json(c, databases.find(user(c), c.req.param('id'))) }),
   );
 
-  // Networking (go-scalingo v11 databases_networking.go, CLI `database-endpoints`, `database-net-peerings*`, `database-network-configuration`): the local server is reached on its
+  // Networking (go-scalingo v11 databases_networking.go, CLI `database-endpoints`, `database-net-peerings*`,
+  // `database-network-configuration`): the local server is reached on its
   // published port; there are no Outscale nets to peer with, so peerings are none and cannot be made.
   r.add(
     {

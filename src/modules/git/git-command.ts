@@ -15,7 +15,9 @@ const APP_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
  */
 export function parseGitCommand(command: string): { service: GitService; appName: string } | { error: string } {
   const refused = {
-    error: `only git push and git fetch are served here ("git-receive-pack '<app>.git'" or "git-upload-pack '<app>.git'"); refused: ${JSON.stringify(command.slice(0, 100))}`,
+    error:
+      `only git push and git fetch are served here ("git-receive-pack '<app>.git'" or "git-upload-pack ` +
+      `'<app>.git'"); refused: ${JSON.stringify(command.slice(0, 100))}`,
   };
   if (command.length > MAX_COMMAND_LENGTH) return refused;
   const m = /^(git-receive-pack|git-upload-pack|git receive-pack|git upload-pack) +(.+)$/.exec(command.trim());

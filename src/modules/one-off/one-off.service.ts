@@ -159,7 +159,8 @@ export function createOneOffService(deps: OneOffServiceDeps) {
       const rel = orchestrator.release(app);
       if (!rel)
         throw ApiError.badRequest(
-          `The application ${app.name} has never been deployed: a one-off container runs the deployed code. Deploy it first (git push, an archive, or a watched directory), then retry.`,
+          `The application ${app.name} has never been deployed: a one-off container runs the deployed code. ` +
+            `Deploy it first (git push, an archive, or a watched directory), then retry.`,
         );
       checkLimits(app);
       const detached = input.detached ?? false;

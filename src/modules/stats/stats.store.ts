@@ -41,7 +41,8 @@ export function createStatsStore(db: Db) {
 
   // The column name comes from the closed ResourceColumn set, never from a request.
   const seriesSql = (col: ResourceColumn, where: string) =>
-    `SELECT (time / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS t, AVG(${col}) AS v FROM stats_samples WHERE app_id = @app ${where} AND time >= @from GROUP BY t ORDER BY t`;
+    `SELECT (time / CAST(@bucket AS INTEGER)) * CAST(@bucket AS INTEGER) AS t, AVG(${col}) AS v FROM ` +
+    `stats_samples WHERE app_id = @app ${where} AND time >= @from GROUP BY t ORDER BY t`;
   const series = {} as Record<
     ResourceColumn,
     { all: ReturnType<Db['prepare']>; type: ReturnType<Db['prepare']>; index: ReturnType<Db['prepare']> }
