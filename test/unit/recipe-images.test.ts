@@ -33,7 +33,7 @@ describe('images built on first use', () => {
       for (const r of results) {
         expect(r.status).toBe('rejected');
         expect((r as PromiseRejectedResult).reason.message).toBe(
-          'building the Node.js stack image (scalingo-emulator/stack-node:1) failed: mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`',
+          'building the Node.js stack image (scalingo-emulator/stack-node:2) failed: mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`',
         );
       }
       expect(starts).toEqual(['Node.js stack', 'Node.js stack']);
