@@ -118,6 +118,10 @@ describe('database consoles of the Go CLI (real Docker, real servers)', () => {
     await t.waitFor(/console_check\s*\r?\n-+\s*\r?\n\s*1\s*\r?\n\(1 row\)/);
     t.write("CREATE TABLE console_notes (t text); INSERT INTO console_notes VALUES ('written in pgsql-console');\n");
     await t.waitFor(/INSERT 0 1/);
+    // The one-off's environment has the addon's variables too, as the app's containers do (psql's \! runs a shell).
+    t.write('\\! echo "env-url:$SCALINGO_POSTGRESQL_URL"\n');
+    await t.waitFor(/env-url:postgres:\/\/\S+/);
+    expect(t.output()).toContain(`env-url:${url}`);
     t.write('\\q\n');
     expect(await waitExit(attachUrl)).toEqual({ exit_code: 0 });
     const db = new URL(url).pathname.slice(1);
