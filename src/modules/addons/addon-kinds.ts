@@ -4,6 +4,8 @@
 // as the platform sets them: SCALINGO_<TYPE>_URL, plus DATABASE_URL (PostgreSQL) and REDIS_URL
 // (docs/fidelity.md "Real addons").
 
+import { PITR_AT_START, PITR_SERVER_ARGS } from './addon-pitr-scripts.ts';
+
 export type AddonKind = 'postgresql' | 'mysql' | 'redis';
 
 export interface Credentials {
@@ -76,15 +78,16 @@ if [ ! -s "$D/PG_VERSION" ]; then
   as_pg ${PG}/pg_ctl -D "$D" -m fast -w stop >/dev/null
   echo "addon: database $ADDON_DATABASE created"
 fi
-exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "$D" -c listen_addresses='*' -c \
-shared_buffers=${Math.max(16, Math.floor(mem / MiB / 8))}MB -c log_line_prefix='[%p] ' \
+${PITR_AT_START}exec setpriv --reuid=postgres --regid=postgres --init-groups ${PG}/postgres -D "$D" -c listen_addresses='*' -c \
+shared_buffers=${Math.max(16, Math.floor(mem / MiB / 8))}MB -c log_line_prefix='[%p] ' ${PITR_SERVER_ARGS} \
   -c ssl=on -c ssl_cert_file=/etc/ssl/certs/ssl-cert-snakeoil.pem -c ssl_key_file=/etc/ssl/private/ssl-cert-snakeoil.key
 `,
     ready: [
       'sh',
       '-c',
+      // Ready once it takes writes: a point-in-time recovery answers reads before it is promoted.
       `${PG}/pg_isready -q -h 127.0.0.1 -p 5432 && PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql -h 127.0.0.1 -U \
-"$ADDON_USER" -d "$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null`,
+"$ADDON_USER" -d "$ADDON_DATABASE" -tAc 'SELECT NOT pg_is_in_recovery()' | grep -qx t`,
     ],
     // No `?sslmode=`: node-postgres reads prefer/require as verify-full, which the server's self-signed
     // (Debian snakeoil) certificate fails; libpq clients still negotiate TLS by default.
