@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { writeFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
@@ -149,6 +149,28 @@ describe('deploying code (real Docker)', () => {
     expect(await answerOf(webOf(h, 'from-archive')[0].id)).toBe('built from a Dockerfile\n');
     const shown = await h.call('GET', `/v1/apps/from-archive/deployments/${res.body.deployment.id}`);
     expect(shown.body.deployment.links.output).toContain(`/deployments/${res.body.deployment.id}/output`);
+  });
+
+  it('a web process that exits before listening fails the deployment; the output shows its last lines', async () => {
+    const dir = copyFixture('busybox-web');
+    writeFileSync(
+      join(dir, 'Procfile'),
+      'web: echo "connecting to db:5432"; echo "boot failed: getaddrinfo ENOTFOUND db" >&2; exit 3\n',
+    );
+    const archive = await archiveOf('crashing-web', dir);
+    await h.call('POST', '/v1/apps', { body: { app: { name: 'crashing-web' } } });
+    const res = await h.call('POST', '/v1/apps/crashing-web/deployments', {
+      body: { deployment: { source_url: archive } },
+    });
+    expect(res.status).toBe(201);
+    const done = await waitForDeployment(h, 'crashing-web');
+    const out = (await h.call('GET', `/v1/apps/crashing-web/deployments/${done.id}/output`)).text;
+    expect(done.status, out).toBe('crashed-error');
+    expect(out).toContain('Start failed: container web-1 exited with code 3 before listening on $PORT');
+    expect(out).toMatch(/\| connecting to db:5432\n.*\| boot failed: getaddrinfo ENOTFOUND db\n/s);
+    expect(webOf(h, 'crashing-web')).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(dirname(archive), { recursive: true, force: true });
   });
 
   it('an archive over http(s) is downloaded', async () => {

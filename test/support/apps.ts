@@ -1,6 +1,6 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { c as tarCreate } from 'tar';
@@ -36,10 +36,10 @@ export function gitRepoOf(name: string): string {
   return dir;
 }
 
-/** A .tar.gz of a fixture with one top-level folder, as the platform's archives are. */
-export async function archiveOf(name: string): Promise<string> {
+/** A .tar.gz of a fixture (or of a folder: `dir`) with one top-level folder, as the platform's archives are. */
+export async function archiveOf(name: string, dir = join(FIXTURES, name)): Promise<string> {
   const out = join(mkdtempSync(join(tmpdir(), 'emu-archive-')), `${name}.tar.gz`);
-  await tarCreate({ gzip: true, file: out, cwd: FIXTURES }, [name]);
+  await tarCreate({ gzip: true, file: out, cwd: dirname(dir) }, [basename(dir)]);
   return out;
 }
 

@@ -9,6 +9,7 @@ import type { VariablesStore } from '../variables/variables.store.ts';
 import type { DeploymentsStore } from '../deployments/deployments.store.ts';
 import type { ContainerRow, ContainersStore } from './containers.store.ts';
 import { containerEnv, WEB_PORT } from './container-env.ts';
+import { startFailure } from './start-failure.ts';
 
 /** What runs: a successful deployment's image and process types. */
 export interface Release {
@@ -96,7 +97,11 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         checkKept();
       const info = await runtime.inspect(engineId);
       if (info?.state !== 'running')
-        throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`);
+        throw await startFailure(
+          runtime,
+          engineId,
+          `container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`,
+        );
       return;
     }
     for (;;) {
@@ -104,7 +109,11 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       if (await runtime.ready({ engineId, hostPort })) return;
       const info = await runtime.inspect(engineId);
       if (info?.state !== 'running')
-        throw new Error(`container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`);
+        throw await startFailure(
+          runtime,
+          engineId,
+          `container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`,
+        );
       if (clock.now() > deadline)
         throw new Error(
           `container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`,

@@ -21,6 +21,7 @@ import { parseProcfile } from './procfile.ts';
 import { buildpackBuild, languageOf } from './slug-build.ts';
 import { defined } from '../../shared/defined.ts';
 import { DeploymentQueue } from './deployment-queue.ts';
+import { StartFailure } from '../containers/start-failure.ts';
 
 export const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
 
@@ -251,6 +252,10 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
         );
       } catch (err) {
         say(`!      Start failed: ${(err as Error).message}`);
+        if (err instanceof StartFailure && err.output.length) {
+          say('       Its last lines of output:');
+          for (const line of err.output) say(`       | ${line}`);
+        }
         throw Object.assign(err as Error, {
           status: /within/.test((err as Error).message) ? 'timeout-error' : 'crashed-error',
         });
