@@ -39,7 +39,9 @@ describe('images built on first use', () => {
       expect(starts).toEqual(['Node.js stack', 'Node.js stack']);
       expect(events.filter((e) => e.phase === 'start')).toHaveLength(1);
       expect(events.filter((e) => e.phase === 'fail')).toHaveLength(1);
-      expect(lines[0][0]).toMatch(/^building from Debian \S+ packages \(nodejs npm ca-certificates git\)/);
+      expect(lines[0][0]).toMatch(
+        /^building from Debian \S+ packages \(nodejs npm ca-certificates git postgresql-client mariadb-client-core redis-tools\)/,
+      );
       expect(lines[1]).toEqual(lines[0]);
 
       await expect(ensureRecipeImage(runtime, node)).rejects.toThrow(/mmdebstrap is not installed/);
