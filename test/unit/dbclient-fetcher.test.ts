@@ -18,7 +18,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const script = join(root, 'dbclient-fetcher');
 const [write, chmod] = dbclientFetcherInstall().map((c) => c.replaceAll(DBCLIENT_FETCHER_PATH, script));
 const run = (...args: string[]) =>
-  spawnSync('sh', [script, ...args], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+  spawnSync('sh', [script, ...args], { encoding: 'utf8', cwd: root, env: { PATH: '/usr/bin:/bin' } });
 
 describe('dbclient-fetcher of the stack images', () => {
   it('is installed, with the clients, by each stack recipe and its suite variants; not by the addon images', () => {
@@ -55,6 +55,6 @@ describe('dbclient-fetcher of the stack images', () => {
     expect(none.stderr).toBe('usage: dbclient-fetcher <pgsql|mysql|redis> [version]\n');
     const tricky = run('$(touch pwned)');
     expect(tricky.status).toBe(1);
-    expect(() => statSync(join(process.cwd(), 'pwned'))).toThrow();
+    expect(() => statSync(join(root, 'pwned'))).toThrow();
   });
 });
