@@ -16,6 +16,8 @@ import { createAddonBackups } from '../modules/addons/addon-backups.ts';
 import { createAddonBackupsStore } from '../modules/addons/addon-backups.store.ts';
 import { databaseApiRoutes } from '../modules/addons/database-api.routes.ts';
 import { databaseFeaturesRoutes } from '../modules/addons/database-features.routes.ts';
+import { createAddonPitr, type AddonPitr } from '../modules/addons/addon-pitr.ts';
+import { databasePitrRoutes } from '../modules/addons/database-pitr.routes.ts';
 import { registerAddonLogsWebSocket } from '../modules/addons/addon-logs.ws.ts';
 import { createTunnelTargets } from '../modules/addons/addon-tunnels.ts';
 import type { AppHooks } from '../modules/apps/apps.service.ts';
@@ -40,7 +42,7 @@ export const addonsArea = defineArea({
 interface AddonsNeeds {
   accounts: Pick<Accounts, 'events'>;
   apps: Pick<Apps, 'apps' | 'variablesStore' | 'projects' | 'view'>;
-  containers: Pick<Containers, 'deployments' | 'orchestrator'>;
+  containers: Pick<Containers, 'deployments' | 'orchestrator' | 'operations'>;
 }
 
 interface AddonsLater {
@@ -57,8 +59,14 @@ function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
   const store = createAddonsStore(db);
   // Real addon servers (issue #15): app containers join the app's network with them.
   const setStatus = addonStatusSetter({ store, events, appOf: (id) => apps.find(id) });
-  const servers = s.config.addons.servers ? createServers(s, needs, later, setStatus) : undefined;
+  // Point-in-time recovery of PostgreSQL servers: turned on as each server answers (its base backup).
+  let pitr: AddonPitr | undefined;
+  const onRunning = (addonId: string) => pitr?.onRunning(addonId);
+  const servers = s.config.addons.servers ? createServers(s, needs, later, setStatus, onRunning) : undefined;
   const addons = createAddonsService({ db, store, apps, events, clock, servers });
+  pitr =
+    servers &&
+    createAddonPitr({ servers, addonOf: (id) => store.byId(id), operations: needs.containers.operations, logger });
 
   const routes: RouteGroup[] = [addonsRoutes({ addons })];
   // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
@@ -94,6 +102,7 @@ function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
     backups,
     logger,
   });
+  if (servers && pitr) routes.push(databasePitrRoutes({ addons, servers, pitr }));
   routes.push(...dbs.routes);
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
   const appName = (id: string) => apps.find(id)?.name ?? id;
@@ -153,6 +162,7 @@ function createServers(
   needs: AddonsNeeds,
   later: AddonsLater,
   setStatus: ReturnType<typeof addonStatusSetter>,
+  onRunning: (addonId: string) => void,
 ): AddonServers {
   const { apps } = needs.apps;
   const { deployments, orchestrator } = needs.containers;
@@ -176,6 +186,7 @@ function createServers(
       orchestrator.settleStatus(appId);
     },
     onLines: later.onAddonLines,
+    onRunning: (row) => onRunning(row.addon_id),
   });
 }
 

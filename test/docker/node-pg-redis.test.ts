@@ -218,9 +218,10 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
       expect(sql).toContain('written by the migration');
       expect((await h.call('GET', `/v1/apps/${APP}/addons/${pg.id}/server/dump`, { as: 'other' })).status).toBe(404);
       // The database API serves backups, users, logs, settings and restores of a real server (addon-database-api.test.ts,
-      // addon-database-restore.test.ts); what it does not serve (point-in-time recovery) gets a 400 pointing at these.
+      // addon-database-restore.test.ts, addon-pitr.test.ts); what it does not serve (the database actions of the
+      // dashboard's database view) gets a 400 pointing at these.
       const token = (await h.call('POST', `/v1/apps/${APP}/addons/${pg.id}/token`)).body.addon.token;
-      const dbApi = await h.call('GET', `/api/databases/${pg.id}/pitr/recovery_window`, { as: { bearer: token } });
+      const dbApi = await h.call('GET', `/api/databases/${pg.id}/tables`, { as: { bearer: token } });
       expect(dbApi.status).toBe(400);
       expect(dbApi.body.error).toContain('runs a real server');
       expect(dbApi.body.error).toContain('/server/dump');

@@ -4,7 +4,7 @@ import type { AddonServerRow } from './addon-servers.store.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
 
 // What runs inside an addon's running server, through the runtime's exec: dumps and backup
-// archives, restores, users, TLS. Each script of the kind (addon-kinds.ts) gets the addon's
+// archives, restores, users, TLS, point-in-time recovery. Each script of the kind (addon-kinds.ts) gets the addon's
 // credentials in its environment, never spliced into the command.
 
 /** An addon's server that runs: its row, its container and where its port is published. */
@@ -90,6 +90,20 @@ export function createAddonServerExec(
       });
       if (out.exitCode !== 0) throw new Error(lastError(out.stderr, out.exitCode));
       return true;
+    },
+
+    /**
+     * A script of addon-pitr-scripts.ts run as root in the running server (PostgreSQL's point-in-time recovery), with
+     * `env` beside the credentials; its standard output. Throws with the server's message.
+     */
+    async pitr(addonId: string, script: string, env: Record<string, string> = {}): Promise<string> {
+      const r = await mustRun(addonId);
+      const out = await runtime.exec(r.engineId, ['sh', '-c', script], {
+        env: { ...serverEnv(r.row), ...env },
+        maxBytes: 64 * 1024,
+      });
+      if (out.exitCode !== 0) throw new Error(lastError(out.stderr, out.exitCode));
+      return out.stdout.trim();
     },
 
     /** The server's users as its own catalogue lists them (pg_authid, mysql.user, ACL USERS). */

@@ -36,6 +36,8 @@ export interface AddonServersDeps {
   restartApp: (appId: string) => Promise<void>;
   /** Lines of an addon server's output, for the addon's drains. */
   onLines?: Parameters<typeof createAddonLogs>[0]['onLines'];
+  /** A server answers (provisioned, restarted, back from an outage): work that needs it running (PITR's base backup). */
+  onRunning?: (row: AddonServerRow) => void;
 }
 
 export function createAddonServers(deps: AddonServersDeps) {
@@ -153,6 +155,7 @@ export function createAddonServers(deps: AddonServersDeps) {
       .then(async () => {
         if (!store.byAddon(row.addon_id)) return;
         deps.setStatus(row.addon_id, 'running');
+        deps.onRunning?.(row);
         await steps.after?.();
       })
       .catch((err: Error) => {
@@ -272,24 +275,26 @@ export function createAddonServers(deps: AddonServersDeps) {
         deps.setStatus(addonId, 'provisioning');
         await bringUp(row, { after: () => deps.restartApp(row.app_id) });
       } else if (currentStatus === 'running') {
-        await service.restart(addonId, async (c) => runtime.updateMemory(c, bytes));
+        await service.restart(addonId, { change: async (c) => runtime.updateMemory(c, bytes) });
       } else {
         const c = (await runtime.list({ [LABELS.addonId]: addonId }))[0];
         if (c) await runtime.updateMemory(c.engineId, bytes);
       }
     },
 
-    /**
-     * The server stopped (after `change` of its stopped container, when given), then brought up again on its volume
-     * as any start: `running` once it answers, `error` with the reason when it does not come back.
-     */
-    restart(addonId: string, change?: (engineId: string) => Promise<void>): Promise<void> {
+    /** The server stopped (`signal` first: SIGINT is PostgreSQL's fast shutdown; then `change` of the stopped container),
+     * then brought up again on its volume as any start: `running` once it answers, else `error` with the reason. */
+    restart(
+      addonId: string,
+      opts: { change?: (engineId: string) => Promise<void>; signal?: string } = {},
+    ): Promise<void> {
       const row = store.byAddon(addonId);
       if (!row) return Promise.resolve();
       const first = async () => {
         for (const c of await runtime.list({ [LABELS.addonId]: addonId })) {
+          if (c.state === 'running' && opts.signal) await runtime.kill(c.engineId, opts.signal).catch(() => undefined);
           if (c.state === 'running') await runtime.stop(c.engineId, 10);
-          await change?.(c.engineId);
+          await opts.change?.(c.engineId);
         }
       };
       return bringUp(row, { first });
