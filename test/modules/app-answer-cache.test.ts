@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, TEST_USERS, type Harness } from '../harness.ts';
+import { startEmulator, type Harness } from '../harness.ts';
 
 // GET /v1/apps/:app answers from a cache (src/modules/apps/app-answer-cache.ts): every kind of write that
 // changes what it shows, or who may see it, must show in the very next GET.
@@ -39,7 +39,7 @@ describe('GET /v1/apps/:app after each kind of write', () => {
   it("the owner's own row (users are written at start and by the control plane's reset and restore: syncUsers)", async () => {
     expect((await warm('cached-app')).owner.email).toBe('dev@example.test');
     const auth = h.emu.area('accounts').auth;
-    const withEmail = (email: string) => TEST_USERS.map((u) => (u.username === 'dev' ? { ...u, email } : u));
+    const withEmail = (email: string) => h.emu.config.users.map((u) => (u.username === 'dev' ? { ...u, email } : u));
     auth.syncUsers(withEmail('dev2@example.test'));
     try {
       expect((await get('cached-app')).owner.email).toBe('dev2@example.test');
