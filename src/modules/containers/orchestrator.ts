@@ -9,7 +9,7 @@ import type { VariablesStore } from '../variables/variables.store.ts';
 import type { DeploymentsStore } from '../deployments/deployments.store.ts';
 import type { ContainerRow, ContainersStore } from './containers.store.ts';
 import { containerEnv, WEB_PORT } from './container-env.ts';
-import { startFailure } from './start-failure.ts';
+import { waitReady } from './wait-ready.ts';
 import { watchCrashes } from './crash-restarts.ts';
 
 /** What runs: a successful deployment's image and process types. */
@@ -43,6 +43,7 @@ export interface OrchestratorDeps {
 export function createOrchestrator(deps: OrchestratorDeps) {
   const { runtime, store, clock, logger } = deps;
   const t = deps.config.intervals;
+  const readiness = { runtime, clock, intervals: t };
 
   const sizeOf = (name: string): ContainerSize =>
     deps.config.containerSizes.find((s) => s.name === name) ??
@@ -77,48 +78,6 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     return p;
   }
   const appGone = (app: AppRow) => new Error(`app ${app.name} was deleted while its containers started`);
-
-  /** Waits until a web container accepts connections on its published port, or fails plainly. */
-  async function waitReady(row: ContainerRow, engineId: string, hostPort: number | null): Promise<void> {
-    const deadline = clock.now() + t.bootTimeoutMs;
-    const label = `${row.type}-${row.type_index}`;
-    const checkKept = () => {
-      if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
-    };
-    if (row.type !== 'web') {
-      // wall-clock grace: a check the process did not exit at once, not platform time
-      for (
-        const until = performance.now() + t.bootGraceMs;
-        performance.now() < until;
-        await sleep(Math.min(25, t.bootGraceMs))
-      )
-        checkKept();
-      const info = await runtime.inspect(engineId);
-      if (info?.state !== 'running')
-        throw await startFailure(
-          runtime,
-          engineId,
-          `container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`,
-        );
-      return;
-    }
-    for (;;) {
-      checkKept();
-      if (await runtime.ready({ engineId, hostPort })) return;
-      const info = await runtime.inspect(engineId);
-      if (info?.state !== 'running')
-        throw await startFailure(
-          runtime,
-          engineId,
-          `container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`,
-        );
-      if (clock.now() > deadline)
-        throw new Error(
-          `container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`,
-        );
-      await sleep(25);
-    }
-  }
 
   /** Runs work that creates containers for an app, unless the app is gone; a deletion waits for it. */
   function forApp<T>(app: AppRow, run: () => Promise<T>): Promise<T> {
@@ -178,10 +137,18 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       });
       store.setEngine(row.id, info.engineId, info.hostPort, 'booting');
       if (removing.has(app.id)) throw appGone(app);
-      await waitReady(row, info.engineId, info.hostPort);
-      const ready = await runtime.inspect(info.engineId);
-      store.setEngine(row.id, info.engineId, ready?.hostPort ?? info.hostPort, 'running');
-      return { ...row, engine_id: info.engineId, host_port: ready?.hostPort ?? info.hostPort, state: 'running' };
+      await waitReady(readiness, {
+        label: `${type}-${index}`,
+        type,
+        engineId: info.engineId,
+        hostPort: info.hostPort,
+        checkKept: () => {
+          if (removing.has(app.id)) throw new Error(`container ${type}-${index}: its app is being deleted`);
+        },
+      });
+      // The router switches now, to the port that answered the probe (the start's inspect gave it).
+      store.setEngine(row.id, info.engineId, info.hostPort, 'running');
+      return { ...row, engine_id: info.engineId, host_port: info.hostPort, state: 'running' };
     } catch (err) {
       const engineId = store.container(row.id)?.engine_id;
       if (engineId) await runtime.remove(engineId).catch(() => undefined);
