@@ -287,12 +287,6 @@ describe('backups, restore and user passwords of real addon servers (real Docker
         expect(own.status).toBe(400);
         expect(own.body.error).toMatch(/protected/);
       }
-      // force-ssl needs TLS, which the local MariaDB does not serve: refused with the reason.
-      const ssl = await api('POST', `/databases/${dbs.mysql.id}/features`, dbs.mysql.token, {
-        feature: { name: 'force-ssl' },
-      });
-      expect(ssl.status).toBe(400);
-      expect(ssl.body.error).toMatch(/TLS/);
       // Redis: no user management, as on the platform (the CLI refuses before asking).
       expect(
         (await api('GET', `/databases/${dbs.redis.id}/users`, dbs.redis.token)).body['database-users'].map(
@@ -302,6 +296,60 @@ describe('backups, restore and user passwords of real addon servers (real Docker
       expect(
         (await api('POST', `/databases/${dbs.redis.id}/users/default/reset_password`, dbs.redis.token)).status,
       ).toBe(400);
+    },
+    LONG,
+  );
+
+  it(
+    'force-ssl on MySQL and Redis: connections without TLS refused, with TLS accepted, the database API still served; then off',
+    async () => {
+      const plainMysql = () =>
+        exec(
+          dbs.mysql.container,
+          ['mariadb', '--skip-ssl', '-h', '127.0.0.1', '-u', dbs.mysql.url.username].concat([
+            `-p${dbs.mysql.url.password}`,
+            '-N',
+            '-e',
+            'SELECT 1',
+          ]),
+        );
+      const tlsMysql = () =>
+        exec(
+          dbs.mysql.container,
+          ['mariadb', '--ssl', '-h', '127.0.0.1', '-u', dbs.mysql.url.username].concat([
+            `-p${dbs.mysql.url.password}`,
+            '-N',
+            '-e',
+            "SHOW STATUS LIKE 'Ssl_version'",
+          ]),
+        );
+      const redisPing = (...tls: string[]) =>
+        exec(
+          dbs.redis.container,
+          ['redis-cli', ...tls, '-h', '127.0.0.1', '-a', dbs.redis.url.password].concat(['--no-auth-warning', 'ping']),
+        ).out;
+      expect(plainMysql().out).toBe('1');
+      expect(redisPing()).toBe('PONG');
+      for (const kind of ['mysql', 'redis'] as const) {
+        const on = await api('POST', `/databases/${dbs[kind].id}/features`, dbs[kind].token, {
+          feature: { name: 'force-ssl' },
+        });
+        expect(on.status, JSON.stringify(on.body)).toBe(200);
+        expect(on.body).toMatchObject({ name: 'force-ssl', status: 'ACTIVATED' });
+      }
+      expect(plainMysql().code).not.toBe(0);
+      expect(tlsMysql().out).toMatch(/^Ssl_version\s+TLSv1\.[23]$/);
+      expect(redisPing()).not.toBe('PONG');
+      expect(redisPing('--tls', '--insecure')).toBe('PONG');
+      // The emulator's own calls (users, backups) do not go over TCP: still served.
+      expect((await api('GET', `/databases/${dbs.mysql.id}/users`, dbs.mysql.token)).status).toBe(200);
+      expect((await backup('redis')).files).toEqual(['dump.rdb']);
+      for (const kind of ['mysql', 'redis'] as const)
+        expect(
+          (await api('DELETE', `/databases/${dbs[kind].id}/features?feature=force-ssl`, dbs[kind].token)).status,
+        ).toBe(200);
+      expect(plainMysql().out).toBe('1');
+      expect(redisPing()).toBe('PONG');
     },
     LONG,
   );

@@ -94,17 +94,17 @@ describe('stats and alerts from real containers', () => {
   });
 
   it('#23 samples accumulate; the type series is the mean of its containers', async () => {
-    const one = await eventually(
+    await eventually(
       async () => {
         const pts = (await h.call('GET', `/v1/apps/${APP}/stats/cpu/web/1?since=1`)).body as {
           time: string;
           value: number;
         }[];
-        return pts.length >= 3 ? pts : undefined;
+        // Two samples of the burner at work (on a loaded machine it may get less than a quarter of a core now and then).
+        return pts.filter((p) => p.value > 25).length >= 2 ? pts : undefined;
       },
-      { ...WAIT, what: 'three samples of web-1' },
+      { ...WAIT, what: 'two samples of web-1 above 25 % of a core' },
     );
-    expect(one.filter((p) => p.value > 25).length).toBeGreaterThanOrEqual(2);
     const [all, w1, w2] = await Promise.all(
       ['web', 'web/1', 'web/2'].map(
         async (p) =>

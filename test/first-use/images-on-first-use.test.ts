@@ -197,7 +197,7 @@ describe('images built on first use (real Docker, Debian packages)', () => {
       );
       const broken = await addon('first-node', redis);
       expect(broken.status_message).toContain(
-        'could not start: building the Redis server image (scalingo-emulator/addon-redis:1) failed: mmdebstrap is not installed',
+        'could not start: building the Redis server image (scalingo-emulator/addon-redis:2) failed: mmdebstrap is not installed',
       );
       expect(await addonLogs('first-node', redis)).toContain('mmdebstrap is not installed');
       expect(current(recipe('node')) || current(recipe('redis'))).toBe(false);

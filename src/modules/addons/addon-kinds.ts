@@ -5,6 +5,16 @@
 // (docs/fidelity.md "Real addons").
 
 import { PITR_AT_START, PITR_SERVER_ARGS } from './addon-pitr-scripts.ts';
+import {
+  MYSQL_FORCE_SSL,
+  MYSQL_TLS_ARGS,
+  PG_FORCE_SSL,
+  REDIS_CLI,
+  REDIS_FORCE_SSL,
+  REDIS_READY,
+  REDIS_TLS_ARGS,
+  type ForceSslScripts,
+} from './addon-tls-scripts.ts';
 
 export type AddonKind = 'postgresql' | 'mysql' | 'redis';
 
@@ -47,7 +57,7 @@ export interface KindSpec {
   /** Sets the password of user $NEW_USER to $NEW_PASSWORD (issue 22: update and reset). */
   setPassword?: string;
   /** Shell scripts making the server refuse, then accept again, connections without TLS (feature force-ssl); absent: no TLS. */
-  forceSsl?: { on: string; off: string };
+  forceSsl?: ForceSslScripts;
   /** An interactive client reading the app's database (README, tests). */
   console: string[];
 }
@@ -124,20 +134,7 @@ ${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d "$ADDON_DATABASE" -v u="$NEW_USE
 DROP OWNED BY :"u";
 DROP ROLE :"u";
 EOF`,
-    // pg_hba's TCP lines become hostssl (and back), then the server reloads its configuration.
-    forceSsl: {
-      on: String.raw`sed -i -E 's/^host([[:space:]])/hostssl\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && \
-${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
-# The reload is asynchronous (SIGHUP): done once a connection without TLS is refused.
-for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER \
-dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 || exit 0; sleep 0.1; done
-echo "the server still accepts connections without TLS" >&2; exit 1`,
-      off: String.raw`sed -i -E 's/^hostssl([[:space:]])/host\1/' /var/lib/postgresql/data/pgdata/pg_hba.conf && \
-${PG}/psql -q -U postgres -d postgres -tAc 'SELECT pg_reload_conf()' >/dev/null
-for i in $(seq 1 100); do PGPASSWORD="$ADDON_PASSWORD" ${PG}/psql "host=127.0.0.1 sslmode=disable user=$ADDON_USER \
-dbname=$ADDON_DATABASE" -tAc 'SELECT 1' >/dev/null 2>&1 && exit 0; sleep 0.1; done
-echo "the server still refuses connections without TLS" >&2; exit 1`,
-    },
+    forceSsl: PG_FORCE_SSL,
     setPassword: String.raw`${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -v u="$NEW_USER" -v pw="$NEW_PASSWORD" <<'EOF'
 ALTER ROLE :"u" PASSWORD :'pw';
 EOF`,
@@ -161,12 +158,14 @@ IDENTIFIED BY '$ADDON_PASSWORD'; GRANT ALL ON \`$ADDON_DATABASE\`.* TO '$ADDON_U
   wait
   echo "addon: database $ADDON_DATABASE created"
 fi
-exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-pool-size=${Math.max(16, Math.floor(mem / MiB / 4))}M --log-error=
+exec mariadbd --user=mysql --bind-address=0.0.0.0 --port=3306 --innodb-buffer-pool-size=${Math.max(16, Math.floor(mem / MiB / 4))}M \
+${MYSQL_TLS_ARGS} --log-error=
 `,
     ready: [
       'sh',
       '-c',
-      'mariadb -h 127.0.0.1 -u "$ADDON_USER" -p"$ADDON_PASSWORD" "$ADDON_DATABASE" -e "SELECT 1" >/dev/null 2>&1',
+      // Over TLS (the client's default when the server offers it), which force-ssl requires.
+      'mariadb --ssl -h 127.0.0.1 -u "$ADDON_USER" -p"$ADDON_PASSWORD" "$ADDON_DATABASE" -e "SELECT 1" >/dev/null 2>&1',
     ],
     url: (c, host, port) => `mysql://${c.username}:${c.password}@${host}:${port}/${c.database}`,
     variables: ['SCALINGO_MYSQL_URL'],
@@ -187,6 +186,7 @@ if [ "$READ_ONLY" = 1 ]; then P=SELECT; else P=ALL; fi
 mariadb -e "CREATE USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; GRANT $P ON \`$ADDON_DATABASE\`.* TO '$NEW_USER'@'%'; FLUSH PRIVILEGES;"`,
     deleteUser: String.raw`mariadb -e "DROP USER '$NEW_USER'@'%'; FLUSH PRIVILEGES;"`,
     setPassword: String.raw`mariadb -e "ALTER USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; FLUSH PRIVILEGES;"`,
+    forceSsl: MYSQL_FORCE_SSL,
     console: ['mariadb'],
   },
   redis: {
@@ -195,29 +195,25 @@ mariadb -e "CREATE USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; GRANT $P 
     port: 6379,
     dataDir: '/data',
     script: (mem) => String.raw`set -e
-exec redis-server --bind 0.0.0.0 --port 6379 --dir /data --appendonly yes --enable-debug-command local \
---requirepass "$ADDON_PASSWORD" --maxmemory ${Math.floor((mem * 0.8) / MiB)}mb --save 60 1
+exec redis-server --bind 0.0.0.0 --dir /data --appendonly yes --enable-debug-command local \
+--requirepass "$ADDON_PASSWORD" --maxmemory ${Math.floor((mem * 0.8) / MiB)}mb --save 60 1 ${REDIS_TLS_ARGS}
 `,
-    ready: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning ping | grep -q PONG'],
+    ready: ['sh', '-c', REDIS_READY],
     url: (c, host, port) => `redis://:${c.password}@${host}:${port}`,
     variables: ['SCALINGO_REDIS_URL', 'REDIS_URL'],
     // An RDB snapshot taken now (SAVE), then copied out.
     backup: {
-      cmd: [
-        'sh',
-        '-c',
-        'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cat /data/dump.rdb | gzip',
-      ],
+      cmd: ['sh', '-c', `${REDIS_CLI} save >/dev/null && cat /data/dump.rdb | gzip`],
       file: 'dump.rdb.gz',
     },
-    archive: 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning save >/dev/null && cp /data/dump.rdb "$OUT/dump.rdb"',
+    archive: `${REDIS_CLI} save >/dev/null && cp /data/dump.rdb "$OUT/dump.rdb"`,
     // The snapshot replaces the data set: AOF off, the RDB file swapped and loaded (DEBUG RELOAD NOSAVE, allowed
     // from inside the container only), AOF on again (rewritten from the loaded data); done once the rewrite ends.
     restore: String.raw`IN=$(mktemp -d)
 trap 'rm -rf "$IN"' EXIT
 tar xzf - -C "$IN"
 [ -s "$IN/dump.rdb" ] || { echo "the backup holds no dump.rdb" >&2; exit 2; }
-R() { redis-cli -a "$ADDON_PASSWORD" --no-auth-warning "$@"; }
+R() { ${REDIS_CLI} "$@"; }
 R CONFIG SET appendonly no >/dev/null
 cp "$IN/dump.rdb" /data/dump.rdb
 R DEBUG RELOAD NOSAVE | grep -q OK || { echo "redis did not load the snapshot" >&2; R CONFIG SET appendonly yes >/dev/null; exit 1; }
@@ -225,7 +221,8 @@ R CONFIG SET appendonly yes >/dev/null
 for i in $(seq 1 600); do R INFO persistence | grep -q 'aof_rewrite_in_progress:0' && R INFO persistence | grep -q \
 'aof_rewrite_scheduled:0' && break; sleep 0.2; done`,
     // Redis 6+ ACL users (the server runs with `requirepass` only: the `default` user).
-    users: ['sh', '-c', 'redis-cli -a "$ADDON_PASSWORD" --no-auth-warning ACL USERS | sed "s/$/|/"'],
+    users: ['sh', '-c', `${REDIS_CLI} ACL USERS | sed "s/$/|/"`],
+    forceSsl: REDIS_FORCE_SSL,
     console: ['redis-cli'],
   },
 };

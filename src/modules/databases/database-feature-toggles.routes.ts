@@ -1,7 +1,8 @@
 // `database-enable-feature` / `database-disable-feature` (go-scalingo DatabaseEnableFeature: POST /databases/:id/features
 // {feature: {name}} → 200 {name, status, message}; DatabaseDisableFeature: DELETE /databases/:id/features?feature=…
-// → 200 {message}). force-ssl is applied in the server (PostgreSQL: pg_hba's TCP lines become hostssl); a kind
-// without TLS refuses it. publicly-available is recorded: the local server's port is published on 127.0.0.1 either way.
+// → 200 {message}). force-ssl is applied in the server (addon-tls-scripts.ts: PostgreSQL's pg_hba hostssl lines,
+// MariaDB's require_secure_transport, Redis's TLS port in place of the plain one); a kind without TLS would refuse it.
+// publicly-available is recorded: the local server's port is published on 127.0.0.1 either way.
 import { z } from 'zod';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ApiError } from '../../http/errors.ts';
