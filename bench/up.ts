@@ -107,7 +107,7 @@ async function rawBuildRun(
 ): Promise<{ ms: number; afterServed: number }> {
   const t0 = performance.now();
   await run('docker', ['build', '-q', '--label', LABEL, '-t', tag, '-f', '-', dir], {
-    input: 'FROM scalingo-emulator/stack-node:1\nCOPY . /app\nWORKDIR /app\nCMD ["node", "server.js"]\n',
+    input: 'FROM scalingo-emulator/stack-node:2\nCOPY . /app\nWORKDIR /app\nCMD ["node", "server.js"]\n',
   });
   const id = await docker(
     'run',

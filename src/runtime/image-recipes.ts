@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DATABASE_CLIENT_PACKAGES, dbclientFetcherInstall } from './dbclient-fetcher.ts';
 
 // Recipes of the images built from Debian's packages (issue #15): language stacks the buildpack-like
 // builds run on, and the servers of the database addons. Each is one `mmdebstrap` root filesystem
@@ -33,34 +34,36 @@ const STACK_ENV = [
   'CMD ["sh"]',
 ];
 const APP_DIR = ['mkdir -p /app /tmp/uploads', 'chmod 1777 /tmp/uploads'];
+// Every stack has the clients of the database consoles (`pgsql-console`…) and their `dbclient-fetcher`.
+const STACK_CUSTOMIZE = [...APP_DIR, ...dbclientFetcherInstall()];
 
 export const IMAGE_RECIPES: ImageRecipe[] = [
   {
     id: 'node',
     title: 'Node.js stack',
-    tag: 'scalingo-emulator/stack-node:1',
+    tag: 'scalingo-emulator/stack-node:2',
     kind: 'stack',
     // npm from Debian brings node-gyp, make and g++ — what native modules need.
-    packages: ['nodejs', 'npm', 'ca-certificates', 'git'],
-    customize: APP_DIR,
+    packages: ['nodejs', 'npm', 'ca-certificates', 'git', ...DATABASE_CLIENT_PACKAGES],
+    customize: STACK_CUSTOMIZE,
     changes: [...STACK_ENV, 'ENV NODE_ENV=production'],
   },
   {
     id: 'python',
     title: 'Python stack',
-    tag: 'scalingo-emulator/stack-python:1',
+    tag: 'scalingo-emulator/stack-python:2',
     kind: 'stack',
-    packages: ['python3', 'python3-pip', 'python3-venv', 'ca-certificates'],
-    customize: APP_DIR,
+    packages: ['python3', 'python3-pip', 'python3-venv', 'ca-certificates', ...DATABASE_CLIENT_PACKAGES],
+    customize: STACK_CUSTOMIZE,
     changes: [...STACK_ENV, 'ENV PYTHONUNBUFFERED=1'],
   },
   {
     id: 'ruby',
     title: 'Ruby stack',
-    tag: 'scalingo-emulator/stack-ruby:1',
+    tag: 'scalingo-emulator/stack-ruby:2',
     kind: 'stack',
-    packages: ['ruby', 'bundler', 'ca-certificates'],
-    customize: APP_DIR,
+    packages: ['ruby', 'bundler', 'ca-certificates', ...DATABASE_CLIENT_PACKAGES],
+    customize: STACK_CUSTOMIZE,
     changes: [...STACK_ENV, 'ENV BUNDLE_PATH=/app/vendor/bundle', 'ENV BUNDLE_WITHOUT=development:test'],
   },
   {
