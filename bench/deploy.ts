@@ -45,7 +45,8 @@ const KINDS: Kind[] = [
     fixture: 'busybox-web',
     app: 'bench-deploy-procfile',
     page: 'index.html',
-    // src/modules/deployments/deployments.service.ts builds a Procfile app on a stack with exactly this.
+    // src/modules/deployments/build-release.ts builds a Procfile app on a stack with exactly this (its labels
+    // appended as one LABEL instruction: the one step `--label` adds here).
     dockerfile: () => `FROM ${STACK}\nCOPY . /app\nWORKDIR /app\n`,
     command: (dir) => ['sh', '-c', webCommand(dir)],
   },

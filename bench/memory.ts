@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, spawnScript, type Child } from './lib/processes.ts';
+import { spawnEmulator, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
-import { bundleBaseline, ensureEmulatorBundle } from './lib/bundle.ts';
-import { mib, processMemory, settledMemory, type Memory } from './lib/proc-memory.ts';
+import { ensureEmulatorBundle } from './lib/bundle.ts';
+import { IDLE_MAX_MIB, IDLE_TARGET, idleRun } from './memory-idle.ts';
+import { mib, processMemory, settledMemory } from './lib/proc-memory.ts';
 import {
   archiveOf,
   deleteApp,
@@ -18,9 +19,8 @@ import {
 } from './lib/app-deploy.ts';
 import { FUZZ_SEED, fuzzOverHttp, fuzzRoutes } from './lib/fuzz.ts';
 import { collectGarbage, memoryUsage } from './lib/inspector.ts';
-import { bestMedian, int, median, pct, sleep } from './lib/stats.ts';
+import { int, pct, sleep } from './lib/stats.ts';
 
-const IDLE_MAX_MIB = 80;
 const LOADED_MAX_MIB = 200;
 const FUZZ_MAX_GROWTH = 0.2;
 const CONTAINERS = 20;
@@ -35,19 +35,6 @@ const PROCFILE = [
   `logger: ${PRINT}; exec sleep 86400`,
   '',
 ].join('\n');
-
-interface IdleTarget {
-  label: string;
-  start(): Promise<Child>;
-  /** Asked once before the settle period, so the reading is of a server that has answered. */
-  path: string;
-}
-
-async function answer(url: string): Promise<void> {
-  const res = await fetch(url);
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
-}
 
 /**
  * Issue 16, memory: idle RSS after start against bare Node and bare Hono servers; RSS with 20 running
@@ -66,11 +53,6 @@ export const section: Section = {
     const notes: string[] = [];
     try {
       ensureEmulatorBundle(ctx.emulatorDir);
-      const bareNode = await bundleBaseline(
-        join(ctx.repoDir, 'bench/lib/bare-node-server.ts'),
-        join(tmp, 'bare-node.mjs'),
-      );
-      const bareHono = await bundleBaseline(join(ctx.repoDir, 'bench/lib/hello-server.ts'), join(tmp, 'bare-hono.mjs'));
       let n = 0;
       const freshDir = () => {
         const d = join(tmp, `data-${++n}`);
@@ -79,61 +61,9 @@ export const section: Section = {
       };
 
       // 1. Idle after start.
-      const targets: IdleTarget[] = [
-        {
-          label: 'bare node:http server (node, bundled)',
-          path: '/',
-          start: () => spawnScript('node', bareNode, { tsx: false, cwd: ctx.repoDir }),
-        },
-        {
-          label: 'bare Hono server (node, bundled like the emulator)',
-          path: '/',
-          start: () => spawnScript('hello', bareHono, { tsx: false, cwd: ctx.repoDir }),
-        },
-        {
-          label: 'emulator, npm start bundle, --data-dir (new dir)',
-          path: '/_emulator/health',
-          start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: freshDir(), bundled: true }),
-        },
-        {
-          label: 'emulator, npm start bundle, --in-memory',
-          path: '/_emulator/health',
-          start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: null, bundled: true }),
-        },
-        {
-          label: 'bare node:http server through tsx (loader floor)',
-          path: '/',
-          start: () =>
-            spawnScript('node', join(ctx.repoDir, 'bench/lib/bare-node-server.ts'), { tsx: true, cwd: ctx.repoDir }),
-        },
-        {
-          label: 'emulator, sources through tsx, --in-memory',
-          path: '/_emulator/health',
-          start: () => spawnEmulator({ emulatorDir: ctx.emulatorDir, dataDir: null }),
-        },
-      ];
-      // Quick: the tsx rows (what the loader adds, not the figure of record) are left out.
-      if (ctx.quick) targets.splice(4);
-      const idle = new Map<string, Memory[]>(targets.map((t) => [t.label, []]));
-      for (let round = 1; round <= rounds; round++) {
-        for (const t of targets) {
-          const child = await t.start();
-          try {
-            await answer(`${child.api}${t.path}`);
-            const m = await settledMemory(child.proc.pid, settle);
-            idle.get(t.label)!.push(m);
-            if (!m.stable)
-              notes.push(
-                `${t.label}, round ${round}: RSS still moving after ${Math.round(m.afterMs)} ms (last reading kept).`,
-              );
-            ctx.log(`memory: idle round ${round}/${rounds}: ${t.label}: RSS ${mib(m.rssMiB)}, HWM ${mib(m.hwmMiB)}`);
-          } finally {
-            await child.stop();
-          }
-        }
-      }
-      const idleRss = (label: string) => median(idle.get(label)!.map((m) => m.rssMiB));
-      const emuIdle = idleRss(targets[2].label);
+      const idle = await idleRun(ctx, tmp, freshDir, settle, rounds);
+      notes.push(...idle.notes);
+      const emuIdle = idle.rss(IDLE_TARGET.dataDir);
 
       // 2. 20 running containers and the stored log lines, through the real pipeline.
       const loaded = await loadedRun(ctx, tmp, freshDir(), totalLines, settle);
@@ -142,22 +72,6 @@ export const section: Section = {
       // 3. The reliability suite's fuzzing, then back to idle?
       const fuzz = await fuzzRun(ctx, freshDir(), fuzzCount, settle);
 
-      const idleRows = targets.map((t) => {
-        const ms = idle.get(t.label)!;
-        return [
-          t.label,
-          bestMedian(
-            ms.map((m) => m.rssMiB),
-            mib,
-            false,
-          ),
-          bestMedian(
-            ms.map((m) => m.hwmMiB),
-            mib,
-            false,
-          ),
-        ];
-      });
       const fuzzGrowth = fuzz.after.rssMiB / fuzz.idle.rssMiB - 1;
       return {
         title: 'Memory: idle, 20 containers with stored log lines, after fuzzing',
@@ -177,7 +91,7 @@ export const section: Section = {
           {
             caption: `Idle after start: best / median of ${rounds} round(s)`,
             headers: ['server', 'RSS', 'VmHWM'],
-            rows: idleRows,
+            rows: idle.rows,
           },
           {
             caption: `Loaded: ${CONTAINERS} running containers, ${int(loaded.stored)} log lines stored`,
@@ -244,7 +158,7 @@ export const section: Section = {
           {
             what: 'idle RSS after start (npm start bundle, data dir)',
             target: `≤ ${IDLE_MAX_MIB} MiB`,
-            measured: `${mib(emuIdle)} (median); bare Hono ${mib(idleRss(targets[1].label))}, bare Node ${mib(idleRss(targets[0].label))}`,
+            measured: `${mib(emuIdle)} (median); bare Hono ${mib(idle.rss(IDLE_TARGET.bareHono))}, bare Node ${mib(idle.rss(IDLE_TARGET.bareNode))}`,
             met: emuIdle <= IDLE_MAX_MIB,
           },
           {

@@ -114,8 +114,11 @@ export class ApiRoutes extends Hono<AppEnv> {
     const pre: MiddlewareHandler<AppEnv>[] = [];
     if (def.app ?? /\/:app(\/|$)/.test(def.path)) pre.push(loadApp);
     const parse = def.body && !def.rawBody ? def.body : undefined;
-    const query = def.query?.partial();
-    const queryOf = (c: Context<AppEnv>) => (query ? parseQuery(c, query) : undefined) as QueryOf<Q>;
+    // The lenient copy of the query schema is made at the route's first request, not at start: most routes of a
+    // run are never called, and each copy is a tree of zod schemas kept for the process's life.
+    let query: z.ZodObject | undefined;
+    const queryOf = (c: Context<AppEnv>) =>
+      (def.query ? parseQuery(c, (query ??= def.query.partial())) : undefined) as QueryOf<Q>;
     this.on(
       methods.map((m) => m.toUpperCase()),
       [def.path],

@@ -5,10 +5,42 @@ import { ApiRoutes, registerRoutes, type DeclaredRoute } from './api-routes.ts';
 
 /**
  * GET /_emulator/openapi.json: the OpenAPI 3.1 document of every declared route (public: it only
- * describes the API). Made on first request, then kept.
+ * describes the API). Made on first request, then kept: nothing of it (registry entries, route configs) is built
+ * at start, when most runs never ask for it.
  */
 export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string, declared: DeclaredRoute[]): void {
-  const registry = app.openAPIRegistry;
+  let document: unknown;
+  const routes = new ApiRoutes('emulator');
+  routes.add(
+    {
+      method: 'get',
+      path: '/_emulator/openapi.json',
+      summary: 'This document',
+      auth: 'public',
+      responses: { 200: anyObject },
+    },
+    (c) => {
+      if (!document) {
+        registerComponents(app.openAPIRegistry);
+        registerRoutes(app.openAPIRegistry, [...declared, ...routes.declared]);
+      }
+      document ??= app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Scalingo emulator API',
+          version,
+          description:
+            "The Scalingo v1 platform API as the emulator serves it, with the emulator's control plane (/_emulator).",
+        },
+      });
+      return c.json(document as object);
+    },
+  );
+  app.route('/', routes);
+}
+
+/** The security schemes and the shared error body, written into the registry before the routes. */
+function registerComponents(registry: OpenAPIHono['openAPIRegistry']): void {
   registry.registerComponent('securitySchemes', 'basicToken', {
     type: 'http',
     scheme: 'basic',
@@ -36,29 +68,4 @@ export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string, 
     description: 'An addon token from POST /v1/apps/{app}/addons/{id}/token (database API).',
   });
   registry.register('Error', ERROR_BODY);
-  let document: unknown;
-  const routes = new ApiRoutes('emulator');
-  routes.add(
-    {
-      method: 'get',
-      path: '/_emulator/openapi.json',
-      summary: 'This document',
-      auth: 'public',
-      responses: { 200: anyObject },
-    },
-    (c) => {
-      if (!document) registerRoutes(registry, [...declared, ...routes.declared]);
-      document ??= app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: {
-          title: 'Scalingo emulator API',
-          version,
-          description:
-            "The Scalingo v1 platform API as the emulator serves it, with the emulator's control plane (/_emulator).",
-        },
-      });
-      return c.json(document as object);
-    },
-  );
-  app.route('/', routes);
 }

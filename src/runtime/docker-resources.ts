@@ -7,6 +7,7 @@ import { LABELS } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
 
 import { isStatus } from './docker-errors.ts';
+import { labelledDockerfile } from './build-labels.ts';
 
 type Resources = Pick<
   ContainerRuntime,
@@ -35,10 +36,13 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
 
     async buildImage({ contextDir, dockerfile, tag, labels, networkNone, onLine }) {
       const docker = await engine();
-      const tar = await packDirectory(contextDir, dockerfile ? { Dockerfile: dockerfile } : {});
+      // The labels as one instruction of the Dockerfile when they can be (one build step, not one per label).
+      const labelled = await labelledDockerfile(contextDir, dockerfile, labels);
+      const file = labelled ?? dockerfile;
+      const tar = await packDirectory(contextDir, file ? { Dockerfile: file } : {});
       const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, {
         t: tag,
-        labels,
+        ...(labelled ? {} : { labels }),
         forcerm: true,
         ...(networkNone ? { networkmode: 'none' } : {}),
       });

@@ -1,5 +1,5 @@
 import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
-import type { Clock, ClockTimer } from '../../shared/clock.ts';
+import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { objectId, secret } from '../../shared/ids.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
@@ -9,7 +9,8 @@ import type { VariablesStore } from '../variables/variables.store.ts';
 import type { DeploymentsStore } from '../deployments/deployments.store.ts';
 import type { ContainerRow, ContainersStore } from './containers.store.ts';
 import { containerEnv, WEB_PORT } from './container-env.ts';
-import { startFailure } from './start-failure.ts';
+import { waitReady } from './wait-ready.ts';
+import { watchCrashes } from './crash-restarts.ts';
 
 /** What runs: a successful deployment's image and process types. */
 export interface Release {
@@ -35,9 +36,6 @@ export interface OrchestratorDeps {
   networkOf?: (appId: string) => string | undefined;
 }
 
-// Platform rule: more than 12 crashes in a row and the app is `crashed`, no more restarts.
-export const MAX_CRASHES_IN_A_ROW = 12;
-
 /**
  * Makes Docker match the platform's intent: starts, replaces and stops an app's containers,
  * restarts crashed ones with back-off, and keeps the containers table in step with the engine.
@@ -45,6 +43,7 @@ export const MAX_CRASHES_IN_A_ROW = 12;
 export function createOrchestrator(deps: OrchestratorDeps) {
   const { runtime, store, clock, logger } = deps;
   const t = deps.config.intervals;
+  const readiness = { runtime, clock, intervals: t };
 
   const sizeOf = (name: string): ContainerSize =>
     deps.config.containerSizes.find((s) => s.name === name) ??
@@ -80,54 +79,12 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   }
   const appGone = (app: AppRow) => new Error(`app ${app.name} was deleted while its containers started`);
 
-  /** Waits until a web container accepts connections on its published port, or fails plainly. */
-  async function waitReady(row: ContainerRow, engineId: string, hostPort: number | null): Promise<void> {
-    const deadline = clock.now() + t.bootTimeoutMs;
-    const label = `${row.type}-${row.type_index}`;
-    const checkKept = () => {
-      if (removing.has(row.app_id)) throw new Error(`container ${label}: its app is being deleted`);
-    };
-    if (row.type !== 'web') {
-      // wall-clock grace: a check the process did not exit at once, not platform time
-      for (
-        const until = performance.now() + t.bootGraceMs;
-        performance.now() < until;
-        await sleep(Math.min(25, t.bootGraceMs))
-      )
-        checkKept();
-      const info = await runtime.inspect(engineId);
-      if (info?.state !== 'running')
-        throw await startFailure(
-          runtime,
-          engineId,
-          `container ${label} exited with code ${info?.exitCode ?? '?'} right after it started`,
-        );
-      return;
-    }
-    for (;;) {
-      checkKept();
-      if (await runtime.ready({ engineId, hostPort })) return;
-      const info = await runtime.inspect(engineId);
-      if (info?.state !== 'running')
-        throw await startFailure(
-          runtime,
-          engineId,
-          `container ${label} exited with code ${info?.exitCode ?? '?'} before listening on $PORT`,
-        );
-      if (clock.now() > deadline)
-        throw new Error(
-          `container ${label} did not listen on $PORT (${WEB_PORT}) within ${Math.round(t.bootTimeoutMs / 1000)} s`,
-        );
-      await sleep(25);
-    }
-  }
-
-  /** Starts one container of a type and waits until it is ready. The row is `booting` meanwhile. */
   /** Runs work that creates containers for an app, unless the app is gone; a deletion waits for it. */
   function forApp<T>(app: AppRow, run: () => Promise<T>): Promise<T> {
     return gone(app.id) ? Promise.reject(appGone(app)) : track(app.id, run());
   }
 
+  /** Starts one container of a type and waits until it is ready. The row is `booting` meanwhile. */
   function startOne(app: AppRow, rel: Release, type: string, index: number, size: string): Promise<ContainerRow> {
     return forApp(app, () => startTracked(app, rel, type, index, size));
   }
@@ -180,10 +137,18 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       });
       store.setEngine(row.id, info.engineId, info.hostPort, 'booting');
       if (removing.has(app.id)) throw appGone(app);
-      await waitReady(row, info.engineId, info.hostPort);
-      const ready = await runtime.inspect(info.engineId);
-      store.setEngine(row.id, info.engineId, ready?.hostPort ?? info.hostPort, 'running');
-      return { ...row, engine_id: info.engineId, host_port: ready?.hostPort ?? info.hostPort, state: 'running' };
+      await waitReady(readiness, {
+        label: `${type}-${index}`,
+        type,
+        engineId: info.engineId,
+        hostPort: info.hostPort,
+        checkKept: () => {
+          if (removing.has(app.id)) throw new Error(`container ${type}-${index}: its app is being deleted`);
+        },
+      });
+      // The router switches now, to the port that answered the probe (the start's inspect gave it).
+      store.setEngine(row.id, info.engineId, info.hostPort, 'running');
+      return { ...row, engine_id: info.engineId, host_port: info.hostPort, state: 'running' };
     } catch (err) {
       const engineId = store.container(row.id)?.engine_id;
       if (engineId) await runtime.remove(engineId).catch(() => undefined);
@@ -274,92 +239,14 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     deps.apps.setStatus(appId, running ? 'running' : app.last_deployment_id ? 'stopped' : 'new');
   }
 
-  let closed = false;
-  const timers = new Set<ClockTimer>();
-  const oomKilled = new Set<string>(); // engine ids the control plane killed as out-of-memory
-  const backoff = (n: number) => Math.min(t.crashBackoffMaxMs, t.crashBackoffMs * 2 ** Math.max(0, n - 1));
-
-  /** A container exited while it should have been running: count it, restart it with back-off, or give up. */
-  async function onCrash(row: ContainerRow, exitCode: number | null): Promise<void> {
-    const app = deps.apps.find(row.app_id);
-    if (!app) return;
-    store.markDeleted(row.id, clock.now(), 'crashed');
-    if (removing.has(app.id)) return; // not a crash: the app is being deleted (the sweep removes it)
-    let crashLogs = ''; // oom: killed so by the control plane, or by the kernel (Docker's OOMKilled flag)
-    const oom =
-      !!row.engine_id &&
-      (oomKilled.delete(row.engine_id) || !!(await runtime.inspect(row.engine_id).catch(() => null))?.oomKilled);
-    if (row.engine_id) {
-      try {
-        const lines: string[] = [];
-        for await (const l of await runtime.logs(row.engine_id, { follow: false, tail: 20 })) lines.push(l.text);
-        crashLogs = lines.join('\n');
-      } catch {} // the container may already be gone
-      await runtime.remove(row.engine_id).catch(() => undefined);
-    }
-    if (closed || !deps.apps.find(app.id)) return; // the emulator stopped (database closed) or the app went meanwhile
-    if (oom)
-      crashLogs += `${crashLogs ? '\n' : ''}Out of memory: the container was killed (memory limit ${Math.round(sizeOf(row.size).memory / 1048576)} MiB)`;
-    const count = deps.apps.countCrash(app.id);
-    // The CLI prints "(logs on <logs_url>)" when crash_logs is set: a real, signed URL of the container's logs.
-    const label = `${row.type}-${row.type_index}`;
-    const logsUrl = deps.logsUrl?.(app, label) ?? '';
-    deps.events.record({
-      type: 'crash',
-      app,
-      typeData: {
-        container_type: row.type,
-        container: label,
-        exit_code: exitCode,
-        crash_logs: crashLogs,
-        logs_url: logsUrl,
-        ...(oom ? { oom_killed: true } : {}),
-      },
-    });
-    if (count > MAX_CRASHES_IN_A_ROW) {
-      deps.apps.setStatus(app.id, 'crashed');
-      deps.events.record({
-        type: 'repeated_crash',
-        app,
-        typeData: { container_type: row.type, crash_logs: crashLogs, logs_url: deps.logsUrl?.(app, row.type) ?? '' },
-      });
-      logger.warn({ app: app.name, crashes: count }, 'app crashed repeatedly: not restarting');
-      return;
-    }
-    const rel = release(app);
-    if (!rel || closed) return;
-    const timer = clock.setTimeout(() => {
-      // platform time: a manual clock holds the restart until advanced
-      timers.delete(timer);
-      if (closed || gone(app.id)) return;
-      const fresh = deps.apps.find(app.id);
-      const f = store.formation(app.id).find((x) => x.type === row.type);
-      if (!fresh || fresh.status === 'crashed' || !f || row.type_index > f.amount) return;
-      if (store.liveContainers(app.id).some((c) => c.type === row.type && c.type_index === row.type_index)) return;
-      startOne(fresh, rel, row.type, row.type_index, f.size).catch((err: Error) => {
-        logger.info(
-          { app: app.name, container: `${row.type}-${row.type_index}`, err: err.message },
-          'restart after crash failed',
-        );
-        if (!closed && !gone(app.id)) void onCrash({ ...row, engine_id: null }, null);
-      });
-    }, backoff(count));
-    timer.unref();
-    timers.add(timer);
-  }
-
-  const offEvents = runtime.onEvent((e) => {
-    if (closed) return;
-    if (e.labels[LABELS.instance] !== deps.instanceId || e.action !== 'die') return;
-    const row = store.byEngineId(e.engineId);
-    if (!row || row.deleted_at !== null) return;
-    if (row.type === 'one-off') {
-      if (row.state !== 'stopping') store.markDeleted(row.id, clock.now());
-      return;
-    }
-    // booting: the starter sees the failure itself; stopping/stopped: an intended stop.
-    if (row.state !== 'running') return;
-    void onCrash(row, e.exitCode);
+  const crashes = watchCrashes({
+    ...deps,
+    intervals: t,
+    sizeOf,
+    release,
+    startOne,
+    gone,
+    removing: (appId) => removing.has(appId),
   });
 
   return {
@@ -403,7 +290,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     },
 
     track,
-    markOom: (engineId: string) => void oomKilled.add(engineId), // its next exit is an OOM kill (control plane)
+    markOom: crashes.markOom, // its next exit is an OOM kill (control plane)
     /** True while the app is being deleted, and once its row is gone: nothing may start for it. */
     gone,
 
@@ -460,12 +347,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     },
 
     /** No more reactions to the engine: pending crash restarts are cancelled. */
-    close(): void {
-      closed = true;
-      offEvents();
-      for (const t of timers) clock.clearTimeout(t);
-      timers.clear();
-    },
+    close: crashes.close,
   };
 }
 

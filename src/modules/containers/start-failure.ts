@@ -18,7 +18,7 @@ export class StartFailure extends Error {
 
 /** The exit as a StartFailure, with what the engine still has of the container's output. */
 export async function startFailure(
-  runtime: ContainerRuntime,
+  runtime: Pick<ContainerRuntime, 'logs'>,
   engineId: string,
   message: string,
 ): Promise<StartFailure> {

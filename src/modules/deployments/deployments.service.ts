@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { rm, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EventEmitter } from 'node:events';
@@ -9,7 +8,7 @@ import { isoDate } from '../../shared/clock.ts';
 import { ApiError, DISK_FULL_MESSAGE } from '../../http/errors.ts';
 import { isDiskFull, retryWhileDiskFull } from '../../shared/disk-full.ts';
 import type { UserRow } from '../auth/principal.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { ContainersStore } from '../containers/containers.store.ts';
@@ -17,10 +16,9 @@ import type { Orchestrator } from '../containers/orchestrator.ts';
 import { assertEngineAvailable, assertNotBeingDeleted } from '../containers/containers.service.ts';
 import type { DeploymentRow, DeploymentsStore } from './deployments.store.ts';
 import { prepareSource, type Source, type SourceLimits } from './sources.ts';
-import { parseProcfile } from './procfile.ts';
-import { buildpackBuild, languageOf } from './slug-build.ts';
 import { defined } from '../../shared/defined.ts';
 import { DeploymentQueue } from './deployment-queue.ts';
+import { applyFormation, buildRelease, type BuildReleaseDeps } from './build-release.ts';
 import { StartFailure } from '../containers/start-failure.ts';
 
 export const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
@@ -33,7 +31,7 @@ export interface DeploymentStreamEvent {
   data: Record<string, unknown>;
 }
 
-export interface DeploymentsServiceDeps {
+export interface DeploymentsServiceDeps extends BuildReleaseDeps {
   store: DeploymentsStore;
   apps: AppsStore;
   containers: ContainersStore;
@@ -42,17 +40,11 @@ export interface DeploymentsServiceDeps {
   events: EventsService;
   clock: Clock;
   logger: Logger;
-  stacks: Record<string, string>;
-  baseImage: string;
   workDir: string;
   /** Limits on archives and git sources, and on the build output kept. */
   sources: SourceLimits & { maxOutputBytes: number };
   instanceId: string;
-  /** Buildpack-like builds (issue #15): the app's build cache dir; absent = Procfile-only builds. */
-  buildCacheDir?: (appId: string) => string;
   userById: (id: string) => UserRow | undefined;
-  /** Reads more of the code than the Procfile (cron.json); throwing fails the build with the message. */
-  onCode?: (appId: string, deploymentId: string, codeDir: string) => void;
   /** Runs the postdeploy / first-deploy hook of a built release; resolves with its exit code. */
   runHook?: (
     app: AppRow,
@@ -132,65 +124,8 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
     try {
       setStatus('building');
       const context = await prepareSource(source, workDir, say, deps.sources);
-      const tag = `scalingo-emulator/app-${app.id}:${d.id}`;
-      const labels = {
-        [LABELS.managed]: '1',
-        [LABELS.instance]: deps.instanceId,
-        [LABELS.appId]: app.id,
-        [LABELS.deploymentId]: d.id,
-      };
-      const procfile = existsSync(join(context, 'Procfile'))
-        ? parseProcfile(readFileSync(join(context, 'Procfile'), 'utf8'))
-        : null;
-      deps.onCode?.(app.id, d.id, context);
-      let processTypes: Record<string, string>;
-      try {
-        if (existsSync(join(context, 'Dockerfile'))) {
-          say('-----> Dockerfile detected: building it');
-          await deps.runtime.buildImage({ contextDir: context, tag, labels, onLine: (l) => say(`       ${l}`) });
-          processTypes = procfile ?? { web: '' }; // '' = the image's own CMD
-        } else if (deps.buildCacheDir && languageOf(context)) {
-          processTypes = await buildpackBuild(
-            {
-              runtime: deps.runtime,
-              instanceId: deps.instanceId,
-              appId: app.id,
-              deploymentId: d.id,
-              context,
-              cacheDir: deps.buildCacheDir(app.id),
-              tag,
-              labels,
-              procfile,
-              say,
-            },
-            defined(languageOf(context), 'the language'),
-          );
-        } else {
-          const stackImage = deps.stacks[app.stack_id];
-          if (!stackImage) throw new Error(`unknown stack ${app.stack_id}`);
-          if (!procfile || !Object.keys(procfile).length)
-            throw new Error(
-              'no Procfile found: declare the process types of the app (e.g. `web: <command>`), or add a Dockerfile',
-            );
-          if (stackImage === deps.baseImage) await deps.runtime.ensureBaseImage(stackImage);
-          else if (!(await deps.runtime.imageExists(stackImage)))
-            throw new Error(`the image ${stackImage} of stack ${app.stack_id} is not on the local engine`);
-          say(`-----> Building on stack ${app.stack_id} (${stackImage})`);
-          await deps.runtime.buildImage({
-            contextDir: context,
-            dockerfile: `FROM ${stackImage}\nCOPY . /app\nWORKDIR /app\n`,
-            tag,
-            labels,
-            onLine: (l) => say(`       ${l}`),
-          });
-          processTypes = procfile;
-        }
-      } catch (err) {
-        say(`!      Build failed: ${(err as Error).message}`);
-        throw Object.assign(err as Error, { status: 'build-error' });
-      }
-      const hook = deployHook(context, processTypes, Boolean(deps.apps.find(app.id)?.last_deployment_id));
-      delete processTypes.postdeploy;
+      const deployedBefore = Boolean(deps.apps.find(app.id)?.last_deployment_id);
+      const { tag, processTypes, hook } = await buildRelease(deps, app, d.id, context, deployedBefore, say);
       say(
         `-----> Process types: ${Object.entries(processTypes)
           .map(([k, v]) => `${k}${v ? ` (${v})` : ''}`)
@@ -218,32 +153,7 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
           throw Object.assign(new Error(`${hook.name} hook exited with code ${code}`), { status: 'hook-error' });
         }
       }
-      // First deployment: one web container (when there is a web type), other types at 0.
-      if (!deps.containers.formation(app.id).length) {
-        for (const type of Object.keys(processTypes))
-          deps.containers.upsertFormation({
-            app_id: app.id,
-            type,
-            id: objectId(),
-            amount: type === 'web' ? 1 : 0,
-            size: 'M',
-            command: processTypes[type],
-          });
-      } else {
-        for (const f of deps.containers.formation(app.id))
-          if (!(f.type in processTypes)) deps.containers.deleteFormation(app.id, f.type);
-        for (const type of Object.keys(processTypes)) {
-          const f = deps.containers.formation(app.id).find((x) => x.type === type);
-          deps.containers.upsertFormation({
-            app_id: app.id,
-            type,
-            id: f?.id ?? objectId(),
-            amount: f?.amount ?? 0,
-            size: f?.size ?? 'M',
-            command: processTypes[type],
-          });
-        }
-      }
+      applyFormation(deps.containers, app.id, processTypes);
       try {
         await deps.orchestrator.converge(
           deps.apps.find(app.id) ?? app,
@@ -442,28 +352,3 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
 }
 
 export type DeploymentsService = ReturnType<typeof createDeploymentsService>;
-
-/**
- * The hook of a deployment: the manifest's scripts.first-deploy on the app's first successful
- * deployment (a one-click deploy's), otherwise the Procfile's postdeploy entry.
- */
-function deployHook(
-  context: string,
-  processTypes: Record<string, string>,
-  deployedBefore: boolean,
-): { name: string; command: string } | null {
-  if (!deployedBefore) {
-    const file = join(context, 'scalingo.json');
-    try {
-      const firstDeploy = existsSync(file)
-        ? (JSON.parse(readFileSync(file, 'utf8')) as { scripts?: { 'first-deploy'?: unknown } }).scripts?.[
-            'first-deploy'
-          ]
-        : undefined;
-      if (typeof firstDeploy === 'string' && firstDeploy.trim()) return { name: 'first-deploy', command: firstDeploy };
-    } catch {
-      // A manifest that is not JSON names no hook (the platform reads it only for review apps and one-click deploys).
-    }
-  }
-  return processTypes.postdeploy ? { name: 'postdeploy', command: processTypes.postdeploy } : null;
-}
