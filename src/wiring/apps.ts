@@ -4,6 +4,7 @@
 import { createAppsStore } from '../modules/apps/apps.store.ts';
 import { createAppsService } from '../modules/apps/apps.service.ts';
 import { appsRoutes } from '../modules/apps/apps.routes.ts';
+import { createAppAnswerCache } from '../modules/apps/app-answer-cache.ts';
 import type { AppViewContext } from '../modules/apps/apps.view.ts';
 import { createCollaboratorsStore } from '../modules/collaborators/collaborators.store.ts';
 import { createCollaboratorsService } from '../modules/collaborators/collaborators.service.ts';
@@ -96,7 +97,7 @@ function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>) {
       unit('variables', variablesRoutes({ variables })),
       unit('projects', projectsRoutes({ projects })),
       unit('account', accountRoutes({ pagination })),
-      unit('apps', appsRoutes({ apps, view, pagination, projects })),
+      unit('apps', appsRoutes({ apps, view, answers: createAppAnswerCache(db, s.urls), pagination, projects })),
     ],
   };
 }

@@ -18,12 +18,15 @@ import {
 import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
 import type { AppRow } from './apps.store.ts';
+import type { AppAnswerCache } from './app-answer-cache.ts';
 import type { UserRow } from '../auth/principal.ts';
 import { setProjectSchema } from '../projects/projects.schemas.ts';
 
 export interface AppsRoutesDeps {
   apps: AppsService;
   view: AppViewContext;
+  /** Cached answers of GET /v1/apps/:app (absent: each request builds its answer). */
+  answers?: AppAnswerCache;
   pagination: { defaultPerPage: number; maxPerPage: number };
   /** Projects: `project_id` at creation and `PUT {"project_id"}` (go-scalingo AppsSetProject). */
   projects?: {
@@ -32,6 +35,9 @@ export interface AppsRoutesDeps {
     move(user: UserRow, appKey: string, id: string): AppRow;
   };
 }
+
+// What hono's c.json writes.
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 const currentName = z.object({ current_name: z.string().optional() });
 
@@ -64,14 +70,23 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     (c) => c.json({ apps: apps.list(user(c)).map((a) => appJson(a, view)) }),
   );
 
+  // The hot read: its serialised answer is cached per caller and app key until the database changes
+  // (app-answer-cache.ts), so the access check and the view run in `make` only, and the path's `:app` is not
+  // loaded ahead (`app: false`); a miss answers exactly as before (404 for an app the caller may not see).
   r.add(
     {
       method: 'get',
       path: '/v1/apps/:app',
       summary: '#3 Get an app, with its status',
+      app: false,
       responses: { 200: appEnvelope },
     },
-    (c) => c.json({ app: appJson(c.get('app'), view, { status: true }) }),
+    (c) => {
+      const caller = user(c);
+      const key = c.req.param('app');
+      const make = () => JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) });
+      return c.body(deps.answers ? deps.answers.answer(caller.id, key, make) : make(), 200, JSON_HEADERS);
+    },
   );
 
   r.add(

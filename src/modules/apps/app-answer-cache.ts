@@ -1,0 +1,43 @@
+import type { Db } from '../../db/database.ts';
+
+/**
+ * The serialised answer of `GET /v1/apps/:app`, per caller and app key, kept while nothing it may depend on
+ * has changed. Invalidation is conservative so that it is complete: every entry is dropped as soon as the
+ * database connection has changed any row of any table (SQLite's `total_changes()`, which counts every
+ * INSERT, UPDATE and DELETE of the connection, including those of transactions and triggers), or when the
+ * other input of the view, the emulator's URLs, is replaced. The emulator writes through one connection,
+ * and everything the answer shows (the app row and its status, owner, parent, project, collaborators for
+ * the access check) lives in that database. Reading `total_changes()` costs one prepared statement a request.
+ */
+export interface AppAnswerCache {
+  /** The answer for (user, app key): cached, or made by `make` (which may throw: nothing is cached then). */
+  answer(userId: string, appKey: string, make: () => string): string;
+}
+
+export function createAppAnswerCache(db: Db, context: () => unknown, maxEntries = 1_000): AppAnswerCache {
+  const totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
+  const entries = new Map<string, string>();
+  let generation = -1;
+  let contextSeen: unknown;
+  return {
+    answer(userId, appKey, make) {
+      const now = totalChanges.get() ?? -1;
+      const ctx = context();
+      if (now !== generation || ctx !== contextSeen) {
+        entries.clear();
+        generation = now;
+        contextSeen = ctx;
+      }
+      const key = `${userId}\n${appKey}`;
+      const cached = entries.get(key);
+      if (cached !== undefined) return cached;
+      const made = make();
+      // A view that wrote something (a default project made on first read) is not kept: the next read checks again.
+      if (totalChanges.get() === generation) {
+        if (entries.size >= maxEntries) entries.clear();
+        entries.set(key, made);
+      }
+      return made;
+    },
+  };
+}
