@@ -303,26 +303,22 @@ describe('backups, restore and user passwords of real addon servers (real Docker
   it(
     'force-ssl on MySQL and Redis: connections without TLS refused, with TLS accepted, the database API still served; then off',
     async () => {
-      const plainMysql = () =>
-        exec(
-          dbs.mysql.container,
-          ['mariadb', '--skip-ssl', '-h', '127.0.0.1', '-u', dbs.mysql.url.username].concat([
-            `-p${dbs.mysql.url.password}`,
-            '-N',
-            '-e',
-            'SELECT 1',
-          ]),
-        );
-      const tlsMysql = () =>
-        exec(
-          dbs.mysql.container,
-          ['mariadb', '--ssl', '-h', '127.0.0.1', '-u', dbs.mysql.url.username].concat([
-            `-p${dbs.mysql.url.password}`,
-            '-N',
-            '-e',
-            "SHOW STATUS LIKE 'Ssl_version'",
-          ]),
-        );
+      const { username, password } = dbs.mysql.url;
+      const mysqlOver = (tls: '--ssl' | '--skip-ssl', sql: string) =>
+        exec(dbs.mysql.container, [
+          'mariadb',
+          tls,
+          '-h',
+          '127.0.0.1',
+          '-u',
+          username,
+          `-p${password}`,
+          '-N',
+          '-e',
+          sql,
+        ]);
+      const plainMysql = () => mysqlOver('--skip-ssl', 'SELECT 1');
+      const tlsMysql = () => mysqlOver('--ssl', "SHOW STATUS LIKE 'Ssl_version'");
       const redisPing = (...tls: string[]) =>
         exec(
           dbs.redis.container,
