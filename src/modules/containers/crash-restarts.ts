@@ -40,6 +40,10 @@ export function watchCrashes(deps: CrashRestartsDeps) {
   let closed = false;
   const timers = new Set<ClockTimer>();
   const oomKilled = new Set<string>(); // engine ids the control plane killed as out-of-memory
+  // Exits seen while the starter still waits on the container (booting), with their codes. Under load the engine's
+  // answer that it runs can reach the starter after the `die` event: the starter then says it started (a crash after
+  // all) or failed (its own failure, reported by it).
+  const diedBooting = new Map<string, number | null>();
   const backoff = (n: number) => Math.min(t.crashBackoffMaxMs, t.crashBackoffMs * 2 ** Math.max(0, n - 1));
 
   /** A container exited while it should have been running: count it, restart it with back-off, or give up. */
@@ -120,12 +124,22 @@ export function watchCrashes(deps: CrashRestartsDeps) {
       if (row.state !== 'stopping') store.markDeleted(row.id, clock.now());
       return;
     }
-    // booting: the starter sees the failure itself; stopping/stopped: an intended stop.
+    // booting: the starter's to judge (started() or startFailed()); stopping/stopped: an intended stop.
+    if (row.state === 'booting') diedBooting.set(e.engineId, e.exitCode);
     if (row.state !== 'running') return;
     void onCrash(row, e.exitCode);
   });
 
   return {
+    /** The starter marked the container running: an exit seen while it booted is a crash after all. */
+    started(row: ContainerRow): void {
+      if (!row.engine_id || !diedBooting.has(row.engine_id)) return;
+      const exitCode = diedBooting.get(row.engine_id) ?? null;
+      diedBooting.delete(row.engine_id);
+      void onCrash(row, exitCode);
+    },
+    /** The start failed: an exit seen while it booted is part of that failure, which the starter reports. */
+    startFailed: (engineId: string) => void diedBooting.delete(engineId),
     /** Its next exit is an OOM kill (the control plane killed it so). */
     markOom: (engineId: string) => void oomKilled.add(engineId),
     /** No more reactions to the engine: pending crash restarts are cancelled. */

@@ -148,9 +148,12 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       });
       // The router switches now, to the port that answered the probe (the start's inspect gave it).
       store.setEngine(row.id, info.engineId, info.hostPort, 'running');
-      return { ...row, engine_id: info.engineId, host_port: info.hostPort, state: 'running' };
+      const started: ContainerRow = { ...row, engine_id: info.engineId, host_port: info.hostPort, state: 'running' };
+      crashes.started(started);
+      return started;
     } catch (err) {
       const engineId = store.container(row.id)?.engine_id;
+      if (engineId) crashes.startFailed(engineId);
       if (engineId) await runtime.remove(engineId).catch(() => undefined);
       store.markDeleted(row.id, clock.now(), 'crashed');
       throw err;
