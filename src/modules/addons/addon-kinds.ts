@@ -58,8 +58,6 @@ export interface KindSpec {
   setPassword?: string;
   /** Shell scripts making the server refuse, then accept again, connections without TLS (feature force-ssl); absent: no TLS. */
   forceSsl?: ForceSslScripts;
-  /** An interactive client reading the app's database (README, tests). */
-  console: string[];
 }
 
 const PG = '/usr/lib/postgresql/15/bin';
@@ -138,7 +136,6 @@ EOF`,
     setPassword: String.raw`${PG}/psql -q -v ON_ERROR_STOP=1 -U postgres -d postgres -v u="$NEW_USER" -v pw="$NEW_PASSWORD" <<'EOF'
 ALTER ROLE :"u" PASSWORD :'pw';
 EOF`,
-    console: ['psql', '-U', 'postgres'],
   },
   mysql: {
     kind: 'mysql',
@@ -187,7 +184,6 @@ mariadb -e "CREATE USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; GRANT $P 
     deleteUser: String.raw`mariadb -e "DROP USER '$NEW_USER'@'%'; FLUSH PRIVILEGES;"`,
     setPassword: String.raw`mariadb -e "ALTER USER '$NEW_USER'@'%' IDENTIFIED BY '$NEW_PASSWORD'; FLUSH PRIVILEGES;"`,
     forceSsl: MYSQL_FORCE_SSL,
-    console: ['mariadb'],
   },
   redis: {
     kind: 'redis',
@@ -223,7 +219,6 @@ for i in $(seq 1 600); do R INFO persistence | grep -q 'aof_rewrite_in_progress:
     // Redis 6+ ACL users (the server runs with `requirepass` only: the `default` user).
     users: ['sh', '-c', `${REDIS_CLI} ACL USERS | sed "s/$/|/"`],
     forceSsl: REDIS_FORCE_SSL,
-    console: ['redis-cli'],
   },
 };
 

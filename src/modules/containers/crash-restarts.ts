@@ -6,6 +6,7 @@ import type { AppRow, AppsStore } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { ContainerRow, ContainersStore } from './containers.store.ts';
 import type { Release } from './orchestrator.ts';
+import { lastOutputLines } from './start-failure.ts';
 
 // Platform rule: more than 12 crashes in a row and the app is `crashed`, no more restarts.
 export const MAX_CRASHES_IN_A_ROW = 12;
@@ -57,11 +58,7 @@ export function watchCrashes(deps: CrashRestartsDeps) {
       !!row.engine_id &&
       (oomKilled.delete(row.engine_id) || !!(await runtime.inspect(row.engine_id).catch(() => null))?.oomKilled);
     if (row.engine_id) {
-      try {
-        const lines: string[] = [];
-        for await (const l of await runtime.logs(row.engine_id, { follow: false, tail: 20 })) lines.push(l.text);
-        crashLogs = lines.join('\n');
-      } catch {} // the container may already be gone
+      crashLogs = (await lastOutputLines(runtime, row.engine_id)).join('\n');
       await runtime.remove(row.engine_id).catch(() => undefined);
     }
     if (closed || !deps.apps.find(app.id)) return; // the emulator stopped (database closed) or the app went meanwhile

@@ -16,18 +16,26 @@ export class StartFailure extends Error {
   }
 }
 
+/**
+ * A container's last 20 lines of output (stdout and stderr, oldest first, each cut at 300 characters): what a start
+ * failure and a crash record show. Empty when the engine no longer has the container.
+ */
+export async function lastOutputLines(runtime: Pick<ContainerRuntime, 'logs'>, engineId: string): Promise<string[]> {
+  const output: string[] = [];
+  try {
+    for await (const line of await runtime.logs(engineId, { follow: false, tail: TAIL_LINES }))
+      output.push(line.text.slice(0, LINE_CHARS));
+  } catch {
+    // the container may already be gone
+  }
+  return output.slice(-TAIL_LINES);
+}
+
 /** The exit as a StartFailure, with what the engine still has of the container's output. */
 export async function startFailure(
   runtime: Pick<ContainerRuntime, 'logs'>,
   engineId: string,
   message: string,
 ): Promise<StartFailure> {
-  const output: string[] = [];
-  try {
-    for await (const line of await runtime.logs(engineId, { follow: false, tail: TAIL_LINES }))
-      output.push(line.text.slice(0, LINE_CHARS));
-  } catch {
-    // the container may already be gone: the message alone then
-  }
-  return new StartFailure(message, output.slice(-TAIL_LINES));
+  return new StartFailure(message, await lastOutputLines(runtime, engineId));
 }
