@@ -65,6 +65,39 @@ export function translateDockerError(err: unknown, method: string, args: unknown
   return err;
 }
 
+/** What hears each guarded call's outcome (the engine state of the Docker runtime). */
+export interface EngineCallWatcher {
+  ok(): void;
+  failed(typed: unknown): void;
+}
+
+/**
+ * Replaces each named method of `runtime` by one whose failures become the runtime's typed errors
+ * (translateDockerError), and reports every outcome to `watcher` when given.
+ */
+export function guardEngineCalls<R extends object>(
+  runtime: R,
+  names: readonly (keyof R & string)[],
+  endpoint: ErrorEndpoint,
+  watcher?: EngineCallWatcher,
+): void {
+  const methods = runtime as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  for (const name of names) {
+    const fn = methods[name];
+    methods[name] = async (...a: unknown[]) => {
+      try {
+        const r = await fn(...a);
+        watcher?.ok();
+        return r;
+      } catch (err) {
+        const typed = translateDockerError(err, name, a, endpoint);
+        watcher?.failed(typed);
+        throw typed;
+      }
+    };
+  }
+}
+
 const TLS_HINT =
   "check docker.tls (ca: the CA that signed the engine's certificate; cert and key: a client certificate signed by the CA the engine trusts)";
 

@@ -10,7 +10,7 @@ import type {
 } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { EngineUnavailableError, NoSuchContainerError } from './errors.ts';
-import { describeDockerError, isStatus, translateDockerError } from './docker-errors.ts';
+import { describeDockerError, guardEngineCalls, isStatus, translateDockerError } from './docker-errors.ts';
 import { dockerodeOptions, resolveEngineEndpoint, type EngineTlsFiles } from './engine-endpoint.ts';
 import { answersHttp } from './readiness.ts';
 import { createEngineState } from './engine-state.ts';
@@ -335,48 +335,45 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   };
 
   // Every engine call reports to the engine state, and its failures become typed errors (docker-errors.ts).
-  const GUARDED = [
-    'ensureBaseImage',
-    'buildImage',
-    'removeImage',
-    'imageCommand',
-    'run',
-    'start',
-    'stop',
-    'kill',
-    'remove',
-    'inspect',
-    'list',
-    'wait',
-    'logs',
-    'stats',
-    'attach',
-    'resize',
-    'putArchive',
-    'imageLabels',
-    'importImage',
-    'commit',
-    'ensureNetwork',
-    'removeNetwork',
-    'removeVolume',
-    'updateMemory',
-    'exec',
-    'execStream',
-  ] as const;
-  for (const name of GUARDED) {
-    const fn = runtime[name] as (...a: unknown[]) => Promise<unknown>;
-    (runtime as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {
-      try {
-        const r = await fn(...a);
-        health.noteOk();
-        return r;
-      } catch (err) {
-        const typed = translateDockerError(err, name, a, where);
+  guardEngineCalls(
+    runtime,
+    [
+      'ensureBaseImage',
+      'buildImage',
+      'removeImage',
+      'imageCommand',
+      'run',
+      'start',
+      'stop',
+      'kill',
+      'remove',
+      'inspect',
+      'list',
+      'wait',
+      'logs',
+      'stats',
+      'attach',
+      'resize',
+      'putArchive',
+      'imageLabels',
+      'importImage',
+      'commit',
+      'ensureNetwork',
+      'removeNetwork',
+      'removeVolume',
+      'updateMemory',
+      'exec',
+      'execStream',
+    ],
+    where,
+    {
+      ok: () => health.noteOk(),
+      failed: (typed) => {
         if (typed instanceof EngineUnavailableError) health.noteError(typed);
-        throw typed;
-      }
-    };
-  }
+      },
+    },
+  );
+
   return runtime;
 }
 

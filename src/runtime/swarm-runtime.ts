@@ -9,7 +9,7 @@ import type { ContainerInfo, ContainerRuntime, EngineStatus } from './runtime.ts
 import { LABELS } from './runtime.ts';
 import { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.ts';
 import { dockerodeOptions, resolveEngineEndpoint } from './engine-endpoint.ts';
-import { isStatus, translateDockerError } from './docker-errors.ts';
+import { guardEngineCalls, isStatus } from './docker-errors.ts';
 import { EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError } from './errors.ts';
 import { answersHttp } from './readiness.ts';
 import {
@@ -347,35 +347,29 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   };
 
   // Failures of the manager's own API (services, tasks, networks) become the runtime's typed errors too.
-  const GUARDED = [
-    'run',
-    'start',
-    'stop',
-    'kill',
-    'remove',
-    'inspect',
-    'list',
-    'wait',
-    'logs',
-    'stats',
-    'attach',
-    'resize',
-    'putArchive',
-    'updateMemory',
-    'exec',
-    'execStream',
-    'ensureNetwork',
-    'commit',
-  ] as const;
-  for (const name of GUARDED) {
-    const fn = runtime[name] as (...a: unknown[]) => Promise<unknown>;
-    (runtime as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {
-      try {
-        return await fn(...a);
-      } catch (err) {
-        throw translateDockerError(err, name, a, where);
-      }
-    };
-  }
+  guardEngineCalls(
+    runtime,
+    [
+      'run',
+      'start',
+      'stop',
+      'kill',
+      'remove',
+      'inspect',
+      'list',
+      'wait',
+      'logs',
+      'stats',
+      'attach',
+      'resize',
+      'putArchive',
+      'updateMemory',
+      'exec',
+      'execStream',
+      'ensureNetwork',
+      'commit',
+    ],
+    where,
+  );
   return runtime;
 }
