@@ -101,6 +101,46 @@ describe('swarm runtime', () => {
       });
     };
 
+    /** The app's tasks of `type` (all types when absent), once there are `count` and each satisfies `where`. */
+    const tasksWhen = (
+      count: number,
+      where: (t: ReturnType<typeof placement>[number]) => boolean,
+      what: string,
+      type?: string,
+    ) =>
+      eventually(
+        () => {
+          const p = placement(type);
+          return p.length === count && p.every(where) ? p : null;
+        },
+        { timeoutMs: 120_000, what },
+      );
+    /** The labels of the app's containers `ps` shows, once `count` of those whose label starts with `prefixes` run. */
+    const psRunning = async (prefixes: string[], count: number) => {
+      const ps = await eventually(
+        async () => {
+          const c = (await h.call('GET', `/v1/apps/${APP}/ps`)).body.containers as { label: string; state: string }[];
+          const app = c.filter((x) => prefixes.some((p) => x.label.startsWith(p)));
+          return app.length === count && app.every((x) => x.state === 'running') ? app : null;
+        },
+        { timeoutMs: 60_000, what: `ps: ${count} containers running` },
+      );
+      return ps.map((x) => x.label).sort();
+    };
+    /** The distinct answers the router gives for the app, once there are `count` of them. */
+    const routerAnswers = async (count: number) => {
+      const answers = new Set<string>();
+      await eventually(
+        async () => {
+          const r = await routerGet(h.emu.urls.routerPort, APP);
+          if (r.status === 200) answers.add(r.body.trim());
+          return answers.size === count;
+        },
+        { timeoutMs: 60_000, what: `the router to reach ${count} web tasks` },
+      );
+      return [...answers].sort();
+    };
+
     beforeAll(async () => {
       await defined(cluster, 'the swarm').addNode();
       h = await startEmulator({
@@ -141,27 +181,12 @@ describe('swarm runtime', () => {
         expect((await waitForOperation(h, defined(res.headers.get('location'), 'Location'), 180_000)).status).toBe(
           'done',
         );
-        const web = await eventually(
-          () => {
-            const p = placement('web');
-            return p.length === 4 && p.every((t) => t.state === 'running') ? p : null;
-          },
-          { timeoutMs: 60_000, what: '4 web tasks running' },
-        );
+        const web = await tasksWhen(4, (t) => t.state === 'running', '4 web tasks running', 'web');
         expect(new Set(web.map((t) => t.node))).toEqual(new Set([cluster?.managerNodeId, node2().id]));
         // The app's image was copied to node 2 (no registry: docker save | docker load by the runtime).
         for (const t of web.filter((x) => x.node === node2().id))
           expect(node2().cli('inspect', '-f', '{{.State.Status}}', t.cid)).toBe('running');
-        const answers = new Set<string>();
-        await eventually(
-          async () => {
-            const r = await routerGet(h.emu.urls.routerPort, APP);
-            if (r.status === 200) answers.add(r.body.trim());
-            return answers.size === 4;
-          },
-          { timeoutMs: 30_000, what: 'the router to reach all 4 web tasks' },
-        );
-        expect([...answers].sort()).toEqual([
+        expect(await routerAnswers(4)).toEqual([
           'version 1 from web-1',
           'version 1 from web-2',
           'version 1 from web-3',
@@ -298,14 +323,10 @@ describe('swarm runtime', () => {
         const before = placement('web');
         expect(before.some((t) => t.node === node2().id)).toBe(true);
         docker('node', 'update', '--availability', 'drain', node2().id);
-        const after = await eventually(
-          () => {
-            const p = placement();
-            return p.length === 6 && p.every((t) => t.state === 'running' && t.node === cluster?.managerNodeId)
-              ? p
-              : null;
-          },
-          { timeoutMs: 120_000, what: 'every task of the app running on the manager' },
+        const after = await tasksWhen(
+          6,
+          (t) => t.state === 'running' && t.node === cluster?.managerNodeId,
+          'every task of the app running on the manager',
         );
         expect(after.map((t) => t.label).sort()).toEqual(['web-1', 'web-2', 'web-3', 'web-4', 'worker-1', 'worker-2']);
         // Swarm stops the drained tasks within their grace period: then nothing of the app runs on node 2.
@@ -313,24 +334,15 @@ describe('swarm runtime', () => {
           () => node2().cli('ps', '-q', '--filter', `label=${LABELS.instance}=${h.emu.instanceId}`) === '',
           { timeoutMs: 60_000, what: 'node 2 empty' },
         );
-        const ps = await eventually(
-          async () => {
-            const c = (await h.call('GET', `/v1/apps/${APP}/ps`)).body.containers as { label: string; state: string }[];
-            const app = c.filter((x) => x.label.startsWith('web-') || x.label.startsWith('worker-'));
-            return app.length === 6 && app.every((x) => x.state === 'running') ? app : null;
-          },
-          { timeoutMs: 60_000, what: 'ps: 6 containers running' },
-        );
-        expect(ps.map((x) => x.label).sort()).toEqual(['web-1', 'web-2', 'web-3', 'web-4', 'worker-1', 'worker-2']);
-        const answers = new Set<string>();
-        await eventually(
-          async () => {
-            const r = await routerGet(h.emu.urls.routerPort, APP);
-            if (r.status === 200) answers.add(r.body.trim());
-            return answers.size === 4;
-          },
-          { timeoutMs: 60_000, what: 'the router to reach all 4 moved web tasks' },
-        );
+        expect(await psRunning(['web-', 'worker-'], 6)).toEqual([
+          'web-1',
+          'web-2',
+          'web-3',
+          'web-4',
+          'worker-1',
+          'worker-2',
+        ]);
+        expect(await routerAnswers(4)).toHaveLength(4);
       },
       LONG,
     );
@@ -362,31 +374,14 @@ describe('swarm runtime', () => {
           timeoutMs: 90_000,
           what: 'the swarm to see node 2 down',
         });
-        await eventually(
-          () => {
-            const p = placement('web');
-            return p.length === 6 && p.every((t) => t.state === 'running' && t.node === cluster?.managerNodeId);
-          },
-          { timeoutMs: 120_000, what: 'the 6 web tasks running on the manager' },
+        await tasksWhen(
+          6,
+          (t) => t.state === 'running' && t.node === cluster?.managerNodeId,
+          'the 6 web tasks running on the manager',
+          'web',
         );
-        const ps = await eventually(
-          async () => {
-            const c = (await h.call('GET', `/v1/apps/${APP}/ps`)).body.containers as { label: string; state: string }[];
-            const web = c.filter((x) => x.label.startsWith('web-'));
-            return web.length === 6 && web.every((x) => x.state === 'running') ? web : null;
-          },
-          { timeoutMs: 60_000, what: 'ps: 6 web containers running' },
-        );
-        expect(ps.map((x) => x.label).sort()).toEqual(['web-1', 'web-2', 'web-3', 'web-4', 'web-5', 'web-6']);
-        const answers = new Set<string>();
-        await eventually(
-          async () => {
-            const r = await routerGet(h.emu.urls.routerPort, APP);
-            if (r.status === 200) answers.add(r.body.trim());
-            return answers.size === 6;
-          },
-          { timeoutMs: 60_000, what: 'the router to reach the 6 web tasks' },
-        );
+        expect(await psRunning(['web-'], 6)).toEqual(['web-1', 'web-2', 'web-3', 'web-4', 'web-5', 'web-6']);
+        expect(await routerAnswers(6)).toHaveLength(6);
       },
       LONG,
     );
