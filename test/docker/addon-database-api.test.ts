@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeByLabel } from '../support/docker-cli.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { FAST } from '../support/apps.ts';
 import { keyPair } from '../support/ssh-keys.ts';
 import { ssh, sshOptions, start, type Running } from '../support/git-cli.ts';
@@ -99,15 +99,7 @@ describe('database API of a real PostgreSQL addon (real Docker)', () => {
     for (const t of tunnels) t.proc.kill('SIGKILL');
     await h.call('DELETE', `/v1/apps/${APP}?current_name=${APP}`).catch(() => undefined);
     await h.stop();
-    removeByLabel(`${LABELS.owner}=${instance}`);
-    for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
-      .split('\n')
-      .filter(Boolean))
-      docker('volume', 'rm', '-f', v);
-    for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
-      .split('\n')
-      .filter(Boolean))
-      docker('network', 'rm', n);
+    if (instance) removeInstance(instance);
     for (const d of [dataDir, work, dev.dir, other.dir]) rmSync(d, { recursive: true, force: true });
   }, LONG);
 

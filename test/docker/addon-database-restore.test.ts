@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeByLabel } from '../support/docker-cli.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { FAST } from '../support/apps.ts';
 
 // The database API of real PostgreSQL, MySQL (MariaDB) and Redis addons (issue 22), as go-scalingo calls
@@ -141,15 +141,7 @@ describe('backups, restore and user passwords of real addon servers (real Docker
   afterAll(async () => {
     await h.call('DELETE', `/v1/apps/${APP}?current_name=${APP}`).catch(() => undefined);
     await h.stop();
-    removeByLabel(`${LABELS.owner}=${instance}`);
-    for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
-      .split('\n')
-      .filter(Boolean))
-      docker('volume', 'rm', '-f', v);
-    for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
-      .split('\n')
-      .filter(Boolean))
-      docker('network', 'rm', n);
+    if (instance) removeInstance(instance);
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
   }, LONG);

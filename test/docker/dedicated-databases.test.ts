@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeByLabel } from '../support/docker-cli.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { FAST } from '../support/apps.ts';
 
 // Dedicated databases (issue 22) as the Terraform provider 2.7.2 and the Go CLI drive them
@@ -53,15 +53,7 @@ describe('dedicated databases, firewall rules and database settings (real Docker
   afterAll(async () => {
     if (appId) await h.call('DELETE', `/v1/apps/${appId}?current_name=${NAME}`).catch(() => undefined);
     await h.stop();
-    removeByLabel(`${LABELS.owner}=${instance}`);
-    for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
-      .split('\n')
-      .filter(Boolean))
-      docker('volume', 'rm', '-f', v);
-    for (const n of docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
-      .split('\n')
-      .filter(Boolean))
-      docker('network', 'rm', n);
+    if (instance) removeInstance(instance);
     rmSync(dataDir, { recursive: true, force: true });
   }, LONG);
 
