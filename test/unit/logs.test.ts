@@ -8,6 +8,7 @@ import {
   compileFilter,
   formatLine,
   normaliseTimestamp,
+  newLine,
   timestampFromMs,
   type StoredLine,
 } from '../../src/modules/logs/log-line.ts';
@@ -133,14 +134,7 @@ describe('pipeline back-pressure and drop policy', () => {
     });
     return { db, store, pipeline };
   }
-  const line = (i: number) => ({
-    appId: 'a',
-    ts: timestampFromMs(1_000 + i),
-    timeMs: 1_000 + i,
-    container: 'web-1',
-    stream: 0 as const,
-    text: `l-${i}`,
-  });
+  const line = (i: number, appId = 'a') => newLine(appId, timestampFromMs(1_000 + i), 1_000 + i, 'web-1', 0, `l-${i}`);
 
   it('container output is never dropped: full() then room() resolves once the queue drains', async () => {
     const { store, pipeline } = setup(5);
@@ -168,7 +162,7 @@ describe('pipeline back-pressure and drop policy', () => {
     const delivered: StoredLine[] = [];
     pipeline.addSink({ deliver: (lines) => void delivered.push(...lines) });
     pipeline.append('b', 'router', 'other app first'); // seqs do not start at 1 for app a
-    for (let i = 0; i < 333; i++) pipeline.ingest({ ...line(i), appId: i % 7 === 0 ? 'b' : 'a' }, 'engine-1');
+    for (let i = 0; i < 333; i++) pipeline.ingest(line(i, i % 7 === 0 ? 'b' : 'a'), 'engine-1');
     await pipeline.idle();
     const rows = db.prepare('SELECT seq, app_id, text FROM log_lines ORDER BY seq').all();
     expect(rows).toHaveLength(334);

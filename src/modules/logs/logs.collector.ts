@@ -16,7 +16,7 @@ import {
   type RuntimeEvent,
 } from '../../runtime/runtime.ts';
 import type { LogsPipeline, Cursor } from './logs.pipeline.ts';
-import { containerName, normaliseTimestamp } from './log-line.ts';
+import { containerName, newLine, normaliseTimestamp } from './log-line.ts';
 
 export interface CollectorDeps {
   runtime: ContainerRuntime;
@@ -127,17 +127,7 @@ export function createLogsCollector(deps: CollectorDeps) {
     const take = (l: LogLine) => {
       const ts = normaliseTimestamp(l.timestamp);
       if (!ts || skip(ts, l.text)) return;
-      pipeline.ingest(
-        {
-          appId: f.appId,
-          ts,
-          timeMs: l.time,
-          container: f.container,
-          stream: l.stream === 'stderr' ? 1 : 0,
-          text: l.text,
-        },
-        f.engineId,
-      );
+      pipeline.ingest(newLine(f.appId, ts, l.time, f.container, l.stream === 'stderr' ? 1 : 0, l.text), f.engineId);
     };
     for await (const l of stream) {
       take(l);
