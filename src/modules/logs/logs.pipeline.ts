@@ -48,6 +48,9 @@ export interface PipelineDeps {
   onStored?: (count: number, lines: StoredLine[]) => void;
 }
 
+/** What a taken slot of the queue holds until the queue is compacted (the line itself is let go). */
+const TAKEN = newLine('', '', 0, '', 0, '');
+
 export function createLogsPipeline(deps: PipelineDeps) {
   const { store, logger } = deps;
   const sinks: LineSink[] = [];
@@ -91,14 +94,22 @@ export function createLogsPipeline(deps: PipelineDeps) {
     if (!waiting()) return settle();
     const from = head;
     const to = Math.min(queue.length, head + deps.batchMaxLines);
-    const all = from === 0 && to === queue.length;
-    const batch = all ? queue : queue.slice(from, to);
-    const batchEngines = all ? engines : engines.slice(from, to);
-    if (all) {
+    const batch = from === 0 && to === queue.length ? queue : queue.slice(from, to);
+    const batchEngines = batch === queue ? engines : engines.slice(from, to);
+    if (to === queue.length) {
       queue = [];
       engines = [];
       head = 0;
-    } else head = to;
+    } else {
+      // The slots taken let their lines go at once; the arrays are compacted once half is taken.
+      queue.fill(TAKEN, from, to);
+      head = to;
+      if (head > 4096 && head * 2 > queue.length) {
+        queue = queue.slice(head);
+        engines = engines.slice(head);
+        head = 0;
+      }
+    }
     try {
       deps.db.transaction(() => {
         store.insertAll(batch);
