@@ -169,6 +169,40 @@ describe('pipeline back-pressure and drop policy', () => {
     expect(delivered.map((l) => ({ seq: l.seq, app_id: l.app_id, text: l.text }))).toEqual(rows);
   });
 
+  it('lines ingested while batches are taken from the middle of the queue are all stored once, in order, the slots let go', async () => {
+    const db = openDatabase({ inMemory: true });
+    const store = createLogsStore(db);
+    const pipeline = createLogsPipeline({
+      db,
+      store,
+      clock: new ManualClock(),
+      logger: silent,
+      queueMaxLines: 100_000,
+      batchMaxLines: 100,
+      routerLogsOn: () => true,
+    });
+    let next = 0;
+    const ingest = (n: number) => {
+      for (let i = 0; i < n; i++, next++) pipeline.ingest(line(next), 'engine-1');
+    };
+    const batches: number[] = [];
+    // Every delivered batch brings 50 more lines: the queue never empties until the end, so batches are taken
+    // from its middle and, past 4,096 taken, the queue is compacted.
+    pipeline.addSink({
+      deliver: (lines) => {
+        batches.push(lines.length);
+        if (next < 8_000) ingest(50);
+      },
+    });
+    ingest(5_000);
+    await pipeline.idle();
+    const rows = db.prepare('SELECT seq, text FROM log_lines ORDER BY seq').all() as { seq: number; text: string }[];
+    expect(rows.map((r) => r.text)).toEqual(Array.from({ length: next }, (_, i) => `l-${i}`));
+    expect(batches.every((n) => n <= 100)).toBe(true);
+    expect(pipeline.queued()).toBe(0);
+    expect(store.cursor('engine-1')).toMatchObject({ last_ts: line(next - 1).ts });
+  });
+
   it('appended lines past the bound are dropped and counted', async () => {
     const { store, pipeline } = setup(3);
     const results = Array.from({ length: 5 }, (_, i) => pipeline.append('a', 'router', `r-${i}`));
