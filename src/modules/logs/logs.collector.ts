@@ -89,17 +89,29 @@ export function createLogsCollector(deps: CollectorDeps) {
     try {
       do {
         f.again = false;
-        await readOnce(f, live);
-        if (!live || f.again || stopped) {
+        let failed = false;
+        try {
+          await readOnce(f, live);
+        } catch (err) {
+          // An engine call that failed (a timeout under load, a socket reset): retried below while the
+          // container runs, as a cut stream is. Giving up here left a running container's output unread.
+          if (stopped) break;
+          logger.warn({ err, engineId: f.engineId }, 'logs: following a container failed, retrying');
+          failed = true;
+        }
+        if (!failed && (!live || f.again || stopped)) {
           live = true;
           continue;
         }
         // A live stream ended: the container stopped, or the stream was cut (engine restart,
         // socket gone). Still running → read again from the cursor, backing off if it repeats.
-        const info = await runtime.inspect(f.engineId).catch(() => null);
-        if (info && (info.state === 'running' || info.state === 'restarting') && !stopped) {
+        // An inspect that fails (not "no such container": that is null) is no answer: try again too.
+        const info = await runtime.inspect(f.engineId).catch(() => 'unknown' as const);
+        const runs = info === 'unknown' || (info && (info.state === 'running' || info.state === 'restarting'));
+        if (runs && !stopped && followers.get(f.engineId) === f) {
           await pause(Math.min(5000, 100 * 2 ** cuts++));
           f.again = true;
+          live = true;
         }
       } while (f.again && !stopped);
     } catch (err) {
