@@ -13,7 +13,7 @@ function newSpaceBytes(options: string[]): number {
     "console.log(require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)";
   // Enough surviving allocation to make V8 grow the young generation up to its maximum, as a start does.
   const grow =
-    'let keep = []; for (let i = 0; i < 300000; i++) { keep.push({ i, s: `x${i}` }); if (keep.length > 60000) keep = keep.slice(30000); }';
+    'let keep = []; for (let i = 0; i < 300000; i++) { keep.push({ i, s: "x" + i }); if (keep.length > 60000) keep = keep.slice(30000); }';
   const r = spawnSync(process.execPath, [...options, '-e', `${grow}; ${script}`], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   return Number(r.stdout.trim());
