@@ -228,7 +228,10 @@ export function createAppsService(deps: AppsServiceDeps) {
       checkCurrentName(app, currentName, true);
       let removed = false;
       try {
-        for (const h of hooks) await h.beforeDelete?.(app);
+        for (const h of hooks) {
+          const pending = h.beforeDelete?.(app);
+          if (pending) await pending; // most areas have nothing to remove first: no microtask turn for them
+        }
         tx(deps.db, () => {
           if (!store.delete(app.id)) throw ApiError.notFound('app'); // a concurrent DELETE won
           events.record({ type: 'delete_app', app, user });
