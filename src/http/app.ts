@@ -1,6 +1,9 @@
 import type { Hono } from 'hono';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { TrieRouter } from 'hono/router/trie-router';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { SmartRouter } from 'hono/router/smart-router';
+import { MemoRouter } from './memo-router.ts';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './env.ts';
 import type { UserRow } from '../modules/auth/principal.ts';
@@ -43,7 +46,10 @@ export interface HttpAppDeps {
 }
 
 export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
+  // Hono's default router, its answers remembered per method and path (memo-router.ts).
+  const app = new OpenAPIHono<AppEnv>({
+    router: new MemoRouter(new SmartRouter({ routers: [new RegExpRouter(), new TrieRouter()] })),
+  });
   const declared = deps.routes.flatMap((r) => (r instanceof ApiRoutes ? r.declared : []));
   const authOf = routeAuthTable(declared);
 
@@ -104,7 +110,7 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
 
 /** Which routes are public or take a password, from their declarations (method + path → auth). */
 function routeAuthTable(declared: DeclaredRoute[]): (method: string, path: string) => RouteAuth | undefined {
-  const router = new TrieRouter<RouteAuth>();
+  const router = new MemoRouter(new TrieRouter<RouteAuth>());
   for (const { def, auth } of declared) {
     if (auth === 'user') continue;
     for (const m of Array.isArray(def.method) ? def.method : [def.method]) router.add(m.toUpperCase(), def.path, auth);
