@@ -16,8 +16,12 @@ export class MemoRouter<T> implements Router<T> {
   readonly #inner: Router<T>;
   readonly #results = new Map<string, Result<T>>();
 
-  constructor(inner: Router<T>) {
+  readonly #plan: (result: Result<T>) => Result<T>;
+
+  /** `plan` turns a match into what hono runs (sync-chain.ts), once per remembered path. */
+  constructor(inner: Router<T>, plan: (result: Result<T>) => Result<T> = (r) => r) {
     this.#inner = inner;
+    this.#plan = plan;
     this.name = `MemoRouter(${inner.name})`;
   }
 
@@ -27,11 +31,11 @@ export class MemoRouter<T> implements Router<T> {
   }
 
   match(method: string, path: string): Result<T> {
-    if (path.length > MAX_PATH_LENGTH) return this.#inner.match(method, path);
+    if (path.length > MAX_PATH_LENGTH) return this.#plan(this.#inner.match(method, path));
     const key = `${method} ${path}`;
     const known = this.#results.get(key);
     if (known) return known;
-    const result = this.#inner.match(method, path);
+    const result = this.#plan(this.#inner.match(method, path));
     if (this.#results.size >= MAX_ENTRIES) this.#results.clear();
     this.#results.set(key, result);
     return result;
