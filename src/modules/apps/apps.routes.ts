@@ -100,7 +100,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       responses: { 204: null },
     },
     async (c, _body, q) => {
-      await apps.delete(user(c), c.get('app').id, q.current_name);
+      await apps.delete(user(c), c.get('app'), q.current_name);
       return c.body(null, 204);
     },
   );
