@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { startNodeOptions } from './start-options.ts';
 
 /**
  * Servers under test run in child processes started the same way (`node --import tsx`), so the
@@ -59,9 +60,10 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
   const store = o.dataDir ? ['--data-dir', o.dataDir] : ['--in-memory'];
   const prof = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
-  // bundled: what `npm start` runs (dist/main.mjs, built by scripts/build.mjs); otherwise the sources through tsx.
+  // bundled: what `npm start` runs (dist/main.mjs, built by scripts/build.mjs, with the node options of its start
+  // script); otherwise the sources through tsx.
   const entry = o.bundled
-    ? [join(o.emulatorDir, 'dist/main.mjs')]
+    ? [...startNodeOptions(o.emulatorDir), join(o.emulatorDir, 'dist/main.mjs')]
     : ['--import', 'tsx', join(o.emulatorDir, 'src/main.ts')];
   const args = [
     ...(o.nodeArgs ?? []),

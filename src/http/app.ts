@@ -1,6 +1,10 @@
-import type { Hono } from 'hono';
+import type { ErrorHandler, Hono } from 'hono';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { TrieRouter } from 'hono/router/trie-router';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { SmartRouter } from 'hono/router/smart-router';
+import { MemoRouter } from './memo-router.ts';
+import { chainOfMatch } from './sync-chain.ts';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './env.ts';
 import type { UserRow } from '../modules/auth/principal.ts';
@@ -43,7 +47,29 @@ export interface HttpAppDeps {
 }
 
 export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
+  // The only place that writes an error body.
+  const onError: ErrorHandler<AppEnv> = (err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      return errorResponse(c, new ApiError(status, { error: err.message || 'request refused' }));
+    }
+    // Docker down: the endpoints that need it answer 503 with a plain explanation.
+    if (err instanceof EngineUnavailableError)
+      return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
+    const log = c.get('log')?.() ?? deps.logger;
+    if (isDiskFull(err)) {
+      log.warn({ err, method: c.req.method, path: c.req.path }, 'disk full: write refused');
+      return errorResponse(c, ApiError.insufficientStorage());
+    }
+    log.error({ err, method: c.req.method, path: c.req.path }, 'unexpected error');
+    return errorResponse(c, ApiError.internal(`internal error, request id ${c.get('requestId') ?? 'unknown'}`));
+  };
+  // Hono's default router, its answers remembered per method and path (memo-router.ts), each match of several
+  // handlers run as one chain, synchronously while its steps are (sync-chain.ts).
+  const app = new OpenAPIHono<AppEnv>({
+    router: new MemoRouter(new SmartRouter({ routers: [new RegExpRouter(), new TrieRouter()] }), chainOfMatch(onError)),
+  });
   const declared = deps.routes.flatMap((r) => (r instanceof ApiRoutes ? r.declared : []));
   const authOf = routeAuthTable(declared);
 
@@ -80,31 +106,14 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
 
   app.notFound((c) => c.json({ resource: 'route', error: `no route matches ${c.req.method} ${c.req.path}` }, 404));
 
-  // The only place that writes an error body.
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return errorResponse(c, err);
-    if (err instanceof HTTPException) {
-      const status = err.status;
-      return errorResponse(c, new ApiError(status, { error: err.message || 'request refused' }));
-    }
-    // Docker down: the endpoints that need it answer 503 with a plain explanation.
-    if (err instanceof EngineUnavailableError)
-      return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
-    const log = c.get('log')?.() ?? deps.logger;
-    if (isDiskFull(err)) {
-      log.warn({ err, method: c.req.method, path: c.req.path }, 'disk full: write refused');
-      return errorResponse(c, ApiError.insufficientStorage());
-    }
-    log.error({ err, method: c.req.method, path: c.req.path }, 'unexpected error');
-    return errorResponse(c, ApiError.internal(`internal error, request id ${c.get('requestId') ?? 'unknown'}`));
-  });
+  app.onError(onError);
 
   return app;
 }
 
 /** Which routes are public or take a password, from their declarations (method + path → auth). */
 function routeAuthTable(declared: DeclaredRoute[]): (method: string, path: string) => RouteAuth | undefined {
-  const router = new TrieRouter<RouteAuth>();
+  const router = new MemoRouter(new TrieRouter<RouteAuth>());
   for (const { def, auth } of declared) {
     if (auth === 'user') continue;
     for (const m of Array.isArray(def.method) ? def.method : [def.method]) router.add(m.toUpperCase(), def.path, auth);

@@ -97,7 +97,16 @@ function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>) {
       unit('variables', variablesRoutes({ variables })),
       unit('projects', projectsRoutes({ projects })),
       unit('account', accountRoutes({ pagination })),
-      unit('apps', appsRoutes({ apps, view, answers: createAppAnswerCache(db, s.urls), pagination, projects })),
+      unit(
+        'apps',
+        appsRoutes({
+          apps,
+          view,
+          answers: createAppAnswerCache<Uint8Array<ArrayBuffer>>(db, s.urls),
+          pagination,
+          projects,
+        }),
+      ),
     ],
   };
 }

@@ -53,8 +53,8 @@ function buildGit(s: Shared, needs: GitNeeds) {
   // The repository goes with its app (a rename keeps it: it is named by the app's id).
   const appHooks: AppHooks[] = [
     {
-      afterDelete: (a) => {
-        if (apps.find(a.id)) return;
+      afterDelete: (a, gone) => {
+        if (!gone) return;
         repos.remove(a.id).catch((err) => logger.warn({ err, app: a.name }, 'git: cannot remove the repository'));
       },
     },

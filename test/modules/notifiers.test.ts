@@ -152,6 +152,32 @@ describe('notifiers and notification platforms', () => {
     await h.call('DELETE', `/v1/apps/notif-app/notifiers/${n.body.notifier.id}`);
   });
 
+  it('a deleted app’s notifiers go with it: its delete_app is sent to no one', async () => {
+    expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'gone-notif-app' } } })).status).toBe(201);
+    for (const app of ['gone-notif-app', 'notif-app']) {
+      const res = await h.call('POST', `/v1/apps/${app}/notifiers`, {
+        body: {
+          notifier: { platform_id: WEBHOOK, name: 'all', send_all_events: true, type_data: { webhook_url: rx.url } },
+        },
+      });
+      expect(res.status).toBe(201);
+    }
+    const before = rx.bodies.length;
+    expect((await h.call('DELETE', '/v1/apps/gone-notif-app?current_name=gone-notif-app')).status).toBe(204);
+    // A later event of another app is delivered: the deletion's would have been sent before it.
+    await h.call('PATCH', '/v1/apps/notif-app', { body: { app: { router_logs: true } } });
+    await eventually(() => rx.bodies.slice(before).some((b) => b.type === 'edit_app'), {
+      what: 'edit_app notification',
+    });
+    expect(rx.bodies.slice(before).map((b) => b.app_name)).not.toContain('gone-notif-app');
+    expect(
+      h.emu.db
+        .prepare("SELECT COUNT(*) FROM events WHERE type = 'delete_app' AND app_name = 'gone-notif-app'")
+        .pluck()
+        .get(),
+    ).toBe(1);
+  });
+
   it('retries a failing webhook with back-off', async () => {
     const flaky = await startReceiver(2);
     try {

@@ -9,14 +9,18 @@ import type { Db } from '../../db/database.ts';
  * and everything the answer shows (the app row and its status, owner, parent, project, collaborators for
  * the access check) lives in that database. Reading `total_changes()` costs one prepared statement a request.
  */
-export interface AppAnswerCache {
+export interface AppAnswerCache<T = string> {
   /** The answer for (user, app key): cached, or made by `make` (which may throw: nothing is cached then). */
-  answer(userId: string, appKey: string, make: () => string): string;
+  answer(userId: string, appKey: string, make: () => T): T;
 }
 
-export function createAppAnswerCache(db: Db, context: () => unknown, maxEntries = 1_000): AppAnswerCache {
+export function createAppAnswerCache<T = string>(
+  db: Db,
+  context: () => unknown,
+  maxEntries = 1_000,
+): AppAnswerCache<T> {
   const totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
-  const entries = new Map<string, string>();
+  const entries = new Map<string, T>();
   let generation = -1;
   let contextSeen: unknown;
   return {

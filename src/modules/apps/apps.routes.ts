@@ -26,7 +26,7 @@ export interface AppsRoutesDeps {
   apps: AppsService;
   view: AppViewContext;
   /** Cached answers of GET /v1/apps/:app (absent: each request builds its answer). */
-  answers?: AppAnswerCache;
+  answers?: AppAnswerCache<Uint8Array<ArrayBuffer>>;
   pagination: { defaultPerPage: number; maxPerPage: number };
   /** Projects: `project_id` at creation and `PUT {"project_id"}` (go-scalingo AppsSetProject). */
   projects?: {
@@ -84,7 +84,9 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     (c) => {
       const caller = user(c);
       const key = c.req.param('app');
-      const make = () => JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) });
+      // Bytes, not a string: the answer leaves as they are (no encoding of the body on each request).
+      const make = () =>
+        Buffer.from(JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) }));
       return c.body(deps.answers ? deps.answers.answer(caller.id, key, make) : make(), 200, JSON_HEADERS);
     },
   );
@@ -98,7 +100,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       responses: { 204: null },
     },
     async (c, _body, q) => {
-      await apps.delete(user(c), c.get('app').id, q.current_name);
+      await apps.delete(user(c), c.get('app'), q.current_name);
       return c.body(null, 204);
     },
   );

@@ -14,8 +14,8 @@ import { defined } from '../../shared/defined.ts';
 export interface AppHooks {
   afterCreate?(app: AppRow): void;
   beforeDelete?(app: AppRow): Promise<void> | void;
-  /** After the deletion, whether it succeeded or not. */
-  afterDelete?(app: AppRow): void;
+  /** After the deletion, whether it succeeded or not: `gone` says whether the app's row is gone. */
+  afterDelete?(app: AppRow, gone: boolean): void;
   afterRename?(app: AppRow, oldName: string): void;
   /**
    * Someone may have lost access to the app (a collaborator removed, the app transferred or
@@ -109,7 +109,8 @@ export function createAppsService(deps: AppsServiceDeps) {
     },
     /** The afterDelete hooks, for apps whose rows another path removed (control plane reset and restore). */
     removedElsewhere(app: AppRow): void {
-      for (const h of hooks) h.afterDelete?.(app);
+      const gone = !store.find(app.id);
+      for (const h of hooks) h.afterDelete?.(app, gone);
     },
     /** The app as the user may see it (owner or accepted collaborator); otherwise 404 — never a hint it exists. */
     visibleApp(user: UserRow, idOrName: string): AppRow {
@@ -218,19 +219,29 @@ export function createAppsService(deps: AppsServiceDeps) {
       return { apps: store.children(parent.id, p.limit, p.offset), meta: { pagination: p.meta } };
     },
 
-    async delete(user: UserRow, idOrName: string, currentName: string | undefined): Promise<void> {
-      const app = service.ownedApp(user, idOrName);
+    /**
+     * `app`: the row as the caller may see it (the route's `:app` loader read it): only the owner deletes.
+     * The row is read once: the DELETE's own count says whether a concurrent deletion won meanwhile.
+     */
+    async delete(user: UserRow, app: AppRow, currentName: string | undefined): Promise<void> {
+      if (app.owner_id !== user.id) throw ApiError.forbidden('only the owner of the app can do this');
       checkCurrentName(app, currentName, true);
+      let removed = false;
       try {
-        for (const h of hooks) await h.beforeDelete?.(app);
+        for (const h of hooks) {
+          const pending = h.beforeDelete?.(app);
+          if (pending) await pending; // most areas have nothing to remove first: no microtask turn for them
+        }
         tx(deps.db, () => {
-          if (!store.find(app.id)) throw ApiError.notFound('app'); // a concurrent DELETE won
-          store.delete(app.id);
+          if (!store.delete(app.id)) throw ApiError.notFound('app'); // a concurrent DELETE won
           events.record({ type: 'delete_app', app, user });
         });
+        removed = true;
       } finally {
-        for (const h of hooks) h.afterDelete?.(app);
-        if (!store.find(app.id)) service.accessLost(app);
+        // On the way out of a failure (a hook, a concurrent DELETE), whether the row is still there.
+        const gone = removed || !store.find(app.id);
+        for (const h of hooks) h.afterDelete?.(app, gone);
+        if (gone) service.accessLost(app);
       }
     },
 

@@ -83,7 +83,8 @@ export function createAppsStore(db: Db) {
         id,
       });
     },
-    delete: (id: string) => void s.delete.run(id),
+    /** Whether a row was deleted (false: it was already gone). */
+    delete: (id: string) => s.delete.run(id).changes > 0,
     countChildren: (id: string) => s.countChildren.get(id) ?? 0,
     children: (id: string, limit: number, offset: number) => s.children.all(id, limit, offset),
     all: () => s.all.all(),

@@ -44,6 +44,12 @@ export function createCronService(deps: CronServiceDeps) {
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
 
+  function hasSchedules(appId: string): boolean {
+    const prefix = `${appId}\0`;
+    for (const key of scheduled.keys()) if (key.startsWith(prefix)) return true;
+    return false;
+  }
+
   function jobsOf(app: AppRow): CronJob[] | null {
     if (!app.last_deployment_id) return null;
     const json = store.jobs(app.last_deployment_id);
@@ -140,7 +146,9 @@ export function createCronService(deps: CronServiceDeps) {
 
     /** Deployments and deletions change the schedules at once. */
     onEvent(e: EventRow): void {
-      if (e.type === 'deployment' || e.type === 'delete_app') queueMicrotask(sync);
+      // A deletion changes the schedules only when the app had some: no pass over every app otherwise.
+      if (e.type === 'deployment' || (e.type === 'delete_app' && e.app_id && hasSchedules(e.app_id)))
+        queueMicrotask(sync);
     },
 
     start(): void {

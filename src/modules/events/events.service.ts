@@ -45,19 +45,20 @@ export function createEventsService(deps: EventsServiceDeps) {
 
   return {
     record(input: RecordInput): EventRow {
-      const row = {
-        id: objectId(clock.now()),
+      const now = clock.now();
+      const row: EventRow = {
+        seq: 0, // not read back: no listener needs it
+        id: objectId(now),
         type: input.type,
         app_id: input.app?.id ?? null,
         app_name: input.app?.name ?? null,
         user_id: input.user?.id ?? null,
-        created_at: clock.now(),
-        type_data: JSON.stringify(input.typeData ?? {}),
+        created_at: now,
+        type_data: input.typeData ? JSON.stringify(input.typeData) : '{}',
       };
       store.insert(row);
-      const full = { ...row, seq: 0 };
-      for (const l of listeners) l(full);
-      return full;
+      for (const l of listeners) l(row);
+      return row;
     },
     /** Later areas (alerts, notifiers) listen to what is recorded. */
     onRecord(listener: (e: EventRow) => void): () => void {

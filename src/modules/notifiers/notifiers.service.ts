@@ -235,6 +235,9 @@ export function createNotifiersService(deps: NotifiersServiceDeps) {
     onEvent(e: EventRow): void {
       const appId = e.app_id;
       if (!appId || e.type === 'alert') return; // alerts are sent by the alert engine, to the alert's notifiers
+      // A deleted app's notifiers went with its row, in the transaction that recorded the event (ON DELETE CASCADE):
+      // there is no one to send it to, and no need to look.
+      if (e.type === 'delete_app') return;
       // After the recording transaction: the event is complete and the caller is not slowed down.
       setImmediate(() => {
         if (!deps.db.open) return;

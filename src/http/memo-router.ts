@@ -1,0 +1,43 @@
+import type { Result, Router } from 'hono/router';
+
+/** At most this many (method, path) results are kept; the table is emptied when full. */
+const MAX_ENTRIES = 1_000;
+/** Longer paths are matched every time, never kept (the table's memory stays bounded whatever clients send). */
+const MAX_PATH_LENGTH = 256;
+
+/**
+ * A router that remembers its answers. Hono's match result depends on the method and the path alone and is
+ * only read by hono (the handlers to run and their path parameters), so the same request path — the same app's
+ * page, asked again and again — is matched once, not walked through the tree of the emulator's ~300 routes and
+ * middlewares each time. Routes added later (the OpenAPI document's) empty the table.
+ */
+export class MemoRouter<T> implements Router<T> {
+  readonly name: string;
+  readonly #inner: Router<T>;
+  readonly #results = new Map<string, Result<T>>();
+
+  readonly #plan: (result: Result<T>) => Result<T>;
+
+  /** `plan` turns a match into what hono runs (sync-chain.ts), once per remembered path. */
+  constructor(inner: Router<T>, plan: (result: Result<T>) => Result<T> = (r) => r) {
+    this.#inner = inner;
+    this.#plan = plan;
+    this.name = `MemoRouter(${inner.name})`;
+  }
+
+  add(method: string, path: string, handler: T): void {
+    this.#results.clear();
+    this.#inner.add(method, path, handler);
+  }
+
+  match(method: string, path: string): Result<T> {
+    if (path.length > MAX_PATH_LENGTH) return this.#plan(this.#inner.match(method, path));
+    const key = `${method} ${path}`;
+    const known = this.#results.get(key);
+    if (known) return known;
+    const result = this.#plan(this.#inner.match(method, path));
+    if (this.#results.size >= MAX_ENTRIES) this.#results.clear();
+    this.#results.set(key, result);
+    return result;
+  }
+}
