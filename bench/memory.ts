@@ -182,12 +182,14 @@ export const section: Section = {
   },
 };
 
-async function loadedRun(
+/** 20 printing containers, `totalLines` stored through the real pipeline; `nodeArgs` adds node options (a profile). */
+export async function loadedRun(
   ctx: BenchContext,
   tmp: string,
   dataDir: string,
   totalLines: number,
   settle: { minMs: number; maxMs: number },
+  nodeArgs: string[] = [],
 ) {
   const notes: string[] = [];
   // The project's own config (users, their tokens) plus a history that keeps every line in SQLite.
@@ -219,7 +221,7 @@ async function loadedRun(
       dataDir,
       bundled: true,
       env: { EMULATOR_CONFIG: configFile },
-      nodeArgs: ['--inspect=127.0.0.1:0'],
+      nodeArgs: ['--inspect=127.0.0.1:0', ...nodeArgs],
     });
     id = instanceId();
     client = new ApiClient(emu.api, 4);

@@ -25,8 +25,8 @@ export async function containerLogs(container: Docker.Container, o: LogsOptions,
     onPressure: (p) => (p ? source?.pause() : source?.resume()),
   });
   const mkSplit = (stream: 'stdout' | 'stderr') =>
-    lineSplitter((raw) => {
-      const l = parseTimestampedLine(raw, stream);
+    lineSplitter((bytes, start, end) => {
+      const l = parseTimestampedLine(bytes, start, end, stream);
       if (l && (o.sinceMs === undefined || l.time >= o.sinceMs)) queue.push(l);
     });
   const out = mkSplit('stdout');
@@ -43,7 +43,9 @@ export async function containerLogs(container: Docker.Container, o: LogsOptions,
   source = (await container.logs({ ...base, follow: true })) as unknown as Readable;
   if (tty) source.on('data', (c: Buffer) => out.write(c));
   else {
-    const demux = frameDemuxer((stream, data) => (stream === 'stderr' ? err : out).write(data));
+    const demux = frameDemuxer((stream, bytes, start, end) =>
+      (stream === 'stderr' ? err : out).write(bytes, start, end),
+    );
     source.on('data', (c: Buffer) => demux.write(c));
   }
   source.on('end', () => {

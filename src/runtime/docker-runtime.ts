@@ -121,7 +121,8 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       health.noteOk();
       subscribedAtNs ||= Date.now() * 1e6;
       eventStream = stream as Readable & { destroy(): void };
-      const split = lineSplitter((line) => {
+      const split = lineSplitter((bytes, start, end) => {
+        const line = bytes.toString('utf8', start, end);
         if (!line.trim()) return;
         let e: {
           Action: string;

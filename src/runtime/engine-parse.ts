@@ -1,39 +1,70 @@
 // Pure translations of the engine's answers (no engine access here): log lines, stats, states.
 import type { LogLine, StatsSample } from './runtime.ts';
 
-/** Splits a chunk stream into lines, keeping a partial last line for the next chunk. */
-export function lineSplitter(onLine: (line: string) => void): { write(chunk: Buffer | string): void; flush(): void } {
-  let rest = '';
+/**
+ * Splits a byte stream into lines (a trailing \r dropped), keeping a partial last line for the next chunk.
+ * Each line is handed as a range of bytes, so the caller decodes it once (no string a chunk, no split
+ * array: the logs' hot path, issue 25); a character cut between two chunks is decoded whole.
+ */
+export function lineSplitter(onLine: (bytes: Buffer, start: number, end: number) => void): {
+  write(chunk: Buffer, start?: number, end?: number): void;
+  flush(): void;
+} {
+  let rest: Buffer | null = null;
+  const emit = (b: Buffer, start: number, end: number) =>
+    onLine(b, start, end > start && b[end - 1] === CR ? end - 1 : end);
   return {
-    write(chunk) {
-      const text = rest + chunk.toString('utf8');
-      const parts = text.split('\n');
-      rest = parts.pop() ?? '';
-      for (const p of parts) onLine(p.endsWith('\r') ? p.slice(0, -1) : p);
+    write(chunk, start = 0, end = chunk.length) {
+      let from = start;
+      for (let i = start; i < end; i++) {
+        if (chunk[i] !== LF) continue;
+        if (rest) {
+          const line: Buffer = Buffer.concat([rest, chunk.subarray(from, i)]);
+          rest = null;
+          emit(line, 0, line.length);
+        } else emit(chunk, from, i);
+        from = i + 1;
+      }
+      // A copy: the rest outlives this chunk, which may be a view of a larger buffer.
+      if (from < end)
+        rest = rest ? Buffer.concat([rest, chunk.subarray(from, end)]) : Buffer.from(chunk.subarray(from, end));
     },
     flush() {
-      if (rest) onLine(rest);
-      rest = '';
+      if (rest?.length) emit(rest, 0, rest.length);
+      rest = null;
     },
   };
 }
 
-/** `2026-11-22T03:21:48.123456789Z text` (docker logs --timestamps) → LogLine. */
-export function parseTimestampedLine(raw: string, stream: 'stdout' | 'stderr'): LogLine | null {
-  const sp = raw.indexOf(' ');
-  const timestamp = sp > 0 ? raw.slice(0, sp) : raw;
+const LF = 10;
+const CR = 13;
+const SPACE = 32;
+
+/** `2026-11-22T03:21:48.123456789Z text` (docker logs --timestamps), the bytes start…end → LogLine. */
+export function parseTimestampedLine(
+  bytes: Buffer,
+  start: number,
+  end: number,
+  stream: 'stdout' | 'stderr',
+): LogLine | null {
+  let sp = start;
+  while (sp < end && bytes[sp] !== SPACE) sp++;
+  // Docker's timestamp is ASCII: latin1 decodes it without UTF-8's checks.
+  const timestamp = bytes.toString('latin1', start, sp);
   const time = Date.parse(timestamp);
   if (Number.isNaN(time)) return null;
-  return { time, timestamp, stream, text: sp > 0 ? raw.slice(sp + 1) : '' };
+  return { time, timestamp, stream, text: sp < end ? bytes.toString('utf8', sp + 1, end) : '' };
 }
 
 /**
  * Demultiplexes Docker's framed stdout/stderr stream (non-TTY containers: an 8-byte header — stream
- * type, then the payload length — before each payload), chunk by chunk. Frames are read by offset;
- * only a frame cut between two chunks is copied (docker-modem's demuxStream copies the rest of the
+ * type, then the payload length — before each payload), chunk by chunk. Frames are handed by offset
+ * (no Buffer view a frame); only a frame cut between two chunks is copied (docker-modem's demuxStream copies the rest of the
  * buffer for every frame: quadratic on a large chunk).
  */
-export function frameDemuxer(onFrame: (stream: 'stdout' | 'stderr', data: Buffer) => void): {
+export function frameDemuxer(
+  onFrame: (stream: 'stdout' | 'stderr', bytes: Buffer, start: number, end: number) => void,
+): {
   write(chunk: Buffer): void;
 } {
   let pending: Buffer | null = null;
@@ -45,7 +76,7 @@ export function frameDemuxer(onFrame: (stream: 'stdout' | 'stderr', data: Buffer
       while (buf.length - i >= 8) {
         const len = buf.readUInt32BE(i + 4);
         if (buf.length - i - 8 < len) break;
-        onFrame(buf[i] === 2 ? 'stderr' : 'stdout', buf.subarray(i + 8, i + 8 + len));
+        onFrame(buf[i] === 2 ? 'stderr' : 'stdout', buf, i + 8, i + 8 + len);
         i += 8 + len;
       }
       if (i < buf.length) pending = buf.subarray(i);
@@ -56,7 +87,7 @@ export function frameDemuxer(onFrame: (stream: 'stdout' | 'stderr', data: Buffer
 /** The same, for a whole buffer at once (non-follow reads). */
 export function demuxBuffer(buf: Buffer): { stream: 'stdout' | 'stderr'; data: Buffer }[] {
   const out: { stream: 'stdout' | 'stderr'; data: Buffer }[] = [];
-  frameDemuxer((stream, data) => out.push({ stream, data })).write(buf);
+  frameDemuxer((stream, b, start, end) => out.push({ stream, data: b.subarray(start, end) })).write(buf);
   return out;
 }
 

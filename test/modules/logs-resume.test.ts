@@ -62,4 +62,37 @@ describe('log collection across cut streams and engine outages', () => {
     expect(got).toEqual(Array.from({ length: 20 }, (_, i) => `n-${i + 1}`));
     expect(fake.followerCount(web)).toBe(1);
   });
+
+  it('a follow that fails on an engine error (a timeout under load) is retried while the container runs', async () => {
+    const fake = new FlakyLogsRuntime();
+    h = await startEmulator({}, { runtime: fake });
+    const app = await createApp(h, 'logs-flaky-app');
+    fake.failures = 2; // the first two logs() calls fail: the start event's follow and its first retry
+    const web = fake.add({ instanceId: h.emu.instanceId, appId: app.id, appName: app.name, type: 'web', index: 1 });
+    for (let i = 1; i <= 5; i++) fake.print(web, `n-${i}`);
+    await eventually(() => fake.followerCount(web), { what: 'a follower after the failed calls' });
+    expect(fake.failures).toBe(0);
+    for (let i = 6; i <= 8; i++) fake.print(web, `n-${i}`);
+    const url = await logsUrl(h, app.name);
+    const got = await eventually(
+      async () => {
+        const lines = (await readLogs(url, { n: 1000 })).lines.map(messageOf);
+        return lines.length >= 8 ? lines : null;
+      },
+      { what: 'every line, once' },
+    );
+    expect(got).toEqual(Array.from({ length: 8 }, (_, i) => `n-${i + 1}`));
+  });
 });
+
+/** logs() fails `failures` times (an engine timeout), then answers. */
+class FlakyLogsRuntime extends FakeLogsRuntime {
+  failures = 0;
+  override async logs(engineId: string, opts: { follow: boolean; sinceMs?: number; tail?: number }) {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('engine call timed out');
+    }
+    return super.logs(engineId, opts);
+  }
+}

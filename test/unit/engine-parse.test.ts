@@ -20,7 +20,7 @@ describe('engine stream parsing', () => {
   it('demultiplexes frames whatever the chunk boundaries (inside headers, inside payloads)', () => {
     for (let cut = 1; cut < stream.length; cut++) {
       const got: string[] = [];
-      const d = frameDemuxer((s, data) => got.push(`${s}:${data.toString()}`));
+      const d = frameDemuxer((s, bytes, start, end) => got.push(`${s}:${bytes.toString('utf8', start, end)}`));
       d.write(stream.subarray(0, cut));
       d.write(stream.subarray(cut));
       expect(got, `cut at ${cut}`).toEqual([
@@ -32,7 +32,7 @@ describe('engine stream parsing', () => {
     }
     // One byte at a time.
     const got: string[] = [];
-    const d = frameDemuxer((s, data) => got.push(`${s}:${data.toString()}`));
+    const d = frameDemuxer((s, bytes, start, end) => got.push(`${s}:${bytes.toString('utf8', start, end)}`));
     for (const b of stream) d.write(Buffer.from([b]));
     expect(got).toHaveLength(4);
     expect(demuxBuffer(stream).map((f) => f.stream)).toEqual(['stdout', 'stderr', 'stdout', 'stdout']);
@@ -40,17 +40,39 @@ describe('engine stream parsing', () => {
 
   it('splits lines across chunks and parses Docker timestamps', () => {
     const lines: string[] = [];
-    const s = lineSplitter((l) => lines.push(l));
-    s.write('2026-11-22T03:21:48.123456789Z hel');
-    s.write('lo\r\n2026-11-22T03:21:49Z second\npartial');
+    const s = lineSplitter((bytes, start, end) => lines.push(bytes.toString('utf8', start, end)));
+    s.write(Buffer.from('2026-11-22T03:21:48.123456789Z hel'));
+    s.write(Buffer.from('lo\r\n2026-11-22T03:21:49Z second\npartial'));
     s.flush();
     expect(lines).toEqual(['2026-11-22T03:21:48.123456789Z hello', '2026-11-22T03:21:49Z second', 'partial']);
-    expect(parseTimestampedLine(lines[0], 'stdout')).toEqual({
+    const parse = (text: string, stream: 'stdout' | 'stderr') => {
+      const b = Buffer.from(text);
+      return parseTimestampedLine(b, 0, b.length, stream);
+    };
+    expect(parse(lines[0], 'stdout')).toEqual({
       time: Date.parse('2026-11-22T03:21:48.123Z'),
       timestamp: '2026-11-22T03:21:48.123456789Z',
       stream: 'stdout',
       text: 'hello',
     });
-    expect(parseTimestampedLine('not a timestamp', 'stderr')).toBeNull();
+    expect(parse('2026-11-22T03:21:49Z', 'stdout')).toMatchObject({ timestamp: '2026-11-22T03:21:49Z', text: '' });
+    expect(parse('not a timestamp', 'stderr')).toBeNull();
+  });
+
+  it('hands each line as a range of the chunk, decodes a character cut between chunks whole, and keeps a range of a larger buffer apart', () => {
+    const lines: string[] = [];
+    const s = lineSplitter((bytes, start, end) => lines.push(bytes.toString('utf8', start, end)));
+    const text = Buffer.from('2026-11-22T03:21:48Z été\nsecond\n');
+    const cut = text.indexOf(0xa9); // inside the two bytes of "é"
+    s.write(text.subarray(0, cut));
+    s.write(text.subarray(cut));
+    // A frame of a larger buffer: only start…end is read, whatever surrounds it.
+    const framed = Buffer.from('xxxthird\nfourxxx');
+    s.write(framed, 3, framed.length - 3);
+    s.write(Buffer.from(' and more\n'));
+    s.flush();
+    expect(lines).toEqual(['2026-11-22T03:21:48Z été', 'second', 'third', 'four and more']);
+    const b = Buffer.from('2026-11-22T03:21:48.5Z crème\r');
+    expect(parseTimestampedLine(b, 0, b.length - 1, 'stderr')).toMatchObject({ text: 'crème', stream: 'stderr' });
   });
 });

@@ -8,6 +8,7 @@ import {
   compileFilter,
   formatLine,
   normaliseTimestamp,
+  newLine,
   timestampFromMs,
   type StoredLine,
 } from '../../src/modules/logs/log-line.ts';
@@ -133,14 +134,7 @@ describe('pipeline back-pressure and drop policy', () => {
     });
     return { db, store, pipeline };
   }
-  const line = (i: number) => ({
-    appId: 'a',
-    ts: timestampFromMs(1_000 + i),
-    timeMs: 1_000 + i,
-    container: 'web-1',
-    stream: 0 as const,
-    text: `l-${i}`,
-  });
+  const line = (i: number, appId = 'a') => newLine(appId, timestampFromMs(1_000 + i), 1_000 + i, 'web-1', 0, `l-${i}`);
 
   it('container output is never dropped: full() then room() resolves once the queue drains', async () => {
     const { store, pipeline } = setup(5);
@@ -168,11 +162,45 @@ describe('pipeline back-pressure and drop policy', () => {
     const delivered: StoredLine[] = [];
     pipeline.addSink({ deliver: (lines) => void delivered.push(...lines) });
     pipeline.append('b', 'router', 'other app first'); // seqs do not start at 1 for app a
-    for (let i = 0; i < 333; i++) pipeline.ingest({ ...line(i), appId: i % 7 === 0 ? 'b' : 'a' }, 'engine-1');
+    for (let i = 0; i < 333; i++) pipeline.ingest(line(i, i % 7 === 0 ? 'b' : 'a'), 'engine-1');
     await pipeline.idle();
     const rows = db.prepare('SELECT seq, app_id, text FROM log_lines ORDER BY seq').all();
     expect(rows).toHaveLength(334);
     expect(delivered.map((l) => ({ seq: l.seq, app_id: l.app_id, text: l.text }))).toEqual(rows);
+  });
+
+  it('lines ingested while batches are taken from the middle of the queue are all stored once, in order, the slots let go', async () => {
+    const db = openDatabase({ inMemory: true });
+    const store = createLogsStore(db);
+    const pipeline = createLogsPipeline({
+      db,
+      store,
+      clock: new ManualClock(),
+      logger: silent,
+      queueMaxLines: 100_000,
+      batchMaxLines: 100,
+      routerLogsOn: () => true,
+    });
+    let next = 0;
+    const ingest = (n: number) => {
+      for (let i = 0; i < n; i++, next++) pipeline.ingest(line(next), 'engine-1');
+    };
+    const batches: number[] = [];
+    // Every delivered batch brings 50 more lines: the queue never empties until the end, so batches are taken
+    // from its middle and, past 4,096 taken, the queue is compacted.
+    pipeline.addSink({
+      deliver: (lines) => {
+        batches.push(lines.length);
+        if (next < 8_000) ingest(50);
+      },
+    });
+    ingest(5_000);
+    await pipeline.idle();
+    const rows = db.prepare('SELECT seq, text FROM log_lines ORDER BY seq').all() as { seq: number; text: string }[];
+    expect(rows.map((r) => r.text)).toEqual(Array.from({ length: next }, (_, i) => `l-${i}`));
+    expect(batches.every((n) => n <= 100)).toBe(true);
+    expect(pipeline.queued()).toBe(0);
+    expect(store.cursor('engine-1')).toMatchObject({ last_ts: line(next - 1).ts });
   });
 
   it('appended lines past the bound are dropped and counted', async () => {

@@ -2,28 +2,34 @@
 import { RE2JS } from 're2js';
 import { ApiError } from '../../http/errors.ts';
 
-/** A line waiting to be stored. `ts` is normalised (see normaliseTimestamp). */
-export interface NewLine {
-  appId: string;
-  ts: string;
-  timeMs: number;
-  container: string;
-  /** 0 stdout, 1 stderr. */
-  stream: 0 | 1;
-  text: string;
-}
-
-/** A stored line (row of log_lines). */
+/**
+ * A line, waiting to be stored (seq 0) or stored (row of log_lines). `ts` is normalised (see
+ * normaliseTimestamp). From the collector to the store, the hub and the drains a line is this one object:
+ * the pipeline writes its seq in place once stored (issue 25: one object a line on the ingest path).
+ */
 export interface StoredLine {
   seq: number;
   app_id: string;
   ts: string;
   time_ms: number;
   container: string;
+  /** 0 stdout, 1 stderr. */
   stream: number;
   text: string;
   /** formatLine() of it, computed once and shared by the hub and the file drains. */
   formatted?: string;
+}
+
+/** A line to be stored, with every field the stored line has (one shape all the way: no property added later). */
+export function newLine(
+  appId: string,
+  ts: string,
+  timeMs: number,
+  container: string,
+  stream: 0 | 1,
+  text: string,
+): StoredLine {
+  return { seq: 0, app_id: appId, ts, time_ms: timeMs, container, stream, text, formatted: undefined };
 }
 
 const DOCKER_NANO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/;

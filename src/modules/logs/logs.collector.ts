@@ -6,6 +6,7 @@
 // Engine outages: a live stream cut while its container still runs is opened again (with a
 // back-off); when the engine is unreachable, the runtime's 'up' transition re-lists and resumes
 // every container from its cursor.
+import { setFlagsFromString } from 'node:v8';
 import type { Logger } from '../../shared/logger.ts';
 import {
   LABELS,
@@ -16,7 +17,7 @@ import {
   type RuntimeEvent,
 } from '../../runtime/runtime.ts';
 import type { LogsPipeline, Cursor } from './logs.pipeline.ts';
-import { containerName, normaliseTimestamp } from './log-line.ts';
+import { containerName, newLine, normaliseTimestamp } from './log-line.ts';
 
 export interface CollectorDeps {
   runtime: ContainerRuntime;
@@ -89,17 +90,29 @@ export function createLogsCollector(deps: CollectorDeps) {
     try {
       do {
         f.again = false;
-        await readOnce(f, live);
-        if (!live || f.again || stopped) {
+        let failed = false;
+        try {
+          await readOnce(f, live);
+        } catch (err) {
+          // An engine call that failed (a timeout under load, a socket reset): retried below while the
+          // container runs, as a cut stream is. Giving up here left a running container's output unread.
+          if (stopped) break;
+          logger.warn({ err, engineId: f.engineId }, 'logs: following a container failed, retrying');
+          failed = true;
+        }
+        if (!failed && (!live || f.again || stopped)) {
           live = true;
           continue;
         }
         // A live stream ended: the container stopped, or the stream was cut (engine restart,
         // socket gone). Still running → read again from the cursor, backing off if it repeats.
-        const info = await runtime.inspect(f.engineId).catch(() => null);
-        if (info && (info.state === 'running' || info.state === 'restarting') && !stopped) {
+        // An inspect that fails (not "no such container": that is null) is no answer: try again too.
+        const info = await runtime.inspect(f.engineId).catch(() => 'unknown' as const);
+        const runs = info === 'unknown' || (info && (info.state === 'running' || info.state === 'restarting'));
+        if (runs && !stopped && followers.get(f.engineId) === f) {
           await pause(Math.min(5000, 100 * 2 ** cuts++));
           f.again = true;
+          live = true;
         }
       } while (f.again && !stopped);
     } catch (err) {
@@ -127,17 +140,7 @@ export function createLogsCollector(deps: CollectorDeps) {
     const take = (l: LogLine) => {
       const ts = normaliseTimestamp(l.timestamp);
       if (!ts || skip(ts, l.text)) return;
-      pipeline.ingest(
-        {
-          appId: f.appId,
-          ts,
-          timeMs: l.time,
-          container: f.container,
-          stream: l.stream === 'stderr' ? 1 : 0,
-          text: l.text,
-        },
-        f.engineId,
-      );
+      pipeline.ingest(newLine(f.appId, ts, l.time, f.container, l.stream === 'stderr' ? 1 : 0, l.text), f.engineId);
     };
     for await (const l of stream) {
       take(l);
@@ -171,6 +174,10 @@ export function createLogsCollector(deps: CollectorDeps) {
     /** Follows what runs now; with the engine down, starts once it is back (rejects only on other failures). */
     async start(): Promise<void> {
       stopped = false;
+      // A burst of container output is allocation at ~1 KB a line; V8 lets the old generation grow up to 4× what
+      // survived its last full collection before the next one, so a 1,000,000-line burst peaked at ~260 MiB of
+      // garbage awaiting collection. A fixed 1.5× keeps that peak under 200 MiB (BENCHMARKS.md, issue 25).
+      setFlagsFromString('--heap-growing-percent=50');
       // Subscribe first: a container started while listing is then seen twice, never missed.
       unsubscribe = runtime.onEvent(onEvent);
       offEngine = runtime.onEngine((state) => {

@@ -10,7 +10,7 @@ import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { LogsStore } from './logs.store.ts';
-import { timestampFromMs, type NewLine, type StoredLine } from './log-line.ts';
+import { newLine, timestampFromMs, type StoredLine } from './log-line.ts';
 
 /** Receives every stored batch, in order. Must not block (hub and drains queue on their side). */
 export interface LineSink {
@@ -48,12 +48,18 @@ export interface PipelineDeps {
   onStored?: (count: number, lines: StoredLine[]) => void;
 }
 
-type Queued = NewLine & { engineId?: string };
+/** What a taken slot of the queue holds until the queue is compacted (the line itself is let go). */
+const TAKEN = newLine('', '', 0, '', 0, '');
 
 export function createLogsPipeline(deps: PipelineDeps) {
   const { store, logger } = deps;
   const sinks: LineSink[] = [];
-  let queue: Queued[] = [];
+  // Lines waiting: queue[head…], with the engine id of each container line beside it (router lines: undefined).
+  // Taken by index, the arrays dropped once emptied: no copy of what waits a batch.
+  let queue: StoredLine[] = [];
+  let engines: (string | undefined)[] = [];
+  let head = 0;
+  const waiting = () => queue.length - head;
   let scheduled = false;
   let roomWaiters: (() => void)[] = [];
   let idleWaiters: (() => void)[] = [];
@@ -85,52 +91,29 @@ export function createLogsPipeline(deps: PipelineDeps) {
 
   function flush(): void {
     scheduled = false;
-    if (!queue.length) return settle();
-    const batch = queue.length <= deps.batchMaxLines ? queue : queue.slice(0, deps.batchMaxLines);
-    queue = batch === queue ? [] : queue.slice(deps.batchMaxLines);
-    const stored: StoredLine[] = new Array(batch.length);
+    if (!waiting()) return settle();
+    const from = head;
+    const to = Math.min(queue.length, head + deps.batchMaxLines);
+    const batch = from === 0 && to === queue.length ? queue : queue.slice(from, to);
+    const batchEngines = batch === queue ? engines : engines.slice(from, to);
+    if (to === queue.length) {
+      queue = [];
+      engines = [];
+      head = 0;
+    } else {
+      // The slots taken let their lines go at once; the arrays are compacted once half is taken.
+      queue.fill(TAKEN, from, to);
+      head = to;
+      if (head > 4096 && head * 2 > queue.length) {
+        queue = queue.slice(head);
+        engines = engines.slice(head);
+        head = 0;
+      }
+    }
     try {
       deps.db.transaction(() => {
-        const seqs: number[] = new Array(batch.length);
-        store.insertAll(batch, seqs);
-        // Newest timestamp per container stream (no allocation a line), then the texts stored at it.
-        const newest = new Map<string, { appId: string; ts: string }>();
-        let engineId: string | undefined;
-        let c = { appId: '', ts: '' };
-        for (let i = 0; i < batch.length; i++) {
-          const l = batch[i];
-          stored[i] = {
-            seq: seqs[i],
-            app_id: l.appId,
-            ts: l.ts,
-            time_ms: l.timeMs,
-            container: l.container,
-            stream: l.stream,
-            text: l.text,
-          };
-          if (!l.engineId) continue;
-          if (l.engineId !== engineId) {
-            engineId = l.engineId;
-            const known = newest.get(engineId);
-            if (known) c = known;
-            else {
-              c = { appId: l.appId, ts: l.ts };
-              newest.set(engineId, c);
-            }
-          }
-          if (l.ts > c.ts) {
-            c.ts = l.ts;
-            c.appId = l.appId;
-          }
-        }
-        for (const [engineId, c] of newest) {
-          const prev = persistedCursor(engineId);
-          if (prev && prev.lastTs > c.ts) continue;
-          const texts = prev && prev.lastTs === c.ts ? [...prev.lastTexts] : [];
-          for (const l of batch) if (l.ts === c.ts && l.engineId === engineId) texts.push(l.text);
-          store.saveCursor({ engine_id: engineId, app_id: c.appId, last_ts: c.ts, last_texts: JSON.stringify(texts) });
-          persisted.set(engineId, { appId: c.appId, lastTs: c.ts, lastTexts: texts });
-        }
+        store.insertAll(batch);
+        saveCursors(batch, batchEngines);
       })();
     } catch (err) {
       // The batch is lost (disk full, database closed…): count it, never crash collection.
@@ -143,22 +126,57 @@ export function createLogsPipeline(deps: PipelineDeps) {
     counters.batches++;
     for (const s of sinks) {
       try {
-        s.deliver(stored);
+        s.deliver(batch);
       } catch (err) {
         logger.error({ err }, 'logs: a sink failed');
       }
     }
-    deps.onStored?.(batch.length, stored);
+    deps.onStored?.(batch.length, batch);
     next();
   }
 
+  /** Each container stream's newest timestamp in the batch and the texts stored at it, in the same transaction. */
+  function saveCursors(batch: StoredLine[], batchEngines: (string | undefined)[]): void {
+    // Newest timestamp per container stream (no allocation a line), then the texts stored at it.
+    const newest = new Map<string, { appId: string; ts: string }>();
+    let engineId: string | undefined;
+    let c = { appId: '', ts: '' };
+    for (let i = 0; i < batch.length; i++) {
+      const id = batchEngines[i];
+      if (!id) continue;
+      const l = batch[i];
+      if (id !== engineId) {
+        engineId = id;
+        const known = newest.get(engineId);
+        if (known) c = known;
+        else {
+          c = { appId: l.app_id, ts: l.ts };
+          newest.set(engineId, c);
+        }
+      }
+      if (l.ts > c.ts) {
+        c.ts = l.ts;
+        c.appId = l.app_id;
+      }
+    }
+    for (const [engineId, c] of newest) {
+      const prev = persistedCursor(engineId);
+      if (prev && prev.lastTs > c.ts) continue;
+      const texts = prev && prev.lastTs === c.ts ? [...prev.lastTexts] : [];
+      for (let i = 0; i < batch.length; i++)
+        if (batch[i].ts === c.ts && batchEngines[i] === engineId) texts.push(batch[i].text);
+      store.saveCursor({ engine_id: engineId, app_id: c.appId, last_ts: c.ts, last_texts: JSON.stringify(texts) });
+      persisted.set(engineId, { appId: c.appId, lastTs: c.ts, lastTexts: texts });
+    }
+  }
+
   function next(): void {
-    if (queue.length < deps.queueMaxLines && roomWaiters.length) {
+    if (waiting() < deps.queueMaxLines && roomWaiters.length) {
       const w = roomWaiters;
       roomWaiters = [];
       for (const r of w) r();
     }
-    if (queue.length) schedule();
+    if (waiting()) schedule();
     else settle();
   }
 
@@ -178,8 +196,11 @@ export function createLogsPipeline(deps: PipelineDeps) {
       sinks.push(s);
     },
 
-    /** Container output (the collector): never dropped; call room() when full() says so. */
-    ingest(line: NewLine, engineId?: string): void {
+    /**
+     * Container output (the collector): never dropped; call room() when full() says so. The line (from
+     * newLine()) is the object stored and delivered: the caller hands it over.
+     */
+    ingest(line: StoredLine, engineId?: string): void {
       if (engineId) {
         const c = live.get(engineId);
         if (!c) live.set(engineId, { lastTs: line.ts, lastTexts: [line.text] });
@@ -189,22 +210,21 @@ export function createLogsPipeline(deps: PipelineDeps) {
           if (c.lastTexts.length === 1) c.lastTexts[0] = line.text;
           else c.lastTexts = [line.text];
         } else if (line.ts === c.lastTs) c.lastTexts.push(line.text);
-        // The caller's fresh object carries its stream's id (no copy a line).
-        (line as Queued).engineId = engineId;
       }
       queue.push(line);
+      engines.push(engineId);
       schedule();
     },
-    full: () => queue.length >= deps.queueMaxLines,
+    full: () => waiting() >= deps.queueMaxLines,
     room(): Promise<void> {
-      if (queue.length < deps.queueMaxLines) return Promise.resolve();
+      if (waiting() < deps.queueMaxLines) return Promise.resolve();
       return new Promise((r) => roomWaiters.push(r));
     },
 
     /** Lines from other areas (router access lines, …). Returns false when dropped. */
     append(appId: string, container: string, text: string, opts: { timeMs?: number; stream?: 0 | 1 } = {}): boolean {
       if (container === 'router' && !deps.routerLogsOn(appId)) return false;
-      if (queue.length >= deps.queueMaxLines) {
+      if (waiting() >= deps.queueMaxLines) {
         counters.dropped++;
         droppedSinceWarn++;
         const now = deps.clock.now();
@@ -221,7 +241,8 @@ export function createLogsPipeline(deps: PipelineDeps) {
       const timeMs = opts.timeMs ?? deps.clock.now();
       for (const part of text.split('\n')) {
         if (part === '' && text !== '') continue;
-        queue.push({ appId, ts: timestampFromMs(timeMs), timeMs, container, stream: opts.stream ?? 0, text: part });
+        queue.push(newLine(appId, timestampFromMs(timeMs), timeMs, container, opts.stream ?? 0, part));
+        engines.push(undefined);
       }
       schedule();
       return true;
@@ -240,10 +261,10 @@ export function createLogsPipeline(deps: PipelineDeps) {
 
     /** Resolves once everything queued so far is stored and delivered. */
     idle(): Promise<void> {
-      if (!queue.length && !scheduled) return Promise.resolve();
+      if (!waiting() && !scheduled) return Promise.resolve();
       return new Promise((r) => idleWaiters.push(r));
     },
-    queued: () => queue.length,
+    queued: waiting,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import type { NewLine, StoredLine } from './log-line.ts';
+import type { StoredLine } from './log-line.ts';
 
 export interface CursorRow {
   engine_id: string;
@@ -99,28 +99,28 @@ export function createLogsStore(db: Db) {
 
   return {
     /**
-     * Inserts lines in order and writes each one's seq into `seqs`. Call inside a transaction: one
+     * Inserts lines in order and writes each one's seq into it. Call inside a transaction: one
      * statement's rows get consecutive seqs (AUTOINCREMENT, a single writer), so the last rowid gives all.
      */
-    insertAll(lines: NewLine[], seqs: number[]): void {
+    insertAll(lines: StoredLine[]): void {
       let i = 0;
       for (; i + INSERT_ROWS <= lines.length; i += INSERT_ROWS) {
         for (let j = 0; j < INSERT_ROWS; j++) {
           const l = lines[i + j];
           const o = j * COLUMNS;
-          args[o] = l.appId;
+          args[o] = l.app_id;
           args[o + 1] = l.ts;
-          args[o + 2] = l.timeMs;
+          args[o + 2] = l.time_ms;
           args[o + 3] = l.container;
           args[o + 4] = l.stream;
           args[o + 5] = l.text;
         }
         const last = Number(s.insertMany.run(args).lastInsertRowid);
-        for (let j = 0; j < INSERT_ROWS; j++) seqs[i + j] = last - (INSERT_ROWS - 1 - j);
+        for (let j = 0; j < INSERT_ROWS; j++) lines[i + j].seq = last - (INSERT_ROWS - 1 - j);
       }
       for (; i < lines.length; i++) {
         const l = lines[i];
-        seqs[i] = Number(s.insert.run(l.appId, l.ts, l.timeMs, l.container, l.stream, l.text).lastInsertRowid);
+        l.seq = Number(s.insert.run(l.app_id, l.ts, l.time_ms, l.container, l.stream, l.text).lastInsertRowid);
       }
     },
     /** The last n lines of an app, oldest first; when `only` is given, of those containers only. */
