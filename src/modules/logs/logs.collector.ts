@@ -6,7 +6,6 @@
 // Engine outages: a live stream cut while its container still runs is opened again (with a
 // back-off); when the engine is unreachable, the runtime's 'up' transition re-lists and resumes
 // every container from its cursor.
-import { setFlagsFromString } from 'node:v8';
 import type { Logger } from '../../shared/logger.ts';
 import {
   LABELS,
@@ -174,10 +173,6 @@ export function createLogsCollector(deps: CollectorDeps) {
     /** Follows what runs now; with the engine down, starts once it is back (rejects only on other failures). */
     async start(): Promise<void> {
       stopped = false;
-      // A burst of container output is allocation at ~1 KB a line; V8 lets the old generation grow up to 4× what
-      // survived its last full collection before the next one, so a 1,000,000-line burst peaked at ~260 MiB of
-      // garbage awaiting collection. A fixed 1.5× keeps that peak under 200 MiB (BENCHMARKS.md, issue 25).
-      setFlagsFromString('--heap-growing-percent=50');
       // Subscribe first: a container started while listing is then seen twice, never missed.
       unsubscribe = runtime.onEvent(onEvent);
       offEngine = runtime.onEngine((state) => {
