@@ -11,6 +11,7 @@ import type {
 import { LABELS } from './runtime.ts';
 import { EngineUnavailableError, NoSuchContainerError } from './errors.ts';
 import { describeDockerError, guardEngineCalls, isStatus, translateDockerError } from './docker-errors.ts';
+import { createEventReplay } from './event-replay.ts';
 import { dockerodeOptions, resolveEngineEndpoint, type EngineTlsFiles } from './engine-endpoint.ts';
 import { answersHttp } from './readiness.ts';
 import { createEngineState } from './engine-state.ts';
@@ -50,10 +51,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   health.onChange((s) => {
     if (s === 'up' && listeners.size) void startEvents();
   });
-  // Newest event delivered (ns) and the keys delivered at exactly that time: a resumed
-  // subscription asks the engine for events since then and skips those already seen.
-  let lastEventNs = 0;
-  let lastEventKeys = new Set<string>();
+  // What was delivered: a resumed subscription asks the engine for events since shortly before the newest
+  // one seen and skips those already delivered (event-replay.ts).
+  const replay = createEventReplay();
   let subscribedAtNs = 0;
 
   function toInfo(d: Docker.ContainerInspectInfo): ContainerInfo {
@@ -103,7 +103,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     starting = false;
     if (eventStream || closed) return;
     // Resumed: from the newest event seen, or from when the first subscription began (events of an outage are replayed).
-    const from = lastEventNs || subscribedAtNs;
+    const from = replay.resumeFromNs() || subscribedAtNs;
     const since = from ? (from / 1e9).toFixed(9) : undefined;
     // `since` is "<seconds>.<nanoseconds>", a string for nanosecond precision (the engine's API);
     // @types/dockerode only knows a number of seconds. docker-modem serialises the filters object.
@@ -146,15 +146,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
           labels: attrs,
           time: e.timeNano ? Math.floor(e.timeNano / 1e6) : Date.now(),
         };
-        if (e.timeNano) {
-          const key = `${ev.engineId}/${e.Action}`;
-          if (e.timeNano < lastEventNs || (e.timeNano === lastEventNs && lastEventKeys.has(key))) return; // replayed
-          if (e.timeNano > lastEventNs) {
-            lastEventNs = e.timeNano;
-            lastEventKeys = new Set();
-          }
-          lastEventKeys.add(key);
-        }
+        if (e.timeNano && !replay.fresh(`${ev.engineId}/${e.Action}`, e.timeNano)) return;
         for (const l of listeners) l(ev);
       });
       stream.on('data', (c: Buffer) => split.write(c));
