@@ -65,6 +65,28 @@ export function translateDockerError(err: unknown, method: string, args: unknown
   return err;
 }
 
+/** The container and network calls every runtime guards (the swarm runtime's own, the Docker runtime's with its image calls). */
+export const CONTAINER_CALLS = [
+  'run',
+  'start',
+  'stop',
+  'kill',
+  'remove',
+  'inspect',
+  'list',
+  'wait',
+  'logs',
+  'stats',
+  'attach',
+  'resize',
+  'putArchive',
+  'updateMemory',
+  'exec',
+  'execStream',
+  'ensureNetwork',
+  'commit',
+] as const;
+
 /** What hears each guarded call's outcome (the engine state of the Docker runtime). */
 export interface EngineCallWatcher {
   ok(): void;

@@ -10,7 +10,13 @@ import type {
 } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { EngineUnavailableError, NoSuchContainerError } from './errors.ts';
-import { describeDockerError, guardEngineCalls, isStatus, translateDockerError } from './docker-errors.ts';
+import {
+  CONTAINER_CALLS,
+  describeDockerError,
+  guardEngineCalls,
+  isStatus,
+  translateDockerError,
+} from './docker-errors.ts';
 import { createEventReplay } from './event-replay.ts';
 import { dockerodeOptions, resolveEngineEndpoint, type EngineTlsFiles } from './engine-endpoint.ts';
 import { answersHttp } from './readiness.ts';
@@ -331,32 +337,15 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
   guardEngineCalls(
     runtime,
     [
+      ...CONTAINER_CALLS,
       'ensureBaseImage',
       'buildImage',
       'removeImage',
       'imageCommand',
-      'run',
-      'start',
-      'stop',
-      'kill',
-      'remove',
-      'inspect',
-      'list',
-      'wait',
-      'logs',
-      'stats',
-      'attach',
-      'resize',
-      'putArchive',
       'imageLabels',
       'importImage',
-      'commit',
-      'ensureNetwork',
       'removeNetwork',
       'removeVolume',
-      'updateMemory',
-      'exec',
-      'execStream',
     ],
     where,
     {

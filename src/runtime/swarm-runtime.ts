@@ -9,7 +9,7 @@ import type { ContainerInfo, ContainerRuntime, EngineStatus } from './runtime.ts
 import { LABELS } from './runtime.ts';
 import { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.ts';
 import { dockerodeOptions, resolveEngineEndpoint } from './engine-endpoint.ts';
-import { guardEngineCalls, isStatus } from './docker-errors.ts';
+import { CONTAINER_CALLS, guardEngineCalls, isStatus } from './docker-errors.ts';
 import { EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError } from './errors.ts';
 import { answersHttp } from './readiness.ts';
 import {
@@ -347,29 +347,6 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   };
 
   // Failures of the manager's own API (services, tasks, networks) become the runtime's typed errors too.
-  guardEngineCalls(
-    runtime,
-    [
-      'run',
-      'start',
-      'stop',
-      'kill',
-      'remove',
-      'inspect',
-      'list',
-      'wait',
-      'logs',
-      'stats',
-      'attach',
-      'resize',
-      'putArchive',
-      'updateMemory',
-      'exec',
-      'execStream',
-      'ensureNetwork',
-      'commit',
-    ],
-    where,
-  );
+  guardEngineCalls(runtime, CONTAINER_CALLS, where);
   return runtime;
 }
