@@ -32,6 +32,20 @@ async function answer(url: string): Promise<void> {
   if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
 }
 
+/** How long a reading waits for RSS to stop moving: shorter in a quick run. */
+export const settleFor = (ctx: BenchContext) =>
+  ctx.quick ? { minMs: 2000, maxMs: 8000 } : { minMs: 5000, maxMs: 20_000 };
+
+/** A maker of new, empty data directories under `tmp` (one per emulator started). */
+export function dataDirsIn(tmp: string): () => string {
+  let n = 0;
+  return () => {
+    const d = join(tmp, `data-${++n}`);
+    mkdirSync(d);
+    return d;
+  };
+}
+
 /**
  * Idle RSS after start: each server in its own child process, asked one request, then read once its RSS has
  * settled; the servers interleaved in each round. Shared by the memory section and the memory-idle section.
@@ -126,16 +140,10 @@ export const section: Section = {
   async run(ctx: BenchContext): Promise<Result> {
     const tmp = mkdtempSync(join(tmpdir(), 'bench-memory-idle-'));
     const rounds = ctx.quick ? 1 : ctx.rounds;
-    const settle = ctx.quick ? { minMs: 2000, maxMs: 8000 } : { minMs: 5000, maxMs: 20_000 };
+    const settle = settleFor(ctx);
     try {
       ensureEmulatorBundle(ctx.emulatorDir);
-      let n = 0;
-      const freshDir = () => {
-        const d = join(tmp, `data-${++n}`);
-        mkdirSync(d);
-        return d;
-      };
-      const idle = await idleRun(ctx, tmp, freshDir, settle, rounds);
+      const idle = await idleRun(ctx, tmp, dataDirsIn(tmp), settle, rounds);
       const emuIdle = idle.rss(IDLE_TARGET.dataDir);
       return {
         title: 'Memory: idle after start',

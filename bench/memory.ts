@@ -6,7 +6,7 @@ import type { BenchContext, Result, Section } from './lib/types.ts';
 import { spawnEmulator, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
 import { ensureEmulatorBundle } from './lib/bundle.ts';
-import { IDLE_MAX_MIB, IDLE_TARGET, idleRun } from './memory-idle.ts';
+import { IDLE_MAX_MIB, IDLE_TARGET, dataDirsIn, idleRun, settleFor } from './memory-idle.ts';
 import { mib, processMemory, settledMemory } from './lib/proc-memory.ts';
 import {
   archiveOf,
@@ -47,18 +47,13 @@ export const section: Section = {
   async run(ctx: BenchContext): Promise<Result> {
     const tmp = mkdtempSync(join(tmpdir(), 'bench-memory-'));
     const rounds = ctx.quick ? 1 : ctx.rounds;
-    const settle = ctx.quick ? { minMs: 2000, maxMs: 8000 } : { minMs: 5000, maxMs: 20_000 };
+    const settle = settleFor(ctx);
     const totalLines = ctx.quick ? 100_000 : 1_000_000;
     const fuzzCount = ctx.quick ? 1000 : 5000;
     const notes: string[] = [];
     try {
       ensureEmulatorBundle(ctx.emulatorDir);
-      let n = 0;
-      const freshDir = () => {
-        const d = join(tmp, `data-${++n}`);
-        mkdirSync(d);
-        return d;
-      };
+      const freshDir = dataDirsIn(tmp);
 
       // 1. Idle after start.
       const idle = await idleRun(ctx, tmp, freshDir, settle, rounds);
