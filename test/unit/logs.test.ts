@@ -120,7 +120,7 @@ describe('RFC 5424', () => {
 });
 
 describe('pipeline back-pressure and drop policy', () => {
-  function setup(queueMaxLines: number) {
+  function setup(queueMaxLines: number, batchMaxLines = 3) {
     const db = openDatabase({ inMemory: true });
     const store = createLogsStore(db);
     const pipeline = createLogsPipeline({
@@ -129,7 +129,7 @@ describe('pipeline back-pressure and drop policy', () => {
       clock: new ManualClock(),
       logger: silent,
       queueMaxLines,
-      batchMaxLines: 3,
+      batchMaxLines,
       routerLogsOn: () => true,
     });
     return { db, store, pipeline };
@@ -148,17 +148,7 @@ describe('pipeline back-pressure and drop policy', () => {
   });
 
   it('a batch of several statements gives each delivered line the seq it has in the database', async () => {
-    const db = openDatabase({ inMemory: true });
-    const store = createLogsStore(db);
-    const pipeline = createLogsPipeline({
-      db,
-      store,
-      clock: new ManualClock(),
-      logger: silent,
-      queueMaxLines: 1_000,
-      batchMaxLines: 500,
-      routerLogsOn: () => true,
-    });
+    const { db, pipeline } = setup(1_000, 500);
     const delivered: StoredLine[] = [];
     pipeline.addSink({ deliver: (lines) => void delivered.push(...lines) });
     pipeline.append('b', 'router', 'other app first'); // seqs do not start at 1 for app a
@@ -170,17 +160,7 @@ describe('pipeline back-pressure and drop policy', () => {
   });
 
   it('lines ingested while batches are taken from the middle of the queue are all stored once, in order, the slots let go', async () => {
-    const db = openDatabase({ inMemory: true });
-    const store = createLogsStore(db);
-    const pipeline = createLogsPipeline({
-      db,
-      store,
-      clock: new ManualClock(),
-      logger: silent,
-      queueMaxLines: 100_000,
-      batchMaxLines: 100,
-      routerLogsOn: () => true,
-    });
+    const { db, store, pipeline } = setup(100_000, 100);
     let next = 0;
     const ingest = (n: number) => {
       for (let i = 0; i < n; i++, next++) pipeline.ingest(line(next), 'engine-1');
