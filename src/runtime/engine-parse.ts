@@ -1,12 +1,20 @@
 // Pure translations of the engine's answers (no engine access here): log lines, stats, states.
 import type { LogLine, StatsSample } from './runtime.ts';
 
+/** Longest line kept whole: a stream that writes more without a newline is handed in lines of this length. */
+export const MAX_LINE_BYTES = 256 * 1024;
+
 /**
  * Splits a byte stream into lines (a trailing \r dropped), keeping a partial last line for the next chunk.
  * Each line is handed as a range of bytes, so the caller decodes it once (no string a chunk, no split
- * array: the logs' hot path, issue 25); a character cut between two chunks is decoded whole.
+ * array: the logs' hot path, issue 25); a character cut between two chunks is decoded whole. A partial line
+ * that reaches `maxLineBytes` is handed as it is, so what waits for a newline stays bounded whatever the
+ * stream writes.
  */
-export function lineSplitter(onLine: (bytes: Buffer, start: number, end: number) => void): {
+export function lineSplitter(
+  onLine: (bytes: Buffer, start: number, end: number) => void,
+  maxLineBytes = MAX_LINE_BYTES,
+): {
   write(chunk: Buffer, start?: number, end?: number): void;
   flush(): void;
 } {
@@ -28,6 +36,10 @@ export function lineSplitter(onLine: (bytes: Buffer, start: number, end: number)
       // A copy: the rest outlives this chunk, which may be a view of a larger buffer.
       if (from < end)
         rest = rest ? Buffer.concat([rest, chunk.subarray(from, end)]) : Buffer.from(chunk.subarray(from, end));
+      while (rest && rest.length >= maxLineBytes) {
+        emit(rest, 0, maxLineBytes);
+        rest = rest.length > maxLineBytes ? rest.subarray(maxLineBytes) : null;
+      }
     },
     flush() {
       if (rest?.length) emit(rest, 0, rest.length);

@@ -59,6 +59,16 @@ describe('engine stream parsing', () => {
     expect(parse('not a timestamp', 'stderr')).toBeNull();
   });
 
+  it('a stream that never writes a newline is handed in lines of the longest length kept, never held whole', () => {
+    const lines: string[] = [];
+    const s = lineSplitter((bytes, start, end) => lines.push(bytes.toString('utf8', start, end)), 10);
+    for (let i = 0; i < 5; i++) s.write(Buffer.from('abcdefg')); // 35 bytes, no newline
+    expect(lines).toEqual(['abcdefgabc', 'defgabcdef', 'gabcdefgab']);
+    s.write(Buffer.from('cd\nshort\n'));
+    s.flush();
+    expect(lines).toEqual(['abcdefgabc', 'defgabcdef', 'gabcdefgab', 'cdefgcd', 'short']);
+  });
+
   it('hands each line as a range of the chunk, decodes a character cut between chunks whole, and keeps a range of a larger buffer apart', () => {
     const lines: string[] = [];
     const s = lineSplitter((bytes, start, end) => lines.push(bytes.toString('utf8', start, end)));
