@@ -44,6 +44,12 @@ export interface CreateInput {
   stack_id?: string | null;
 }
 
+/** The app, when `user` owns it; a 403 otherwise (a collaborator sees it but may not do this). */
+function mustOwn(user: UserRow, app: AppRow): AppRow {
+  if (app.owner_id !== user.id) throw ApiError.forbidden('only the owner of the app can do this');
+  return app;
+}
+
 export function createAppsService(deps: AppsServiceDeps) {
   const { store, events, clock } = deps;
   const hooks = [...(deps.hooks ?? [])];
@@ -147,9 +153,7 @@ export function createAppsService(deps: AppsServiceDeps) {
 
     /** Owner-only actions (delete, transfer, collaborators management). */
     ownedApp(user: UserRow, idOrName: string): AppRow {
-      const app = service.visibleApp(user, idOrName);
-      if (app.owner_id !== user.id) throw ApiError.forbidden('only the owner of the app can do this');
-      return app;
+      return mustOwn(user, service.visibleApp(user, idOrName));
     },
 
     find: (idOrName: string) => store.find(idOrName),
@@ -224,7 +228,7 @@ export function createAppsService(deps: AppsServiceDeps) {
      * The row is read once: the DELETE's own count says whether a concurrent deletion won meanwhile.
      */
     async delete(user: UserRow, app: AppRow, currentName: string | undefined): Promise<void> {
-      if (app.owner_id !== user.id) throw ApiError.forbidden('only the owner of the app can do this');
+      mustOwn(user, app);
       checkCurrentName(app, currentName, true);
       let removed = false;
       try {
