@@ -45,6 +45,9 @@ export function appsRoutes(deps: AppsRoutesDeps) {
   const { apps, view } = deps;
   const r = new ApiRoutes('apps');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
+  // GET's answer as bytes, not a string: it leaves as it is (no encoding of the body on each request).
+  const appAnswer = (caller: UserRow, key: string) =>
+    Buffer.from(JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) }));
 
   r.add(
     {
@@ -84,10 +87,11 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     (c) => {
       const caller = user(c);
       const key = c.req.param('app');
-      // Bytes, not a string: the answer leaves as they are (no encoding of the body on each request).
-      const make = () =>
-        Buffer.from(JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) }));
-      return c.body(deps.answers ? deps.answers.answer(caller.id, key, make) : make(), 200, JSON_HEADERS);
+      return c.body(
+        deps.answers ? deps.answers.answer(caller, key, appAnswer) : appAnswer(caller, key),
+        200,
+        JSON_HEADERS,
+      );
     },
   );
 
