@@ -19,6 +19,7 @@ import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
 import type { AppRow } from './apps.store.ts';
 import type { AppAnswerCache } from './app-answer-cache.ts';
+import { answerWithRequestId } from '../../http/middleware/request-id.ts';
 import type { UserRow } from '../auth/principal.ts';
 import { setProjectSchema } from '../projects/projects.schemas.ts';
 
@@ -35,9 +36,6 @@ export interface AppsRoutesDeps {
     move(user: UserRow, appKey: string, id: string): AppRow;
   };
 }
-
-// What hono's c.json writes.
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 const currentName = z.object({ current_name: z.string().optional() });
 
@@ -87,11 +85,8 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     (c) => {
       const caller = user(c);
       const key = c.req.param('app');
-      return c.body(
-        deps.answers ? deps.answers.answer(caller, key, appAnswer) : appAnswer(caller, key),
-        200,
-        JSON_HEADERS,
-      );
+      const bytes = deps.answers ? deps.answers.answer(caller, key, appAnswer) : appAnswer(caller, key);
+      return answerWithRequestId(c, bytes, 200, 'application/json');
     },
   );
 
