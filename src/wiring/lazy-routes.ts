@@ -49,17 +49,16 @@ export class LazyRoutes extends ApiRoutes {
 
   /** The real group, built once: concurrent first requests wait on the same build; a failed build is tried again. */
   build(): Promise<ApiRoutes> {
-    this.building ??= this.load().then(
-      (group) => {
+    this.building ??= this.load()
+      .then((group) => {
         this.adopt(group);
         this.group = group;
         return group;
-      },
-      (err: unknown) => {
+      })
+      .catch((err: unknown) => {
         this.building = undefined;
         throw err;
-      },
-    );
+      });
     return this.building;
   }
 
