@@ -114,6 +114,104 @@ describe('apps: create and delete', () => {
     expect(types).toEqual(['new_app']);
   });
 
+  const devUser = () =>
+    h.emu
+      .area('accounts')
+      .auth.userById(h.emu.db.prepare<[], string>("SELECT id FROM users WHERE username = 'dev'").pluck().get()!)!;
+
+  it('an app with nothing to remove is deleted without waiting: no promise, the row and its event settled at once', async () => {
+    const apps = h.emu.area('apps').apps;
+    const after: boolean[] = [];
+    apps.addHooks({ afterDelete: (_app: AppRow, gone: boolean) => void after.push(gone) });
+    const id: string = (await create('sync-deleted')).body.app.id;
+    const row = apps.find(id)!;
+    // The containers area has nothing running nor under way for it: its hook returns no promise either.
+    expect(h.emu.area('containers').orchestrator.removeApp(row)).toBeUndefined();
+    h.emu.area('containers').orchestrator.forgetRemoved(id);
+    const result = apps.delete(devUser(), row, 'sync-deleted');
+    expect(result).toBeUndefined();
+    // Nothing awaited: the row, the event and the hooks are done when the call returns.
+    expect(apps.find(id)).toBeUndefined();
+    expect(h.emu.db.prepare('SELECT type FROM events WHERE app_id = ? ORDER BY seq').pluck().all(id)).toEqual([
+      'new_app',
+      'delete_app',
+    ]);
+    expect(after).toEqual([true]);
+  });
+
+  it('a hook with work to wait for: the deletion waits for it, hooks after it run once it settled', async () => {
+    const apps = h.emu.area('apps').apps;
+    const order: string[] = [];
+    let release = () => {};
+    apps.addHooks({
+      beforeDelete: () =>
+        new Promise<void>((resolve) => {
+          order.push('slow hook started');
+          release = () => {
+            order.push('slow hook done');
+            resolve();
+          };
+        }),
+    });
+    apps.addHooks({ beforeDelete: () => void order.push('next hook') });
+    const id: string = (await create('async-deleted')).body.app.id;
+    const result = apps.delete(devUser(), apps.find(id)!, 'async-deleted');
+    expect(result).toBeInstanceOf(Promise);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(order).toEqual(['slow hook started']);
+    expect(apps.find(id)).toBeDefined();
+    release();
+    await result;
+    expect(order).toEqual(['slow hook started', 'slow hook done', 'next hook']);
+    expect(apps.find(id)).toBeUndefined();
+  });
+
+  it('a hook that fails later: the error is the answer, later hooks skipped, the app stays, hooks told it is there', async () => {
+    const apps = h.emu.area('apps').apps;
+    const after: boolean[] = [];
+    const later: string[] = [];
+    apps.addHooks({
+      beforeDelete: async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        throw ApiError.unavailable('the engine went away');
+      },
+      afterDelete: (_app: AppRow, gone: boolean) => void after.push(gone),
+    });
+    apps.addHooks({ beforeDelete: () => void later.push('ran') });
+    const id: string = (await create('kept-async')).body.app.id;
+    const res = await del('kept-async');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: 'the engine went away' });
+    expect(later).toEqual([]);
+    expect(after).toEqual([false]);
+    expect((await h.call('GET', '/v1/apps/kept-async')).status).toBe(200);
+    expect(h.emu.db.prepare('SELECT type FROM events WHERE app_id = ?').pluck().all(id)).toEqual(['new_app']);
+  });
+
+  it('the containers hook waits for work under way for the app before it looks at what to remove', async () => {
+    const orchestrator = h.emu.area('containers').orchestrator;
+    const id: string = (await create('busy-app')).body.app.id;
+    const row = h.emu.area('apps').apps.find(id)!;
+    let finish = () => {};
+    const work = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    orchestrator.track(id, work);
+    const removal = orchestrator.removeApp(row);
+    expect(removal).toBeInstanceOf(Promise);
+    let settled = false;
+    void removal!.then(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false);
+    expect(orchestrator.gone(id)).toBe(true); // nothing new starts for it meanwhile
+    finish();
+    await removal;
+    orchestrator.forgetRemoved(id);
+    expect(orchestrator.gone(id)).toBe(false);
+  });
+
   it('only the owner deletes (403 to a collaborator, 404 to others), checked before current_name', async () => {
     await create('owned-app');
     expect((await del('owned-app', 'other')).status).toBe(404);
