@@ -216,13 +216,6 @@ export function createAddonServers(deps: AddonServersDeps) {
   };
   const exec = createAddonServerExec(runtime, running);
 
-  async function removeServersAndNetwork(appId: string): Promise<void> {
-    for (const row of store.forApp(appId)) await service.removeServer(row);
-    await runtime
-      .removeNetwork(networkName(appId))
-      .catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
-  }
-
   const service = {
     /** Whether the provider's addons run a real server. */
     provides: (providerId: string) => !!kindOfProvider(providerId),
@@ -333,10 +326,12 @@ export function createAddonServers(deps: AddonServersDeps) {
     },
 
     /** Everything of an app's addons, and its network, gone (app deletion, after its containers). */
-    /** The app's addon servers and network; undefined (nothing to wait for) when it never had either. */
-    removeApp(appId: string): Promise<void> | undefined {
-      if (unnetworked.has(appId) && !store.forApp(appId).length) return undefined;
-      return removeServersAndNetwork(appId);
+    async removeApp(appId: string): Promise<void> {
+      if (unnetworked.has(appId) && !store.forApp(appId).length) return;
+      for (const row of store.forApp(appId)) await service.removeServer(row);
+      await runtime
+        .removeNetwork(networkName(appId))
+        .catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
     },
 
     /**

@@ -99,10 +99,9 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       query: currentName,
       responses: { 204: null },
     },
-    (c, _body, q) => {
-      // Synchronous unless a hook had something to wait for (containers, images, addon servers to remove).
-      const removing = apps.delete(user(c), c.get('app'), q.current_name);
-      return removing ? removing.then(() => c.body(null, 204)) : c.body(null, 204);
+    async (c, _body, q) => {
+      await apps.delete(user(c), c.get('app'), q.current_name);
+      return c.body(null, 204);
     },
   );
 

@@ -107,37 +107,6 @@ export function createAppsService(deps: AppsServiceDeps) {
     };
   }
 
-  /** The beforeDelete hooks from index `from` on, in order: synchronous until one returns a promise. */
-  function beforeDelete(app: AppRow, from: number): Promise<void> | undefined {
-    for (let i = from; i < hooks.length; i++) {
-      const pending = hooks[i].beforeDelete?.(app);
-      if (pending) return pending.then(() => beforeDelete(app, i + 1));
-    }
-    return undefined;
-  }
-
-  /** The row and its event, in one transaction; then the afterDelete hooks, whether it went or not. */
-  function removeRow(user: UserRow, app: AppRow): undefined {
-    let removed = false;
-    try {
-      tx(deps.db, () => {
-        if (!store.delete(app.id)) throw ApiError.notFound('app'); // a concurrent DELETE won
-        events.record({ type: 'delete_app', app, user });
-      });
-      removed = true;
-    } finally {
-      afterDelete(app, removed);
-    }
-    return undefined;
-  }
-
-  /** `removed`: this deletion removed the row; otherwise (a hook failed, a concurrent DELETE) whether it is still there. */
-  function afterDelete(app: AppRow, removed: boolean): void {
-    const gone = removed || !store.find(app.id);
-    for (const h of hooks) h.afterDelete?.(app, gone);
-    if (gone) service.accessLost(app);
-  }
-
   const service = {
     store,
     /** Other areas plug into the lifecycle once they exist (the orchestrator is built after apps). */
@@ -257,27 +226,27 @@ export function createAppsService(deps: AppsServiceDeps) {
     /**
      * `app`: the row as the caller may see it (the route's `:app` loader read it): only the owner deletes.
      * The row is read once: the DELETE's own count says whether a concurrent deletion won meanwhile.
-     * Synchronous (undefined) when no beforeDelete hook returned a promise: an app that never ran has nothing
-     * to wait for, and its DELETE answers without a turn of the event loop; otherwise the promise of the deletion.
      */
-    delete(user: UserRow, app: AppRow, currentName: string | undefined): Promise<void> | undefined {
+    async delete(user: UserRow, app: AppRow, currentName: string | undefined): Promise<void> {
       mustOwn(user, app);
       checkCurrentName(app, currentName, true);
-      let pending: Promise<void> | undefined;
+      let removed = false;
       try {
-        pending = beforeDelete(app, 0);
-      } catch (err) {
-        afterDelete(app, false);
-        throw err;
+        for (const h of hooks) {
+          const pending = h.beforeDelete?.(app);
+          if (pending) await pending; // most areas have nothing to remove first: no microtask turn for them
+        }
+        tx(deps.db, () => {
+          if (!store.delete(app.id)) throw ApiError.notFound('app'); // a concurrent DELETE won
+          events.record({ type: 'delete_app', app, user });
+        });
+        removed = true;
+      } finally {
+        // On the way out of a failure (a hook, a concurrent DELETE), whether the row is still there.
+        const gone = removed || !store.find(app.id);
+        for (const h of hooks) h.afterDelete?.(app, gone);
+        if (gone) service.accessLost(app);
       }
-      if (!pending) return removeRow(user, app);
-      return pending.then(
-        () => removeRow(user, app),
-        (err: unknown) => {
-          afterDelete(app, false);
-          throw err;
-        },
-      );
     },
 
     rename(user: UserRow, idOrName: string, currentName: string, newName: string): AppRow {

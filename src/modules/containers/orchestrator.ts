@@ -252,31 +252,6 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     removing: (appId) => removing.has(appId),
   });
 
-  const nothingToRemove = (appId: string) =>
-    !store.liveContainers(appId).length && !deps.deployments.allImagesOf(appId).length;
-
-  async function removeFromEngine(app: AppRow): Promise<void> {
-    try {
-      // Work under way (start-up reconciliation, a scale, a deployment, a one-off creation) ends
-      // first: nothing new starts meanwhile, and each start removes what it made.
-      for (let jobs = work.get(app.id); jobs?.size; jobs = work.get(app.id)) await Promise.allSettled([...jobs]);
-      if (nothingToRemove(app.id)) return;
-      for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
-      const filter = { [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id };
-      // A removal already under way elsewhere answers 409 at once: list again until none is left.
-      for (let round = 0; round < 40; round++) {
-        const left = await runtime.list(filter);
-        if (!left.length) break;
-        if (round) await sleep(250);
-        await Promise.all(left.map((c) => runtime.remove(c.engineId)));
-      }
-      for (const image of deps.deployments.allImagesOf(app.id)) await runtime.removeImage(image);
-    } catch (err) {
-      removing.delete(app.id); // the app stays: it may start containers again
-      throw err;
-    }
-  }
-
   return {
     networkOf: (appId: string) => deps.networkOf?.(appId),
     sizeOf,
@@ -287,15 +262,29 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     settleStatus,
     labelsFor,
 
-    /**
-     * Every container and image of an app, gone (app deletion). Call forgetRemoved once the row is deleted.
-     * Nothing under way and nothing ever ran or was built for it (most deletions): no need to ask the engine
-     * (reconciliation removes strays), nothing to wait for, undefined.
-     */
-    removeApp(app: AppRow): Promise<void> | undefined {
+    /** Every container and image of an app, gone (app deletion). Call forgetRemoved once the row is deleted. */
+    async removeApp(app: AppRow): Promise<void> {
       removing.add(app.id);
-      if (!work.get(app.id)?.size && nothingToRemove(app.id)) return undefined;
-      return removeFromEngine(app);
+      try {
+        // Work under way (start-up reconciliation, a scale, a deployment, a one-off creation) ends
+        // first: nothing new starts meanwhile, and each start removes what it made.
+        for (let jobs = work.get(app.id); jobs?.size; jobs = work.get(app.id)) await Promise.allSettled([...jobs]);
+        // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
+        if (!store.liveContainers(app.id).length && !deps.deployments.allImagesOf(app.id).length) return;
+        for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
+        const filter = { [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id };
+        // A removal already under way elsewhere answers 409 at once: list again until none is left.
+        for (let round = 0; round < 40; round++) {
+          const left = await runtime.list(filter);
+          if (!left.length) break;
+          if (round) await sleep(250);
+          await Promise.all(left.map((c) => runtime.remove(c.engineId)));
+        }
+        for (const image of deps.deployments.allImagesOf(app.id)) await runtime.removeImage(image);
+      } catch (err) {
+        removing.delete(app.id); // the app stays: it may start containers again
+        throw err;
+      }
     },
 
     /** The app row is deleted (or its deletion failed): its id leaves the set of apps being removed. */
