@@ -139,7 +139,7 @@ async function main(): Promise<number> {
     emulatorDir: sourceDir,
     repoDir: REPO_DIR,
     rounds,
-    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${commandArgs(process.argv.slice(2))}` : ''}`,
     results,
     notes: [
       ...(quick
@@ -167,6 +167,15 @@ async function main(): Promise<number> {
   const failed = results.some((r) => r.error);
   const missed = results.some((r) => r.result?.targets.some((t) => !t.met));
   return failed ? 1 : missed && values.strict ? 1 : 0;
+}
+
+/** The command's arguments as the report shows them: a directory given to --baseline-dir is this machine's, not named. */
+function commandArgs(args: string[]): string {
+  return args
+    .map((a, i) =>
+      args[i - 1] === '--baseline-dir' ? '<dir>' : a.replace(/^--baseline-dir=.*/, '--baseline-dir=<dir>'),
+    )
+    .join(' ');
 }
 
 main().then(
