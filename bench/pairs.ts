@@ -71,9 +71,15 @@ export const section: Section = {
       children.push(disk);
       const hello = await spawnHello(ctx.repoDir);
       children.push(hello);
+      // The baseline tree's in-memory emulator, measured right after the measured tree's in each round.
+      const base = ctx.baselineDir
+        ? await spawnEmulator({ emulatorDir: ctx.baselineDir, dataDir: null, profileDir: ctx.profileDir })
+        : null;
+      if (base) children.push(base);
 
       const servers = [
         { key: 'memory', label: 'emulator --in-memory', child: mem },
+        ...(base ? [{ key: 'baseline', label: 'baseline tree: emulator --in-memory', child: base }] : []),
         { key: 'disk', label: 'emulator --data-dir (WAL, synchronous=NORMAL)', child: disk },
         { key: 'hello', label: 'bare Hono stubs (ceiling of client + HTTP)', child: hello },
       ];
@@ -138,7 +144,7 @@ export const section: Section = {
           int(fs.reduce((a, f) => a + f.pairs, 0)),
         ];
       });
-      const emulatorConfigs = configs.filter((c) => c.server.key !== 'hello');
+      const emulatorConfigs = configs.filter((c) => c.server.key !== 'hello' && c.server.key !== 'baseline');
       const medianOf = (c: (typeof configs)[number]) => median(runs.get(c)!.map((f) => f.pairsPerSec));
       const bestConfig = emulatorConfigs.reduce((a, b) => (medianOf(b) > medianOf(a) ? b : a));
       const seqMem = emulatorConfigs.find((c) => c.server.key === 'memory' && c.workers === 1)!;
@@ -150,6 +156,7 @@ export const section: Section = {
           `${warmupS} s warm-up then ${durationS} s measured per configuration; ${ctx.rounds} rounds, configurations interleaved; one emulator per mode ` +
           `for the whole section (its events table grows by 2 rows a pair, as it would in use).`,
         tables: [
+          ...(base ? [baselineTable(configs, runs)] : []),
           {
             caption: `Each cell: best / median of ${ctx.rounds} rounds (server and client CPU in % of one core: median). Pair latency = POST + DELETE as seen by the client. Server CPU = the server process's user+system time (/proc) over the run; a server well under 100 % of a core while pairs are slow is waiting on something (Docker, disk), not computing.`,
             headers: [
@@ -188,3 +195,31 @@ export const section: Section = {
     }
   },
 };
+
+type Config = { server: { key: string; label: string }; workers: number };
+
+/** The measured tree against the baseline tree (`--baseline-dir`), configuration by configuration: medians and their ratio. */
+function baselineTable<C extends Config>(configs: C[], runs: Map<C, PairFigures[]>) {
+  const med = (c: C, f: (x: PairFigures) => number) => median(runs.get(c)!.map(f));
+  const cpu = (x: PairFigures) => x.serverCpuUsPerPair ?? NaN;
+  const rows = configs
+    .filter((c) => c.server.key === 'memory')
+    .flatMap((c) => {
+      const b = configs.find((o) => o.server.key === 'baseline' && o.workers === c.workers);
+      if (!b) return [];
+      return [
+        [
+          `in memory × ${c.workers}`,
+          `${int(med(c, (x) => x.pairsPerSec))} / ${int(med(b, (x) => x.pairsPerSec))}`,
+          `${us(med(c, cpu))} / ${us(med(b, cpu))}`,
+          `${((med(c, cpu) / med(b, cpu)) * 100).toFixed(1)} %`,
+        ],
+      ];
+    });
+  return {
+    caption:
+      'This tree against the baseline tree, both started in this run, their rounds interleaved: medians of the rounds (this tree / baseline).',
+    headers: ['configuration', 'pairs/s', 'server CPU / pair', 'CPU a pair: this tree ÷ baseline'],
+    rows,
+  };
+}

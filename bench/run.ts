@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -21,6 +21,8 @@ Options:
   --write              append a --quick run's report too (its heading says it was a quick run)
   --no-write           print the report instead of appending it to BENCHMARKS.md
   --emulator-dir <d>   start src/main.ts from another tree (e.g. a patched copy, to measure a change)
+  --baseline-dir <d>   also start this tree (e.g. a worktree of main) where a section compares in the same run,
+                       rounds interleaved with the measured tree's (pairs); used as it is, not copied aside
   --no-snapshot        start the emulator from the work tree itself; by default src/ is copied aside
                        at the start of the run, so concurrent edits cannot change the code mid-run
   --profile            start emulators with --cpu-prof, print where their time goes (implies --no-write)
@@ -57,6 +59,7 @@ async function main(): Promise<number> {
       write: { type: 'boolean' },
       'no-write': { type: 'boolean' },
       'emulator-dir': { type: 'string' },
+      'baseline-dir': { type: 'string' },
       'no-snapshot': { type: 'boolean' },
       profile: { type: 'boolean' },
       strict: { type: 'boolean' },
@@ -93,7 +96,20 @@ async function main(): Promise<number> {
   const snapshot = sourceDir === REPO_DIR && !values['no-snapshot'] ? snapshotTree(REPO_DIR) : null;
   const emulatorDir = snapshot?.dir ?? sourceDir;
 
-  const ctx: BenchContext = { rounds, quick, emulatorDir, repoDir: REPO_DIR, profileDir, log: (l) => console.error(l) };
+  const baselineDir = values['baseline-dir'] ? resolve(values['baseline-dir']) : null;
+  if (baselineDir && !existsSync(join(baselineDir, 'src/main.ts'))) {
+    console.error(`--baseline-dir: no src/main.ts in ${baselineDir}`);
+    return 2;
+  }
+  const ctx: BenchContext = {
+    rounds,
+    quick,
+    emulatorDir,
+    repoDir: REPO_DIR,
+    profileDir,
+    baselineDir,
+    log: (l) => console.error(l),
+  };
   const machine = machineInfo();
   const startedAt = new Date();
   const runStart = performance.now();
@@ -123,13 +139,16 @@ async function main(): Promise<number> {
     emulatorDir: sourceDir,
     repoDir: REPO_DIR,
     rounds,
-    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${commandArgs(process.argv.slice(2))}` : ''}`,
     results,
-    notes: quick
-      ? [
-          'Quick run (`--quick`): shorter durations, smaller sizes and one round; a smoke run of the methods, not the figures of record.',
-        ]
-      : [],
+    notes: [
+      ...(quick
+        ? [
+            'Quick run (`--quick`): shorter durations, smaller sizes and one round; a smoke run of the methods, not the figures of record.',
+          ]
+        : []),
+      ...(baselineDir ? [`Baseline tree (\`--baseline-dir\`): ${codeVersion(baselineDir)}, used in place.`] : []),
+    ],
   });
   if (write) {
     appendReport(join(REPO_DIR, 'BENCHMARKS.md'), markdown);
@@ -148,6 +167,15 @@ async function main(): Promise<number> {
   const failed = results.some((r) => r.error);
   const missed = results.some((r) => r.result?.targets.some((t) => !t.met));
   return failed ? 1 : missed && values.strict ? 1 : 0;
+}
+
+/** The command's arguments as the report shows them: a directory given to --baseline-dir is this machine's, not named. */
+function commandArgs(args: string[]): string {
+  return args
+    .map((a, i) =>
+      args[i - 1] === '--baseline-dir' ? '<dir>' : a.replace(/^--baseline-dir=.*/, '--baseline-dir=<dir>'),
+    )
+    .join(' ');
 }
 
 main().then(

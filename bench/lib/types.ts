@@ -14,6 +14,11 @@ export interface BenchContext {
   repoDir: string;
   /** Start emulator children with --cpu-prof into this directory (figures then are not comparable). */
   profileDir: string | null;
+  /**
+   * Another tree (`--baseline-dir`, e.g. a worktree of main) that sections able to compare start beside the measured
+   * one, their rounds interleaved: a before / after measured in the same window (pairs does). null: none.
+   */
+  baselineDir: string | null;
   log(line: string): void;
 }
 

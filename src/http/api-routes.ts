@@ -1,6 +1,6 @@
 import '@hono/zod-openapi'; // before any schema is made (see api-schemas.ts)
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type Handler, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from './env.ts';
 import { ApiError } from './errors.ts';
@@ -84,11 +84,19 @@ export type RouteHandler<P extends string, B, Q = undefined> = (
   query: QueryOf<Q>,
 ) => Response | Promise<Response>;
 
+/** One step of a declared route: its app loading, a middleware, or its handler. */
+type RouteStep = MiddlewareHandler<AppEnv> | Handler<AppEnv>;
+
 /** A declared route as the rest of the program sees it (auth middleware, conformance check, document). */
 export interface DeclaredRoute {
   def: RouteDef;
   auth: RouteAuth;
   area: string;
+  /**
+   * Set on the stand-in a lazy route group (src/wiring/lazy-routes.ts) declares at start from the routes manifest:
+   * resolves once its area's routes are built and the real declaration has replaced the stand-in's fields.
+   */
+  built?: () => Promise<unknown>;
 }
 
 /**
@@ -97,6 +105,8 @@ export interface DeclaredRoute {
  */
 export class ApiRoutes extends Hono<AppEnv> {
   readonly declared: DeclaredRoute[] = [];
+  /** Each declared route's steps (app loading, its middleware, the handler), in `declared` order. */
+  private readonly steps: RouteStep[][] = [];
 
   constructor(readonly area: string) {
     super();
@@ -119,9 +129,7 @@ export class ApiRoutes extends Hono<AppEnv> {
     let query: z.ZodObject | undefined;
     const queryOf = (c: Context<AppEnv>) =>
       (def.query ? parseQuery(c, (query ??= def.query.partial())) : undefined) as QueryOf<Q>;
-    this.on(
-      methods.map((m) => m.toUpperCase()),
-      [def.path],
+    const steps: RouteStep[] = [
       ...pre,
       ...(def.middleware ?? []),
       parse
@@ -139,9 +147,36 @@ export class ApiRoutes extends Hono<AppEnv> {
             c.set('route', declared);
             return handler(c as unknown as Context<AppEnv, P>, undefined as BodyOf<B>, queryOf(c));
           },
+    ];
+    this.steps.push(steps);
+    this.on(
+      methods.map((m) => m.toUpperCase()),
+      [def.path],
+      ...steps,
     );
     return this;
   }
+
+  /**
+   * Runs the steps of the `index`th declared route on a request another group matched (a lazy group's stand-in
+   * route, same method and path), as hono runs a match: a step's answer becomes the context's unless one was set;
+   * the last step's `next` is the caller's. Synchronous for as long as the steps are; errors go to the caller.
+   */
+  runRoute(index: number, c: Context<AppEnv>, next: () => Promise<void>): unknown {
+    const steps = this.steps[index];
+    const run = (i: number): unknown => {
+      if (i === steps.length) return next();
+      return steps[i](c, () => settle(c, run(i + 1)) as Promise<void>);
+    };
+    return run(0);
+  }
+}
+
+/** What a step's `next()` gives back, as in hono's compose: the context, once a Response it returned is kept. */
+function settle(c: Context<AppEnv>, res: unknown): unknown {
+  if (res instanceof Promise) return res.then((r) => settle(c, r));
+  if (res instanceof Response && !c.finalized) c.res = res;
+  return c;
 }
 
 /** The request's query parameters (the first value of each) as the declaration's schema reads them; else a 400. */

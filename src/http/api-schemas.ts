@@ -1,7 +1,11 @@
-// Before any schema is made: @hono/zod-openapi gives zod's schemas `.openapi()` as they are created (zod 4
-// sets methods per instance), and the OpenAPI document needs it of every schema it registers.
-import '@hono/zod-openapi';
+import { extendZodWithOpenApi } from '@hono/zod-openapi';
 import { z } from 'zod';
+
+// Before any schema is made: @hono/zod-openapi gives zod's schemas `.openapi()` as they are created (zod 4
+// sets methods per instance), and the OpenAPI document needs it of every schema it registers. Its module does it
+// when it loads; called here (it does nothing the second time) because the bundle's code splitting may order a
+// bare `import '@hono/zod-openapi'` after this module's schemas (the route groups imported at first use).
+extendZodWithOpenApi(z);
 
 /**
  * Schemas shared by the route declarations of several areas: the error bodies, pagination meta,

@@ -6,7 +6,7 @@ import { ApiRoutes, registerRoutes, type DeclaredRoute } from './api-routes.ts';
 /**
  * GET /_emulator/openapi.json: the OpenAPI 3.1 document of every declared route (public: it only
  * describes the API). Made on first request, then kept: nothing of it (registry entries, route configs) is built
- * at start, when most runs never ask for it.
+ * at start, when most runs never ask for it. The lazy route groups (src/wiring/lazy-routes.ts) are built before it.
  */
 export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string, declared: DeclaredRoute[]): void {
   let document: unknown;
@@ -19,7 +19,10 @@ export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string, 
       auth: 'public',
       responses: { 200: anyObject },
     },
-    (c) => {
+    async (c) => {
+      // Lazy route groups not built yet are built first: the document reads their real declarations.
+      const pending = new Set(declared.flatMap((d) => d.built ?? []));
+      if (pending.size) await Promise.all([...pending].map((built) => built()));
       if (!document) {
         registerComponents(app.openAPIRegistry);
         registerRoutes(app.openAPIRegistry, [...declared, ...routes.declared]);

@@ -2,16 +2,15 @@
 // Built first among the services: every other area finds users through `auth`, records through `events`.
 import { createAuthStore } from '../modules/auth/auth.store.ts';
 import { createAuthService } from '../modules/auth/auth.service.ts';
-import { authRoutes } from '../modules/auth/auth.routes.ts';
 import { createEventsStore } from '../modules/events/events.store.ts';
 import { createEventsService } from '../modules/events/events.service.ts';
 import { createKeysStore } from '../modules/keys/keys.store.ts';
 import { createKeysService } from '../modules/keys/keys.service.ts';
-import { keysRoutes } from '../modules/keys/keys.routes.ts';
 import { loadSecretKey } from '../shared/secrets.ts';
 import { defined } from '../shared/defined.ts';
 import type { Shared, Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 export const accountsArea = defineArea({
   name: 'accounts',
@@ -40,13 +39,19 @@ function buildAccounts(s: Shared) {
   const region = { regionName: config.region.name, regionDisplayName: config.region.displayName };
   const authUnit: Unit = {
     name: 'auth',
-    routes: [authRoutes({ auth, urls: s.urls, ...region })],
+    routes: [
+      lazyRoutes('authRoutes', () =>
+        import('../modules/auth/auth.routes.ts').then((m) => m.authRoutes({ auth, urls: s.urls, ...region })),
+      ),
+    ],
     // The configured passwords are hashed in the background: written before the database closes.
     stop: () => auth.passwordsReady(),
   };
   const keysUnit: Unit = {
     name: 'keys',
-    routes: [keysRoutes({ keys })],
+    routes: [
+      lazyRoutes('keysRoutes', () => import('../modules/keys/keys.routes.ts').then((m) => m.keysRoutes({ keys }))),
+    ],
     // What the git endpoint authenticates with: the configured keys of each user.
     start: () => keys.syncConfigured(config.users),
   };

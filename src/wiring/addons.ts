@@ -7,11 +7,9 @@ import { loadSecretKey } from '../shared/secrets.ts';
 import { createUrlSigner } from '../modules/logs/logs-url.ts';
 import { createAddonsStore } from '../modules/addons/addons.store.ts';
 import { createAddonsService } from '../modules/addons/addons.service.ts';
-import { addonsRoutes } from '../modules/addons/addons.routes.ts';
 import { addonStatusSetter } from '../modules/addons/addon-status.ts';
 import { createAddonServers, type AddonServers } from '../modules/addons/addon-servers.ts';
 import { createAddonServersStore } from '../modules/addons/addon-servers.store.ts';
-import { addonServersRoutes } from '../modules/addons/addon-servers.routes.ts';
 import { createAddonBackups } from '../modules/addons/addon-backups.ts';
 import { createAddonBackupsStore } from '../modules/addons/addon-backups.store.ts';
 import { databaseApiRoutes } from '../modules/addons/database-api.routes.ts';
@@ -27,6 +25,7 @@ import type { Apps } from './apps.ts';
 import type { Containers } from './containers.ts';
 import { createDatabasesWiring } from './databases.ts';
 import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 export const addonsArea = defineArea({
   name: 'addons',
@@ -68,7 +67,11 @@ function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
     servers &&
     createAddonPitr({ servers, addonOf: (id) => store.byId(id), operations: needs.containers.operations, logger });
 
-  const routes: RouteGroup[] = [addonsRoutes({ addons })];
+  const routes: RouteGroup[] = [
+    lazyRoutes('addonsRoutes', () =>
+      import('../modules/addons/addons.routes.ts').then((m) => m.addonsRoutes({ addons })),
+    ),
+  ];
   // Backups, users and logs of real addon servers in the database API (stand-ins fall through to its 400).
   const backups = servers
     ? createAddonBackups({
@@ -107,7 +110,12 @@ function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
   // The database API of the addons (SCALINGO_DB_URL points at the emulator, prefix /api).
   const appName = (id: string) => apps.find(id)?.name ?? id;
   routes.push(databaseApiRoutes({ addons, appName, servers, describe: dbs.databases.describe }));
-  if (servers) routes.push(addonServersRoutes({ addons, servers }));
+  if (servers)
+    routes.push(
+      lazyRoutes('addonServersRoutes', () =>
+        import('../modules/addons/addon-servers.routes.ts').then((m) => m.addonServersRoutes({ addons, servers })),
+      ),
+    );
 
   // db-tunnel reaches only addon servers of apps the key's user may access as owner or full collaborator
   // (a limited collaborator may not reach an addon's database, as for the addon token) (issue #15).

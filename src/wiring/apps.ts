@@ -3,28 +3,20 @@
 // `/v1/apps/:app` catch-alls: it is the last of LIFECYCLE.
 import { createAppsStore } from '../modules/apps/apps.store.ts';
 import { createAppsService } from '../modules/apps/apps.service.ts';
-import { appsRoutes } from '../modules/apps/apps.routes.ts';
 import { createAppAnswerCache } from '../modules/apps/app-answer-cache.ts';
 import type { AppViewContext } from '../modules/apps/apps.view.ts';
 import { createCollaboratorsStore } from '../modules/collaborators/collaborators.store.ts';
 import { createCollaboratorsService } from '../modules/collaborators/collaborators.service.ts';
-import { collaboratorsRoutes } from '../modules/collaborators/collaborators.routes.ts';
 import { createProjectsStore } from '../modules/projects/projects.store.ts';
 import { createProjectsService } from '../modules/projects/projects.service.ts';
-import { projectsRoutes } from '../modules/projects/projects.routes.ts';
 import { createDomainsStore } from '../modules/domains/domains.store.ts';
 import { createDomainsService } from '../modules/domains/domains.service.ts';
-import { domainsRoutes } from '../modules/domains/domains.routes.ts';
 import { createVariablesStore } from '../modules/variables/variables.store.ts';
-import { variablesRoutes } from '../modules/variables/variables.routes.ts';
 import { createVariablesService } from '../modules/variables/variables.service.ts';
-import { eventsRoutes } from '../modules/events/events.routes.ts';
-import { accountRoutes } from '../modules/account/account.routes.ts';
-import { stacksRoutes } from '../modules/stacks/stacks.routes.ts';
-import { cachesRoutes } from '../modules/caches/caches.routes.ts';
 import type { Shared, Unit } from './area.ts';
 import type { Accounts } from './accounts.ts';
 import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 export const appsArea = defineArea({
   name: 'apps',
@@ -89,23 +81,71 @@ function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>) {
   return {
     api: { apps, projects, collaborators, domains, variablesStore, view, billingUrl },
     units: [
-      unit('events', eventsRoutes({ events, pagination })),
-      unit('collaborators', collaboratorsRoutes({ collaborators, view })),
-      unit('domains', domainsRoutes({ domains })),
-      unit('caches', cachesRoutes({ events, stateDir: s.stateDir })),
-      unit('stacks', stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack })),
-      unit('variables', variablesRoutes({ variables })),
-      unit('projects', projectsRoutes({ projects })),
-      unit('account', accountRoutes({ pagination })),
+      unit(
+        'events',
+        lazyRoutes('eventsRoutes', () =>
+          import('../modules/events/events.routes.ts').then((m) => m.eventsRoutes({ events, pagination })),
+        ),
+      ),
+      unit(
+        'collaborators',
+        lazyRoutes('collaboratorsRoutes', () =>
+          import('../modules/collaborators/collaborators.routes.ts').then((m) =>
+            m.collaboratorsRoutes({ collaborators, view }),
+          ),
+        ),
+      ),
+      unit(
+        'domains',
+        lazyRoutes('domainsRoutes', () =>
+          import('../modules/domains/domains.routes.ts').then((m) => m.domainsRoutes({ domains })),
+        ),
+      ),
+      unit(
+        'caches',
+        lazyRoutes('cachesRoutes', () =>
+          import('../modules/caches/caches.routes.ts').then((m) => m.cachesRoutes({ events, stateDir: s.stateDir })),
+        ),
+      ),
+      unit(
+        'stacks',
+        lazyRoutes('stacksRoutes', () =>
+          import('../modules/stacks/stacks.routes.ts').then((m) =>
+            m.stacksRoutes({ stacks: config.stacks, defaultStack: config.defaultStack }),
+          ),
+        ),
+      ),
+      unit(
+        'variables',
+        lazyRoutes('variablesRoutes', () =>
+          import('../modules/variables/variables.routes.ts').then((m) => m.variablesRoutes({ variables })),
+        ),
+      ),
+      unit(
+        'projects',
+        lazyRoutes('projectsRoutes', () =>
+          import('../modules/projects/projects.routes.ts').then((m) => m.projectsRoutes({ projects })),
+        ),
+      ),
+      unit(
+        'account',
+        lazyRoutes('accountRoutes', () =>
+          import('../modules/account/account.routes.ts').then((m) => m.accountRoutes({ pagination })),
+        ),
+      ),
       unit(
         'apps',
-        appsRoutes({
-          apps,
-          view,
-          answers: createAppAnswerCache<Uint8Array<ArrayBuffer>>(db, s.urls),
-          pagination,
-          projects,
-        }),
+        lazyRoutes('appsRoutes', () =>
+          import('../modules/apps/apps.routes.ts').then((m) =>
+            m.appsRoutes({
+              apps,
+              view,
+              answers: createAppAnswerCache<Uint8Array<ArrayBuffer>>(db, s.urls),
+              pagination,
+              projects,
+            }),
+          ),
+        ),
       ),
     ],
   };

@@ -3,7 +3,6 @@
 import { defined } from '../shared/defined.ts';
 import { createAutoscalersStore } from '../modules/autoscalers/autoscalers.store.ts';
 import { AUTOSCALER_USER_ID, createAutoscalersService } from '../modules/autoscalers/autoscalers.service.ts';
-import { autoscalersRoutes } from '../modules/autoscalers/autoscalers.routes.ts';
 import { createAutoscalerEngine } from '../modules/autoscalers/autoscaler-engine.ts';
 import type { Shared } from './area.ts';
 import type { Accounts } from './accounts.ts';
@@ -11,6 +10,7 @@ import type { Apps } from './apps.ts';
 import type { Containers } from './containers.ts';
 import type { Monitoring } from './monitoring.ts';
 import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 export const autoscalersArea = defineArea({
   name: 'autoscalers',
@@ -65,7 +65,18 @@ function buildAutoscalers(s: Shared, needs: AutoscalersNeeds) {
   needs.monitoring.onRound((rows, now) => engine.evaluate(rows, now));
   return {
     api: { service, engine },
-    units: [{ name: 'autoscalers', routes: [autoscalersRoutes({ autoscalers: service })] }],
+    units: [
+      {
+        name: 'autoscalers',
+        routes: [
+          lazyRoutes('autoscalersRoutes', () =>
+            import('../modules/autoscalers/autoscalers.routes.ts').then((m) =>
+              m.autoscalersRoutes({ autoscalers: service }),
+            ),
+          ),
+        ],
+      },
+    ],
   };
 }
 

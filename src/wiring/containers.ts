@@ -9,12 +9,10 @@ import type { AppHooks } from '../modules/apps/apps.service.ts';
 import { createContainersStore } from '../modules/containers/containers.store.ts';
 import { createOrchestrator } from '../modules/containers/orchestrator.ts';
 import { createContainersService } from '../modules/containers/containers.service.ts';
-import { containersRoutes } from '../modules/containers/containers.routes.ts';
 import { createOperationsStore } from '../modules/operations/operations.store.ts';
 import { createOperationsService } from '../modules/operations/operations.service.ts';
 import { createDeploymentsStore } from '../modules/deployments/deployments.store.ts';
 import { createDeploymentsService } from '../modules/deployments/deployments.service.ts';
-import { deploymentsRoutes } from '../modules/deployments/deployments.routes.ts';
 import { bindDirectories } from '../modules/deployments/watcher.ts';
 import { registerDeploymentsStream } from '../modules/deployments/deployments.stream.ts';
 import { buildCacheDir } from '../modules/caches/build-cache.ts';
@@ -26,6 +24,7 @@ import type { Apps } from './apps.ts';
 import type { Cron } from './cron.ts';
 import type { Sources } from './sources.ts';
 import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 /** What the containers area calls of areas built after it (logs, addons), once everything is built. */
 export interface ContainersLater {
@@ -168,14 +167,18 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
     {
       name: 'deployments',
       routes: [
-        deploymentsRoutes({
-          deployments,
-          store: deploymentsStore,
-          apps,
-          urls: s.urls,
-          pagination: config.pagination,
-          localSource: (u) => needs.sources.sources.localPathOf(u),
-        }),
+        lazyRoutes('deploymentsRoutes', () =>
+          import('../modules/deployments/deployments.routes.ts').then((m) =>
+            m.deploymentsRoutes({
+              deployments,
+              store: deploymentsStore,
+              apps,
+              urls: s.urls,
+              pagination: config.pagination,
+              localSource: (u) => needs.sources.sources.localPathOf(u),
+            }),
+          ),
+        ),
       ],
       // Work cut by the last stop ends plainly; build directories of a killed process go (nothing builds yet).
       async open() {
@@ -186,7 +189,13 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
     },
     {
       name: 'containers',
-      routes: [containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: s.urls })],
+      routes: [
+        lazyRoutes('containersRoutes', () =>
+          import('../modules/containers/containers.routes.ts').then((m) =>
+            m.containersRoutes({ containers, operations, apps, sizes: config.containerSizes, urls: s.urls }),
+          ),
+        ),
+      ],
       start: async ({ engineUp }) => void (engineUp && (await reconcile())),
       // Docker and the database are brought in line as a start would have, once the engine answers.
       resume: () => orchestrator.reconcile().then(() => undefined),

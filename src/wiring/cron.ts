@@ -5,9 +5,9 @@ import { defined } from '../shared/defined.ts';
 import { PLATFORM_USER_ID } from '../modules/alerts/alert-engine.ts';
 import { createCronStore } from '../modules/cron/cron.store.ts';
 import { createCronService, type CronService } from '../modules/cron/cron.service.ts';
-import { cronRoutes } from '../modules/cron/cron.routes.ts';
 import type { Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 export interface Cron {
   service: CronService;
@@ -45,7 +45,11 @@ export const cronArea = defineArea({
     events.onRecord(service.onEvent);
     const unit: Unit = {
       name: 'cron',
-      routes: [cronRoutes({ cron: service })],
+      routes: [
+        lazyRoutes('cronRoutes', () =>
+          import('../modules/cron/cron.routes.ts').then((m) => m.cronRoutes({ cron: service })),
+        ),
+      ],
       start: () => service.start(),
       stop: () => service.stop(),
     };

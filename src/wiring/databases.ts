@@ -17,7 +17,7 @@ import { createDatabasesStore } from '../modules/databases/databases.store.ts';
 import { createDatabasesService, type DatabasesServiceDeps } from '../modules/databases/databases.service.ts';
 import { createDatabaseSettings } from '../modules/databases/database-settings.ts';
 import { createFirewallRules } from '../modules/databases/firewall-rules.ts';
-import { databasesRoutes } from '../modules/databases/databases.routes.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 import { databaseNgRoutes } from '../modules/databases/database-ng.routes.ts';
 import { databaseFeatureTogglesRoutes } from '../modules/databases/database-feature-toggles.routes.ts';
 import type { RouteGroup } from './area.ts';
@@ -54,7 +54,9 @@ export function createDatabasesWiring(deps: DatabasesWiringDeps) {
   });
   const appName = (id: string) => deps.apps.find(id)?.name ?? id;
   const routes: RouteGroup[] = [
-    databasesRoutes({ databases, view: deps.view }),
+    lazyRoutes('databasesRoutes', () =>
+      import('../modules/databases/databases.routes.ts').then((m) => m.databasesRoutes({ databases, view: deps.view })),
+    ),
     databaseNgRoutes({ addons, servers, databases, settings, firewall, appName }),
   ];
   if (servers) {

@@ -16,13 +16,13 @@ import { registerLogsWebSocket } from '../modules/logs/logs.ws.ts';
 import { createDrainsStore } from '../modules/drains/drains.store.ts';
 import { createDrainDispatcher } from '../modules/drains/drains.dispatcher.ts';
 import { createDrainsService } from '../modules/drains/drains.service.ts';
-import { drainsRoutes } from '../modules/drains/drains.routes.ts';
 import type { AppHooks } from '../modules/apps/apps.service.ts';
 import type { Shared, Unit } from './area.ts';
 import type { Accounts } from './accounts.ts';
 import type { Addons } from './addons.ts';
 import type { Apps } from './apps.ts';
 import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 export const logsArea = defineArea({
   name: 'logs',
@@ -150,7 +150,12 @@ function buildLogs(s: Shared, needs: LogsNeeds) {
   }
   const unit: Unit = {
     name: 'logs',
-    routes: [logsRoutes({ logs: service, view }), drainsRoutes({ drains })],
+    routes: [
+      logsRoutes({ logs: service, view }),
+      lazyRoutes('drainsRoutes', () =>
+        import('../modules/drains/drains.routes.ts').then((m) => m.drainsRoutes({ drains })),
+      ),
+    ],
     start,
     stop,
   };

@@ -4,20 +4,18 @@ import type { Accounts } from './accounts.ts';
 import type { Apps } from './apps.ts';
 import type { Containers } from './containers.ts';
 import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 import { createStatsStore } from '../modules/stats/stats.store.ts';
 import { createRouterRecorder, type RouterRequestInput } from '../modules/stats/router-records.ts';
 import type { SampleRow } from '../modules/stats/stats.store.ts';
 import { createSampler } from '../modules/stats/sampler.ts';
 import { createStatsService } from '../modules/stats/stats.service.ts';
 import { createRecommended } from '../modules/stats/recommended.ts';
-import { statsRoutes } from '../modules/stats/stats.routes.ts';
 import { createAlertsStore } from '../modules/alerts/alerts.store.ts';
 import { createAlertsService } from '../modules/alerts/alerts.service.ts';
-import { alertsRoutes } from '../modules/alerts/alerts.routes.ts';
 import { createAlertEngine } from '../modules/alerts/alert-engine.ts';
 import { createNotifiersStore } from '../modules/notifiers/notifiers.store.ts';
 import { createNotifiersService } from '../modules/notifiers/notifiers.service.ts';
-import { notifiersRoutes } from '../modules/notifiers/notifiers.routes.ts';
 import { createDelivery } from '../modules/notifiers/delivery.ts';
 
 export const monitoringArea = defineArea({
@@ -112,7 +110,17 @@ function buildMonitoring(s: Shared, needs: MonitoringNeeds) {
   const units: Unit[] = [
     {
       name: 'monitoring',
-      routes: [statsRoutes({ stats, recommended }), alertsRoutes({ alerts }), notifiersRoutes({ notifiers })],
+      routes: [
+        lazyRoutes('statsRoutes', () =>
+          import('../modules/stats/stats.routes.ts').then((m) => m.statsRoutes({ stats, recommended })),
+        ),
+        lazyRoutes('alertsRoutes', () =>
+          import('../modules/alerts/alerts.routes.ts').then((m) => m.alertsRoutes({ alerts })),
+        ),
+        lazyRoutes('notifiersRoutes', () =>
+          import('../modules/notifiers/notifiers.routes.ts').then((m) => m.notifiersRoutes({ notifiers })),
+        ),
+      ],
       stop,
     },
     { name: 'stats-sampler', start: () => sampler.start(), stop: () => sampler.stop() },
