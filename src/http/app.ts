@@ -96,7 +96,7 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
       c.set('appLoader', appAccess);
       // Hono's `/*` also matches `/v1/apps/<x>` itself (e.g. /v1/apps/collaboration): sub-paths only.
       // Undeclared sub-paths of another user's app are a 404 of the app too, as before.
-      if (p && /^\/v1\/apps\/[^/]+\/./.test(c.req.path)) c.set('app', appAccess(p.user, c.req.param('app')));
+      if (p && hasSubPath(c.req.path)) c.set('app', appAccess(p.user, c.req.param('app')));
       return next();
     });
   }
@@ -109,6 +109,14 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   app.onError(onError);
 
   return app;
+}
+
+const APPS_PREFIX = '/v1/apps/';
+
+/** `/v1/apps/<x>/<something>` (the `:app` of a sub-path), not `/v1/apps/<x>` or `/v1/apps/<x>/`. */
+export function hasSubPath(path: string): boolean {
+  const slash = path.indexOf('/', APPS_PREFIX.length);
+  return path.startsWith(APPS_PREFIX) && slash > APPS_PREFIX.length && slash < path.length - 1;
 }
 
 /** Which routes are public or take a password, from their declarations (method + path → auth). */

@@ -24,7 +24,7 @@ export function chainOfMatch<T extends [unknown, RouterRoute]>(
     if (matched.length < 2) return result;
     const steps = matched.map(([entry]) => entry[0] as Step);
     const params = Object.assign({}, ...matched.map(([, p]) => p));
-    const chain: Step = (c) => runChain(c, steps, onError);
+    const chain: Step = (c) => new ChainRun(c, steps, onError).run();
     // The route of the last step (the endpoint) stands for the chain in hono's `routePath` / `matchedRoutes`.
     const entry = [chain, matched[matched.length - 1][0][1]];
     return (result.length === 2 ? [[[entry, params]], result[1]] : [[[entry, params]]]) as Result<T>;
@@ -33,40 +33,61 @@ export function chainOfMatch<T extends [unknown, RouterRoute]>(
 
 type Settled = Context<AppEnv> | Promise<Context<AppEnv>>;
 
-function runChain(c: Context<AppEnv>, steps: Step[], onError: ErrorHandler<AppEnv>): unknown {
-  let index = -1;
-  const dispatch = (i: number): Settled => {
-    if (i <= index) throw new Error('next() called multiple times');
-    index = i;
-    const step = steps[i];
-    if (!step) {
-      if (!c.finalized) return settle(c.notFound(), false);
-      return c;
-    }
+/**
+ * One request's run through the chain. A class, not closures made per request: the build (esbuild's `keepNames`,
+ * in tsx and in the bundle) gives every named function made at run time its name with `Object.defineProperty`,
+ * which cost more than the rest of the chain's own work; methods are made once, on the prototype.
+ */
+class ChainRun {
+  #index = -1;
+
+  constructor(
+    readonly c: Context<AppEnv>,
+    readonly steps: Step[],
+    readonly onError: ErrorHandler<AppEnv>,
+  ) {}
+
+  run(): unknown {
+    const done = this.dispatch(0);
+    return done instanceof Promise ? done.then((c) => this.answer(c)) : this.answer(done);
+  }
+
+  dispatch(i: number): Settled {
+    if (i <= this.#index) throw new Error('next() called multiple times');
+    this.#index = i;
+    const { c } = this;
+    const step = this.steps[i];
+    if (!step) return c.finalized ? c : this.settle(c.notFound(), false);
     let res: unknown;
     try {
-      res = step(c, () => dispatch(i + 1));
+      res = step(c, () => this.dispatch(i + 1));
     } catch (err) {
-      return failed(err);
+      return this.failed(err);
     }
-    return res instanceof Promise ? res.then((r) => settle(r, false), failed) : settle(res, false);
-  };
-  const failed = (err: unknown): Settled => {
+    return res instanceof Promise
+      ? res.then(
+          (r) => this.settle(r, false),
+          (err) => this.failed(err),
+        )
+      : this.settle(res, false);
+  }
+
+  failed(err: unknown): Settled {
     if (!(err instanceof Error)) throw err;
-    c.error = err;
-    return settle(onError(err, c), true);
-  };
-  const settle = (res: unknown, isError: boolean): Settled => {
-    if (res instanceof Promise) return res.then((r) => settle(r, isError));
+    this.c.error = err;
+    return this.settle(this.onError(err, this.c), true);
+  }
+
+  settle(res: unknown, isError: boolean): Settled {
+    if (res instanceof Promise) return res.then((r) => this.settle(r, isError));
     // As hono's compose: a step's answer (or a context, from `return next()`) is kept unless one was set.
-    if (res && (!c.finalized || isError)) c.res = res as Response;
-    return c;
-  };
-  const answer = () => {
+    if (res && (!this.c.finalized || isError)) this.c.res = res as Response;
+    return this.c;
+  }
+
+  answer(c: Context<AppEnv>): Response {
     if (!c.finalized)
       throw new Error('Context is not finalized. Did you forget to return a Response object or `await next()`?');
     return c.res;
-  };
-  const done = dispatch(0);
-  return done instanceof Promise ? done.then(answer) : answer();
+  }
 }

@@ -50,6 +50,22 @@ describe('GET /v1/apps/:app', () => {
     expect(mine.headers.get('x-request-id')).toBe('client-id-42');
   });
 
+  it('every answer carries exactly one X-Request-ID: the cached GET built with it, and the answers stamped after the chain', async () => {
+    const answers = [
+      ...(await twice({ as: { bearer } })),
+      ...(await twice({ as: 'other' })), // 404 of the app
+      await h.call('GET', `/v1/apps/${NAME}`, { as: null }), // 401
+      await h.call('POST', '/v1/apps', { body: { app: { name: 'Not Valid!' } } }), // 422, an async route
+      await h.call('GET', '/v1/no-such-route'),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 404, 404, 401, 422, 404]);
+    // Two copies would read "a, b" (fetch joins a repeated header).
+    for (const res of answers) expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(answers.map((r) => r.headers.get('x-request-id'))).size).toBe(answers.length);
+    const [, mine] = await twice({ as: 'other', headers: { 'x-request-id': 'client-id-43' } });
+    expect(mine.headers.get('x-request-id')).toBe('client-id-43');
+  });
+
   it('authenticates first: 401 without credentials or with a bad bearer, even once the answer is cached', async () => {
     expect((await h.call('GET', `/v1/apps/${NAME}`, { as: { bearer } })).status).toBe(200);
     for (const as of [null, { bearer: `${bearer.slice(0, -4)}AAAA` }, { bearer: 'not-a-jwt' }]) {
@@ -107,6 +123,8 @@ describe('GET /v1/apps/:app with the rate limit on', () => {
     const second = await h.call('GET', `/v1/apps/${NAME}`);
     expect(second.text).toBe(first.text);
     expect(first.headers.get('x-ratelimit-limit')).toBe('60');
+    // Set on Node's response before the answer, merged with the answer's own headers (its request id).
+    for (const res of [first, second]) expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number(first.headers.get('x-ratelimit-remaining')) - 1).toBe(
       Number(second.headers.get('x-ratelimit-remaining')),
     );

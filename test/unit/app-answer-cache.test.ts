@@ -7,6 +7,7 @@ describe('app answer cache: dropped by any change of the database or of the URLs
   let urls: object;
   let made: number;
   const make = (v: string) => () => (made++, v);
+  const user = (id: string) => ({ id });
   beforeEach(() => {
     db = new Database(':memory:');
     db.exec('CREATE TABLE a (x INTEGER); CREATE TABLE b (y INTEGER)');
@@ -16,12 +17,17 @@ describe('app answer cache: dropped by any change of the database or of the URLs
 
   it('answers from the cache while nothing changed, per user and per key', () => {
     const cache = createAppAnswerCache(db, () => urls);
-    expect(cache.answer('u1', 'app', make('one'))).toBe('one');
-    expect(cache.answer('u1', 'app', make('two'))).toBe('one');
+    expect(cache.answer(user('u1'), 'app', make('one'))).toBe('one');
+    expect(cache.answer(user('u1'), 'app', make('two'))).toBe('one');
     expect(made).toBe(1);
-    expect(cache.answer('u2', 'app', make('other user'))).toBe('other user');
-    expect(cache.answer('u1', 'app-2', make('other key'))).toBe('other key');
+    expect(cache.answer(user('u2'), 'app', make('other user'))).toBe('other user');
+    expect(cache.answer(user('u1'), 'app-2', make('other key'))).toBe('other key');
     expect(made).toBe(3);
+  });
+
+  it('hands make the user and the app key it was asked for', () => {
+    const cache = createAppAnswerCache(db, () => urls);
+    expect(cache.answer(user('u7'), 'my-app', (u, key) => `${u.id}/${key}`)).toBe('u7/my-app');
   });
 
   it.each([
@@ -32,38 +38,38 @@ describe('app answer cache: dropped by any change of the database or of the URLs
   ])('%s drops every entry', (_what, write) => {
     db.exec('INSERT INTO a VALUES (1)');
     const cache = createAppAnswerCache(db, () => urls);
-    cache.answer('u1', 'app', make('before'));
+    cache.answer(user('u1'), 'app', make('before'));
     write();
-    expect(cache.answer('u1', 'app', make('after'))).toBe('after');
+    expect(cache.answer(user('u1'), 'app', make('after'))).toBe('after');
   });
 
   it('a new URLs object drops every entry', () => {
     const cache = createAppAnswerCache(db, () => urls);
-    cache.answer('u1', 'app', make('before'));
+    cache.answer(user('u1'), 'app', make('before'));
     urls = { api: 'http://127.0.0.1:2' };
-    expect(cache.answer('u1', 'app', make('after'))).toBe('after');
+    expect(cache.answer(user('u1'), 'app', make('after'))).toBe('after');
   });
 
   it('keeps nothing when making the answer throws (a 404) or writes', () => {
     const cache = createAppAnswerCache(db, () => urls);
     expect(() =>
-      cache.answer('u1', 'gone', () => {
+      cache.answer(user('u1'), 'gone', () => {
         throw new Error('not found');
       }),
     ).toThrow('not found');
-    expect(cache.answer('u1', 'gone', make('now there'))).toBe('now there');
+    expect(cache.answer(user('u1'), 'gone', make('now there'))).toBe('now there');
     const writing = () => (db.prepare('INSERT INTO a VALUES (9)').run(), made++, `v${made}`);
-    expect(cache.answer('u1', 'w', writing)).toBe('v2');
-    expect(cache.answer('u1', 'w', writing)).toBe('v3');
+    expect(cache.answer(user('u1'), 'w', writing)).toBe('v2');
+    expect(cache.answer(user('u1'), 'w', writing)).toBe('v3');
   });
 
   it('holds at most maxEntries answers', () => {
     const cache = createAppAnswerCache(db, () => urls, 2);
-    cache.answer('u', 'a', make('a'));
-    cache.answer('u', 'b', make('b'));
-    cache.answer('u', 'c', make('c')); // full: emptied, then c
+    cache.answer(user('u'), 'a', make('a'));
+    cache.answer(user('u'), 'b', make('b'));
+    cache.answer(user('u'), 'c', make('c')); // full: emptied, then c
     expect(made).toBe(3);
-    expect(cache.answer('u', 'c', make('c2'))).toBe('c');
-    expect(cache.answer('u', 'a', make('a2'))).toBe('a2');
+    expect(cache.answer(user('u'), 'c', make('c2'))).toBe('c');
+    expect(cache.answer(user('u'), 'a', make('a2'))).toBe('a2');
   });
 });

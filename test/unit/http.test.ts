@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Hono } from 'hono';
 import { createEmulator, type Emulator } from '../../src/emulator.ts';
 import { testConfig, TOKENS } from '../harness.ts';
-import { createHttpApp } from '../../src/http/app.ts';
+import { createHttpApp, hasSubPath } from '../../src/http/app.ts';
 import type { AppEnv } from '../../src/http/env.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { systemClock } from '../../src/shared/clock.ts';
@@ -107,5 +107,19 @@ describe('HTTP conventions', () => {
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ error: 'internal error, request id req-500' });
     expect(text).not.toContain('secret internal detail');
+  });
+});
+
+describe('hasSubPath: the `/v1/apps/:app/*` guard loads the app of sub-paths only', () => {
+  it.each([
+    ['/v1/apps/my-app/containers', true],
+    ['/v1/apps/my-app/x', true],
+    ['/v1/apps/my-app/', false],
+    ['/v1/apps/my-app', false],
+    ['/v1/apps//containers', false],
+    ['/v1/apps/', false],
+    ['/v1/other/my-app/containers', false],
+  ])('%s → %s', (path, expected) => {
+    expect(hasSubPath(path)).toBe(expected);
   });
 });

@@ -1,12 +1,21 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../env.ts';
 import type { Logger } from '../../shared/logger.ts';
 
 const VALID_ID = /^[\w.-]{1,128}$/;
 
-/** Gives every request an id (kept from X-Request-ID when the client sends one) and a child logger. */
+/** Marks the answers made by `answerWithRequestId`: their own headers carry the id already. */
+const CARRIES_ID = Symbol('carries X-Request-ID');
+type MarkedResponse = Response & { [CARRIES_ID]?: true };
+
+/**
+ * Gives every request an id (kept from X-Request-ID when the client sends one) and a child logger, and every
+ * answer the X-Request-ID header: added once the chain has answered (errors included), unless the answer
+ * carries it already.
+ */
 export function requestId(logger: Logger): MiddlewareHandler<AppEnv> {
   return (c, next) => {
     const incoming = c.req.header('x-request-id');
@@ -14,9 +23,39 @@ export function requestId(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set('requestId', id);
     let child: Logger | undefined;
     c.set('log', () => (child ??= logger.child({ reqId: id })));
-    setHeaderEarly(c, 'X-Request-ID', id);
-    return next();
+    // The chain (sync-chain.ts) answers synchronously when every step does: no promise of this step's own then.
+    const done: unknown = next();
+    if (done instanceof Promise) return done.then(() => stampId(c));
+    stampId(c);
+    return done as Promise<void>;
   };
+}
+
+function stampId(c: Context<AppEnv>): void {
+  if (!(c.res as MarkedResponse)[CARRIES_ID]) setHeaderEarly(c, 'X-Request-ID', c.get('requestId'));
+}
+
+/**
+ * An answer of bytes whose headers are a plain record carrying the request id: @hono/node-server writes such an
+ * answer with one `writeHead` of that record. A header put on Node's response beforehand (`setHeaderEarly`) makes
+ * Node merge the two sets header by header instead, and hono's `c.body()` turns a record of more than one header
+ * into a web `Headers` object that the server converts back. For the hottest answers (GET /v1/apps/:app).
+ */
+export function answerWithRequestId(
+  c: Context<AppEnv>,
+  body: Uint8Array<ArrayBuffer>,
+  status: ContentfulStatusCode,
+  contentType: string,
+): Response {
+  const id = c.get('requestId');
+  if (id === undefined) return c.body(body, status, { 'Content-Type': contentType });
+  const res: MarkedResponse = new Response(body, {
+    status,
+    headers: { 'Content-Type': contentType, 'X-Request-ID': id },
+  });
+  // A property, not a WeakSet: adding to a WeakSet cost about as much as the header it saves.
+  res[CARRIES_ID] = true;
+  return res;
 }
 
 /**

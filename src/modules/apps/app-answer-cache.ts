@@ -10,8 +10,11 @@ import type { Db } from '../../db/database.ts';
  * the access check) lives in that database. Reading `total_changes()` costs one prepared statement a request.
  */
 export interface AppAnswerCache<T = string> {
-  /** The answer for (user, app key): cached, or made by `make` (which may throw: nothing is cached then). */
-  answer(userId: string, appKey: string, make: () => T): T;
+  /**
+   * The answer for (user, app key): cached, or `make(user, appKey)` (which may throw: nothing is cached then).
+   * `make` is the caller's one function, not a closure made per request (each costs the build's naming of it).
+   */
+  answer<U extends { id: string }>(user: U, appKey: string, make: (user: U, appKey: string) => T): T;
 }
 
 export function createAppAnswerCache<T = string>(
@@ -24,7 +27,7 @@ export function createAppAnswerCache<T = string>(
   let generation = -1;
   let contextSeen: unknown;
   return {
-    answer(userId, appKey, make) {
+    answer(user, appKey, make) {
       const now = totalChanges.get() ?? -1;
       const ctx = context();
       if (now !== generation || ctx !== contextSeen) {
@@ -32,10 +35,10 @@ export function createAppAnswerCache<T = string>(
         generation = now;
         contextSeen = ctx;
       }
-      const key = `${userId}\n${appKey}`;
+      const key = `${user.id}\n${appKey}`;
       const cached = entries.get(key);
       if (cached !== undefined) return cached;
-      const made = make();
+      const made = make(user, appKey);
       // A view that wrote something (a default project made on first read) is not kept: the next read checks again.
       if (totalChanges.get() === generation) {
         if (entries.size >= maxEntries) entries.clear();

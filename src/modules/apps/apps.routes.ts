@@ -19,6 +19,7 @@ import type { AppsService } from './apps.service.ts';
 import { appJson, type AppViewContext } from './apps.view.ts';
 import type { AppRow } from './apps.store.ts';
 import type { AppAnswerCache } from './app-answer-cache.ts';
+import { answerWithRequestId } from '../../http/middleware/request-id.ts';
 import type { UserRow } from '../auth/principal.ts';
 import { setProjectSchema } from '../projects/projects.schemas.ts';
 
@@ -36,15 +37,15 @@ export interface AppsRoutesDeps {
   };
 }
 
-// What hono's c.json writes.
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
-
 const currentName = z.object({ current_name: z.string().optional() });
 
 export function appsRoutes(deps: AppsRoutesDeps) {
   const { apps, view } = deps;
   const r = new ApiRoutes('apps');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
+  // GET's answer as bytes, not a string: it leaves as it is (no encoding of the body on each request).
+  const appAnswer = (caller: UserRow, key: string) =>
+    Buffer.from(JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) }));
 
   r.add(
     {
@@ -84,10 +85,8 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     (c) => {
       const caller = user(c);
       const key = c.req.param('app');
-      // Bytes, not a string: the answer leaves as they are (no encoding of the body on each request).
-      const make = () =>
-        Buffer.from(JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) }));
-      return c.body(deps.answers ? deps.answers.answer(caller.id, key, make) : make(), 200, JSON_HEADERS);
+      const bytes = deps.answers ? deps.answers.answer(caller, key, appAnswer) : appAnswer(caller, key);
+      return answerWithRequestId(c, bytes, 200, 'application/json');
     },
   );
 

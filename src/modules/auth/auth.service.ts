@@ -66,8 +66,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     for (const [k, v] of verified) if (v.tokenId === tokenId) verified.delete(k);
   }
 
-  function touch(tokenId: string): void {
-    const now = clock.now();
+  function touch(tokenId: string, now = clock.now()): void {
     if ((touched.get(tokenId) ?? 0) + 60_000 > now) return;
     touched.set(tokenId, now);
     store.touchToken(tokenId, now);
@@ -265,8 +264,9 @@ export function createAuthService(deps: AuthServiceDeps) {
     cachedPrincipal(header: string | undefined): Principal | undefined {
       if (header === undefined || !header.startsWith('Bearer ')) return undefined;
       const hit = verified.get(header.slice(7));
-      if (!hit?.principal || hit.exp * 1000 <= clock.now()) return undefined;
-      touch(hit.tokenId);
+      const now = clock.now();
+      if (!hit?.principal || hit.exp * 1000 <= now) return undefined;
+      touch(hit.tokenId, now);
       return hit.principal;
     },
 
