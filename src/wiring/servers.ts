@@ -21,7 +21,7 @@ export const serversArea = defineArea({
   folders: [],
   needs: ['apps', 'containers', 'monitoring', 'logs', 'one-off'],
   later: ['http'],
-  build: (s, deps) => buildServers(s, deps, { fetch: (...a) => deps.late('http').app.fetch(...a) }),
+  build: (s, deps) => buildServers(s, deps, () => deps.late('http').app.fetch),
 });
 
 interface ServersNeeds {
@@ -32,10 +32,10 @@ interface ServersNeeds {
   'one-off': Pick<OneOff, 'handleConnect'>;
 }
 
-/** The HTTP app the API port serves (the http area, built last). */
-type Fetch = { fetch: Parameters<typeof serve>[0]['fetch'] };
+/** The HTTP app the API port serves: the http area is built last, so it is asked for when the server opens. */
+type AppFetch = () => Parameters<typeof serve>[0]['fetch'];
 
-function buildServers(s: Shared, needs: ServersNeeds, http: Fetch) {
+function buildServers(s: Shared, needs: ServersNeeds, appFetch: AppFetch) {
   const { config, logger, runtime } = s;
   const { apps, domains } = needs.apps;
   const findApp = apps.find;
@@ -56,7 +56,7 @@ function buildServers(s: Shared, needs: ServersNeeds, http: Fetch) {
     name: 'servers',
     async open() {
       apiServer = await new Promise<Server>((ok, fail) => {
-        const srv = serve({ fetch: http.fetch, port: config.port, hostname: config.host }, () =>
+        const srv = serve({ fetch: appFetch(), port: config.port, hostname: config.host }, () =>
           ok(srv as Server),
         ) as Server;
         srv.once('error', fail);
