@@ -1,22 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import { z } from 'zod';
-import { createHttpApp, type HttpAppDeps } from '../../src/http/app.ts';
+import { createHttpApp } from '../../src/http/app.ts';
 import { ApiRoutes } from '../../src/http/api-routes.ts';
-import { ApiError } from '../../src/http/errors.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { systemClock } from '../../src/shared/clock.ts';
+import { bearerOkAuth as auth, smallHttpApp, TEST_USER as user } from '../support/small-http-app.ts';
 import type { AuthService } from '../../src/modules/auth/auth.service.ts';
 
 // The route declarations (api-routes.ts) and the conformance check, on a small app of their own.
-const user = { id: 'us-1', username: 'u', email: 'u@example.test', fullname: 'U', payment_method: 1, created_at: 0 };
-const auth = {
-  authenticate: async (header: string | undefined) => {
-    if (header !== 'Bearer ok') throw ApiError.unauthorized();
-    return { user, tokenId: null };
-  },
-  // No bearer is cached here: every request goes through authenticate() above.
-  cachedPrincipal: () => undefined,
-} as unknown as AuthService;
 const apps = new Map([['mine', { id: 'ap-1', name: 'mine' }]]);
 
 function makeApp() {
@@ -52,20 +43,7 @@ function makeApp() {
     },
     (c, body) => c.json({ app: c.get('app').name, size: body.thing.size }, 201),
   );
-  return createHttpApp({
-    logger: createLogger('silent'),
-    clock: systemClock,
-    auth,
-    bodyLimitBytes: 1024,
-    rateLimit: { enabled: false, perMinute: 0 },
-    appAccess: ((_u: unknown, key: string) => {
-      const app = apps.get(key);
-      if (!app) throw ApiError.notFound('app');
-      return app;
-    }) as unknown as HttpAppDeps['appAccess'],
-    validateResponses: true,
-    routes: [r],
-  });
+  return smallHttpApp([r], apps);
 }
 
 const call = (path: string, init: RequestInit & { auth?: string | null } = {}) =>

@@ -2,28 +2,17 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import { createHttpApp, type HttpAppDeps } from '../../src/http/app.ts';
 import { ApiRoutes } from '../../src/http/api-routes.ts';
 import type { AppEnv } from '../../src/http/env.ts';
 import { ApiError } from '../../src/http/errors.ts';
-import { createLogger } from '../../src/shared/logger.ts';
-import { systemClock } from '../../src/shared/clock.ts';
-import type { AuthService } from '../../src/modules/auth/auth.service.ts';
 import { LazyRoutes, manifestEntry } from '../../src/wiring/lazy-routes.ts';
 import type { ManifestRoute } from '../../src/wiring/routes-manifest.ts';
 import { MANIFEST, manifestSource } from '../../scripts/routes-manifest.ts';
 import { startEmulator } from '../harness.ts';
 import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { smallHttpApp } from '../support/small-http-app.ts';
 
 // The lazy route groups (src/wiring/lazy-routes.ts) on a small app of their own, then in the emulator.
-const user = { id: 'us-1', username: 'u', email: 'u@example.test', fullname: 'U', payment_method: 1, created_at: 0 };
-const auth = {
-  authenticate: async (header: string | undefined) => {
-    if (header !== 'Bearer ok') throw ApiError.unauthorized();
-    return { user, tokenId: null };
-  },
-  cachedPrincipal: () => undefined,
-} as unknown as AuthService;
 const apps = new Map([
   ['mine', { id: 'ap-1', name: 'mine', locked: false }],
   ['locked', { id: 'ap-2', name: 'locked', locked: true }],
@@ -71,22 +60,7 @@ const MANIFEST_OF_TEST: Record<string, readonly ManifestRoute[]> = {
   thingsRoutes: thingsRoutes().declared.map(manifestEntry),
 };
 
-function appWith(routes: ApiRoutes[]) {
-  return createHttpApp({
-    logger: createLogger('silent'),
-    clock: systemClock,
-    auth,
-    bodyLimitBytes: 1024,
-    rateLimit: { enabled: false, perMinute: 0 },
-    appAccess: ((_u: unknown, key: string) => {
-      const app = apps.get(key);
-      if (!app) throw ApiError.notFound('app');
-      return app;
-    }) as unknown as HttpAppDeps['appAccess'],
-    validateResponses: true,
-    routes,
-  });
-}
+const appWith = (routes: ApiRoutes[]) => smallHttpApp(routes, apps);
 
 function lazyThings(manifest = MANIFEST_OF_TEST) {
   const loads = { count: 0 };
