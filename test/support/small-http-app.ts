@@ -25,8 +25,15 @@ export const bearerOkAuth = {
   cachedPrincipal: () => undefined,
 } as unknown as AuthService;
 
-/** The app serving `routes`; `apps` are what `/v1/apps/:app/…` routes load (any other name is a 404 of the app). */
-export function smallHttpApp(routes: ApiRoutes[], apps: Map<string, { id: string; name: string }>) {
+/**
+ * The app serving `routes`; `apps` are what `/v1/apps/:app/…` routes load (any other name is a 404 of the app).
+ * `overrides` replace any of these dependencies (another authentication, no response conformance check).
+ */
+export function smallHttpApp(
+  routes: ApiRoutes[],
+  apps: Map<string, { id: string; name: string }> = new Map(),
+  overrides: Partial<HttpAppDeps> = {},
+) {
   return createHttpApp({
     logger: createLogger('silent'),
     clock: systemClock,
@@ -40,5 +47,6 @@ export function smallHttpApp(routes: ApiRoutes[], apps: Map<string, { id: string
     }) as unknown as HttpAppDeps['appAccess'],
     validateResponses: true,
     routes,
+    ...overrides,
   });
 }

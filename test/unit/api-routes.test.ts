@@ -1,9 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { z } from 'zod';
-import { createHttpApp } from '../../src/http/app.ts';
 import { ApiRoutes } from '../../src/http/api-routes.ts';
-import { createLogger } from '../../src/shared/logger.ts';
-import { systemClock } from '../../src/shared/clock.ts';
 import { bearerOkAuth as auth, smallHttpApp, TEST_USER as user } from '../support/small-http-app.ts';
 import type { AuthService } from '../../src/modules/auth/auth.service.ts';
 
@@ -128,15 +125,7 @@ describe('a route declaring several content types for one status', () => {
         return c.text('a line\n');
       },
     );
-    return createHttpApp({
-      logger: createLogger('silent'),
-      clock: systemClock,
-      auth,
-      bodyLimitBytes: 1024,
-      rateLimit: { enabled: false, perMinute: 0 },
-      validateResponses: true,
-      routes: [r],
-    });
+    return smallHttpApp([r]);
   };
   const get = (q: string) => app().request(`/v1/lines${q}`, { headers: { authorization: 'Bearer ok' } });
 
@@ -176,14 +165,7 @@ describe('a route declaring its query', () => {
       (c, _body, q) => c.json({ size: q.size ?? 'none', token: q.token ?? 'missing' }),
     );
     const noAuth = { ...auth, authenticate: async () => ({ user, tokenId: null }) } as unknown as AuthService;
-    return createHttpApp({
-      logger: createLogger('silent'),
-      clock: systemClock,
-      auth: noAuth,
-      bodyLimitBytes: 1024,
-      rateLimit: { enabled: false, perMinute: 0 },
-      routes: [r],
-    });
+    return smallHttpApp([r], apps, { auth: noAuth, validateResponses: false });
   };
   const get = async (q: string) => {
     const res = await app().request(`/v1/sized${q}`, { headers: { authorization: 'Bearer ok' } });
