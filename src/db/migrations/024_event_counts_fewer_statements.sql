@@ -1,7 +1,7 @@
 -- The same counts as migrations 016 and 017, with less work on the hot path of an app created then deleted.
 -- An event's counts (kinds 1–4) are one upsert instead of four statements in two triggers. An app's contribution to its
--- owner's kind 4 is added only when events already name its id (never, for an id just made: a restore or an import
--- writes events first), and taken away only when it is not zero (its events were not all done by its owner).
+-- owner's kind 4 is added only when events already name its id (never for an id just made, as a created app's is), and
+-- taken away only when it is not zero (some of its events were not done by its owner).
 
 DROP TRIGGER events_counted;
 DROP TRIGGER events_counted_owner;
