@@ -1,9 +1,15 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { readdirSync, readFileSync, mkdirSync, chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type Db = Database.Database;
+/**
+ * better-sqlite3 is a CommonJS package: required as one, because node's ESM loader would first load its lexer and
+ * parse the package for named exports (~3 ms of a start, BENCHMARKS.md, issue 25).
+ */
+export const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+export type Db = BetterSqlite3.Database;
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
