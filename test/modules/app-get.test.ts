@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Writable } from 'node:stream';
+import { request } from 'node:http';
 import pino from 'pino';
 import { startEmulator, type Harness } from '../harness.ts';
 
@@ -20,6 +21,24 @@ describe('GET /v1/apps/:app', () => {
     await h.call('GET', `/v1/apps/${NAME}`, opts),
     await h.call('GET', `/v1/apps/${NAME}`, opts),
   ];
+
+  // Headers as a list, so that one may be repeated (fetch joins a repeated header before sending it).
+  const rawGet = (headers: string[]) =>
+    new Promise<{ status: number; body: string; requestId: unknown }>((ok, fail) => {
+      const url = new URL(`${h.api}/v1/apps/${NAME}`);
+      // A list of headers gets no Host of Node's: HTTP/1.1 requires one.
+      const req = request(url, { headers: ['Host', url.host, ...headers] }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body, requestId: res.headers['x-request-id'] }));
+        res.on('error', fail);
+      });
+      req.on('error', fail);
+      req.end();
+    });
 
   beforeAll(async () => {
     const sink = new Writable({
@@ -74,6 +93,53 @@ describe('GET /v1/apps/:app', () => {
       expect(res.body).toEqual({ error: expect.any(String) });
       expect(res.headers.get('x-request-id')).toBeTruthy();
     }
+  });
+
+  it('a repeated Authorization is refused as before (read joined, no bearer), whichever copy is the good one', async () => {
+    expect((await h.call('GET', `/v1/apps/${NAME}`, { as: { bearer } })).status).toBe(200);
+    const good = `Bearer ${bearer}`;
+    for (const headers of [
+      ['Authorization', good, 'Authorization', 'Bearer not-a-jwt'],
+      ['Authorization', 'Bearer not-a-jwt', 'authorization', good],
+      ['Authorization', good, 'AUTHORIZATION', good],
+    ]) {
+      const res = await rawGet(headers);
+      expect(res.status, `${JSON.stringify(headers)} ${res.body}`).toBe(401);
+      expect(JSON.parse(res.body)).toEqual({ error: 'invalid bearer token' });
+      expect(res.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    // One copy, in any case of the header's name and with spaces around its value, is the same bearer.
+    for (const headers of [
+      ['authorization', good],
+      ['AUTHORIZATION', `  ${good}  `],
+    ])
+      expect((await rawGet(headers)).status, JSON.stringify(headers)).toBe(200);
+    // The scheme's name in lower case is accepted, as it was before the bearer was cached.
+    expect((await rawGet(['Authorization', `bearer ${bearer}`])).status).toBe(200);
+  });
+
+  it('X-Request-ID: a client id kept trimmed, a repeated or invalid one replaced', async () => {
+    const good = `Bearer ${bearer}`;
+    const id = async (...sent: string[]) => (await rawGet(['Authorization', good, ...sent])).requestId;
+    expect(await id('X-Request-ID', '  trimmed-id-1  ')).toBe('trimmed-id-1');
+    expect(await id('x-request-id', 'twice-a', 'X-Request-Id', 'twice-b')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await id('X-Request-ID', 'not valid!')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('a write is seen by the next GET: by a route, or by the emulator itself on its database', async () => {
+    const status = async () => (await h.call('GET', `/v1/apps/${NAME}`, { as: { bearer } })).body.app;
+    await status();
+    expect((await status()).force_https).toBe(false);
+    const patched = await h.call('PATCH', `/v1/apps/${NAME}`, { body: { app: { force_https: true } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect((await status()).force_https).toBe(true);
+    // As a deployment or a scale does: the app's status written by the emulator's own code, not through a route.
+    const before = (await status()).status;
+    h.emu.db.prepare("UPDATE apps SET status = 'restarting' WHERE name = ?").run(NAME);
+    expect((await status()).status).toBe('restarting');
+    h.emu.db.prepare('UPDATE apps SET status = ? WHERE name = ?').run(before, NAME);
+    expect((await status()).status).toBe(before);
+    await h.call('PATCH', `/v1/apps/${NAME}`, { body: { app: { force_https: false } } });
   });
 
   it("another user's app is a 404, whoever read it before", async () => {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../env.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { sentRequestId } from '../node-request.ts';
 
 const VALID_ID = /^[\w.-]{1,128}$/;
 
@@ -18,7 +19,7 @@ type MarkedResponse = Response & { [CARRIES_ID]?: true };
  */
 export function requestId(logger: Logger): MiddlewareHandler<AppEnv> {
   return (c, next) => {
-    const incoming = c.req.header('x-request-id');
+    const incoming = sentRequestId(c);
     const id = incoming && VALID_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', id);
     let child: Logger | undefined;
