@@ -37,14 +37,14 @@ function stampId(c: Context<AppEnv>): void {
 }
 
 /**
- * An answer of bytes whose headers are a plain record carrying the request id: @hono/node-server writes such an
+ * An answer whose headers are a plain record carrying the request id: @hono/node-server writes such an
  * answer with one `writeHead` of that record. A header put on Node's response beforehand (`setHeaderEarly`) makes
  * Node merge the two sets header by header instead, and hono's `c.body()` turns a record of more than one header
  * into a web `Headers` object that the server converts back. For the hottest answers (GET /v1/apps/:app).
  */
 export function answerWithRequestId(
   c: Context<AppEnv>,
-  body: Uint8Array<ArrayBuffer>,
+  body: string,
   status: ContentfulStatusCode,
   contentType: string,
 ): Response {
