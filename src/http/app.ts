@@ -76,14 +76,14 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   // Order matters:
   // 1. request id + child logger, so every later line (and a 500) carries the id;
   //    then injected API faults (control plane), seen by the client as the platform's own failures;
-  // 2. access log, timing everything below;
+  // 2. access log, timing everything below (when the logger writes debug lines: its level is fixed at start);
   // 3. authentication of every /v1 route (except the routes declared `auth: 'public'`, read from the declarations): a client
   //    without credentials learns nothing else (401 before 415/413/404);
   // 4. JSON-only and body size limits on the API, before anything reads a body;
   // 5. rate limiting per token, which needs the principal.
   app.use('*', requestId(deps.logger));
   if (deps.faults) app.use('*', faultMiddleware(deps.faults));
-  app.use('*', accessLog(deps.logger));
+  if (deps.logger.isLevelEnabled('debug')) app.use('*', accessLog());
   if (deps.validateResponses) app.use('*', responseConformance(deps.logger));
   app.use('/v1/*', authenticate(deps.auth, authOf));
   app.use('/v1/*', bodyGuards(deps.bodyLimitBytes));
