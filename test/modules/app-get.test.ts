@@ -13,7 +13,7 @@ const NAME = 'get-me';
 describe('GET /v1/apps/:app', () => {
   let h: Harness;
   let bearer: string;
-  const logLines: { msg?: string; method?: string; path?: string; status?: number }[] = [];
+  const logLines: { msg?: string; method?: string; path?: string; status?: number; reqId?: string }[] = [];
   const admin = (method: string, path: string, body?: unknown) =>
     h.call(method, `/_emulator${path}`, { body, as: { bearer: ADMIN } });
   // Twice: the first answer is made, the second comes from the cache.
@@ -165,14 +165,15 @@ describe('GET /v1/apps/:app', () => {
 
   it('the access log records each request, answered or refused', async () => {
     logLines.length = 0;
-    await twice();
-    await h.call('GET', `/v1/apps/${NAME}`, { as: null });
+    const answers = [...(await twice()), await h.call('GET', `/v1/apps/${NAME}`, { as: null })];
     const requests = logLines.filter((l) => l.msg === 'request' && l.path === `/v1/apps/${NAME}`);
     expect(requests.map((l) => [l.method, l.status])).toEqual([
       ['GET', 200],
       ['GET', 200],
       ['GET', 401],
     ]);
+    // Each line carries the id its answer gave the client.
+    expect(requests.map((l) => l.reqId)).toEqual(answers.map((r) => r.headers.get('x-request-id')));
   });
 });
 

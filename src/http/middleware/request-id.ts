@@ -13,23 +13,30 @@ const CARRIES_ID = Symbol('carries X-Request-ID');
 type MarkedResponse = Response & { [CARRIES_ID]?: true };
 
 /**
- * Gives every request an id (kept from X-Request-ID when the client sends one) and a child logger, and every
- * answer the X-Request-ID header: added once the chain has answered (errors included), unless the answer
- * carries it already.
+ * Gives every request an id (kept from X-Request-ID when the client sends one), and every answer the X-Request-ID
+ * header: added once the chain has answered (errors included), unless the answer carries it already. The lines
+ * logged about a request carry its id through `requestLogger`.
  */
-export function requestId(logger: Logger): MiddlewareHandler<AppEnv> {
+export function requestId(): MiddlewareHandler<AppEnv> {
   return (c, next) => {
     const incoming = sentRequestId(c);
     const id = incoming && VALID_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', id);
-    let child: Logger | undefined;
-    c.set('log', () => (child ??= logger.child({ reqId: id })));
     // The chain (sync-chain.ts) answers synchronously when every step does: no promise of this step's own then.
     const done: unknown = next();
     if (done instanceof Promise) return done.then(() => stampId(c));
     stampId(c);
     return done as Promise<void>;
   };
+}
+
+/**
+ * The logger for lines about this request: a child of `logger` carrying the request's id, made when a line is to
+ * be written (most requests log nothing: no child, nor a function to make one, is made for them).
+ */
+export function requestLogger(c: Context<AppEnv>, logger: Logger): Logger {
+  const id = c.get('requestId');
+  return id === undefined ? logger : logger.child({ reqId: id });
 }
 
 function stampId(c: Context<AppEnv>): void {
