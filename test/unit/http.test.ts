@@ -4,7 +4,6 @@ import { createEmulator, type Emulator } from '../../src/emulator.ts';
 import { testConfig, TOKENS } from '../harness.ts';
 import { createHttpApp, hasSubPath } from '../../src/http/app.ts';
 import type { AppEnv } from '../../src/http/env.ts';
-import { createLogger } from '../../src/shared/logger.ts';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { systemClock } from '../../src/shared/clock.ts';
