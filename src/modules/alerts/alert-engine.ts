@@ -139,6 +139,9 @@ export function createAlertEngine(deps: AlertEngineDeps) {
       const byType = aggregate(rows);
       for (const a of enabled) {
         try {
+          // A round taken before the alert existed says nothing of it: with a manual clock, a round in flight
+          // when the alert is created may carry a time from before an advance.
+          if (now < a.created_at) continue;
           const r = read(a, byType, now);
           if (!r) continue; // no running container of the type this round: nothing to judge
           let st = states.get(a.id);
