@@ -126,22 +126,6 @@ describe('GET /v1/apps/:app', () => {
     expect(await id('X-Request-ID', 'not valid!')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('a write is seen by the next GET: by a route, or by the emulator itself on its database', async () => {
-    const status = async () => (await h.call('GET', `/v1/apps/${NAME}`, { as: { bearer } })).body.app;
-    await status();
-    expect((await status()).force_https).toBe(false);
-    const patched = await h.call('PATCH', `/v1/apps/${NAME}`, { body: { app: { force_https: true } } });
-    expect(patched.status, patched.text).toBe(200);
-    expect((await status()).force_https).toBe(true);
-    // As a deployment or a scale does: the app's status written by the emulator's own code, not through a route.
-    const before = (await status()).status;
-    h.emu.db.prepare("UPDATE apps SET status = 'restarting' WHERE name = ?").run(NAME);
-    expect((await status()).status).toBe('restarting');
-    h.emu.db.prepare('UPDATE apps SET status = ? WHERE name = ?').run(before, NAME);
-    expect((await status()).status).toBe(before);
-    await h.call('PATCH', `/v1/apps/${NAME}`, { body: { app: { force_https: false } } });
-  });
-
   it("another user's app is a 404, whoever read it before", async () => {
     await twice();
     for (const res of await twice({ as: 'other' })) {
