@@ -15,7 +15,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { AuthService } from '../modules/auth/auth.service.ts';
 import { requestId, requestLogger } from './middleware/request-id.ts';
 import { accessLog } from './middleware/access-log.ts';
-import { bodyGuards, METHODS_WITH_BODY } from './middleware/json-only.ts';
+import { bodyGuards } from './middleware/json-only.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { responseConformance } from './middleware/conformance.ts';
@@ -79,14 +79,14 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   // 2. access log, timing everything below (when the logger writes debug lines: its level is fixed at start);
   // 3. authentication of every /v1 route (except the routes declared `auth: 'public'`, read from the declarations): a client
   //    without credentials learns nothing else (401 before 415/413/404);
-  // 4. JSON-only and body size limits on the API, before anything reads a body (on the methods that may carry one);
+  // 4. JSON-only and body size limits on the API, before anything reads a body;
   // 5. rate limiting per token, which needs the principal.
   app.use('*', requestId());
   if (deps.faults) app.use('*', faultMiddleware(deps.faults));
   if (deps.logger.isLevelEnabled('debug')) app.use('*', accessLog(deps.logger));
   if (deps.validateResponses) app.use('*', responseConformance(deps.logger));
   app.use('/v1/*', authenticate(deps.auth, authOf));
-  app.on(METHODS_WITH_BODY, '/v1/*', bodyGuards(deps.bodyLimitBytes));
+  app.use('/v1/*', bodyGuards(deps.bodyLimitBytes));
   if (deps.rateLimit.enabled) app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.clock }));
   const appAccess = deps.appAccess;
   if (appAccess) {

@@ -3,21 +3,20 @@ import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
 
-/** The methods whose requests may carry a body: the HTTP app installs bodyGuards on these only (app.ts). */
-export const METHODS_WITH_BODY = ['POST', 'PUT', 'PATCH', 'DELETE'];
-const WITH_BODY = new Set(METHODS_WITH_BODY);
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The API sends and receives JSON only: a request body of another declared type (XML, forms…)
  * is refused with 415 and a JSON error. A body without Content-Type, or with curl's default
  * application/x-www-form-urlencoded (`curl -d '{...}'`), is read as JSON.
  *
- * Then the body size limit (limitBody), in the same middleware. Installed for METHODS_WITH_BODY only, so that a
- * request without a body (GET, HEAD) has no step for it at all.
+ * Then the body size limit (limitBody), in the same middleware: a request without a body (GET, HEAD)
+ * goes through one step.
  */
 export function bodyGuards(maxSize: number): MiddlewareHandler<AppEnv> {
   const limit = limitBody(maxSize);
   return (c, next) => {
+    if (!WITH_BODY.has(c.req.method)) return next();
     refuseNonJson(c);
     return limit(c, next);
   };
