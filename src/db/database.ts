@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { readdirSync, readFileSync, mkdirSync, chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { countWrites } from './write-count.ts';
 
 /**
  * better-sqlite3 is a CommonJS package: required as one, because node's ESM loader would first load its lexer and
@@ -21,14 +22,14 @@ export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'mig
 export function openDatabase(opts: { file?: string; inMemory?: boolean }): Db {
   let db: Db;
   if (opts.inMemory || !opts.file) {
-    db = new Database(':memory:');
+    db = countWrites(new Database(':memory:'));
   } else {
     mkdirSync(dirname(opts.file), { recursive: true, mode: 0o700 });
     // The file holds variables and tokens: created owner-only whatever the umask. SQLite gives the
     // -wal and -shm files the database file's mode; files from an older start are fixed too.
     if (!existsSync(opts.file)) closeSync(openSync(opts.file, 'a', 0o600));
     chmodSync(opts.file, 0o600);
-    db = new Database(opts.file);
+    db = countWrites(new Database(opts.file));
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     for (const f of [`${opts.file}-wal`, `${opts.file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
