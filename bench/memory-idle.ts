@@ -152,7 +152,7 @@ export const section: Section = {
           `after ${settle.minMs / 1000} s, at most ${settle.maxMs / 1000} s); VmHWM is the process's peak RSS over its life. Each server started in its own ` +
           `child process, asked one request (/_emulator/health for the emulator), then read; ${rounds} round(s), servers interleaved. Baselines in the same run: a bare ` +
           `node:http server and a bare Hono server (bench/lib/hello-server.ts), both bundled by esbuild and started with plain node, like the emulator's ` +
-          `\`npm start\` bundle (dist/main.mjs, with the node options of the start script), the figure the target applies to; the tsx rows show what the TypeScript loader alone adds. ` +
+          `\`npm start\` bundle (dist/main.mjs, with the environment and node options of the start script), the figure the target applies to; the tsx rows show what the TypeScript loader alone adds. ` +
           'The memory section measures the same, then the loaded and fuzzing readings.',
         tables: [
           {

@@ -75,7 +75,7 @@ export const section: Section = {
           `after ${settle.minMs / 1000} s, at most ${settle.maxMs / 1000} s); VmHWM is the process's peak RSS over its life. Idle: each server started in its own ` +
           `child process, asked one request (/_emulator/health for the emulator), then read; ${rounds} round(s), servers interleaved. Baselines in the same run: a bare ` +
           `node:http server and a bare Hono server (bench/lib/hello-server.ts), both bundled by esbuild and started with plain node, like the emulator's ` +
-          `\`npm start\` bundle (dist/main.mjs, with the node options of the start script), the figure the target applies to; the tsx rows show what the TypeScript loader alone adds. ` +
+          `\`npm start\` bundle (dist/main.mjs, with the environment and node options of the start script), the figure the target applies to; the tsx rows show what the TypeScript loader alone adds. ` +
           `Loaded: the bundle with a data dir and \`logs.historyMaxLines\` raised to ${int(totalLines + 100_000)} (the default keeps 10,000 lines an app in SQLite and rotates the rest ` +
           `into gzip archives), an app deployed by archive whose Procfile web, printer and logger processes each print $PRINT_LINES lines of ~90 bytes (busybox seq | sed) before ` +
           `serving or sleeping; web 1 + printer 10 + logger ${CONTAINERS - 11} (10 a type is the platform's limit) = ${CONTAINERS} running containers, ${int(totalLines)} lines in all, every one through Docker's log ` +

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { startNodeOptions } from './start-options.ts';
+import { startCommand } from './start-options.ts';
 
 /**
  * Servers under test run in child processes started the same way (`node --import tsx`), so the
@@ -60,10 +60,11 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
   const store = o.dataDir ? ['--data-dir', o.dataDir] : ['--in-memory'];
   const prof = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
-  // bundled: what `npm start` runs (dist/main.mjs, built by scripts/build.mjs, with the node options of its start
-  // script); otherwise the sources through tsx.
+  // bundled: what `npm start` runs (dist/main.mjs, built by scripts/build.mjs, with the environment and node options of
+  // its start script); otherwise the sources through tsx.
+  const command = o.bundled ? startCommand(o.emulatorDir) : { env: {}, nodeOptions: [] };
   const entry = o.bundled
-    ? [...startNodeOptions(o.emulatorDir), join(o.emulatorDir, 'dist/main.mjs')]
+    ? [...command.nodeOptions, join(o.emulatorDir, 'dist/main.mjs')]
     : ['--import', 'tsx', join(o.emulatorDir, 'src/main.ts')];
   const args = [
     ...(o.nodeArgs ?? []),
@@ -80,7 +81,7 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
     '--log-level',
     'silent',
   ];
-  return start('emulator', args, o.emulatorDir, cleanEnv(o.env), (out) => {
+  return start('emulator', args, o.emulatorDir, cleanEnv({ ...command.env, ...o.env }), (out) => {
     const api = API_LINE.exec(out)?.[1];
     const token = TOKEN_LINE.exec(out)?.[1];
     return api && token ? { api, token } : null;

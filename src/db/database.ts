@@ -1,9 +1,16 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { readdirSync, readFileSync, mkdirSync, chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { countWrites } from './write-count.ts';
 
-export type Db = Database.Database;
+/**
+ * better-sqlite3 is a CommonJS package: required as one, because node's ESM loader would first load its lexer and
+ * parse the package for named exports (~3 ms of a start, BENCHMARKS.md, issue 25).
+ */
+export const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+export type Db = BetterSqlite3.Database;
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -15,14 +22,14 @@ export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'mig
 export function openDatabase(opts: { file?: string; inMemory?: boolean }): Db {
   let db: Db;
   if (opts.inMemory || !opts.file) {
-    db = new Database(':memory:');
+    db = countWrites(new Database(':memory:'));
   } else {
     mkdirSync(dirname(opts.file), { recursive: true, mode: 0o700 });
     // The file holds variables and tokens: created owner-only whatever the umask. SQLite gives the
     // -wal and -shm files the database file's mode; files from an older start are fixed too.
     if (!existsSync(opts.file)) closeSync(openSync(opts.file, 'a', 0o600));
     chmodSync(opts.file, 0o600);
-    db = new Database(opts.file);
+    db = countWrites(new Database(opts.file));
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     for (const f of [`${opts.file}-wal`, `${opts.file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);

@@ -13,7 +13,7 @@ import { isDiskFull } from '../shared/disk-full.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { AuthService } from '../modules/auth/auth.service.ts';
-import { requestId } from './middleware/request-id.ts';
+import { requestId, requestLogger } from './middleware/request-id.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { bodyGuards } from './middleware/json-only.ts';
 import { authenticate } from './middleware/authenticate.ts';
@@ -57,7 +57,7 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
     // Docker down: the endpoints that need it answer 503 with a plain explanation.
     if (err instanceof EngineUnavailableError)
       return errorResponse(c, ApiError.unavailable(ENGINE_UNREACHABLE_MESSAGE));
-    const log = c.get('log')?.() ?? deps.logger;
+    const log = requestLogger(c, deps.logger);
     if (isDiskFull(err)) {
       log.warn({ err, method: c.req.method, path: c.req.path }, 'disk full: write refused');
       return errorResponse(c, ApiError.insufficientStorage());
@@ -74,16 +74,16 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   const authOf = routeAuthTable(declared);
 
   // Order matters:
-  // 1. request id + child logger, so every later line (and a 500) carries the id;
+  // 1. request id, so every later line (and a 500) carries it (requestLogger);
   //    then injected API faults (control plane), seen by the client as the platform's own failures;
-  // 2. access log, timing everything below;
+  // 2. access log, timing everything below (when the logger writes debug lines: its level is fixed at start);
   // 3. authentication of every /v1 route (except the routes declared `auth: 'public'`, read from the declarations): a client
   //    without credentials learns nothing else (401 before 415/413/404);
   // 4. JSON-only and body size limits on the API, before anything reads a body;
   // 5. rate limiting per token, which needs the principal.
-  app.use('*', requestId(deps.logger));
+  app.use('*', requestId());
   if (deps.faults) app.use('*', faultMiddleware(deps.faults));
-  app.use('*', accessLog(deps.logger));
+  if (deps.logger.isLevelEnabled('debug')) app.use('*', accessLog(deps.logger));
   if (deps.validateResponses) app.use('*', responseConformance(deps.logger));
   app.use('/v1/*', authenticate(deps.auth, authOf));
   app.use('/v1/*', bodyGuards(deps.bodyLimitBytes));

@@ -1,4 +1,3 @@
-import type { Logger } from '../shared/logger.ts';
 import type { Principal, UserRow } from '../modules/auth/principal.ts';
 import type { AppRow } from '../modules/apps/apps.store.ts';
 import type { DeclaredRoute } from './api-routes.ts';
@@ -7,8 +6,6 @@ import type { DeclaredRoute } from './api-routes.ts';
 export interface AppEnv {
   Variables: {
     requestId: string;
-    /** The request's child logger, made on first use (most requests never log). */
-    log: () => Logger;
     principal: Principal;
     /** The declared route that answered (set before its handler runs; read by the conformance check). */
     route: DeclaredRoute;

@@ -14,7 +14,10 @@ const MAX_PATH_LENGTH = 256;
 export class MemoRouter<T> implements Router<T> {
   readonly name: string;
   readonly #inner: Router<T>;
-  readonly #results = new Map<string, Result<T>>();
+  // Per method, then per path: the path string is the key as it is (a `${method} ${path}` key was a new string to
+  // join and hash on each request).
+  readonly #results = new Map<string, Map<string, Result<T>>>();
+  #size = 0;
 
   readonly #plan: (result: Result<T>) => Result<T>;
 
@@ -26,18 +29,25 @@ export class MemoRouter<T> implements Router<T> {
   }
 
   add(method: string, path: string, handler: T): void {
-    this.#results.clear();
+    this.#forget();
     this.#inner.add(method, path, handler);
   }
 
   match(method: string, path: string): Result<T> {
     if (path.length > MAX_PATH_LENGTH) return this.#plan(this.#inner.match(method, path));
-    const key = `${method} ${path}`;
-    const known = this.#results.get(key);
+    const known = this.#results.get(method)?.get(path);
     if (known) return known;
     const result = this.#plan(this.#inner.match(method, path));
-    if (this.#results.size >= MAX_ENTRIES) this.#results.clear();
-    this.#results.set(key, result);
+    if (this.#size >= MAX_ENTRIES) this.#forget();
+    let ofMethod = this.#results.get(method);
+    if (!ofMethod) this.#results.set(method, (ofMethod = new Map()));
+    ofMethod.set(path, result);
+    this.#size++;
     return result;
+  }
+
+  #forget(): void {
+    this.#results.clear();
+    this.#size = 0;
   }
 }

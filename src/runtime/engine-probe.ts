@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { request, type RequestOptions } from 'node:http';
 
 export interface EngineVersion {
   Version: string;
@@ -13,10 +13,16 @@ export interface EngineVersion {
  *
  * Rejects like dockerode does: the socket's own error (ENOENT, ECONNREFUSED…), or `{statusCode, json}` for an error answer.
  */
+/**
+ * No TLS here: without a `servername`, node's agent guesses one from the host at every request (`isIP('localhost')`,
+ * whose IPv6 regular expression is compiled at the first call), ~2 ms of a start's CPU (BENCHMARKS.md, issue 25).
+ */
+const NO_SERVER_NAME: RequestOptions & { servername: string } = { servername: '' };
+
 export function versionOverSocket(socketPath: string, timeoutMs: number): Promise<EngineVersion> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { socketPath, path: '/version', method: 'GET', headers: { accept: 'application/json' } },
+      { socketPath, path: '/version', method: 'GET', headers: { accept: 'application/json' }, ...NO_SERVER_NAME },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;

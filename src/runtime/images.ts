@@ -5,7 +5,7 @@ import { readdir, lstat, readlink } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pack } from 'tar-stream';
+import { loadTarStream } from '../shared/tar-stream.ts';
 
 // Images are built locally from nothing — no registry is ever contacted. The base stack image is
 // `FROM scratch` + a static busybox (shell, httpd, nc…) taken from the host.
@@ -35,6 +35,7 @@ export async function ensureBusyboxImage(docker: Docker, tag: string): Promise<b
   } catch {
     // not there yet: build it
   }
+  const { pack } = await loadTarStream();
   const tar = pack();
   tar.entry({ name: 'Dockerfile' }, STACK_DOCKERFILE);
   tar.entry({ name: 'busybox', mode: 0o755 }, readFileSync(findStaticBusybox()));
@@ -79,6 +80,7 @@ export function followBuild(
  * directories and symbolic links are packed (a FIFO or a device is never opened).
  */
 export async function packDirectory(dir: string, extra: Record<string, string> = {}): Promise<Readable> {
+  const { pack } = await loadTarStream();
   const tar = pack();
   const walk = async (current: string): Promise<void> => {
     for (const entry of await readdir(current)) {

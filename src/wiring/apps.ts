@@ -140,7 +140,7 @@ function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>) {
             m.appsRoutes({
               apps,
               view,
-              answers: createAppAnswerCache<Uint8Array<ArrayBuffer>>(db, s.urls),
+              answers: createAppAnswerCache<string>(db, s.urls),
               pagination,
               projects,
             }),

@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Writable } from 'node:stream';
+import { request } from 'node:http';
 import pino from 'pino';
 import { startEmulator, type Harness } from '../harness.ts';
 
@@ -12,7 +13,7 @@ const NAME = 'get-me';
 describe('GET /v1/apps/:app', () => {
   let h: Harness;
   let bearer: string;
-  const logLines: { msg?: string; method?: string; path?: string; status?: number }[] = [];
+  const logLines: { msg?: string; method?: string; path?: string; status?: number; reqId?: string }[] = [];
   const admin = (method: string, path: string, body?: unknown) =>
     h.call(method, `/_emulator${path}`, { body, as: { bearer: ADMIN } });
   // Twice: the first answer is made, the second comes from the cache.
@@ -20,6 +21,24 @@ describe('GET /v1/apps/:app', () => {
     await h.call('GET', `/v1/apps/${NAME}`, opts),
     await h.call('GET', `/v1/apps/${NAME}`, opts),
   ];
+
+  // Headers as a list, so that one may be repeated (fetch joins a repeated header before sending it).
+  const rawGet = (headers: string[]) =>
+    new Promise<{ status: number; body: string; requestId: unknown }>((ok, fail) => {
+      const url = new URL(`${h.api}/v1/apps/${NAME}`);
+      // A list of headers gets no Host of Node's: HTTP/1.1 requires one.
+      const req = request(url, { headers: ['Host', url.host, ...headers] }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body, requestId: res.headers['x-request-id'] }));
+        res.on('error', fail);
+      });
+      req.on('error', fail);
+      req.end();
+    });
 
   beforeAll(async () => {
     const sink = new Writable({
@@ -76,6 +95,37 @@ describe('GET /v1/apps/:app', () => {
     }
   });
 
+  it('a repeated Authorization is refused as before (read joined, no bearer), whichever copy is the good one', async () => {
+    expect((await h.call('GET', `/v1/apps/${NAME}`, { as: { bearer } })).status).toBe(200);
+    const good = `Bearer ${bearer}`;
+    for (const headers of [
+      ['Authorization', good, 'Authorization', 'Bearer not-a-jwt'],
+      ['Authorization', 'Bearer not-a-jwt', 'authorization', good],
+      ['Authorization', good, 'AUTHORIZATION', good],
+    ]) {
+      const res = await rawGet(headers);
+      expect(res.status, `${JSON.stringify(headers)} ${res.body}`).toBe(401);
+      expect(JSON.parse(res.body)).toEqual({ error: 'invalid bearer token' });
+      expect(res.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    // One copy, in any case of the header's name and with spaces around its value, is the same bearer.
+    for (const headers of [
+      ['authorization', good],
+      ['AUTHORIZATION', `  ${good}  `],
+    ])
+      expect((await rawGet(headers)).status, JSON.stringify(headers)).toBe(200);
+    // The scheme's name in lower case is accepted, as it was before the bearer was cached.
+    expect((await rawGet(['Authorization', `bearer ${bearer}`])).status).toBe(200);
+  });
+
+  it('X-Request-ID: a client id kept trimmed, a repeated or invalid one replaced', async () => {
+    const good = `Bearer ${bearer}`;
+    const id = async (...sent: string[]) => (await rawGet(['Authorization', good, ...sent])).requestId;
+    expect(await id('X-Request-ID', '  trimmed-id-1  ')).toBe('trimmed-id-1');
+    expect(await id('x-request-id', 'twice-a', 'X-Request-Id', 'twice-b')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await id('X-Request-ID', 'not valid!')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("another user's app is a 404, whoever read it before", async () => {
     await twice();
     for (const res of await twice({ as: 'other' })) {
@@ -99,14 +149,15 @@ describe('GET /v1/apps/:app', () => {
 
   it('the access log records each request, answered or refused', async () => {
     logLines.length = 0;
-    await twice();
-    await h.call('GET', `/v1/apps/${NAME}`, { as: null });
+    const answers = [...(await twice()), await h.call('GET', `/v1/apps/${NAME}`, { as: null })];
     const requests = logLines.filter((l) => l.msg === 'request' && l.path === `/v1/apps/${NAME}`);
     expect(requests.map((l) => [l.method, l.status])).toEqual([
       ['GET', 200],
       ['GET', 200],
       ['GET', 401],
     ]);
+    // Each line carries the id its answer gave the client.
+    expect(requests.map((l) => l.reqId)).toEqual(answers.map((r) => r.headers.get('x-request-id')));
   });
 });
 

@@ -140,6 +140,14 @@ describe('auth service', () => {
       expect((await h.emu.area('accounts').auth.authenticate(header)).user.id).toBe(verified.user.id);
     }
     expect(h.emu.area('accounts').auth.cachedPrincipal(undefined)).toBeUndefined();
+    // The cache is keyed by the signature: another bearer ending with the same one (its payload changed), or the
+    // same bearer behind another scheme of the same length, is not the verified bearer.
+    const [head, payload, signature] = bearer.split('.');
+    const tampered = `${head}.${payload.slice(0, -2)}${payload.endsWith('A') ? 'B' : 'A'}${payload.slice(-1)}.${signature}`;
+    for (const header of [`Bearer ${tampered}`, `Basic: ${bearer}`, `Bearer x${bearer}`, `Bearer ${signature}`])
+      expect(h.emu.area('accounts').auth.cachedPrincipal(header), header).toBeUndefined();
+    await expect(h.emu.area('accounts').auth.authenticate(`Bearer ${tampered}`)).rejects.toThrow(/invalid bearer/);
+    expect(h.emu.area('accounts').auth.cachedPrincipal(`Bearer ${bearer}`)).toBe(verified);
     clock.advance(3601_000);
     expect(h.emu.area('accounts').auth.cachedPrincipal(`Bearer ${bearer}`)).toBeUndefined();
     await expect(h.emu.area('accounts').auth.authenticate(`Bearer ${bearer}`)).rejects.toThrow(/expired/);

@@ -1,16 +1,19 @@
 import { describe, it, expect, beforeEach } from 'vitest';
 import Database from 'better-sqlite3';
 import { createAppAnswerCache } from '../../src/modules/apps/app-answer-cache.ts';
+import { countWrites } from '../../src/db/write-count.ts';
 
 describe('app answer cache: dropped by any change of the database or of the URLs', () => {
   let db: Database.Database;
   let urls: object;
   let made: number;
+  let insertB: Database.Statement;
   const make = (v: string) => () => (made++, v);
   const user = (id: string) => ({ id });
   beforeEach(() => {
-    db = new Database(':memory:');
+    db = countWrites(new Database(':memory:'));
     db.exec('CREATE TABLE a (x INTEGER); CREATE TABLE b (y INTEGER)');
+    insertB = db.prepare('INSERT INTO b VALUES (2)');
     urls = { api: 'http://127.0.0.1:1' };
     made = 0;
   });
@@ -35,12 +38,32 @@ describe('app answer cache: dropped by any change of the database or of the URLs
     ['db.exec', () => db.exec('INSERT INTO a VALUES (2)')],
     ['an update in a transaction', () => db.transaction(() => db.prepare('UPDATE a SET x = 3').run())()],
     ['a delete without WHERE', () => db.prepare('DELETE FROM a').run()],
+    ['an INSERT … RETURNING read with get()', () => db.prepare('INSERT INTO a VALUES (4) RETURNING x').get()],
+    ['an UPDATE … RETURNING read with all()', () => db.prepare('UPDATE a SET x = 5 RETURNING x').all()],
+    ['a pragma', () => db.pragma('user_version = 7')],
+    ['a statement prepared before the answer was cached', () => insertB.run()],
+    ['a write that failed', () => expect(() => db.prepare('INSERT INTO c VALUES (1)').run()).toThrow()],
   ])('%s drops every entry', (_what, write) => {
     db.exec('INSERT INTO a VALUES (1)');
+    db.exec('CREATE TABLE c (z INTEGER CHECK (z > 1))');
     const cache = createAppAnswerCache(db, () => urls);
     cache.answer(user('u1'), 'app', make('before'));
     write();
     expect(cache.answer(user('u1'), 'app', make('after'))).toBe('after');
+  });
+
+  it('reads keep the answers', () => {
+    db.exec('INSERT INTO a VALUES (1)');
+    const cache = createAppAnswerCache(db, () => urls);
+    cache.answer(user('u1'), 'app', make('before'));
+    db.prepare('SELECT * FROM a').all();
+    db.prepare('SELECT x FROM a').pluck().get();
+    expect(cache.answer(user('u1'), 'app', make('after'))).toBe('before');
+    expect(made).toBe(1);
+  });
+
+  it('refuses a connection that does not count its writes', () => {
+    expect(() => createAppAnswerCache(new Database(':memory:'), () => urls)).toThrow(/does not count its writes/);
   });
 
   it('a new URLs object drops every entry', () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, ConfigError } from '../../src/config/load.ts';
+import { configSchema } from '../../src/config/schema.ts';
 
 function tmpFile(content: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'emu-config-'));
@@ -19,6 +20,19 @@ describe('configuration', () => {
     expect(c.rateLimit).toEqual({ enabled: false, perMinute: 60 });
     expect(c.containerSizes.map((s) => s.name)).toEqual(['S', 'M', 'L', 'XL', '2XL']);
     expect(c.users[0].username).toBe('dev');
+  });
+
+  it("parses as zod's compiled fast path does (load.ts parses without it, once a process), errors included", () => {
+    const input = { port: 7000, rateLimit: { enabled: true }, docker: { publishHost: '127.0.0.2' } };
+    const compiled = configSchema.safeParse(input);
+    const jitless = configSchema.safeParse(input, { jitless: true });
+    expect(compiled.success).toBe(true);
+    expect(jitless).toEqual(compiled);
+    expect(loadConfig({ ignoreDefaultFile: true, env: {}, overrides: input })).toEqual(compiled.data);
+    const bad = { port: 'x', rateLimit: { perMinute: -1 }, unknownKey: 1 };
+    const problems = (r: ReturnType<typeof configSchema.safeParse>) => r.error?.issues.map((i) => [i.path, i.code]);
+    expect(problems(configSchema.safeParse(bad, { jitless: true }))).toEqual(problems(configSchema.safeParse(bad)));
+    expect(problems(configSchema.safeParse(bad))?.length).toBe(3);
   });
 
   it('applies file < env < flags', () => {

@@ -4,7 +4,8 @@ import { createEmulator, type Emulator } from '../../src/emulator.ts';
 import { testConfig, TOKENS } from '../harness.ts';
 import { createHttpApp, hasSubPath } from '../../src/http/app.ts';
 import type { AppEnv } from '../../src/http/env.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { systemClock } from '../../src/shared/clock.ts';
 
 // Conventions of the HTTP layer, exercised with app.request() — no port, no socket.
@@ -92,8 +93,15 @@ describe('HTTP conventions', () => {
     boom.get('/v1/boom', () => {
       throw new Error('secret internal detail at /src/file.ts:12');
     });
+    const lines: { msg?: string; reqId?: string; level?: number }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
     const app = createHttpApp({
-      logger: createLogger('silent'),
+      logger: pino({ level: 'info' }, sink),
       clock: systemClock,
       auth: emu.area('accounts').auth,
       bodyLimitBytes: 1024,
@@ -107,6 +115,8 @@ describe('HTTP conventions', () => {
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ error: 'internal error, request id req-500' });
     expect(text).not.toContain('secret internal detail');
+    // The error is logged for the operator, with the request's id (and no access line below debug level).
+    expect(lines.map((l) => [l.msg, l.reqId])).toEqual([['unexpected error', 'req-500']]);
   });
 });
 

@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startNodeOptions } from '../../bench/lib/start-options.ts';
+import { startCommand } from '../../bench/lib/start-options.ts';
+import { ensureEmulatorBundle } from '../../bench/lib/bundle.ts';
+import { spawnEmulator } from '../../bench/lib/processes.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -21,7 +23,7 @@ function newSpaceBytes(options: string[]): number {
 
 describe("npm start's node options", () => {
   it('cap the young generation at 1 MiB a semi-space, which node accepts and applies', () => {
-    const options = startNodeOptions(ROOT);
+    const options = startCommand(ROOT).nodeOptions;
     expect(options).toEqual(['--max-semi-space-size=1']);
     // Without the option, the same allocations grow it to 8 MiB a semi-space (V8's default maximum here).
     expect(newSpaceBytes(options)).toBeLessThanOrEqual(2 * 1024 * 1024);
@@ -33,13 +35,31 @@ describe("npm start's node options", () => {
     try {
       const write = (start: string) => writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: { start } }));
       write('node scripts/build.mjs && node dist/main.mjs start');
-      expect(startNodeOptions(dir)).toEqual([]);
+      expect(startCommand(dir)).toEqual({ env: {}, nodeOptions: [] });
       write('node scripts/build.mjs && node --max-semi-space-size=2 --no-opt dist/main.mjs start');
-      expect(startNodeOptions(dir)).toEqual(['--max-semi-space-size=2', '--no-opt']);
+      expect(startCommand(dir)).toEqual({ env: {}, nodeOptions: ['--max-semi-space-size=2', '--no-opt'] });
+      write('node scripts/build.mjs && A_B=1 MALLOC_ARENA_MAX=2 node --no-opt dist/main.mjs start');
+      expect(startCommand(dir)).toEqual({ env: { A_B: '1', MALLOC_ARENA_MAX: '2' }, nodeOptions: ['--no-opt'] });
       write('tsx src/main.ts start');
-      expect(() => startNodeOptions(dir)).toThrow(/does not run/);
+      expect(() => startCommand(dir)).toThrow(/does not run/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("set glibc's trim threshold, and the benchmarks start the bundle with it as npm start does", async () => {
+    expect(startCommand(ROOT).env).toEqual({ MALLOC_TRIM_THRESHOLD_: '131072' });
+    ensureEmulatorBundle(ROOT);
+    const child = await spawnEmulator({ emulatorDir: ROOT, dataDir: null, bundled: true });
+    try {
+      const pid = child.proc.pid;
+      expect(pid).toBeTypeOf('number');
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(environ).toContain('MALLOC_TRIM_THRESHOLD_=131072');
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(cmdline.slice(1, 3)).toEqual(['--max-semi-space-size=1', join(ROOT, 'dist/main.mjs')]);
+    } finally {
+      await child.stop();
     }
   });
 });

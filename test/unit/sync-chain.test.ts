@@ -149,6 +149,28 @@ describe('MemoRouter', () => {
     expect(matches()).toBe(4);
   });
 
+  it('keeps the answers of each method apart for the same path', () => {
+    const { router } = countingMemoRouter();
+    router.add('GET', '/a/:id', 'get');
+    router.add('POST', '/a/:id', 'post');
+    const handlersOf = (m: string) => router.match(m, '/a/1')[0].map(([h]) => h);
+    for (let i = 0; i < 2; i++) {
+      expect(handlersOf('GET')).toEqual(['get']);
+      expect(handlersOf('POST')).toEqual(['post']);
+      expect(handlersOf('DELETE')).toEqual([]);
+    }
+  });
+
+  it('counts the paths of every method towards its bound', () => {
+    const { router, matches } = countingMemoRouter();
+    router.add('GET', '/a/*', 'a');
+    router.match('GET', '/a/first');
+    for (let i = 0; i < 500; i++) for (const m of ['POST', 'PUT']) router.match(m, `/a/${i}`);
+    const before = matches();
+    router.match('GET', '/a/first');
+    expect(matches() - before).toBe(1);
+  });
+
   it('keeps a bounded number of paths, and never a long one', () => {
     const { router, matches } = countingMemoRouter();
     router.add('GET', '/a/*', 'a');

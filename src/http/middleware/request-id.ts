@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../env.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { sentRequestId } from '../node-request.ts';
 
 const VALID_ID = /^[\w.-]{1,128}$/;
 
@@ -12,17 +13,15 @@ const CARRIES_ID = Symbol('carries X-Request-ID');
 type MarkedResponse = Response & { [CARRIES_ID]?: true };
 
 /**
- * Gives every request an id (kept from X-Request-ID when the client sends one) and a child logger, and every
- * answer the X-Request-ID header: added once the chain has answered (errors included), unless the answer
- * carries it already.
+ * Gives every request an id (kept from X-Request-ID when the client sends one), and every answer the X-Request-ID
+ * header: added once the chain has answered (errors included), unless the answer carries it already. The lines
+ * logged about a request carry its id through `requestLogger`.
  */
-export function requestId(logger: Logger): MiddlewareHandler<AppEnv> {
+export function requestId(): MiddlewareHandler<AppEnv> {
   return (c, next) => {
-    const incoming = c.req.header('x-request-id');
+    const incoming = sentRequestId(c);
     const id = incoming && VALID_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', id);
-    let child: Logger | undefined;
-    c.set('log', () => (child ??= logger.child({ reqId: id })));
     // The chain (sync-chain.ts) answers synchronously when every step does: no promise of this step's own then.
     const done: unknown = next();
     if (done instanceof Promise) return done.then(() => stampId(c));
@@ -31,19 +30,28 @@ export function requestId(logger: Logger): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * The logger for lines about this request: a child of `logger` carrying the request's id, made when a line is to
+ * be written (most requests log nothing: no child, nor a function to make one, is made for them).
+ */
+export function requestLogger(c: Context<AppEnv>, logger: Logger): Logger {
+  const id = c.get('requestId');
+  return id === undefined ? logger : logger.child({ reqId: id });
+}
+
 function stampId(c: Context<AppEnv>): void {
   if (!(c.res as MarkedResponse)[CARRIES_ID]) setHeaderEarly(c, 'X-Request-ID', c.get('requestId'));
 }
 
 /**
- * An answer of bytes whose headers are a plain record carrying the request id: @hono/node-server writes such an
+ * An answer whose headers are a plain record carrying the request id: @hono/node-server writes such an
  * answer with one `writeHead` of that record. A header put on Node's response beforehand (`setHeaderEarly`) makes
  * Node merge the two sets header by header instead, and hono's `c.body()` turns a record of more than one header
  * into a web `Headers` object that the server converts back. For the hottest answers (GET /v1/apps/:app).
  */
 export function answerWithRequestId(
   c: Context<AppEnv>,
-  body: Uint8Array<ArrayBuffer>,
+  body: string,
   status: ContentfulStatusCode,
   contentType: string,
 ): Response {

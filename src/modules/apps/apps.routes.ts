@@ -27,7 +27,7 @@ export interface AppsRoutesDeps {
   apps: AppsService;
   view: AppViewContext;
   /** Cached answers of GET /v1/apps/:app (absent: each request builds its answer). */
-  answers?: AppAnswerCache<Uint8Array<ArrayBuffer>>;
+  answers?: AppAnswerCache<string>;
   pagination: { defaultPerPage: number; maxPerPage: number };
   /** Projects: `project_id` at creation and `PUT {"project_id"}` (go-scalingo AppsSetProject). */
   projects?: {
@@ -43,9 +43,10 @@ export function appsRoutes(deps: AppsRoutesDeps) {
   const { apps, view } = deps;
   const r = new ApiRoutes('apps');
   const user = (c: Context<AppEnv>) => c.get('principal').user;
-  // GET's answer as bytes, not a string: it leaves as it is (no encoding of the body on each request).
+  // GET's answer as a string, not bytes: Node writes a string body after the status line and headers in one write,
+  // where bytes go as a second chunk of a writev (measured: more server CPU a request than encoding ~1 KB each time).
   const appAnswer = (caller: UserRow, key: string) =>
-    Buffer.from(JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) }));
+    JSON.stringify({ app: appJson(apps.visibleApp(caller, key), view, { status: true }) });
 
   r.add(
     {
@@ -63,8 +64,12 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       const created = apps.create(user(c), app, { dryRun });
       const row = dryRun || !deps.projects ? created : deps.projects.assign(created, app.project_id);
       // As GET's answer: headers written in one record with the request id (no merge with a header set earlier).
-      const bytes = Buffer.from(JSON.stringify({ app: appJson(row, view, { status: true }) }));
-      return answerWithRequestId(c, bytes, 201, 'application/json');
+      return answerWithRequestId(
+        c,
+        JSON.stringify({ app: appJson(row, view, { status: true }) }),
+        201,
+        'application/json',
+      );
     },
   );
 
@@ -87,8 +92,8 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     (c) => {
       const caller = user(c);
       const key = c.req.param('app');
-      const bytes = deps.answers ? deps.answers.answer(caller, key, appAnswer) : appAnswer(caller, key);
-      return answerWithRequestId(c, bytes, 200, 'application/json');
+      const body = deps.answers ? deps.answers.answer(caller, key, appAnswer) : appAnswer(caller, key);
+      return answerWithRequestId(c, body, 200, 'application/json');
     },
   );
 

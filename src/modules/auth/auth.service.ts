@@ -16,6 +16,21 @@ const ISSUER = 'scalingo-emulator';
 // jose (JWT signing and verification) is loaded by the first exchange or bearer check, not at start.
 let jose: Promise<typeof import('jose')> | undefined;
 const loadJose = () => (jose ??= import('jose'));
+// An HS256 signature in base64url: 32 bytes, 43 characters, the end of every bearer this service signs.
+const SIGNATURE_LENGTH = 43;
+const BEARER_PREFIX = 'Bearer ';
+/** The key of a verified bearer: its signature, whatever the value (a short one is its own key). */
+const signatureOf = (bearer: string) => bearer.slice(-SIGNATURE_LENGTH);
+
+interface VerifiedBearer {
+  bearer: string;
+  /** `Bearer <bearer>`: the header the hot path compares whole. */
+  header: string;
+  userId: string;
+  tokenId: string;
+  exp: number;
+  principal?: Principal;
+}
 
 export interface AuthServiceDeps {
   db: Db;
@@ -38,7 +53,13 @@ export function createAuthService(deps: AuthServiceDeps) {
   const { store, clock } = deps;
   // Verified bearers → principal, so the hot path neither re-verifies the signature nor queries the
   // database. Every change to tokens goes through this service, which drops the entries it affects.
-  const verified = new Map<string, { userId: string; tokenId: string; exp: number; principal?: Principal }>();
+  // Keyed by the JWT's signature (its last 43 characters): a lookup hashes those, not the whole ~290-character bearer
+  // anew each request; the entry keeps the whole bearer, which must be the one asked for.
+  const verified = new Map<string, VerifiedBearer>();
+  const verifiedEntry = (bearer: string) => {
+    const hit = verified.get(signatureOf(bearer));
+    return hit?.bearer === bearer ? hit : undefined;
+  };
   // Users only change at start (syncUsers): read once, then served from memory.
   const users = new Map<string, UserRow>();
   let passwordsReady: Promise<void> = Promise.resolve();
@@ -262,10 +283,11 @@ export function createAuthService(deps: AuthServiceDeps) {
      * Synchronous, without parsing the header: the request path's cache of verified bearers.
      */
     cachedPrincipal(header: string | undefined): Principal | undefined {
-      if (header === undefined || !header.startsWith('Bearer ')) return undefined;
-      const hit = verified.get(header.slice(7));
+      if (header === undefined) return undefined;
+      const hit = verified.get(signatureOf(header));
+      if (!hit?.principal || hit.header !== header) return undefined;
       const now = clock.now();
-      if (!hit?.principal || hit.exp * 1000 <= now) return undefined;
+      if (hit.exp * 1000 <= now) return undefined;
       touch(hit.tokenId, now);
       return hit.principal;
     },
@@ -281,10 +303,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       const value = rest.join(' ');
       if (/^bearer$/i.test(scheme) && value) {
         const now = clock.now();
-        const hit = verified.get(value);
+        const hit = verifiedEntry(value);
         let claims = hit && hit.exp * 1000 > now ? hit : undefined;
         if (!claims) {
-          if (hit) verified.delete(value);
+          if (hit) verified.delete(signatureOf(value));
           const { jwtVerify, errors: joseErrors } = await loadJose();
           try {
             const { payload } = await jwtVerify(value, deps.jwtSecret, {
@@ -294,20 +316,26 @@ export function createAuthService(deps: AuthServiceDeps) {
             });
             if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string' || typeof payload.exp !== 'number')
               throw new Error('claims');
-            claims = { userId: payload.sub, tokenId: payload.tid, exp: payload.exp };
+            claims = {
+              bearer: value,
+              header: `${BEARER_PREFIX}${value}`,
+              userId: payload.sub,
+              tokenId: payload.tid,
+              exp: payload.exp,
+            };
           } catch (err) {
             if (err instanceof joseErrors.JWTExpired)
               throw ApiError.unauthorized('token expired: exchange your API token for a new bearer token');
             throw ApiError.unauthorized('invalid bearer token');
           }
           if (verified.size > 5000) verified.clear();
-          verified.set(value, claims);
+          verified.set(signatureOf(value), claims);
         }
         touch(claims.tokenId);
         if (claims.principal) return claims.principal;
         // A revoked API token revokes the bearers made from it (checked once, then on every change).
         if (!store.tokenById(claims.tokenId)) {
-          verified.delete(value);
+          verified.delete(signatureOf(value));
           throw ApiError.unauthorized('token revoked');
         }
         claims.principal = principalFor(claims.userId, claims.tokenId);

@@ -3,10 +3,9 @@
 // <data dir>/snapshots/, or in memory with --in-memory. Restoring copies a snapshot's rows into the
 // live database (same connection: every prepared statement of the areas stays valid); the control
 // service then brings Docker in line with the restored formation.
-import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrate, MIGRATIONS_DIR, type Db } from '../../db/database.ts';
+import { Database, migrate, MIGRATIONS_DIR, type Db } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';

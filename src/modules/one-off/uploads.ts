@@ -1,8 +1,8 @@
 // Files posted to `<attach_url>/files` land in /tmp/uploads of the one-off container (DOC one-off.md).
 // They are copied in as a tar archive rooted at `/`, which creates /tmp and /tmp/uploads when the
 // image has none (the busybox stack image is FROM scratch).
-import { pack } from 'tar-stream';
 import { ApiError } from '../../http/errors.ts';
+import { loadTarStream } from '../../shared/tar-stream.ts';
 
 export const UPLOAD_DIR = '/tmp/uploads';
 
@@ -25,6 +25,7 @@ export function sanitizeUploadName(raw: string): string {
 
 /** Tar of `tmp/uploads/<name>…`, with the directories as the platform's containers have them. */
 export async function uploadsArchive(files: Upload[], now: Date): Promise<Buffer> {
+  const { pack } = await loadTarStream();
   const tar = pack();
   const chunks: Buffer[] = [];
   tar.on('data', (c) => void chunks.push(c as Buffer));
