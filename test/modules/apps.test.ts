@@ -46,6 +46,26 @@ describe('apps API #1–#9', () => {
       expect(app).not.toHaveProperty('limits'); // only when an operator set one
     });
 
+    it("answers 201 as JSON with one X-Request-ID (the client's when it sent one), a dry run too", async () => {
+      const res = await h.call('POST', '/v1/apps', {
+        body: { app: { name: 'with-request-id' } },
+        headers: { 'x-request-id': 'client-id-201' },
+      });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.headers.get('x-request-id')).toBe('client-id-201'); // fetch would join two with ", "
+      expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(res.text)));
+      expect(res.body.app.name).toBe('with-request-id');
+      const dry = await h.call('POST', '/v1/apps', {
+        body: { app: { name: 'dry-run-app' } },
+        headers: { 'x-dry-run': 'true' },
+      });
+      expect(dry.status).toBe(201);
+      expect(dry.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(dry.body.app.name).toBe('dry-run-app');
+      expect((await h.call('GET', '/v1/apps/dry-run-app')).status).toBe(404);
+    });
+
     it('accepts stack_id and git_source', async () => {
       const res = await create('with-stack', 'dev', { stack_id: 'scalingo-20', git_source: 'file:///tmp/repo' });
       expect(res.status).toBe(201);

@@ -38,7 +38,8 @@ describe('event counts', () => {
     for (const u of ['u1', 'u2', 'u3']) expect(store.countForUser(u), u).toBe(truth(u));
     // A count that went negative would be a trigger missing a case.
     expect(db.prepare('SELECT COUNT(*) FROM event_counts WHERE n < 0').pluck().get()).toBe(0);
-    for (const a of ['a1', 'a2', 'a3', 'gone']) expect(store.countForApp(a), a).toBe(truthApp(a));
+    for (const a of ['a1', 'a2', 'a3', 'gone', 'pair1', 'pair2', 'pair3'])
+      expect(store.countForApp(a), a).toBe(truthApp(a));
   };
 
   it('equal COUNT(*) through inserts, collaborations and deletes', () => {
@@ -75,6 +76,37 @@ describe('event counts', () => {
     db.prepare('DELETE FROM events').run();
     check();
     expect(store.countForUser('u1')).toBe(0);
+  });
+
+  it("stay equal through pairs: an app created and deleted with its owner's events only, or with others' too", () => {
+    const kind4 = (u: string) =>
+      db.prepare("SELECT n FROM event_counts WHERE kind = 4 AND a = ? AND b = ''").pluck().get(u) as number | undefined;
+    const before = kind4('u1') ?? 0;
+    // What a create+delete pair writes (migration 024 skips the owner's count for both when nothing changes it).
+    app('pair1', 'u1');
+    event('pair1', 'u1');
+    check();
+    db.prepare("DELETE FROM apps WHERE id = 'pair1'").run();
+    event('pair1', 'u1');
+    check();
+    expect(kind4('u1') ?? 0).toBe(before);
+    // Someone else acted on it: the owner's count rises with it, and falls back once the app is deleted.
+    app('pair2', 'u1');
+    event('pair2', 'u1');
+    event('pair2', 'u2');
+    event('pair2', null);
+    check();
+    expect(kind4('u1')).toBe(before + 2);
+    db.prepare("DELETE FROM apps WHERE id = 'pair2'").run();
+    check();
+    expect(kind4('u1')).toBe(before);
+    // An app created for events already written under its id (a restore) takes them into its owner's count.
+    event('pair3', 'u2');
+    app('pair3', 'u1');
+    check();
+    expect(kind4('u1')).toBe(before + 1);
+    db.prepare("DELETE FROM apps WHERE id = 'pair3'").run();
+    check();
   });
 
   it('pages newest first, the same rows as the indexed query', () => {

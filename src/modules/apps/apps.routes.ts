@@ -63,7 +63,13 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       deps.projects?.check(user(c), app.project_id);
       const created = apps.create(user(c), app, { dryRun });
       const row = dryRun || !deps.projects ? created : deps.projects.assign(created, app.project_id);
-      return c.json({ app: appJson(row, view, { status: true }) }, 201);
+      // As GET's answer: headers written in one record with the request id (no merge with a header set earlier).
+      return answerWithRequestId(
+        c,
+        JSON.stringify({ app: appJson(row, view, { status: true }) }),
+        201,
+        'application/json',
+      );
     },
   );
 

@@ -270,7 +270,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         // first: nothing new starts meanwhile, and each start removes what it made.
         for (let jobs = work.get(app.id); jobs?.size; jobs = work.get(app.id)) await Promise.allSettled([...jobs]);
         // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
-        if (!store.liveContainers(app.id).length && !deps.deployments.allImagesOf(app.id).length) return;
+        // (No deployment row: no image either, allImagesOf's two reads answer nothing.)
+        if (!store.liveContainers(app.id).length && deps.deployments.count(app.id) === 0) return;
         for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
         const filter = { [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id };
         // A removal already under way elsewhere answers 409 at once: list again until none is left.

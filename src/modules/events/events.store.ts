@@ -14,9 +14,9 @@ export interface EventRow {
 /** The timeline. Maps app id / user id → events, newest first. */
 export function createEventsStore(db: Db) {
   const s = {
-    insert: db.prepare(
-      'INSERT INTO events (id, type, app_id, app_name, user_id, created_at, type_data) ' +
-        'VALUES (@id, @type, @app_id, @app_name, @user_id, @created_at, @type_data)',
+    // Positional parameters: cheaper to bind than named ones read from an object (every action records an event).
+    insert: db.prepare<[string, string, string | null, string | null, string | null, number, string]>(
+      'INSERT INTO events (id, type, app_id, app_name, user_id, created_at, type_data) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     // Counts come from event_counts (migration 016, kept by triggers): no scan of the events.
     countApp: db.prepare<[string], number>("SELECT n FROM event_counts WHERE kind = 1 AND a = ? AND b = ''").pluck(),
@@ -46,7 +46,8 @@ export function createEventsStore(db: Db) {
     ),
   };
   return {
-    insert: (e: Omit<EventRow, 'seq'>) => void s.insert.run(e),
+    insert: (e: Omit<EventRow, 'seq'>) =>
+      void s.insert.run(e.id, e.type, e.app_id, e.app_name, e.user_id, e.created_at, e.type_data),
     countForApp: (appId: string) => s.countApp.get(appId) ?? 0,
     pageForApp: (appId: string, limit: number, offset: number) => s.pageApp.all(appId, limit, offset),
     countForUser: (userId: string) => s.countUser.get({ user: userId }) ?? 0,

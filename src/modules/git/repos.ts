@@ -19,9 +19,13 @@ export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 export function createRepos(deps: { root: string; maxPushBytes: number }) {
   const creating = new Map<string, Promise<string>>();
   const hook = preReceiveHook(process.execPath);
+  // Whether the root may hold a repository: only init() creates it. Read once, so that deleting apps
+  // nobody pushed to (most deletions) stats nothing.
+  let rootExists: boolean | undefined;
 
   async function init(dir: string): Promise<string> {
     if (!existsSync(join(dir, 'HEAD'))) {
+      rootExists = true;
       await mkdir(deps.root, { recursive: true });
       await run('git', ['init', '--bare', '--quiet', dir], { env: gitEnv(), timeout: 30_000 });
       // The platform deploys master or main; a repository starts on main (docs/fidelity.md).
@@ -75,6 +79,8 @@ export function createRepos(deps: { root: string; maxPushBytes: number }) {
     },
     // A stat first: most deleted apps were never pushed to, and a recursive removal costs more.
     remove: async (appId: string) => {
+      rootExists ??= existsSync(deps.root);
+      if (!rootExists) return;
       const dir = join(deps.root, `${appId}.git`);
       if (existsSync(dir)) await rm(dir, { recursive: true, force: true });
     },

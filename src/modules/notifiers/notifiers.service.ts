@@ -238,6 +238,8 @@ export function createNotifiersService(deps: NotifiersServiceDeps) {
       // A deleted app's notifiers went with its row, in the transaction that recorded the event (ON DELETE CASCADE):
       // there is no one to send it to, and no need to look.
       if (e.type === 'delete_app') return;
+      // An app is created with no notifier (they are added to it afterwards): its new_app has no one to go to.
+      if (e.type === 'new_app') return;
       // After the recording transaction: the event is complete and the caller is not slowed down.
       setImmediate(() => {
         if (!deps.db.open) return;
