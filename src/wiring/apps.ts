@@ -13,6 +13,7 @@ import { createDomainsStore } from '../modules/domains/domains.store.ts';
 import { createDomainsService } from '../modules/domains/domains.service.ts';
 import { createVariablesStore } from '../modules/variables/variables.store.ts';
 import { createVariablesService } from '../modules/variables/variables.service.ts';
+import { dropBuildCacheOnEvent } from '../modules/caches/build-cache.ts';
 import type { Shared, Unit } from './area.ts';
 import type { Accounts } from './accounts.ts';
 import { defineArea } from './define-area.ts';
@@ -63,6 +64,8 @@ function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>) {
   // Custom domains: API, and the router's table of hostnames (redirects to the canonical one).
   const domains = createDomainsService({ db, store: createDomainsStore(db), apps, events, clock });
   const variablesStore = createVariablesStore(db);
+  // At start: the caches routes are built at their first request, and a deletion must not wait for one.
+  events.onRecord(dropBuildCacheOnEvent(s.stateDir));
 
   /** How an app is shown (URLs, owner, parent, project) by every area that answers with one. */
   const view: AppViewContext = {
@@ -104,7 +107,7 @@ function buildApps(s: Shared, accounts: Pick<Accounts, 'auth' | 'events'>) {
       unit(
         'caches',
         lazyRoutes('cachesRoutes', () =>
-          import('../modules/caches/caches.routes.ts').then((m) => m.cachesRoutes({ events, stateDir: s.stateDir })),
+          import('../modules/caches/caches.routes.ts').then((m) => m.cachesRoutes({ stateDir: s.stateDir })),
         ),
       ),
       unit(

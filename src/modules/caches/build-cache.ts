@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { EventRow } from '../events/events.store.ts';
 
 // The deployment (build) cache of an app lives in <state dir>/caches/<app id>: what a build keeps
 // for the next one of the same app. `DELETE /v1/apps/:app/caches/deployment` and a stack change
@@ -17,4 +18,15 @@ export async function dropBuildCache(stateDir: string, appId: string): Promise<b
   if (!existsSync(dir)) return false;
   await rm(dir, { recursive: true, force: true });
   return true;
+}
+
+/**
+ * The listener that drops an app's build cache when its stack changes or the app is deleted. Registered at start
+ * (src/wiring/apps.ts), not with the caches routes, which are built at their first request.
+ */
+export function dropBuildCacheOnEvent(stateDir: string): (e: EventRow) => void {
+  return (e) => {
+    if (e.app_id && (e.type === 'stack_changed' || e.type === 'delete_app'))
+      void dropBuildCache(stateDir, e.app_id).catch(() => undefined);
+  };
 }

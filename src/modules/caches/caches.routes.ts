@@ -1,19 +1,13 @@
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { EventsService } from '../events/events.service.ts';
 import { dropBuildCache } from './build-cache.ts';
 
 /**
  * `DELETE /v1/apps/:app/caches/deployment` (go-scalingo DeploymentsCacheReset, expects 204): the next
- * build starts from nothing. The cache also goes with a stack change and with the app.
+ * build starts from nothing. The cache also goes with a stack change and with the app (dropBuildCacheOnEvent).
  */
 // `apps`: the `:app` is loaded by the route declaration (api-routes.ts).
-export function cachesRoutes(deps: { events: EventsService; stateDir: string }) {
+export function cachesRoutes(deps: { stateDir: string }) {
   const r = new ApiRoutes('caches');
-
-  deps.events.onRecord((e) => {
-    if (e.app_id && (e.type === 'stack_changed' || e.type === 'delete_app'))
-      void dropBuildCache(deps.stateDir, e.app_id).catch(() => undefined);
-  });
 
   r.add(
     {
