@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
@@ -175,4 +175,28 @@ describe('the emulator with its lazy route groups', () => {
       await Promise.all([fresh.stop(), used.stop()]);
     }
   }, 60_000);
+});
+
+describe('the routes files of lazy groups', () => {
+  // A lazy group's factory runs at its first request, maybe never: whatever must work from the start (event listeners,
+  // timers, hooks) is wired by the area at start. The caches routes once registered the build-cache listener.
+  const wiring = new URL('../../src/wiring/', import.meta.url);
+  const files = readdirSync(wiring)
+    .filter((f) => f.endsWith('.ts'))
+    .flatMap((f) =>
+      [
+        ...readFileSync(new URL(f, wiring), 'utf8').matchAll(
+          /lazyRoutes\('\w+', \(\) =>\s*import\('(\.\.\/modules\/[^']+)'\)/g,
+        ),
+      ].map((m) => m[1]),
+    );
+
+  it('are found in the wiring (every lazy group)', () => {
+    expect(files.length).toBe(22);
+  });
+
+  it.each(files)('%s declares routes only: no listener, timer or hook registered by its factory', (file) => {
+    const source = readFileSync(new URL(file, wiring), 'utf8');
+    expect(source).not.toMatch(/\.(onRecord|onRound|subscribe|beforeDelete|addHook)\(|\bset(Interval|Timeout)\(/);
+  });
 });
