@@ -194,8 +194,7 @@ async function buildCommonJs() {
       external: ['better-sqlite3', 'ssh2', 'cpu-features', 'esbuild'],
       plugins: [withoutBuildkitSessions, lazyDockerSsh, englishZodOnly],
     });
-    // dist/vendor/* entries only shape the chunks: nothing imports them.
-    const chunks = Object.keys(split.metafile.outputs).filter((p) => p.endsWith('.cjs') && !/[\\/]vendor[\\/]/.test(p));
+    const chunks = Object.keys(split.metafile.outputs).filter((p) => p.endsWith('.cjs'));
     const result = await build({
       entryPoints: chunks.map((p) => join(root, p)),
       outdir: dist,

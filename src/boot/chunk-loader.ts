@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
 import type { CodeCacheStore } from './code-cache-store.ts';
 
@@ -46,7 +46,7 @@ export class ChunkLoader {
     if (store) process.once('exit', () => this.writeCache());
   }
 
-  /** Runs a chunk of the bundle (its name in dist/, e.g. `main.cjs`) and returns its exports. */
+  /** Runs a chunk of the bundle (its path in dist/, e.g. `main.cjs`, `vendor/jose.cjs`) and returns its exports. */
   load(chunk: string): unknown {
     const known = this.modules.get(chunk);
     if (known) return known.exports;
@@ -54,7 +54,7 @@ export class ChunkLoader {
     const module: ChunkModule = { exports: {}, id: filename, filename, loaded: false };
     this.modules.set(chunk, module);
     const run = this.compile(chunk, filename) as (...args: unknown[]) => void;
-    run.call(module.exports, module.exports, this.requireFor(), module, filename, this.bundleDir);
+    run.call(module.exports, module.exports, this.requireFor(dirname(filename)), module, filename, dirname(filename));
     module.loaded = true;
     return module.exports;
   }
@@ -75,10 +75,11 @@ export class ChunkLoader {
     return script.runInThisContext();
   }
 
-  private requireFor(): NodeJS.Require {
+  /** The `require` of the chunks in `dir`: the bundle's own chunks by this loader (one instance each), the rest by node. */
+  private requireFor(dir: string): NodeJS.Require {
     const require = ((id: string) =>
-      id.startsWith('./') && id.endsWith('.cjs') && !id.includes('/', 2)
-        ? this.load(id.slice(2))
+      /^\.\.?\//.test(id) && id.endsWith('.cjs')
+        ? this.load(relative(this.bundleDir, resolve(dir, id)).split(sep).join('/'))
         : this.nodeRequire(id)) as NodeJS.Require;
     return Object.assign(require, {
       resolve: this.nodeRequire.resolve,

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { checksum, crc32Hex } from './checksum.ts';
 import { RUNTIME_V8_FLAGS } from './v8-flags.ts';
 
@@ -69,12 +69,13 @@ export class CodeCacheStore {
   sweep(exists: (chunk: string) => boolean): void {
     const suffix = `.${this.options}.v8cache`;
     for (const name of readdirSync(this.dir)) {
-      if (name.endsWith(suffix) && !exists(name.slice(0, -suffix.length)))
+      if (name.endsWith(suffix) && !exists(name.slice(0, -suffix.length).replaceAll('+', '/')))
         rmSync(join(this.dir, name), { force: true });
     }
   }
 
   private path(chunk: string): string {
-    return join(this.dir, `${basename(chunk)}.${this.options}.v8cache`);
+    // A chunk's path in the bundle (`vendor/jose.cjs`) as one file name (`vendor+jose.cjs`).
+    return join(this.dir, `${chunk.replaceAll('/', '+')}.${this.options}.v8cache`);
   }
 }
