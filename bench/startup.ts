@@ -177,7 +177,7 @@ export const section: Section = {
         method:
           `Each start: spawn \`node <options> dist/main.mjs start --port 0 --router-port 0 … --log-level silent\` (the bundle \`npm start\` runs, built beforehand by scripts/build.mjs, with the environment and node options of its start script) or the same through \`node --import tsx src/main.ts\`, read the API URL from its banner, ` +
           `poll GET /_emulator/health every 2 ms until the first 200; the time runs from spawn() to that 200. ` +
-          `${perRound} starts per mode per round, modes interleaved, ${ctx.rounds} rounds, after one uncounted start of each mode. ` +
+          `${perRound} starts per mode per round, modes interleaved, ${ctx.rounds} rounds, after one uncounted start of each mode (which, for a bundle with one, writes its V8 code cache: src/boot/). ` +
           `The tsx transform cache is warm. Health answered status: ${[...statuses].join(', ')} (Docker probed for real: GET /version on the engine's socket).`,
         tables: [
           {
