@@ -284,7 +284,7 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
 }
 
 /** A response declared by its JSON schema (or one made at first use), not by content types. */
-export function isSchema(spec: ResponseSpec): spec is SchemaLike {
+export function isSchema(spec: ResponseSpec | undefined): spec is SchemaLike {
   return typeof spec === 'function' || spec instanceof z.ZodType;
 }
 
