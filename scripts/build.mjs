@@ -1,7 +1,8 @@
 // Builds what the package ships, as plain JavaScript (no tsx, no build on the user's side):
-//   dist/main.mjs        the `scalingo-emulator` command (bin)
-//   dist/index.mjs       the programmatic API (`import { startEmulator } from 'scalingo-emulator'`)
-//   dist/chunk-*.mjs     code both share (esbuild code splitting)
+//   dist/main.mjs        the `scalingo-emulator` command (bin): a small loader (src/boot/) running dist/main.cjs through
+//                        V8's code cache (dist/.v8-cache/, written by the command, kept across builds, not packed)
+//   dist/index.mjs       the programmatic API (`import { startEmulator } from 'scalingo-emulator'`): re-exports dist/index.cjs
+//   dist/*.cjs           the code as CommonJS chunks (esbuild code splitting, then each chunk converted)
 //   dist/migrations/     the SQL migrations, read from disk next to the code
 //   dist/dashboard/      the dashboard's browser bundle and page (served at /_emulator/)
 // `npm start` runs it before starting (it rebuilds only when a source is newer); `npm pack` runs it
