@@ -105,7 +105,7 @@ const englishZodOnly = {
  * The largest dependencies as entries of their own: code splitting then puts each in its own chunk instead of
  * one 1.1 MB chunk with the emulator's code. V8 compiles a module at once, with scratch memory in proportion
  * to its size, and the process keeps the peak of that memory (malloc does not give it back): 9 MiB for the one
- * chunk, 3.7 MiB once split. dist/vendor/*.mjs themselves are never loaded (main.mjs imports the chunks).
+ * chunk, 3.7 MiB once split. A dist/vendor/*.cjs is loaded only where the code imports its package with `import()` (jose).
  */
 const vendorEntries = Object.fromEntries(
   ['zod', 're2js', '@hono/zod-openapi', 'pino', 'jose', 'hono'].map((p) => [`vendor/${p.replace(/^@hono\//, '')}`, p]),
