@@ -1,7 +1,8 @@
 // Builds what the package ships, as plain JavaScript (no tsx, no build on the user's side):
-//   dist/main.mjs        the `scalingo-emulator` command (bin)
-//   dist/index.mjs       the programmatic API (`import { startEmulator } from 'scalingo-emulator'`)
-//   dist/chunk-*.mjs     code both share (esbuild code splitting)
+//   dist/main.mjs        the `scalingo-emulator` command (bin): a small loader (src/boot/) running dist/main.cjs through
+//                        V8's code cache (dist/.v8-cache/, written by the command, kept across builds, not packed)
+//   dist/index.mjs       the programmatic API (`import { startEmulator } from 'scalingo-emulator'`): re-exports dist/index.cjs
+//   dist/*.cjs           the code as CommonJS chunks (esbuild code splitting, then each chunk converted)
 //   dist/migrations/     the SQL migrations, read from disk next to the code
 //   dist/dashboard/      the dashboard's browser bundle and page (served at /_emulator/)
 // `npm start` runs it before starting (it rebuilds only when a source is newer); `npm pack` runs it
@@ -104,7 +105,7 @@ const englishZodOnly = {
  * The largest dependencies as entries of their own: code splitting then puts each in its own chunk instead of
  * one 1.1 MB chunk with the emulator's code. V8 compiles a module at once, with scratch memory in proportion
  * to its size, and the process keeps the peak of that memory (malloc does not give it back): 9 MiB for the one
- * chunk, 3.7 MiB once split. dist/vendor/*.mjs themselves are never loaded (main.mjs imports the chunks).
+ * chunk, 3.7 MiB once split. A dist/vendor/*.cjs is loaded only where the code imports its package with `import()` (jose).
  */
 const vendorEntries = Object.fromEntries(
   ['zod', 're2js', '@hono/zod-openapi', 'pino', 'jose', 'hono'].map((p) => [`vendor/${p.replace(/^@hono\//, '')}`, p]),
@@ -118,30 +119,10 @@ const stale =
   newest(join(root, 'src')) > builtAt ||
   statSync(join(root, 'package-lock.json')).mtimeMs > builtAt;
 if (stale) {
-  const result = await build({
-    entryPoints: { main: join(root, 'src/main.ts'), index: join(root, 'src/index.ts'), ...vendorEntries },
-    outdir: dist,
-    write: false,
-    outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunk-[hash]',
-    splitting: true,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    sourcemap: 'linked',
-    sourcesContent: false,
-    // Smaller code compiles faster at every start; the source map keeps stack traces readable.
-    minify: true,
-    keepNames: true,
-    logLevel: 'warning',
-    // Native addons and optional native helpers stay as packages (the package's only dependencies).
-    external: ['better-sqlite3', 'ssh2', 'cpu-features', 'esbuild'],
-    plugins: [withoutBuildkitSessions, lazyDockerSsh, englishZodOnly],
-    // CommonJS dependencies inside an ESM bundle need require().
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
-  const files = new Map(result.outputFiles.map((f) => [f.path, f.contents]));
+  const files = await buildCommonJs();
+  files.set(join(dist, 'main.mjs'), await buildCommand());
+  // The programmatic API: node's ES module loader reads the CommonJS entry's export names (esbuild annotates them).
+  files.set(join(dist, 'index.mjs'), Buffer.from("export * from './index.cjs';\n"));
   // The dashboard: one browser script, no framework, nothing fetched from a CDN.
   const { bundleDashboard } = await import('./build-dashboard.mjs');
   for (const [name, text] of Object.entries(await bundleDashboard()))
@@ -173,9 +154,95 @@ function publish(files) {
   const sweep = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
+      if (e.name === '.v8-cache') continue; // the command's code cache: it sweeps its own stale files
       if (e.isDirectory()) sweep(p);
       else if (!keep.has(p)) rmSync(p, { force: true });
     }
   };
   sweep(dist);
+}
+
+/**
+ * The emulator's code as CommonJS chunks (dist/main.cjs, dist/index.cjs, dist/chunk-*.cjs), which V8's code cache can
+ * serve on Node 20 (it has none for ES modules). esbuild splits ES modules only, so the sources are bundled and split
+ * as ES modules first (into a temporary directory), then each chunk is converted on its own: static imports become
+ * `require('./chunk-….cjs')` of its siblings, `import()` of a lazy chunk a `require` at that moment (the code splitting,
+ * and with it what a start does not load, is kept), `import.meta.url` the chunk's file URL. The source maps of both
+ * steps are chained (esbuild reads the first step's linked maps).
+ */
+async function buildCommonJs() {
+  const esm = join(root, 'node_modules', '.cache', `scalingo-emulator-esm-${process.pid}`);
+  rmSync(esm, { recursive: true, force: true });
+  try {
+    const split = await build({
+      entryPoints: { main: join(root, 'src/main.ts'), index: join(root, 'src/index.ts'), ...vendorEntries },
+      outdir: esm,
+      outExtension: { '.js': '.cjs' },
+      chunkNames: 'chunk-[hash]',
+      splitting: true,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'esm',
+      sourcemap: 'linked',
+      sourcesContent: false,
+      // Smaller code compiles faster at every start; the source map keeps stack traces readable.
+      minify: true,
+      keepNames: true,
+      logLevel: 'warning',
+      metafile: true,
+      // Native addons and optional native helpers stay as packages (the package's only dependencies).
+      external: ['better-sqlite3', 'ssh2', 'cpu-features', 'esbuild'],
+      plugins: [withoutBuildkitSessions, lazyDockerSsh, englishZodOnly],
+    });
+    const chunks = Object.keys(split.metafile.outputs).filter((p) => p.endsWith('.cjs'));
+    const result = await build({
+      entryPoints: chunks.map((p) => join(root, p)),
+      outdir: dist,
+      outbase: esm,
+      write: false,
+      bundle: false,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      outExtension: { '.js': '.cjs' },
+      // import() of a chunk must be a require of it: node's ES module loader would load the chunk a second time.
+      supported: { 'dynamic-import': false },
+      define: { 'import.meta.url': '__importMetaUrl' },
+      banner: { js: "var __importMetaUrl=require('node:url').pathToFileURL(__filename).href;" },
+      sourcemap: 'linked',
+      sourcesContent: false,
+      minify: true,
+      keepNames: true,
+      logLevel: 'warning',
+    });
+    // A chunk is compiled inside a function (node's CommonJS wrapper, or src/boot/chunk-loader.ts's): no #! line there.
+    return new Map(
+      result.outputFiles.map((f) => [f.path, f.path.endsWith('.cjs') ? withoutHashbang(f.contents) : f.contents]),
+    );
+  } finally {
+    rmSync(esm, { recursive: true, force: true });
+  }
+}
+
+function withoutHashbang(contents) {
+  return contents[0] === 0x23 && contents[1] === 0x21
+    ? Buffer.concat([Buffer.from('//'), contents.subarray(2)])
+    : contents;
+}
+
+/** The command, dist/main.mjs: a small ES module that loads the CommonJS chunks through V8's code cache. */
+async function buildCommand() {
+  const result = await build({
+    entryPoints: [join(root, 'src/boot/main-entry.ts')],
+    write: false,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    minify: true,
+    logLevel: 'warning',
+    banner: { js: '#!/usr/bin/env node' },
+  });
+  return result.outputFiles[0].contents;
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 import { loadConfig, ConfigError } from './config/load.ts';
 import { createEmulator, VERSION } from './emulator.ts';
 import { missingRecipeImages } from './runtime/recipe-images.ts';
 import { createProgress } from './cli/progress.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
+import { applyRuntimeV8Flags } from './boot/v8-flags.ts';
 import { ensureBaseImageWithProgress, followDeployments, followImageBuilds } from './cli/follow.ts';
 
 const USAGE = `Usage: scalingo-emulator [start] [options]
@@ -185,11 +185,8 @@ async function main(argv: string[]): Promise<number> {
   return -1; // keep running
 }
 
-// The command's own process (not the programmatic API's, which lives in its host's process): a burst of container
-// output is allocation at ~1 KB a log line, and V8 lets the old generation grow up to 4× what survived its last full
-// collection before the next one, so a 1,000,000-line burst peaked at ~260 MiB of garbage awaiting collection. A fixed
-// 1.5× keeps that peak under 200 MiB at no measured cost a line (BENCHMARKS.md, issue 25; docs/architecture.md).
-setFlagsFromString('--heap-growing-percent=50');
+// The command's own process (not the programmatic API's, which lives in its host's process): src/boot/v8-flags.ts.
+applyRuntimeV8Flags();
 
 main(process.argv.slice(2)).then((code) => {
   if (code >= 0) process.exit(code);
