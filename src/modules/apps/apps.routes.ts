@@ -108,7 +108,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
     },
     async (c, _body, q) => {
       await apps.delete(user(c), c.get('app'), q.current_name);
-      return c.body(null, 204);
+      return answerWithRequestId(c, null, 204);
     },
   );
 
