@@ -114,6 +114,21 @@ describe('apps: create and delete', () => {
     expect(types).toEqual(['new_app']);
   });
 
+  it('an app that never ran is deleted synchronously: no area returns a promise, the service answers without one', async () => {
+    const id: string = (await create('sync-delete')).body.app.id;
+    const apps = h.emu.area('apps').apps;
+    const dev = h.emu.area('accounts').auth.userByLogin('dev');
+    const row = apps.store.find(id);
+    if (!dev || !row) throw new Error('precondition: the user dev and the app just created');
+    expect(apps.delete(dev, row, 'sync-delete')).toBeUndefined();
+    expect(apps.store.find(id)).toBeUndefined();
+    const types = h.emu.db
+      .prepare<[string], string>('SELECT type FROM events WHERE app_id = ? ORDER BY rowid')
+      .pluck()
+      .all(id);
+    expect(types).toEqual(['new_app', 'delete_app']);
+  });
+
   it('a hook with something to remove first is waited on; one failing later is the answer and keeps the app', async () => {
     const apps = h.emu.area('apps').apps;
     const seen: string[] = [];
