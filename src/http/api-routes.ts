@@ -3,6 +3,7 @@ import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { Hono, type Context, type Handler, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from './env.ts';
+import { schemaOf, type SchemaLike } from './api-schemas.ts';
 import { ApiError } from './errors.ts';
 import { jsonBody } from './validate.ts';
 
@@ -30,19 +31,22 @@ export type RouteAuth =
   /** An addon's token as a bearer (the database API, checked by its routes). */
   | 'addon';
 
-/** A response: a JSON schema, `null` for an empty body, or other content type(s) (e.g. text or SSE on one route). */
+/**
+ * A response: a JSON schema (or one made at its first use: `lazySchema`, api-schemas.ts), `null` for an empty body,
+ * or other content type(s) (e.g. text or SSE on one route).
+ */
 export type ResponseSpec =
-  | z.ZodType
+  | SchemaLike
   | null
-  | { description?: string; contentType: string | string[]; schema?: z.ZodType };
+  | { description?: string; contentType: string | string[]; schema?: SchemaLike };
 export type Responses = Record<number, ResponseSpec>;
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface RouteDef<
   P extends string = string,
-  B extends z.ZodType | undefined = z.ZodType | undefined,
-  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  B extends SchemaLike | undefined = SchemaLike | undefined,
+  Q extends SchemaLike<z.ZodObject> | undefined = SchemaLike<z.ZodObject> | undefined,
 > {
   method: Method | Method[];
   /** Hono syntax (`/v1/apps/:app/containers/:id`); the document writes `{app}`. */
@@ -57,7 +61,11 @@ export interface RouteDef<
    * (another user's app is a 404 before its body is read). Default: true when the path has `:app`.
    */
   app?: boolean;
-  /** JSON body, parsed and validated before the handler (400 malformed, 422 `{errors}`). */
+  /**
+   * JSON body, parsed and validated before the handler (400 malformed, 422 `{errors}`). Here and in `query` and
+   * `responses`, a schema made at its first use (`lazySchema`) is made when the route first needs it: its first
+   * request, the OpenAPI document, or the check of its answer.
+   */
   body?: B;
   /** The body's root key (`app`): a missing root is `{errors: {app: ["missing field"]}}`. */
   bodyRoot?: string;
@@ -75,9 +83,11 @@ export interface RouteDef<
   responses: Responses;
 }
 
-type BodyOf<B> = B extends z.ZodType ? z.infer<B> : undefined;
+/** The schema a declaration gives, made at first use or not. */
+type Made<S> = S extends z.ZodType ? S : S extends () => infer M ? M : undefined;
+type BodyOf<B> = Made<B> extends z.ZodType ? z.infer<Made<B>> : undefined;
 // Partial: a missing required parameter reaches the handler (see `query`).
-type QueryOf<Q> = Q extends z.ZodObject ? Partial<z.infer<Q>> : undefined;
+type QueryOf<Q> = Made<Q> extends z.ZodObject ? Partial<z.infer<Made<Q>>> : undefined;
 export type RouteHandler<P extends string, B, Q = undefined> = (
   c: Context<AppEnv, P>,
   body: BodyOf<B>,
@@ -112,10 +122,11 @@ export class ApiRoutes extends Hono<AppEnv> {
     super();
   }
 
-  add<P extends string, B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined>(
-    def: RouteDef<P, B, Q>,
-    handler: RouteHandler<P, B, Q>,
-  ): this {
+  add<
+    P extends string,
+    B extends SchemaLike | undefined = undefined,
+    Q extends SchemaLike<z.ZodObject> | undefined = undefined,
+  >(def: RouteDef<P, B, Q>, handler: RouteHandler<P, B, Q>): this {
     const auth = def.auth ?? (def.path.startsWith('/v1/') ? 'user' : 'public');
     const declared: DeclaredRoute = { def: def as RouteDef, auth, area: this.area };
     this.declared.push(declared);
@@ -128,7 +139,7 @@ export class ApiRoutes extends Hono<AppEnv> {
     // run are never called, and each copy is a tree of zod schemas kept for the process's life.
     let query: z.ZodObject | undefined;
     const queryOf = (c: Context<AppEnv>) =>
-      (def.query ? parseQuery(c, (query ??= def.query.partial())) : undefined) as QueryOf<Q>;
+      (def.query ? parseQuery(c, (query ??= schemaOf(def.query).partial())) : undefined) as QueryOf<Q>;
     const steps: RouteStep[] = [
       ...pre,
       ...(def.middleware ?? []),
@@ -138,7 +149,7 @@ export class ApiRoutes extends Hono<AppEnv> {
             const q = queryOf(c);
             return handler(
               c as unknown as Context<AppEnv, P>,
-              (await jsonBody(c, parse, def.bodyRoot)) as BodyOf<B>,
+              (await jsonBody(c, schemaOf(parse), def.bodyRoot)) as BodyOf<B>,
               q,
             );
           }
@@ -242,15 +253,14 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
   const responses: RouteConfig['responses'] = {};
   for (const [status, spec] of Object.entries(def.responses)) {
     if (spec === null) responses[status] = { description: 'No body' };
-    else if (spec instanceof z.ZodType) {
+    else if (isSchema(spec)) {
       responses[status] = {
         description: describeStatus(Number(status)),
-        content: { 'application/json': { schema: spec } },
+        content: { 'application/json': { schema: schemaOf(spec) } },
       };
     } else {
-      const content = Object.fromEntries(
-        [spec.contentType].flat().map((t) => [t, { schema: spec.schema ?? z.string() }]),
-      );
+      const schema = spec.schema ? schemaOf(spec.schema) : z.string();
+      const content = Object.fromEntries([spec.contentType].flat().map((t) => [t, { schema }]));
       responses[status] = { description: spec.description ?? describeStatus(Number(status)), content };
     }
   }
@@ -264,11 +274,18 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
     ...(auth === 'signed' ? { 'x-signed-url': true } : {}),
     request: {
       ...(params.length ? { params: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) } : {}),
-      ...(def.query ? { query: def.query } : {}),
-      ...(def.body ? { body: { content: { 'application/json': { schema: def.body } }, required: false } } : {}),
+      ...(def.query ? { query: schemaOf(def.query) } : {}),
+      ...(def.body
+        ? { body: { content: { 'application/json': { schema: schemaOf(def.body) } }, required: false } }
+        : {}),
     },
     responses,
   } as RouteConfig;
+}
+
+/** A response declared by its JSON schema (or one made at first use), not by content types. */
+export function isSchema(spec: ResponseSpec | undefined): spec is SchemaLike {
+  return typeof spec === 'function' || spec instanceof z.ZodType;
 }
 
 function describeStatus(status: number): string {

@@ -12,6 +12,30 @@ extendZodWithOpenApi(z);
  * and small helpers. Area resources live in their area's `*.schemas.ts`.
  */
 
+/**
+ * A schema made at its first use, not when its module is evaluated: `export const x = lazySchema(() => z.object(…))`,
+ * read as `x()` (the same schema every time). The schemas of the route groups built at start are made so: most of
+ * them no request of a run ever needs, and making a zod schema costs start-up time (docs/architecture.md, "Start and
+ * idle memory"). A route declaration takes one as it takes a schema (`body: x`, `responses: { 200: x }`).
+ */
+export type LazySchema<S extends z.ZodType = z.ZodType> = () => S;
+
+export function lazySchema<S extends z.ZodType>(make: () => S): LazySchema<S> {
+  let made: S | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}
+
+/** A schema, or one made at its first use. */
+export type SchemaLike<S extends z.ZodType = z.ZodType> = S | LazySchema<S>;
+
+/** The schema itself (made now if it is made at first use). */
+export function schemaOf<S extends z.ZodType>(schema: SchemaLike<S>): S {
+  return typeof schema === 'function' ? schema() : schema;
+}
+
 /** 400/401/403/413/415/50x `{error}`, 402 `{error, url}`, 404 `{resource, error}`, 422 `{errors: {field: [msg]}}`. */
 export const ERROR_BODY = z
   .union([

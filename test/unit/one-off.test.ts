@@ -67,7 +67,7 @@ describe('upload names', () => {
 
 describe('one-off request bodies', () => {
   it('run: the Go client shape passes; command is required; env values become strings', () => {
-    const go = runSchema.parse({
+    const go = runSchema().parse({
       command: 'rails console',
       env: { TERM: 'xterm', CLIENT_OS: 'linux' },
       size: 'M',
@@ -75,19 +75,19 @@ describe('one-off request bodies', () => {
       has_uploads: false,
     });
     expect(go).toMatchObject({ command: 'rails console', size: 'M', detached: false });
-    expect(runSchema.parse({ command: 'x', env: { N: 3, B: true } }).env).toEqual({ N: '3', B: 'true' });
-    expect(runSchema.safeParse({}).success).toBe(false);
-    expect(runSchema.safeParse({ command: '' }).success).toBe(false);
-    expect(runSchema.safeParse({ command: ['ls'] }).success).toBe(false);
-    expect(runSchema.safeParse({ command: 'x', env: { '': 'v' } }).success).toBe(false);
+    expect(runSchema().parse({ command: 'x', env: { N: 3, B: true } }).env).toEqual({ N: '3', B: 'true' });
+    expect(runSchema().safeParse({}).success).toBe(false);
+    expect(runSchema().safeParse({ command: '' }).success).toBe(false);
+    expect(runSchema().safeParse({ command: ['ls'] }).success).toBe(false);
+    expect(runSchema().safeParse({ command: 'x', env: { '': 'v' } }).success).toBe(false);
   });
 
   it('resize: strings (CLI) or integers (DOC), Width/Height of old CLIs, bounded', () => {
-    expect(resizeSchema.parse({ width: '80', height: '24' })).toEqual({ width: 80, height: 24 });
-    expect(resizeSchema.parse({ width: 80, height: 24 })).toEqual({ width: 80, height: 24 });
-    expect(resizeSchema.parse(normaliseResize({ Width: '100', Height: '30' }))).toEqual({ width: 100, height: 30 });
+    expect(resizeSchema().parse({ width: '80', height: '24' })).toEqual({ width: 80, height: 24 });
+    expect(resizeSchema().parse({ width: 80, height: 24 })).toEqual({ width: 80, height: 24 });
+    expect(resizeSchema().parse(normaliseResize({ Width: '100', Height: '30' }))).toEqual({ width: 100, height: 30 });
     // A terminal without a size: the CLI sends "0" × "0", accepted (the route then leaves the TTY alone).
-    expect(resizeSchema.parse({ width: '0', height: '0' })).toEqual({ width: 0, height: 0 });
+    expect(resizeSchema().parse({ width: '0', height: '0' })).toEqual({ width: 0, height: 0 });
     for (const bad of [
       { width: '80x', height: 24 },
       { width: -1, height: 24 },
@@ -96,7 +96,7 @@ describe('one-off request bodies', () => {
       { width: 1.5, height: 2 },
       { width: 80, height: 10_001 },
     ]) {
-      expect(resizeSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+      expect(resizeSchema().safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
   });
 });

@@ -1,8 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AppEnv } from '../env.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { ERROR_BODY } from '../api-schemas.ts';
+import { isSchema } from '../api-routes.ts';
+import { ERROR_BODY, schemaOf } from '../api-schemas.ts';
 
 /**
  * Checks every answer against what its route declares (`validateResponses`, on in the test suite):
@@ -32,7 +33,7 @@ export function responseConformance(logger: Logger): MiddlewareHandler<AppEnv> {
 async function check(res: Response, route: AppEnv['Variables']['route'] | undefined): Promise<string | null> {
   const type = res.headers.get('content-type') ?? '';
   // An error status a route declares with its own schema (the health's 503) is checked like an answer.
-  if (res.status >= 400 && !(route?.def.responses[res.status] instanceof z.ZodType)) {
+  if (res.status >= 400 && !isSchema(route?.def.responses[res.status])) {
     // Errors come from the one error writer (or the not-found handler): the platform's shapes.
     if (res.status === 429) return type.startsWith('text/plain') ? null : `a 429 is plain text, not ${type}`;
     if (!type.startsWith('application/json')) return `an error is JSON, not ${type || 'no content type'}`;
@@ -47,9 +48,9 @@ async function check(res: Response, route: AppEnv['Variables']['route'] | undefi
     return res.body === null || res.status === 204 || (res.status >= 300 && res.status < 400)
       ? null
       : 'a body where none is declared';
-  if (spec instanceof z.ZodType) {
+  if (isSchema(spec)) {
     if (!type.startsWith('application/json')) return `declared JSON, answered ${type || 'no content type'}`;
-    return issues(spec, await res.clone().json());
+    return issues(schemaOf(spec), await res.clone().json());
   }
   const wanted = [spec.contentType].flat().map((t) => t.split(';')[0]);
   return wanted.some((want) => type.startsWith(want) || want === '*/*')

@@ -4,6 +4,7 @@
 // expiring URL (`to` is the time of its last line, the download stops there). Later pages are empty.
 import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ApiError } from '../../http/errors.ts';
 import { isoDate } from '../../shared/clock.ts';
@@ -17,11 +18,13 @@ const ARCHIVE = 'addon-logs-archive';
 const URL_TTL_MS = 10 * 60_000;
 const KEEP = 1000;
 
-const archiveList = z.object({
-  archives: z.array(z.object({ url: z.string(), from: z.string(), to: z.string(), size: z.number() })),
-  has_more: z.boolean(),
-  next_cursor: z.string(),
-});
+const archiveList = lazySchema(() =>
+  z.object({
+    archives: z.array(z.object({ url: z.string(), from: z.string(), to: z.string(), size: z.number() })),
+    has_more: z.boolean(),
+    next_cursor: z.string(),
+  }),
+);
 
 export function addonLogsArchivesRoutes(deps: {
   addons: AddonsService;
@@ -40,7 +43,7 @@ export function addonLogsArchivesRoutes(deps: {
         path: `${base}/databases/:id/logs_archives`,
         summary: "List the logs archives of an addon's server (one: its recent output)",
         auth: 'addon',
-        query: z.object({ page: z.string().optional(), cursor: z.string().optional() }),
+        query: lazySchema(() => z.object({ page: z.string().optional(), cursor: z.string().optional() })),
         responses: { 200: archiveList },
       },
       (c) => {

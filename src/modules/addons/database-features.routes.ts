@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { jsonBody, lineCount } from '../../http/validate.ts';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -144,7 +145,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
       async (c) => {
         // The token and the server are checked before the body is read.
         const addon = realAddon(c, c.req.param('id'));
-        const { database_user: u } = await jsonBody(c, createUserSchema, 'database_user');
+        const { database_user: u } = await jsonBody(c, createUserSchema(), 'database_user');
         return c.json({ database_user: await users.create(addon, u) }, 201);
       },
     );
@@ -205,12 +206,14 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
       path: '/_emulator/addon-logs/:id',
       summary: "The addon server's recent output (signed URL); follow it with a WebSocket",
       auth: 'signed',
-      query: z.object({
-        token: z.string(),
-        timestamp: z.string(),
-        n: z.string().optional(),
-        stream: z.string().optional(),
-      }),
+      query: lazySchema(() =>
+        z.object({
+          token: z.string(),
+          timestamp: z.string(),
+          n: z.string().optional(),
+          stream: z.string().optional(),
+        }),
+      ),
       responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' }, 204: null },
     },
     (c) => {

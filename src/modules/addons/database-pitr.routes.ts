@@ -3,6 +3,7 @@
 // /databases/:id/pitr/restore {restore_time} → 201 {operation}), what `database-pitr-recovery-window` and
 // `database-pitr-restore` of the CLI call.
 import { z } from 'zod';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { jsonBody } from '../../http/validate.ts';
@@ -12,16 +13,20 @@ import type { AddonServers } from './addon-servers.ts';
 import type { AddonPitr } from './addon-pitr.ts';
 import { DATABASE_API_BASES, readyAddon } from './database-api.ts';
 
-const restoreBody = z.object({ restore_time: z.iso.datetime({ offset: true }) });
-const recoveryWindow = z.object({
-  recovery_window: z.object({
-    earliest_recoverable_at: z.string().optional(),
-    latest_recoverable_at: z.string().optional(),
+const restoreBody = lazySchema(() => z.object({ restore_time: z.iso.datetime({ offset: true }) }));
+const recoveryWindow = lazySchema(() =>
+  z.object({
+    recovery_window: z.object({
+      earliest_recoverable_at: z.string().optional(),
+      latest_recoverable_at: z.string().optional(),
+    }),
   }),
-});
-const operation = z.object({
-  operation: z.object({ id: z.string(), app_id: z.string(), status: z.string(), type: z.string() }).passthrough(),
-});
+);
+const operation = lazySchema(() =>
+  z.object({
+    operation: z.object({ id: z.string(), app_id: z.string(), status: z.string(), type: z.string() }).passthrough(),
+  }),
+);
 
 export function databasePitrRoutes(deps: { addons: AddonsService; servers: AddonServers; pitr: AddonPitr }) {
   const { servers, pitr } = deps;
@@ -56,7 +61,7 @@ export function databasePitrRoutes(deps: { addons: AddonsService; servers: Addon
       async (c) => {
         const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
         pitr.check(addon);
-        const body = await jsonBody(c, restoreBody);
+        const body = await jsonBody(c, restoreBody());
         const op = await pitr.restore(addon, new Date(body.restore_time));
         return c.json({ operation: operationJson(op) }, 201);
       },

@@ -1,21 +1,24 @@
 // Restoring a backup into the running server (addon-restores.ts), on the database API.
 import { z } from 'zod';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import type { AddonsService } from './addons.service.ts';
 import type { AddonServers } from './addon-servers.ts';
 import type { AddonRestores } from './addon-restores.ts';
 import { DATABASE_API_BASES, notReady, readyAddon, tokenAddon } from './database-api.ts';
 
-const restore = z.object({
-  id: z.string(),
-  database_id: z.string(),
-  backup_id: z.string(),
-  status: z.string(),
-  error: z.string(),
-  started_at: z.string(),
-  finished_at: z.string().nullable(),
-});
-const restoreEnvelope = z.object({ restore });
+const restore = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    database_id: z.string(),
+    backup_id: z.string(),
+    status: z.string(),
+    error: z.string(),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+  }),
+);
+const restoreEnvelope = lazySchema(() => z.object({ restore: restore() }));
 
 export function databaseRestoresRoutes(deps: {
   addons: AddonsService;

@@ -4,6 +4,7 @@
 // the real server (ALTER ROLE / ALTER USER); protected users (the addon's own, the system's) are refused.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -18,23 +19,27 @@ const SYSTEM_USERS = new Set(['postgres', 'root', 'mysql', 'mariadb.sys', 'defau
 /** A name safe to splice into MariaDB's SQL text (the user must exist too). */
 const SAFE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-const updatePasswordSchema = z.object({
-  database_user: z
-    .object({
-      database_id: z.string().max(64).optional(),
-      password: z
-        .string()
-        .regex(/^[A-Za-z0-9_.~+=!@#%^*,:-]{24,64}$/, 'must be 24 to 64 letters, digits or _.~+=!@#%^*,:-'),
-      password_confirmation: z.string().max(64).optional(),
-    })
-    .refine((u) => u.password === u.password_confirmation, {
-      message: "doesn't match the password",
-      path: ['password_confirmation'],
-    }),
-});
-const userWithPassword = z.object({
-  database_user: z.object({ name: z.string(), read_only: z.boolean(), protected: z.boolean(), password: z.string() }),
-});
+const updatePasswordSchema = lazySchema(() =>
+  z.object({
+    database_user: z
+      .object({
+        database_id: z.string().max(64).optional(),
+        password: z
+          .string()
+          .regex(/^[A-Za-z0-9_.~+=!@#%^*,:-]{24,64}$/, 'must be 24 to 64 letters, digits or _.~+=!@#%^*,:-'),
+        password_confirmation: z.string().max(64).optional(),
+      })
+      .refine((u) => u.password === u.password_confirmation, {
+        message: "doesn't match the password",
+        path: ['password_confirmation'],
+      }),
+  }),
+);
+const userWithPassword = lazySchema(() =>
+  z.object({
+    database_user: z.object({ name: z.string(), read_only: z.boolean(), protected: z.boolean(), password: z.string() }),
+  }),
+);
 
 export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
   const { servers } = deps;
@@ -72,7 +77,7 @@ export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; serve
       async (c) => {
         const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
         const user = await changeable(addon, c.req.param('name'));
-        const { database_user: u } = await jsonBody(c, updatePasswordSchema, 'database_user');
+        const { database_user: u } = await jsonBody(c, updatePasswordSchema(), 'database_user');
         await setPassword(addon, user.name, u.password);
         return c.json({
           database_user: { name: user.name, read_only: user.readOnly, protected: false, password: u.password },

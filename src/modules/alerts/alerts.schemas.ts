@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime } from '../../http/api-schemas.ts';
+import { ALERT_METRICS } from './alert-metrics.ts';
 import { durationInput } from './durations.ts';
-
-// Metrics an alert can watch: the recommended-value list of the reference, which the npm client's
-// MetricTypes and the alerts user documentation repeat.
-export const ALERT_METRICS = ['cpu', 'memory', 'swap', 'p95_response_time', '5XX', 'all', 'rpm_per_container'] as const;
-export type AlertMetric = (typeof ALERT_METRICS)[number];
-/** Resource metrics take their limit as a fraction (0.1 means 10 %). */
-export const RESOURCE_METRICS = new Set<string>(['cpu', 'memory', 'swap']);
 
 const str = (what = 'a string') =>
   z.string({ error: (i) => (i.input === undefined ? 'missing field' : `must be ${what}`) });

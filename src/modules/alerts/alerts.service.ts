@@ -9,7 +9,8 @@ import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import type { NotifiersService } from '../notifiers/notifiers.service.ts';
 import type { AlertRow, AlertsStore } from './alerts.store.ts';
-import { RESOURCE_METRICS, type CreateAlertInput, type UpdateAlertInput } from './alerts.schemas.ts';
+import { RESOURCE_METRICS } from './alert-metrics.ts';
+import type { CreateAlertInput, UpdateAlertInput } from './alerts.schemas.ts';
 import { alertEventData, alertJson } from './alerts.view.ts';
 
 export interface AlertsServiceDeps {

@@ -11,7 +11,7 @@ import type { Logger } from '../../shared/logger.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { SampleRow } from '../stats/stats.store.ts';
 import type { AutoscalerRow, AutoscalersStore } from './autoscalers.store.ts';
-import { RESOURCE_METRICS } from './autoscalers.schemas.ts';
+import { RESOURCE_METRICS } from './autoscaler-metrics.ts';
 
 const MINUTE = 60_000;
 

@@ -12,13 +12,8 @@ import type { EventRow } from '../events/events.store.ts';
 import { metricText } from '../alerts/alerts.view.ts';
 import { MAX_PER_TYPE } from '../containers/containers.service.ts';
 import type { AutoscalerRow, AutoscalersStore } from './autoscalers.store.ts';
-import {
-  MIN_CONTAINERS_FLOOR,
-  RESOURCE_METRICS,
-  ROUTER_METRICS,
-  type CreateAutoscalerInput,
-  type UpdateAutoscalerInput,
-} from './autoscalers.schemas.ts';
+import { MIN_CONTAINERS_FLOOR, RESOURCE_METRICS, ROUTER_METRICS } from './autoscaler-metrics.ts';
+import type { CreateAutoscalerInput, UpdateAutoscalerInput } from './autoscalers.schemas.ts';
 
 /** The platform's autoscaler actor (row inserted by migration 010): the scale events it causes are its. */
 export const AUTOSCALER_USER_ID = 'us-scalingo-platform-autoscaler';

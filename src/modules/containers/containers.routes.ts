@@ -90,7 +90,7 @@ export function containersRoutes(deps: {
     },
     async (c) => {
       const app = c.get('app');
-      const scope = parseWith(restartSchema, await readJson(c))?.scope;
+      const scope = parseWith(restartSchema(), await readJson(c))?.scope;
       const list = scope == null ? [] : Array.isArray(scope) ? scope : [scope];
       const op = await containers.restart(c.get('principal').user, app, list);
       c.header('Location', operationUrl(app.name, op.id));

@@ -232,7 +232,7 @@ export function controlRoutes(deps: {
     },
     async (c) => {
       if (control.clock.mode !== 'manual') control.clock.advance(0); // 422: explains the system clock
-      const { ms } = await jsonBody(c, advanceSchema);
+      const { ms } = await jsonBody(c, advanceSchema());
       control.clock.advance(ms);
       // Work the due timers started (a sample round, a restart) gets a turn before the answer.
       await new Promise((res) => setImmediate(res));

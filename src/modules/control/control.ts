@@ -166,7 +166,7 @@ export function createControl(deps: ControlDeps) {
   const faults = {
     /** Validates and applies a fault (as the API's `fault` object); crash and oom act at once and are not kept. */
     async add(input: FaultInput | unknown): Promise<FaultJson> {
-      const spec = parseWith(z.object({ fault: faultSchema }), { fault: withImpliedType(input) }, 'fault').fault;
+      const spec = parseWith(z.object({ fault: faultSchema() }), { fault: withImpliedType(input) }, 'fault').fault;
       if (spec.type === 'crash' || spec.type === 'oom') {
         await workload(spec);
         return deps.faults.json(deps.faults.once(spec));

@@ -4,6 +4,7 @@
 // MariaDB's require_secure_transport, Redis's TLS port in place of the plain one); a kind without TLS would refuse it.
 // publicly-available is recorded: the local server's port is published on 127.0.0.1 either way.
 import { z } from 'zod';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { AddonsService } from '../addons/addons.service.ts';
@@ -13,9 +14,9 @@ import { DATABASE_API_BASES, notReady, readyAddon } from '../addons/database-api
 import type { DatabaseSettingsService } from './database-settings.ts';
 
 const FEATURES = ['force-ssl', 'publicly-available'] as const;
-const enableSchema = z.object({ feature: z.object({ name: z.string().max(64) }) });
-const enabled = z.object({ name: z.string(), status: z.string(), message: z.string() });
-const disabled = z.object({ message: z.string() });
+const enableSchema = lazySchema(() => z.object({ feature: z.object({ name: z.string().max(64) }) }));
+const enabled = lazySchema(() => z.object({ name: z.string(), status: z.string(), message: z.string() }));
+const disabled = lazySchema(() => z.object({ message: z.string() }));
 
 export function databaseFeatureTogglesRoutes(deps: {
   addons: AddonsService;
@@ -70,7 +71,7 @@ export function databaseFeatureTogglesRoutes(deps: {
         path: `${base}/databases/:id/features`,
         summary: 'Turn a database feature off',
         auth: 'addon',
-        query: z.object({ feature: z.string().optional() }),
+        query: lazySchema(() => z.object({ feature: z.string().optional() })),
         responses: { 200: disabled },
       },
       async (c) => {

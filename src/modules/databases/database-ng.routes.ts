@@ -2,6 +2,7 @@
 // firewall rules and the region's managed ranges (go-scalingo firewall_rules.go), and any real addon's
 // maintenance window and periodic backups configuration (PATCH /databases/:id, maintenance.go).
 import { z } from 'zod';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ApiError } from '../../http/errors.ts';
 import { parseWith, readJson } from '../../http/validate.ts';
@@ -19,31 +20,35 @@ import {
   managedRangeList,
 } from './databases.schemas.ts';
 
-const hour = z.number().int().min(0).max(23);
-const updateDatabaseSchema = z.object({
-  database: z
-    .object({
-      periodic_backups_enabled: z.boolean().optional(),
-      periodic_backups_scheduled_at: z.union([hour, z.array(hour).max(24)]).optional(),
-      maintenance_window: z
-        .object({ weekday_utc: z.number().int().min(0).max(6).optional(), starting_hour_utc: hour.optional() })
-        .optional(),
-    })
-    .strict(),
-});
-const maintenanceList = z.object({
-  maintenance: z.array(z.unknown()),
-  meta: z.object({
-    pagination: z.object({
-      current_page: z.number(),
-      per_page: z.number(),
-      prev_page: z.number(),
-      next_page: z.number(),
-      total_pages: z.number(),
-      total_count: z.number(),
+const hour = lazySchema(() => z.number().int().min(0).max(23));
+const updateDatabaseSchema = lazySchema(() =>
+  z.object({
+    database: z
+      .object({
+        periodic_backups_enabled: z.boolean().optional(),
+        periodic_backups_scheduled_at: z.union([hour(), z.array(hour()).max(24)]).optional(),
+        maintenance_window: z
+          .object({ weekday_utc: z.number().int().min(0).max(6).optional(), starting_hour_utc: hour().optional() })
+          .optional(),
+      })
+      .strict(),
+  }),
+);
+const maintenanceList = lazySchema(() =>
+  z.object({
+    maintenance: z.array(z.unknown()),
+    meta: z.object({
+      pagination: z.object({
+        current_page: z.number(),
+        per_page: z.number(),
+        prev_page: z.number(),
+        next_page: z.number(),
+        total_pages: z.number(),
+        total_count: z.number(),
+      }),
     }),
   }),
-});
+);
 
 export interface DatabaseNgRoutesDeps {
   addons: AddonsService;
@@ -106,7 +111,7 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
         const addon = dedicated(c, c.req.param('id'));
         const raw = await readJson(c);
         const body = raw && typeof raw === 'object' && 'rule' in raw ? (raw as { rule: unknown }).rule : raw;
-        const input = parseWith(z.object({ rule: createFirewallRuleSchema }), { rule: body }, 'rule').rule;
+        const input = parseWith(z.object({ rule: createFirewallRuleSchema() }), { rule: body }, 'rule').rule;
         return c.json({ rule: firewall.json(firewall.create(addon.id, input), addon.id) }, 201);
       },
     );
@@ -151,7 +156,7 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
       },
       async (c) => {
         const addon = real(c, c.req.param('id'));
-        const { database: d } = parseWith(updateDatabaseSchema, await readJson(c), 'database');
+        const { database: d } = parseWith(updateDatabaseSchema(), await readJson(c), 'database');
         const at = d.periodic_backups_scheduled_at;
         deps.settings.update(addon.id, {
           ...(d.periodic_backups_enabled !== undefined ? { periodicBackupsEnabled: d.periodic_backups_enabled } : {}),
@@ -193,7 +198,7 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
         path: `${base}/databases/:id/maintenance/:maintenance`,
         summary: 'Get a maintenance operation (none locally)',
         auth: 'addon',
-        responses: { 200: z.object({}) },
+        responses: { 200: lazySchema(() => z.object({})) },
       },
       (c) => {
         real(c, c.req.param('id'));

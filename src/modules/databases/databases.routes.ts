@@ -45,7 +45,7 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
       responses: { 201: databaseNgEnvelope },
     },
     async (c) => {
-      const { database } = parseWith(createDatabaseSchema, wrappedBody(await readJson(c), 'database'), 'database');
+      const { database } = parseWith(createDatabaseSchema(), wrappedBody(await readJson(c), 'database'), 'database');
       const app = databases.create(user(c), database);
       return c.json({ database: await json(c, app) }, 201);
     },

@@ -9,7 +9,8 @@ import type { AppsService } from '../apps/apps.service.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { checkCertificate, type CertificateInfo } from './certificates.ts';
-import { hostnameProblem, type AddDomainInput, type UpdateDomainInput } from './domains.schemas.ts';
+import type { AddDomainInput, UpdateDomainInput } from './domains.schemas.ts';
+import { hostnameProblem } from './hostnames.ts';
 import type { DomainRow, DomainsStore } from './domains.store.ts';
 import { defined } from '../../shared/defined.ts';
 

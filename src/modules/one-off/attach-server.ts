@@ -140,7 +140,7 @@ function control(buf: Buffer): { width: number; height: number } | 'invalid' | n
     return null;
   }
   if (msg?.type !== 'resize') return null;
-  const r = resizeSchema.safeParse(msg);
+  const r = resizeSchema().safeParse(msg);
   return r.success ? r.data : 'invalid';
 }
 

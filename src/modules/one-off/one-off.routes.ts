@@ -119,7 +119,7 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
     },
     async (c) => {
       const s = oneOff.byToken(c.req.param('token'), 'resize');
-      const { width, height } = parseWith(resizeSchema, normaliseResize(await readJson(c)));
+      const { width, height } = parseWith(resizeSchema(), normaliseResize(await readJson(c)));
       if (width > 0 && height > 0) await oneOff.resize(s, width, height);
       return c.body(null, 200);
     },

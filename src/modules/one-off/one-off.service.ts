@@ -232,7 +232,7 @@ export function createOneOffService(deps: OneOffServiceDeps) {
     /** #16 — SIGUSR1 or SIGUSR2 delivered to the container's process (any running container). */
     async kill(_user: UserRow, app: AppRow, key: string, body: unknown): Promise<void> {
       let row = findContainer(app, key);
-      const { signal } = parseWith(killSchema, body);
+      const { signal } = parseWith(killSchema(), body);
       // An attached one-off is `booting` until the engine's start call returns, which its first output can precede.
       const starting = row.state === 'booting' ? sessions.get(row.id)?.starting : undefined;
       if (starting) {

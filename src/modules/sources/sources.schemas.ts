@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { lazySchema } from '../../http/api-schemas.ts';
 
 /** The signature of a pre-authenticated source URL (as POST /v1/sources wrote it). */
-export const signedQuery = z.object({ token: z.string(), timestamp: z.string() });
+export const signedQuery = lazySchema(() => z.object({ token: z.string(), timestamp: z.string() }));
 
 // ---- Answers ----
 
 /** The Source resource (sources.service.ts `create`): where to PUT the archive and where it is read from. */
-export const sourceResource = z.object({ upload_url: z.string(), download_url: z.string() }).meta({ id: 'Source' });
-export const sourceEnvelope = z.object({ source: sourceResource });
+export const sourceResource = lazySchema(() =>
+  z.object({ upload_url: z.string(), download_url: z.string() }).meta({ id: 'Source' }),
+);
+export const sourceEnvelope = lazySchema(() => z.object({ source: sourceResource() }));
 /** PUT <upload_url>: the bytes kept. */
-export const uploadAnswer = z.object({ size: z.number().int() });
+export const uploadAnswer = lazySchema(() => z.object({ size: z.number().int() }));
