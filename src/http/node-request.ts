@@ -41,3 +41,21 @@ export function sentRequestId(c: Context): string | undefined {
   const value = incoming.headers['x-request-id'];
   return typeof value === 'string' ? value : undefined;
 }
+
+/**
+ * A request header as hono's `c.req.header(name)` reads it (a repeated header's values joined with ", ", undefined
+ * when absent), scanned from Node's raw list where the request is Node's: no copy of the list, no name check per
+ * read. `lowerName` is the header's name in lower case.
+ */
+export function requestHeader(c: Context, lowerName: string): string | undefined {
+  const incoming = nodeRequestOf(c);
+  if (!incoming) return c.req.header(lowerName);
+  const raw = incoming.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length !== lowerName.length || name.toLowerCase() !== lowerName) continue;
+    value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+  }
+  return value;
+}

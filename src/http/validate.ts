@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import { StringDecoder } from 'node:string_decoder';
 import type { z } from 'zod';
 import { ApiError, type FieldErrors } from './errors.ts';
+import { readNodeBody } from './request-body.ts';
 
 /**
  * Reads the JSON body of a request: malformed JSON → 400 with the parser's message.
@@ -58,22 +58,21 @@ function jsonDepthBeyond(text: string, max: number): boolean {
 }
 
 /**
- * The body as text. Under @hono/node-server the Node request stream is read directly: going
+ * The body as text. Under @hono/node-server the Node request is read directly (request-body.ts): going
  * through c.req builds a full web Request (and its AbortSignal) for every call. The body size limit
  * still applies (Content-Length is checked by the middleware before this runs).
  */
-async function bodyText(c: Context): Promise<string> {
+function bodyText(c: Context): Promise<string> {
   const incoming = (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming;
-  if (!incoming || incoming.readableEnded || incoming.readableDidRead || c.req.header('transfer-encoding'))
+  // A chunked body is read by hono, under bodyGuards' limit (Node joined a repeated header: any value counts).
+  if (
+    !incoming ||
+    incoming.readableEnded ||
+    incoming.readableDidRead ||
+    incoming.headers['transfer-encoding'] !== undefined
+  )
     return c.req.text();
-  // Decoded chunk by chunk into JS strings: a large body never becomes one native buffer of its
-  // size plus a native copy as text (Buffer.concat, then toString): native memory freed that way
-  // stays in the process (malloc keeps it), where the JS heap gives its pages back.
-  const decoder = new StringDecoder('utf8');
-  const parts: string[] = [];
-  for await (const chunk of incoming) parts.push(decoder.write(chunk as Buffer));
-  parts.push(decoder.end());
-  return parts.length === 2 ? parts[0] + parts[1] : parts.join('');
+  return readNodeBody(incoming);
 }
 
 /**

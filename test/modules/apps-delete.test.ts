@@ -114,6 +114,46 @@ describe('apps: create and delete', () => {
     expect(types).toEqual(['new_app']);
   });
 
+  it('an app that never ran is deleted synchronously: no area returns a promise, the service answers without one', async () => {
+    const id: string = (await create('sync-delete')).body.app.id;
+    const apps = h.emu.area('apps').apps;
+    const dev = h.emu.area('accounts').auth.userByLogin('dev');
+    const row = apps.store.find(id);
+    if (!dev || !row) throw new Error('precondition: the user dev and the app just created');
+    expect(apps.delete(dev, row, 'sync-delete')).toBeUndefined();
+    expect(apps.store.find(id)).toBeUndefined();
+    const types = h.emu.db
+      .prepare<[string], string>('SELECT type FROM events WHERE app_id = ? ORDER BY rowid')
+      .pluck()
+      .all(id);
+    expect(types).toEqual(['new_app', 'delete_app']);
+  });
+
+  it('a hook with something to remove first is waited on; one failing later is the answer and keeps the app', async () => {
+    const apps = h.emu.area('apps').apps;
+    const seen: string[] = [];
+    apps.addHooks({
+      beforeDelete: async (app: AppRow) => {
+        await new Promise((r) => setTimeout(r, 5));
+        if (app.name === 'kept-later') throw ApiError.unavailable('the engine went away');
+        seen.push(`removed first ${app.name}`);
+      },
+      afterDelete: (app: AppRow, gone: boolean) => void seen.push(`after ${app.name} ${gone}`),
+    });
+    const goneId: string = (await create('waited-on')).body.app.id;
+    expect((await del('waited-on')).status).toBe(204);
+    expect(seen).toEqual(['removed first waited-on', 'after waited-on true']);
+    expect(h.emu.db.prepare('SELECT COUNT(*) FROM apps WHERE id = ?').pluck().get(goneId)).toBe(0);
+
+    const keptId: string = (await create('kept-later')).body.app.id;
+    const res = await del('kept-later');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: 'the engine went away' });
+    expect(seen.slice(2)).toEqual(['after kept-later false']);
+    const types = h.emu.db.prepare<[string], string>('SELECT type FROM events WHERE app_id = ?').pluck().all(keptId);
+    expect(types).toEqual(['new_app']);
+  });
+
   it('only the owner deletes (403 to a collaborator, 404 to others), checked before current_name', async () => {
     await create('owned-app');
     expect((await del('owned-app', 'other')).status).toBe(404);

@@ -200,6 +200,23 @@ describe('apps API #1–#9', () => {
       expect((await h.call('GET', '/v1/apps/delete-me')).status).toBe(404);
     });
 
+    it("answers 204 with one X-Request-ID (the client's when it sent one), no body and no Content-Type", async () => {
+      for (const [name, sent] of [
+        ['delete-with-id', 'client-id-204'],
+        ['delete-no-id', undefined],
+      ] as const) {
+        await create(name);
+        const res = await h.call('DELETE', `/v1/apps/${name}?current_name=${name}`, {
+          headers: sent ? { 'x-request-id': sent } : {},
+        });
+        expect(res.status).toBe(204);
+        expect(res.text).toBe('');
+        expect(res.headers.get('content-type')).toBeNull();
+        // fetch would join two with ", "
+        expect(res.headers.get('x-request-id')).toMatch(sent ? /^client-id-204$/ : /^[0-9a-f-]{36}$/);
+      }
+    });
+
     it('404 for unknown or foreign apps; collaborators cannot delete', async () => {
       expect((await h.call('DELETE', '/v1/apps/nope-app?current_name=nope-app')).status).toBe(404);
       await create('foreign-app', 'other');

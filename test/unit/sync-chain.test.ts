@@ -142,11 +142,12 @@ describe('MemoRouter', () => {
     expect(router.match('GET', '/a/1')).toBe(router.match('GET', '/a/1'));
     expect(matches()).toBe(1);
     router.match('POST', '/a/1');
+    // '/a/2' has the shape of '/a/1' (path-shapes.ts): not matched again.
+    router.match('GET', '/a/2');
+    expect(matches()).toBe(2);
+    router.add('GET', '/b', 'b');
     router.match('GET', '/a/2');
     expect(matches()).toBe(3);
-    router.add('GET', '/b', 'b');
-    router.match('GET', '/a/1');
-    expect(matches()).toBe(4);
   });
 
   it('keeps the answers of each method apart for the same path', () => {
@@ -165,7 +166,8 @@ describe('MemoRouter', () => {
     const { router, matches } = countingMemoRouter();
     router.add('GET', '/a/*', 'a');
     router.match('GET', '/a/first');
-    for (let i = 0; i < 500; i++) for (const m of ['POST', 'PUT']) router.match(m, `/a/${i}`);
+    // The same text twice: no shape is learned from these paths, each one is matched and kept.
+    for (let i = 0; i < 500; i++) for (const m of ['POST', 'PUT']) router.match(m, `/a/${i}/${i}`);
     const before = matches();
     router.match('GET', '/a/first');
     expect(matches() - before).toBe(1);
@@ -179,7 +181,7 @@ describe('MemoRouter', () => {
     router.match('GET', long);
     expect(matches()).toBe(2);
     router.match('GET', '/a/first');
-    for (let i = 0; i < 1_000; i++) router.match('GET', `/a/${i}`);
+    for (let i = 0; i < 1_000; i++) router.match('GET', `/a/${i}/${i}`);
     const before = matches();
     // The table was emptied when full: the first path is matched again.
     router.match('GET', '/a/first');

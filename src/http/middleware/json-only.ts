@@ -1,7 +1,8 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
+import { requestHeader } from '../node-request.ts';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -17,44 +18,56 @@ export function bodyGuards(maxSize: number): MiddlewareHandler<AppEnv> {
   const limit = limitBody(maxSize);
   return (c, next) => {
     if (!WITH_BODY.has(c.req.method)) return next();
-    refuseNonJson(c);
-    return limit(c, next);
+    const sent = sentBody(c);
+    refuseNonJson(requestHeader(c, 'content-type'), sent);
+    return limit(c, next, sent);
   };
 }
 
-function refuseNonJson(c: Context<AppEnv>): void {
-  const type = c.req.header('content-type');
-  const hasBody = bodyAnnounced(c.req.header('content-length'), c.req.header('transfer-encoding'));
-  if (hasBody && type && !/^application\/(([\w.+-]+\+)?json|x-www-form-urlencoded)\b/i.test(type.trim())) {
+/** The body's headers, read once a request (node-request.ts: the values hono's reading gives). */
+interface SentBody {
+  length: string | undefined;
+  encoding: string | undefined;
+}
+
+function sentBody(c: Context<AppEnv>): SentBody {
+  return { length: requestHeader(c, 'content-length'), encoding: requestHeader(c, 'transfer-encoding') };
+}
+
+function refuseNonJson(type: string | undefined, sent: SentBody): void {
+  if (bodyAnnounced(sent) && type && !/^application\/(([\w.+-]+\+)?json|x-www-form-urlencoded)\b/i.test(type.trim())) {
     throw ApiError.unsupportedMediaType(
       `the API accepts JSON only (Content-Type: application/json), not "${type.split(';')[0]}"`,
     );
   }
 }
 
-export function limitBody(maxSize: number): MiddlewareHandler<AppEnv> {
+/** A route's body limit as a middleware; bodyGuards hands over the headers it has read already. */
+type LimitStep = (c: Context<AppEnv>, next: Next, sent?: SentBody) => ReturnType<MiddlewareHandler<AppEnv>>;
+
+export function limitBody(maxSize: number): LimitStep {
   const limit = bodyLimit({
     maxSize,
     onError: () => {
       throw ApiError.payloadTooLarge(maxSize);
     },
   });
-  return (c, next) => {
+  return (c, next, sent = sentBody(c)) => {
     if (!WITH_BODY.has(c.req.method)) return next();
     // With a Content-Length the header alone decides (Node's parser holds the client to it). The
     // body is left untouched: a route that answers without reading it leaves Node to discard it,
     // and the connection stays usable. Going through bodyLimit would wrap c.req.raw — a full Request
     // whose stream is cancelled, with the socket, when the answer goes out unread.
-    const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+    const { length, encoding } = sent;
+    if (length !== undefined && encoding === undefined) {
       if (!/^\d+$/.test(length) || Number(length) > maxSize) throw ApiError.payloadTooLarge(maxSize);
       return next();
     }
-    return bodyAnnounced(length, c.req.header('transfer-encoding')) ? limit(c, next) : next();
+    return bodyAnnounced(sent) ? limit(c, next) : next();
   };
 }
 
 /** From the headers alone (reading c.req.raw would build a full Request on every call). */
-function bodyAnnounced(length: string | undefined, encoding: string | undefined): boolean {
+function bodyAnnounced({ length, encoding }: SentBody): boolean {
   return (length !== undefined && length !== '0') || encoding !== undefined;
 }

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../env.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { sentRequestId } from '../node-request.ts';
@@ -47,20 +47,28 @@ function stampId(c: Context<AppEnv>): void {
  * An answer whose headers are a plain record carrying the request id: @hono/node-server writes such an
  * answer with one `writeHead` of that record. A header put on Node's response beforehand (`setHeaderEarly`) makes
  * Node merge the two sets header by header instead, and hono's `c.body()` turns a record of more than one header
- * into a web `Headers` object that the server converts back. For the hottest answers (GET /v1/apps/:app).
+ * into a web `Headers` object that the server converts back. For the hottest answers (GET /v1/apps/:app, an app's
+ * creation, and with a null body and no type, its deletion's 204).
  */
 export function answerWithRequestId(
   c: Context<AppEnv>,
   body: string,
   status: ContentfulStatusCode,
   contentType: string,
+): Response;
+export function answerWithRequestId(c: Context<AppEnv>, body: null, status: StatusCode): Response;
+export function answerWithRequestId(
+  c: Context<AppEnv>,
+  body: string | null,
+  status: StatusCode,
+  contentType?: string,
 ): Response {
   const id = c.get('requestId');
-  if (id === undefined) return c.body(body, status, { 'Content-Type': contentType });
-  const res: MarkedResponse = new Response(body, {
-    status,
-    headers: { 'Content-Type': contentType, 'X-Request-ID': id },
-  });
+  const headers: Record<string, string> = contentType === undefined ? {} : { 'Content-Type': contentType };
+  if (id === undefined)
+    return body === null ? c.body(null, status, headers) : c.body(body, status as ContentfulStatusCode, headers);
+  headers['X-Request-ID'] = id;
+  const res: MarkedResponse = new Response(body, { status, headers });
   // A property, not a WeakSet: adding to a WeakSet cost about as much as the header it saves.
   res[CARRIES_ID] = true;
   return res;

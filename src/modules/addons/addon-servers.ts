@@ -216,6 +216,13 @@ export function createAddonServers(deps: AddonServersDeps) {
   };
   const exec = createAddonServerExec(runtime, running);
 
+  async function removeAppServers(appId: string): Promise<void> {
+    for (const row of store.forApp(appId)) await service.removeServer(row);
+    await runtime
+      .removeNetwork(networkName(appId))
+      .catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
+  }
+
   const service = {
     /** Whether the provider's addons run a real server. */
     provides: (providerId: string) => !!kindOfProvider(providerId),
@@ -325,13 +332,17 @@ export function createAddonServers(deps: AddonServersDeps) {
       }
     },
 
-    /** Everything of an app's addons, and its network, gone (app deletion, after its containers). */
-    async removeApp(appId: string): Promise<void> {
-      if (unnetworked.has(appId) && !store.forApp(appId).length) return;
-      for (const row of store.forApp(appId)) await service.removeServer(row);
-      await runtime
-        .removeNetwork(networkName(appId))
-        .catch((err: Error) => logger.warn({ err: err.message }, 'app network not removed'));
+    /**
+     * Everything of an app's addons, and its network, gone (app deletion, after its containers). An app that never
+     * had an addon network (nor servers) needs nothing of the engine: then no promise.
+     */
+    removeApp(appId: string): Promise<void> | undefined {
+      try {
+        if (unnetworked.has(appId) && !store.forApp(appId).length) return undefined;
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return removeAppServers(appId);
     },
 
     /**

@@ -20,6 +20,7 @@ import { appJson, type AppViewContext } from './apps.view.ts';
 import type { AppRow } from './apps.store.ts';
 import type { AppAnswerCache } from './app-answer-cache.ts';
 import { answerWithRequestId } from '../../http/middleware/request-id.ts';
+import { requestHeader } from '../../http/node-request.ts';
 import type { UserRow } from '../auth/principal.ts';
 import { setProjectSchema } from '../projects/projects.schemas.ts';
 
@@ -59,7 +60,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       responses: { 201: appEnvelope },
     },
     (c, { app }) => {
-      const dryRun = /^true$/i.test(c.req.header('x-dry-run') ?? '');
+      const dryRun = /^true$/i.test(requestHeader(c, 'x-dry-run') ?? '');
       deps.projects?.check(user(c), app.project_id);
       const created = apps.create(user(c), app, { dryRun });
       const row = dryRun || !deps.projects ? created : deps.projects.assign(created, app.project_id);
@@ -105,9 +106,10 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       query: currentName,
       responses: { 204: null },
     },
-    async (c, _body, q) => {
-      await apps.delete(user(c), c.get('app'), q.current_name);
-      return c.body(null, 204);
+    (c, _body, q) => {
+      // Synchronous when no area has anything to remove first: the 204 leaves without waiting on a promise.
+      const pending = apps.delete(user(c), c.get('app'), q.current_name);
+      return pending ? pending.then(() => answerWithRequestId(c, null, 204)) : answerWithRequestId(c, null, 204);
     },
   );
 

@@ -9,6 +9,7 @@ import type { EventsService } from '../events/events.service.ts';
 import type { CollaboratorsStore } from '../collaborators/collaborators.store.ts';
 import type { AppRow, AppSettings, AppsStore } from './apps.store.ts';
 import { defined } from '../../shared/defined.ts';
+import { appDeletion } from './app-deletion.ts';
 
 /** What other areas plug into the apps lifecycle (the runtime deploys, removes containers…). */
 export interface AppHooks {
@@ -106,6 +107,8 @@ export function createAppsService(deps: AppsServiceDeps) {
       ...fields,
     };
   }
+
+  const deleteApp = appDeletion({ db: deps.db, store, events, hooks, accessLost: (app) => service.accessLost(app) });
 
   const service = {
     store,
@@ -227,26 +230,11 @@ export function createAppsService(deps: AppsServiceDeps) {
      * `app`: the row as the caller may see it (the route's `:app` loader read it): only the owner deletes.
      * The row is read once: the DELETE's own count says whether a concurrent deletion won meanwhile.
      */
-    async delete(user: UserRow, app: AppRow, currentName: string | undefined): Promise<void> {
+    /** Synchronous unless an area has something to remove first (a hook returning a promise): no promise to wait on. */
+    delete(user: UserRow, app: AppRow, currentName: string | undefined): void | Promise<void> {
       mustOwn(user, app);
       checkCurrentName(app, currentName, true);
-      let removed = false;
-      try {
-        for (const h of hooks) {
-          const pending = h.beforeDelete?.(app);
-          if (pending) await pending; // most areas have nothing to remove first: no microtask turn for them
-        }
-        tx(deps.db, () => {
-          if (!store.delete(app.id)) throw ApiError.notFound('app'); // a concurrent DELETE won
-          events.record({ type: 'delete_app', app, user });
-        });
-        removed = true;
-      } finally {
-        // On the way out of a failure (a hook, a concurrent DELETE), whether the row is still there.
-        const gone = removed || !store.find(app.id);
-        for (const h of hooks) h.afterDelete?.(app, gone);
-        if (gone) service.accessLost(app);
-      }
+      return deleteApp(app, user);
     },
 
     rename(user: UserRow, idOrName: string, currentName: string, newName: string): AppRow {

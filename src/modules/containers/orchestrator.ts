@@ -252,6 +252,32 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     removing: (appId) => removing.has(appId),
   });
 
+  /** removeApp's work when the app has containers, images or work under way (the engine is asked). */
+  async function removeFromEngine(app: AppRow): Promise<void> {
+    removing.add(app.id);
+    try {
+      // Work under way (start-up reconciliation, a scale, a deployment, a one-off creation) ends
+      // first: nothing new starts meanwhile, and each start removes what it made.
+      for (let jobs = work.get(app.id); jobs?.size; jobs = work.get(app.id)) await Promise.allSettled([...jobs]);
+      // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
+      // (No deployment row: no image either, allImagesOf's two reads answer nothing.)
+      if (!store.liveContainers(app.id).length && deps.deployments.count(app.id) === 0) return;
+      for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
+      const filter = { [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id };
+      // A removal already under way elsewhere answers 409 at once: list again until none is left.
+      for (let round = 0; round < 40; round++) {
+        const left = await runtime.list(filter);
+        if (!left.length) break;
+        if (round) await sleep(250);
+        await Promise.all(left.map((c) => runtime.remove(c.engineId)));
+      }
+      for (const image of deps.deployments.allImagesOf(app.id)) await runtime.removeImage(image);
+    } catch (err) {
+      removing.delete(app.id); // the app stays: it may start containers again
+      throw err;
+    }
+  }
+
   return {
     networkOf: (appId: string) => deps.networkOf?.(appId),
     sizeOf,
@@ -262,30 +288,21 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     settleStatus,
     labelsFor,
 
-    /** Every container and image of an app, gone (app deletion). Call forgetRemoved once the row is deleted. */
-    async removeApp(app: AppRow): Promise<void> {
-      removing.add(app.id);
+    /**
+     * Every container and image of an app, gone (app deletion). Call forgetRemoved once the row is deleted. An app
+     * with no work under way that never ran nor was built needs nothing of the engine: then no promise (the deletion
+     * stays synchronous, src/modules/apps/app-deletion.ts); a failure of its reads is a rejection, as before.
+     */
+    removeApp(app: AppRow): Promise<void> | undefined {
       try {
-        // Work under way (start-up reconciliation, a scale, a deployment, a one-off creation) ends
-        // first: nothing new starts meanwhile, and each start removes what it made.
-        for (let jobs = work.get(app.id); jobs?.size; jobs = work.get(app.id)) await Promise.allSettled([...jobs]);
-        // Nothing ever ran or was built for it: no need to ask the engine (reconciliation removes strays).
-        // (No deployment row: no image either, allImagesOf's two reads answer nothing.)
-        if (!store.liveContainers(app.id).length && deps.deployments.count(app.id) === 0) return;
-        for (const row of store.liveContainers(app.id)) store.setState(row.id, 'stopping');
-        const filter = { [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id };
-        // A removal already under way elsewhere answers 409 at once: list again until none is left.
-        for (let round = 0; round < 40; round++) {
-          const left = await runtime.list(filter);
-          if (!left.length) break;
-          if (round) await sleep(250);
-          await Promise.all(left.map((c) => runtime.remove(c.engineId)));
+        if (!work.get(app.id)?.size && !store.liveContainers(app.id).length && deps.deployments.count(app.id) === 0) {
+          removing.add(app.id);
+          return undefined;
         }
-        for (const image of deps.deployments.allImagesOf(app.id)) await runtime.removeImage(image);
       } catch (err) {
-        removing.delete(app.id); // the app stays: it may start containers again
-        throw err;
+        return Promise.reject(err);
       }
+      return removeFromEngine(app);
     },
 
     /** The app row is deleted (or its deletion failed): its id leaves the set of apps being removed. */
