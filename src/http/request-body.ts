@@ -10,6 +10,7 @@ interface Reading {
 }
 
 const READING = Symbol('body being read');
+const CLOSED_EARLY = 'request body not received in full: the connection closed';
 type ReadRequest = IncomingMessage & { [READING]?: Reading };
 
 /**
@@ -22,6 +23,8 @@ type ReadRequest = IncomingMessage & { [READING]?: Reading };
  * The listeners are module functions reading their state from the request, not closures made per request.
  */
 export function readNodeBody(incoming: IncomingMessage): Promise<string> {
+  // Gone before the read began (the client closed while an earlier step waited): no event will come any more.
+  if (incoming.destroyed) return Promise.reject(new Error(CLOSED_EARLY));
   return new Promise((resolve, reject) => {
     (incoming as ReadRequest)[READING] = { decoder: new StringDecoder('utf8'), parts: [], resolve, reject };
     incoming.on('data', onData);
@@ -55,5 +58,5 @@ function onError(this: ReadRequest, err: Error): void {
 
 /** Closed before its end (the client went away mid-body): the read fails as the stream's own reading would. */
 function onClose(this: ReadRequest): void {
-  if (this[READING]) onError.call(this, new Error('request body not received in full: the connection closed'));
+  if (this[READING]) onError.call(this, new Error(CLOSED_EARLY));
 }

@@ -63,6 +63,31 @@ describe('readNodeBody', () => {
     expect(await next()).toBe('');
   });
 
+  it('fails at once when the client went away before the read began (no event would come any more)', async () => {
+    const arrived = new Promise<IncomingMessage>((resolve) => {
+      server = createServer((req) => resolve(req));
+    });
+    await new Promise<void>((r) => server?.listen(0, '127.0.0.1', () => r()));
+    const socket = connect((server?.address() as AddressInfo).port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"app":');
+    const req = await arrived;
+    req.on('error', () => undefined);
+    const closed = new Promise((r) => req.once('close', r));
+    socket.destroy();
+    await closed;
+    expect(req.destroyed).toBe(true);
+    // Settled before the event loop turns once more: a read waiting for events would still be pending then.
+    const outcome = await Promise.race([
+      readNodeBody(req).then(
+        () => 'read',
+        (err: Error) => err.message,
+      ),
+      new Promise<string>((r) => setImmediate(() => r('still pending'))),
+    ]);
+    expect(outcome).toBe('request body not received in full: the connection closed');
+  });
+
   it('fails, and leaves the server up, when the client goes away before the end of its body', async () => {
     const { port, next } = await reading();
     const socket = connect(port, '127.0.0.1');
