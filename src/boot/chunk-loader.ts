@@ -53,8 +53,14 @@ export class ChunkLoader {
     const filename = join(this.bundleDir, chunk);
     const module: ChunkModule = { exports: {}, id: filename, filename, loaded: false };
     this.modules.set(chunk, module);
-    const run = this.compile(chunk, filename) as (...args: unknown[]) => void;
-    run.call(module.exports, module.exports, this.requireFor(dirname(filename)), module, filename, dirname(filename));
+    try {
+      const run = this.compile(chunk, filename) as (...args: unknown[]) => void;
+      run.call(module.exports, module.exports, this.requireFor(dirname(filename)), module, filename, dirname(filename));
+    } catch (err) {
+      // As node's own loader: a chunk whose code failed is not kept half-run, so a later load tries it again.
+      this.modules.delete(chunk);
+      throw err;
+    }
     module.loaded = true;
     return module.exports;
   }

@@ -1,6 +1,6 @@
-import { accessSync, constants, lstatSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { crc32Hex } from './checksum.ts';
 
 /** Where the command's V8 code cache lives, or why it has none. */
@@ -12,20 +12,20 @@ export type CodeCacheDir = { dir: string } | { dir: null; reason: string };
  * directory and may write there, else a directory of the user's own cache dir (`$XDG_CACHE_HOME` or `~/.cache`,
  * `scalingo-emulator/v8-cache/<bundle>`: one per installed bundle). `EMULATOR_CODE_CACHE_DIR` names another;
  * `EMULATOR_CODE_CACHE=off` turns the cache off. Whichever it is, it is created 0700 and used only if it is a real
- * directory (no symbolic link) owned by the user and writable by nobody else; otherwise the command compiles as usual.
+ * directory (no symbolic link) owned by the user and writable by nobody else, inside directories nobody else may swap it in
+ * (`ancestorProblem`); otherwise the command compiles as usual.
  */
 export function codeCacheDir(bundleDir: string, env: NodeJS.ProcessEnv = process.env): CodeCacheDir {
   if (/^(off|0|false|no)$/i.test(env.EMULATOR_CODE_CACHE ?? ''))
     return { dir: null, reason: 'EMULATOR_CODE_CACHE is off' };
-  const dir =
-    env.EMULATOR_CODE_CACHE_DIR ||
-    (ownedAndWritable(bundleDir) ? join(bundleDir, '.v8-cache') : userCacheDir(bundleDir, env));
+  let dir = env.EMULATOR_CODE_CACHE_DIR || '';
   try {
+    dir ||= ownedAndWritable(bundleDir) ? join(bundleDir, '.v8-cache') : userCacheDir(bundleDir, env);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    return { dir: null, reason: `cannot create ${dir}: ${(err as Error).message}` };
+    return { dir: null, reason: `cannot create ${dir || 'a cache directory'}: ${(err as Error).message}` };
   }
-  const problem = privateDirProblem(dir);
+  const problem = privateDirProblem(dir) ?? ancestorProblem(dir);
   return problem ? { dir: null, reason: `${dir} ${problem}` } : { dir };
 }
 
@@ -40,6 +40,28 @@ export function privateDirProblem(dir: string): string | null {
   if (st.uid !== uid) return `belongs to uid ${st.uid}, not to this user (uid ${uid})`;
   if ((st.mode & 0o022) !== 0) return `is writable by others (mode ${(st.mode & 0o777).toString(8)})`;
   return null;
+}
+
+/**
+ * Why a directory above `dir` would let someone else swap it (null: none would): each must be root's or the user's,
+ * and writable by nobody else unless its sticky bit keeps others from renaming what is not theirs (as /tmp's does).
+ */
+export function ancestorProblem(dir: string): string | null {
+  const uid = process.getuid?.();
+  if (uid === undefined) return null;
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch (err) {
+    return `cannot be resolved: ${(err as Error).message}`;
+  }
+  for (let up = dirname(real); ; up = dirname(up)) {
+    const st = lstatSync(up);
+    if (st.uid !== 0 && st.uid !== uid) return `is inside ${up}, which belongs to uid ${st.uid}`;
+    if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0)
+      return `is inside ${up}, which others may write (mode ${(st.mode & 0o777).toString(8)}, no sticky bit)`;
+    if (up === dirname(up)) return null;
+  }
 }
 
 function ownedAndWritable(dir: string): boolean {

@@ -1,4 +1,14 @@
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { checksum, crc32Hex } from './checksum.ts';
 import { RUNTIME_V8_FLAGS } from './v8-flags.ts';
@@ -33,12 +43,8 @@ export class CodeCacheStore {
 
   /** The cache data for `source` (the chunk's file), or null when missing, stale or damaged. */
   read(chunk: string, source: Buffer): Buffer | null {
-    let file: Buffer;
-    try {
-      file = readFileSync(this.path(chunk));
-    } catch {
-      return null;
-    }
+    const file = readPrivateFile(this.path(chunk));
+    if (!file) return null;
     if (file.length < HEADER) return null;
     const [magic, format, sourceSum, sourceLength, dataSum, dataLength] = [0, 4, 8, 12, 16, 20].map((o) =>
       file.readUInt32LE(o),
@@ -77,5 +83,25 @@ export class CodeCacheStore {
   private path(chunk: string): string {
     // A chunk's path in the bundle (`vendor/jose.cjs`) as one file name (`vendor+jose.cjs`).
     return join(this.dir, `${chunk.replaceAll('/', '+')}.${this.options}.v8cache`);
+  }
+}
+
+/** A file's content if it is a regular file (not a link) of the user's that nobody else may write, else null. */
+function readPrivateFile(path: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return null;
+    return readFileSync(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChunkLoader } from '../../src/boot/chunk-loader.ts';
-import { codeCacheDir, privateDirProblem } from '../../src/boot/code-cache-dir.ts';
+import { ancestorProblem, codeCacheDir, privateDirProblem } from '../../src/boot/code-cache-dir.ts';
 import { CodeCacheStore } from '../../src/boot/code-cache-store.ts';
 
 // The code cache of the `scalingo-emulator` command (src/boot/): where it may live, and that a missing, stale, damaged
@@ -73,6 +73,19 @@ describe('the code cache directory', () => {
     expect(privateDirProblem(link)).toBe('is a symbolic link');
   });
 
+  it('is refused inside a directory others may write without a sticky bit (they could swap it after the check)', () => {
+    const shared = join(tmp, 'shared');
+    mkdirSync(join(shared, 'v8'), { recursive: true, mode: 0o700 });
+    chmodSync(shared, 0o777);
+    expect(codeCacheDir(tmp, { EMULATOR_CODE_CACHE_DIR: join(shared, 'v8') })).toMatchObject({
+      dir: null,
+      reason: expect.stringContaining(`is inside ${shared}, which others may write (mode 777, no sticky bit)`),
+    });
+    chmodSync(shared, 0o1777); // as /tmp: others may not rename what is not theirs
+    expect(ancestorProblem(join(shared, 'v8'))).toBeNull();
+    expect(codeCacheDir(tmp, { EMULATOR_CODE_CACHE_DIR: join(shared, 'v8') })).toEqual({ dir: join(shared, 'v8') });
+  });
+
   it('is none when EMULATOR_CODE_CACHE is off', () => {
     expect(codeCacheDir(tmp, { EMULATOR_CODE_CACHE: 'off' })).toEqual({
       dir: null,
@@ -101,6 +114,22 @@ describe('the code cache files', () => {
     expect(store.read('main.cjs', source)).toBeNull(); // damaged payload
     writeFileSync(join(tmp, file), bytes.subarray(0, 10));
     expect(store.read('main.cjs', source)).toBeNull(); // truncated
+  });
+
+  it('are not read when a file is a symbolic link or others may write it', () => {
+    const store = new CodeCacheStore(tmp);
+    const data = Buffer.from('some V8 cache data');
+    store.write('main.cjs', source, data);
+    const [file] = readdirSync(tmp);
+    chmodSync(join(tmp, file), 0o666);
+    expect(store.read('main.cjs', source)).toBeNull();
+    chmodSync(join(tmp, file), 0o600);
+    expect(store.read('main.cjs', source)).toEqual(data);
+    const elsewhere = join(tmp, 'elsewhere');
+    mkdirSync(elsewhere, { mode: 0o700 });
+    const other = new CodeCacheStore(elsewhere);
+    symlinkSync(join(tmp, file), join(elsewhere, file));
+    expect(other.read('main.cjs', source)).toBeNull();
   });
 
   it("sweeps the files of chunks that no longer exist, not the others'", () => {
@@ -186,6 +215,21 @@ describe('the chunk loader', () => {
     const after = new ChunkLoader(dist, new CodeCacheStore(cache));
     expect(after.load('main.cjs')).toEqual({ answer: 63, path: '/' });
     expect(after.stats).toMatchObject({ fromCache: ['main.cjs'], compiled: ['chunk-A.cjs'] });
+  });
+
+  it('runs a chunk whose code failed again at the next load, not its half-run exports', () => {
+    const dist = join(tmp, 'dist');
+    mkdirSync(dist);
+    const flag = join(tmp, 'fail');
+    writeFileSync(flag, '');
+    writeFileSync(
+      join(dist, 'main.cjs'),
+      `if (require('node:fs').existsSync(${JSON.stringify(flag)})) throw new Error('not yet'); exports.ready = true;`,
+    );
+    const loader = new ChunkLoader(dist, null);
+    expect(() => loader.load('main.cjs')).toThrow('not yet');
+    rmSync(flag);
+    expect(loader.load('main.cjs')).toEqual({ ready: true });
   });
 
   it('runs without a cache directory, writing nothing', () => {
