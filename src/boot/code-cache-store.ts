@@ -2,6 +2,7 @@ import {
   closeSync,
   constants,
   fstatSync,
+  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -71,12 +72,18 @@ export class CodeCacheStore {
     }
   }
 
-  /** Removes the files of chunks that `exists` no longer knows (an earlier build's), made under these options. */
+  /**
+   * Removes the files of chunks that `exists` no longer knows (an earlier build's), made under any options, and the
+   * temporary files of writes that never finished (a process killed mid-write), once they are an hour old.
+   */
   sweep(exists: (chunk: string) => boolean): void {
-    const suffix = `.${this.options}.v8cache`;
+    const hourAgo = Date.now() - 3_600_000;
     for (const name of readdirSync(this.dir)) {
-      if (name.endsWith(suffix) && !exists(name.slice(0, -suffix.length).replaceAll('+', '/')))
-        rmSync(join(this.dir, name), { force: true });
+      const cached = /^(.+)\.[0-9a-f]{8}\.v8cache(\.\d+\.tmp)?$/.exec(name);
+      if (!cached) continue;
+      const path = join(this.dir, name);
+      const gone = cached[2] ? (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < hourAgo : false;
+      if (gone || !exists(cached[1].replaceAll('+', '/'))) rmSync(path, { force: true });
     }
   }
 

@@ -8,6 +8,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,13 +133,23 @@ describe('the code cache files', () => {
     expect(other.read('main.cjs', source)).toBeNull();
   });
 
-  it("sweeps the files of chunks that no longer exist, not the others'", () => {
+  it("sweeps the files of chunks that no longer exist (under any options) and old unfinished writes, not the others'", () => {
     const store = new CodeCacheStore(tmp);
     store.write('chunk-OLD.cjs', source, Buffer.from('x'));
     store.write('chunk-NEW.cjs', source, Buffer.from('y'));
     writeFileSync(join(tmp, 'unrelated.txt'), '');
+    writeFileSync(join(tmp, 'chunk-OLD.cjs.0badcafe.v8cache'), ''); // made under other options
+    writeFileSync(join(tmp, 'chunk-NEW.cjs.0badcafe.v8cache'), '');
+    const stale = join(tmp, 'chunk-NEW.cjs.0badcafe.v8cache.123.tmp'); // a write that never finished
+    const fresh = join(tmp, 'chunk-NEW.cjs.0badcafe.v8cache.456.tmp'); // one that may still be under way
+    writeFileSync(stale, '');
+    writeFileSync(fresh, '');
+    const twoHoursAgo = new Date(Date.now() - 7_200_000);
+    utimesSync(stale, twoHoursAgo, twoHoursAgo);
     store.sweep((chunk) => chunk === 'chunk-NEW.cjs');
     expect(readdirSync(tmp).sort()).toEqual([
+      'chunk-NEW.cjs.0badcafe.v8cache',
+      'chunk-NEW.cjs.0badcafe.v8cache.456.tmp',
       expect.stringMatching(/^chunk-NEW\.cjs\.[0-9a-f]{8}\.v8cache$/),
       'unrelated.txt',
     ]);
