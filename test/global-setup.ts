@@ -28,6 +28,17 @@ export default async function setup(): Promise<void> {
 }
 
 async function removeEmulatorImages(docker: Docker): Promise<void> {
+  // An image a container still uses cannot go: say which containers, rather than the engine's 409.
+  const running = await docker.listContainers({
+    all: true,
+    filters: JSON.stringify({ label: ['io.scalingo-emulator.managed'] }),
+  });
+  if (running.length > 0) {
+    const names = running.map((c) => c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12));
+    throw new Error(
+      `from scratch: ${running.length} container(s) of an emulator are on the engine (${names.join(', ')}) and use the images this run must remove. Stop that emulator, or remove them (docker rm -f ${names.join(' ')}), then run the tests again.`,
+    );
+  }
   const images = await docker.listImages({ filters: JSON.stringify({ label: ['io.scalingo-emulator.base'] }) });
   for (const image of images) await docker.getImage(image.Id).remove({ force: true });
   rmSync(debCacheDir(), { recursive: true, force: true });
