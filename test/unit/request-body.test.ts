@@ -64,11 +64,14 @@ describe('readNodeBody', () => {
   });
 
   it('fails at once when the client went away before the read began (no event would come any more)', async () => {
+    let onRequest: (req: IncomingMessage) => void = () => undefined;
     const arrived = new Promise<IncomingMessage>((resolve) => {
-      server = createServer((req) => resolve(req));
+      onRequest = resolve;
     });
-    await new Promise<void>((r) => server?.listen(0, '127.0.0.1', () => r()));
-    const socket = connect((server?.address() as AddressInfo).port, '127.0.0.1');
+    const listening = createServer((req) => onRequest(req));
+    server = listening;
+    await new Promise<void>((r) => listening.listen(0, '127.0.0.1', () => r()));
+    const socket = connect((listening.address() as AddressInfo).port, '127.0.0.1');
     socket.on('error', () => undefined);
     socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"app":');
     const req = await arrived;
