@@ -337,11 +337,7 @@ export function createAddonServers(deps: AddonServersDeps) {
      * had an addon network (nor servers) needs nothing of the engine: then no promise.
      */
     removeApp(appId: string): Promise<void> | undefined {
-      try {
-        if (unnetworked.has(appId) && !store.forApp(appId).length) return undefined;
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      if (unnetworked.has(appId) && !store.forApp(appId).length) return undefined;
       return removeAppServers(appId);
     },
 

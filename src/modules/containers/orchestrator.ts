@@ -291,16 +291,12 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     /**
      * Every container and image of an app, gone (app deletion). Call forgetRemoved once the row is deleted. An app
      * with no work under way that never ran nor was built needs nothing of the engine: then no promise (the deletion
-     * stays synchronous, src/modules/apps/app-deletion.ts); a failure of its reads is a rejection, as before.
+     * stays synchronous, src/modules/apps/app-deletion.ts); a failure of those reads throws.
      */
     removeApp(app: AppRow): Promise<void> | undefined {
-      try {
-        if (!work.get(app.id)?.size && !store.liveContainers(app.id).length && deps.deployments.count(app.id) === 0) {
-          removing.add(app.id);
-          return undefined;
-        }
-      } catch (err) {
-        return Promise.reject(err);
+      if (!work.get(app.id)?.size && !store.liveContainers(app.id).length && deps.deployments.count(app.id) === 0) {
+        removing.add(app.id);
+        return undefined;
       }
       return removeFromEngine(app);
     },

@@ -75,7 +75,8 @@ export function createControl(deps: ControlDeps) {
   async function removeApps(ids: string[]): Promise<AppRow[]> {
     const rows = ids.map((id) => deps.apps.find(id)).filter((a) => !!a);
     // Containers (one-offs included) and images leave the engine first; apps with none cost no engine call.
-    const results = await Promise.allSettled(rows.map((a) => orchestrator.removeApp(a)));
+    // async: a removal that throws before it waits on anything counts as a rejection too.
+    const results = await Promise.allSettled(rows.map(async (a) => orchestrator.removeApp(a)));
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) {
       for (const a of rows) orchestrator.forgetRemoved(a.id);
