@@ -3,13 +3,14 @@ import { rmSync } from 'node:fs';
 import { ensureBusyboxImage } from '../src/runtime/images.ts';
 import { DEFAULT_STACK_IMAGE } from '../src/config/schema.ts';
 import { debCacheDir } from '../src/runtime/rootfs.ts';
+import { registryCacheDir } from '../src/modules/deployments/registry-packages.ts';
 
 // The suite needs an engine (Docker-backed tests never skip): without one the run stops here, at
 // once, with one message — not after minutes of timeouts (`npm test`'s pretest step provisions one
 // where it can). Then the base image is built once for the whole run (offline: scratch + static busybox).
 //
 // SCALINGO_EMULATOR_TEST_FROM_SCRATCH=1 (what .ci/run sets) first removes every image of the emulator
-// and its cache of Debian packages, as on a new machine: the first-use group (test/first-use/) then
+// and its caches of Debian packages and npm registry packages (Node.js binaries…), as on a new machine: the first-use group (test/first-use/) then
 // proves that the emulator builds each image the first time it is needed.
 export default async function setup(): Promise<void> {
   const docker = new Docker();
@@ -42,5 +43,6 @@ async function removeEmulatorImages(docker: Docker): Promise<void> {
   const images = await docker.listImages({ filters: JSON.stringify({ label: ['io.scalingo-emulator.base'] }) });
   for (const image of images) await docker.getImage(image.Id).remove({ force: true });
   rmSync(debCacheDir(), { recursive: true, force: true });
-  console.log(`[global-setup] from scratch: removed ${images.length} emulator image(s) and the Debian package cache`);
+  rmSync(registryCacheDir(), { recursive: true, force: true });
+  console.log(`[global-setup] from scratch: removed ${images.length} emulator image(s) and the package caches`);
 }

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, mkdirSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ImageRecipe } from './image-recipes.ts';
+import { userCacheDir } from '../shared/cache-dir.ts';
 
 // Root filesystems from Debian's packages with mmdebstrap, using the machine's own Debian mirror
 // configuration (/etc/apt/sources.list*): the only package source reachable offline. Downloaded
@@ -48,10 +48,7 @@ export function debianMirror(sources: string[]): string {
   return 'http://deb.debian.org/debian';
 }
 
-export function debCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'scalingo-emulator', 'debs');
-}
+export const debCacheDir = (): string => userCacheDir('debs');
 
 export function mmdebstrapAvailable(): boolean {
   return (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'mmdebstrap')));

