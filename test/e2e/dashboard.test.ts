@@ -1,7 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser.ts';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
@@ -26,19 +27,7 @@ beforeAll(async () => {
   dir = copyFixture('busybox-web');
   h = await startEmulator({ intervals: { ...FAST, statsSampleMs: 1000 }, apps: [{ name: APP, dir, owner: 'dev' }] });
   await waitForDeployment(h, APP, (d) => d.status === 'success');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
 }, 120_000);
 
