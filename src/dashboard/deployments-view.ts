@@ -101,7 +101,12 @@ export function showDeployments(box: HTMLElement, name: string): void {
       }
       if (e.type === 'status' && e.data?.status) {
         state.textContent = e.data.status;
-        if (FINISHED.has(e.data.status)) stopStream();
+        if (!FINISHED.has(e.data.status)) return;
+        stopStream();
+        // The whole output once it ended: the stream only has the lines said after it connected.
+        void api<string>('GET', `${path}/deployments/${id}/output`).then((r) => {
+          if (shown === id) output.textContent = r.body;
+        });
       }
     };
     ws.onclose = () => {

@@ -80,7 +80,7 @@ export function showEnvironment(box: HTMLElement, name: string): void {
     newName.value = '';
     newValue.value = '';
     noteChange(`${variable.name} set`);
-    await refresh();
+    await refresh(true);
   }
   async function edit(v: Variable, value: string) {
     const done = await attempt(line, `Edit ${v.name}`, () =>
@@ -88,14 +88,14 @@ export function showEnvironment(box: HTMLElement, name: string): void {
     );
     if (!done) return;
     noteChange(`${v.name} changed`);
-    await refresh();
+    await refresh(true);
   }
   async function remove(v: Variable) {
     if (!confirm(`Delete ${v.name}?`)) return;
     const done = await attempt(line, `Delete ${v.name}`, () => api('DELETE', `${path}/variables/${v.id}`));
     if (!done) return;
     noteChange(`${v.name} deleted`);
-    await refresh();
+    await refresh(true);
   }
 
   function row(v: Variable) {
@@ -134,11 +134,11 @@ export function showEnvironment(box: HTMLElement, name: string): void {
     );
   }
 
-  async function refresh() {
+  /** `saved`: after a change this page made, whose form may go (else a value being edited keeps its input). */
+  async function refresh(saved = false) {
     const { variables } = (await api<{ variables: Variable[] }>('GET', `${path}/variables`)).body;
     variables.sort((a, b) => a.name.localeCompare(b.name));
-    // Not while a value is being edited: the input would go away under the user.
-    if (body.querySelector('[data-editing]')) return;
+    if (!saved && body.querySelector('[data-editing]')) return;
     refill(body, variables, () => variables.map(row));
   }
   every(5000, () => refresh().catch((err: Error) => line.say(`Environment: ${err.message}`, true)));

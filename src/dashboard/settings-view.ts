@@ -1,7 +1,7 @@
 // An app's settings (#/apps/<name>/settings): the router settings as switches (PATCH /v1/apps/:app,
 // as `scalingo force-https`, `sticky-session`, `router-logs`), and read views of its domains,
 // collaborators, cron tasks and autoscalers.
-import { api } from './api.ts';
+import { api, ApiFailure } from './api.ts';
 import { h, fill, badge, ago, every, refill } from './dom.ts';
 import { attempt, messageLine } from './operations.ts';
 
@@ -28,13 +28,19 @@ function readView<T>(id: string, heads: string[], empty: string, cells: (row: T)
   const show = (rows: T[]) => {
     refill(body, rows, () => rows.map((r) => h('tr', {}, ...cells(r).map((c) => h('td', {}, c)))));
     none.textContent = rows.length ? '' : empty;
+    none.className = 'muted';
   };
-  return { el, show };
+  const fail = (err: Error) => {
+    none.textContent = err.message;
+    none.className = 'message error';
+  };
+  return { el, show, fail };
 }
 
 export function showSettings(box: HTMLElement, name: string): void {
   const path = `/v1/apps/${encodeURIComponent(name)}`;
   const line = messageLine('settings-message');
+  const readFailed = (err: Error) => line.say(`Settings: ${err.message}`, true);
   const switches = new Map<Setting, HTMLInputElement>();
   for (const [key] of SETTINGS) {
     const input = h('input', { type: 'checkbox', id: `setting-${key}` });
@@ -112,17 +118,25 @@ export function showSettings(box: HTMLElement, name: string): void {
 
   every(3000, async () => {
     const get = <T>(p: string) => api<T>('GET', `${path}${p}`).then((r) => r.body);
-    const [app, d, c, j, a] = await Promise.all([
-      get<{ app: Record<Setting, boolean> }>(''),
-      get<{ domains: Rows<typeof domains> }>('/domains'),
-      get<{ collaborators: Rows<typeof collaborators> }>('/collaborators'),
-      get<{ jobs: Rows<typeof cron> }>('/cron_tasks'),
-      get<{ autoscalers: Rows<typeof autoscalers> }>('/autoscalers'),
+    // Each view on its own: one refused read (a Limited Collaborator's 403, say) says so in its card only.
+    await Promise.all([
+      get<{ app: Record<Setting, boolean> }>('').then(({ app }) => {
+        for (const [key, input] of switches) if (!input.disabled) input.checked = app[key];
+      }, readFailed),
+      get<{ domains: Rows<typeof domains> }>('/domains').then((r) => domains.show(r.domains), domains.fail),
+      get<{ collaborators: Rows<typeof collaborators> }>('/collaborators').then(
+        (r) => collaborators.show(r.collaborators),
+        collaborators.fail,
+      ),
+      // The platform answers 404 when the deployed code has no cron.json: no task, rather than an error.
+      get<{ jobs: Rows<typeof cron> }>('/cron_tasks').then(
+        (r) => cron.show(r.jobs),
+        (err: Error) => (err instanceof ApiFailure && err.status === 404 ? cron.show([]) : cron.fail(err)),
+      ),
+      get<{ autoscalers: Rows<typeof autoscalers> }>('/autoscalers').then(
+        (r) => autoscalers.show(r.autoscalers),
+        autoscalers.fail,
+      ),
     ]);
-    for (const [key, input] of switches) if (!input.disabled) input.checked = app.app[key];
-    domains.show(d.domains);
-    collaborators.show(c.collaborators);
-    cron.show(j.jobs);
-    autoscalers.show(a.autoscalers);
   });
 }

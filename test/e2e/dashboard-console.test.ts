@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startEmulator, type Harness } from '../harness.ts';
@@ -120,19 +120,32 @@ describe('the dashboard as the local console (real Docker, real PostgreSQL, Chro
     LONG,
   );
 
-  it('asks before changing the plan, and a refusal changes nothing', async () => {
-    const before = (await h.call('GET', `/v1/apps/${APP}/addons`)).body.addons[0].plan.id;
-    let asked = '';
-    page.once('dialog', (d) => ((asked = d.message()), void d.dismiss()));
-    await page.selectOption('#plan-postgresql', { index: 1 });
-    await page.click('#change-plan-postgresql');
-    await eventually(() => asked, { what: 'the confirmation' });
-    expect(asked).toMatch(/^Change the plan of/);
-    expect((await h.call('GET', `/v1/apps/${APP}/addons`)).body.addons[0].plan.id).toBe(before);
-  });
+  it(
+    'asks before changing the plan: a refusal changes nothing, an acceptance changes it',
+    async () => {
+      const before = (await h.call('GET', `/v1/apps/${APP}/addons`)).body.addons[0].plan.id;
+      let asked = '';
+      page.once('dialog', (d) => ((asked = d.message()), void d.dismiss()));
+      await page.selectOption('#plan-postgresql', { index: 1 });
+      await page.click('#change-plan-postgresql');
+      await eventually(() => asked, { what: 'the confirmation' });
+      expect(asked).toMatch(/^Change the plan of/);
+      expect((await h.call('GET', `/v1/apps/${APP}/addons`)).body.addons[0].plan.id).toBe(before);
+      // Accepted: the API has the plan picked.
+      const chosen = await page.locator('#plan-postgresql').inputValue();
+      expect(chosen).not.toBe(before);
+      page.once('dialog', (d) => void d.accept());
+      await page.click('#change-plan-postgresql');
+      await page.locator('#addons-message', { hasText: `plan changed to ${chosen}` }).waitFor();
+      const addon = (await h.call('GET', `/v1/apps/${APP}/addons`)).body.addons[0];
+      expect(addon.plan.id).toBe(chosen);
+      await waitForAddon(h.call, APP, addon.id, 300_000);
+    },
+    LONG,
+  );
 
   it(
-    'adds a variable, shows the API error of a bad name, and the restart it asks for puts it in the containers; deleting takes it out',
+    'adds and edits a variable, shows the API error of a bad name, and the restart it asks for puts it in the containers; deleting takes it out',
     async () => {
       await open('environment');
       await page.locator('#variables tr[data-variable="SCALINGO_POSTGRESQL_URL"]').waitFor();
@@ -147,13 +160,18 @@ describe('the dashboard as the local console (real Docker, real PostgreSQL, Chro
       await page.click('#env-add-button');
       await page.locator('#variables tr[data-variable="DASH_GREETING"]').waitFor();
       await shot('environment');
+      await page.click('[data-edit="DASH_GREETING"]');
+      await page.fill('[data-editing="DASH_GREETING"]', 'hello-edited-in-the-dashboard');
+      await page.press('[data-editing="DASH_GREETING"]', 'Enter');
+      await page.locator('#env-value-DASH_GREETING', { hasText: 'hello-edited-in-the-dashboard' }).waitFor();
+      await page.locator('#env-pending', { hasText: '2 changes not applied yet' }).waitFor();
       let before = webIds();
       await page.click('#env-apply');
       await page
         .locator('#env-message', { hasText: 'Restart to apply the environment: done' })
         .waitFor({ timeout: 90_000 });
       let after = await replaced(before);
-      expect(envOf(after[0])).toContain('DASH_GREETING=hello-from-the-dashboard');
+      expect(envOf(after[0])).toContain('DASH_GREETING=hello-edited-in-the-dashboard');
 
       page.once('dialog', (d) => void d.accept());
       await page.click('[data-delete="DASH_GREETING"]');
@@ -189,6 +207,62 @@ describe('the dashboard as the local console (real Docker, real PostgreSQL, Chro
       expect(expected).toContain('Application deployed');
       expect(await page.locator('#deployment-output').textContent()).toBe(expected);
       await shot('deployments');
+    },
+    LONG,
+  );
+
+  it(
+    "follows a running deployment's output live (deployments stream) until it ends",
+    async () => {
+      // A postdeploy hook that waits for the test twice: the deployment runs until the test lets it go.
+      const slow = copyFixture('busybox-web');
+      const procfile = readFileSync(join(slow, 'Procfile'), 'utf8');
+      const wait = (file: string) => `until [ -f /app/${file} ]; do sleep 0.2; done`;
+      writeFileSync(
+        join(slow, 'Procfile'),
+        `${procfile}postdeploy: echo waiting-for-the-test; ${wait('go')}; echo released-by-the-test; ${wait('end')}\n`,
+      );
+      const slowArchive = await archiveOf('busybox-web', slow);
+      let hook: { id: string } | undefined;
+      const release = (file: string) => hook && docker('exec', hook.id, 'touch', `/app/${file}`);
+      try {
+        const d = await h.call('POST', `/v1/apps/${APP}/deployments`, {
+          body: { deployment: { source_url: slowArchive } },
+        });
+        expect(d.status).toBe(201);
+        const id = d.body.deployment.id as string;
+        hook = await eventually(
+          () =>
+            dockerPs([
+              `${LABELS.owner}=${h.emu.instanceId}`,
+              `${LABELS.appName}=${APP}`,
+              `${LABELS.type}=postdeploy`,
+            ])[0],
+          { timeoutMs: 120_000, what: 'the postdeploy hook running' },
+        );
+        await open('deployments');
+        await page.click(`#deployments tr[data-deployment="${id}"]`);
+        await page.locator('#output-state', { hasText: 'live' }).waitFor();
+        release('go');
+        // Said while the deployment still runs (the hook waits again): the page reads the output once
+        // when it is picked, and again only when it has ended, so this line came through the stream.
+        await page.locator('#deployment-output', { hasText: 'released-by-the-test' }).waitFor({ timeout: 60_000 });
+        expect(await page.locator('#output-state').textContent()).toBe('live');
+        release('end');
+        await page.locator('#output-state', { hasText: 'success' }).waitFor({ timeout: 60_000 });
+        // Then the whole output, the lines said before the page connected included.
+        await page.locator('#deployment-output', { hasText: 'waiting-for-the-test' }).waitFor();
+      } finally {
+        // Whatever failed above, the hook must end (or the emulator's stop waits for the deployment).
+        for (const file of ['go', 'end'])
+          try {
+            release(file);
+          } catch {
+            // the hook has ended already
+          }
+        rmSync(slow, { recursive: true, force: true });
+        rmSync(dirname(slowArchive), { recursive: true, force: true });
+      }
     },
     LONG,
   );
@@ -245,7 +319,7 @@ describe('the dashboard as the local console (real Docker, real PostgreSQL, Chro
     LONG,
   );
 
-  it('switches force HTTPS: the API says so and the router redirects to https', async () => {
+  it('switches force HTTPS (the API says so, the router redirects to https) and lists domains and collaborators', async () => {
     await open('settings');
     const force = page.locator('#setting-force_https');
     await eventually(async () => !(await force.isChecked()) && !(await force.isDisabled()));
@@ -256,7 +330,17 @@ describe('the dashboard as the local console (real Docker, real PostgreSQL, Chro
     const res = await routerGet(h.emu.urls.routerPort, APP);
     expect(res.status).toBe(301);
     expect(res.headers.location).toBe(`https://${APP}.localhost/`);
-    await page.locator('#collaborators').waitFor();
+    // The read views: what the API lists.
+    const domain = await h.call('POST', `/v1/apps/${APP}/domains`, { body: { domain: { name: 'shop.localhost' } } });
+    expect(domain.status).toBe(201);
+    const invited = await h.call('POST', `/v1/apps/${APP}/collaborators`, {
+      body: { collaborator: { email: 'other@example.test' } },
+    });
+    expect(invited.status).toBe(201);
+    await page.locator('#domains td', { hasText: 'shop.localhost' }).waitFor();
+    await page.locator('#collaborators td', { hasText: 'other@example.test' }).waitFor();
+    await page.locator('p.muted', { hasText: /^No cron task \(cron\.json/ }).waitFor();
+    await page.locator('p.muted', { hasText: /^No autoscaler\.$/ }).waitFor();
     await shot('settings');
   });
 

@@ -9,7 +9,8 @@ import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
 import { copyFixture, FAST, waitForDeployment } from '../support/apps.ts';
 
 // The dashboard in a real headless Chromium (Debian's package, installed by scripts/docker-up.sh),
-// against an emulator running real containers. Screenshots are kept in test-artifacts/.
+// against an emulator running real containers. Screenshots are kept in test-artifacts/; the app's
+// overview is the README's (docs/dashboard.png).
 const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts');
 const APP = 'dash-site';
 
@@ -111,6 +112,8 @@ describe('the dashboard in a browser', () => {
     });
     expect(await page.locator('#chart-memory polyline').count()).toBe(1);
     await shot('app');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: resolve(import.meta.dirname, '../../docs/dashboard.png') });
   });
 
   it('restarts every container from the button', async () => {
