@@ -130,11 +130,14 @@ export function addonCard(appPath: string, appName: string, first: Addon, line: 
     );
   }
 
-  function showConnection(a: Addon, variables: Record<string, string>, server: Server | null) {
+  function showConnection(a: Addon, variables: Record<string, string>, server: Server | 'stand-in' | null) {
     const variable = urlVariable(kind);
     const inApp = variables[variable];
-    const url = inApp && server?.host && server.port ? hostUrl(inApp, server.host, server.port) : null;
-    refill(connection, { url, status: a.status, inApp: Boolean(inApp) }, () => {
+    const published = server !== 'stand-in' && server?.host && server.port ? server : null;
+    const url = inApp && published?.host && published.port ? hostUrl(inApp, published.host, published.port) : null;
+    refill(connection, { url, status: a.status, inApp: Boolean(inApp), standIn: server === 'stand-in' }, () => {
+      if (server === 'stand-in')
+        return [h('p', { class: 'muted' }, 'A stand-in: no database server runs for this addon in the emulator.')];
       if (!url)
         return [
           h(
@@ -170,16 +173,30 @@ export function addonCard(appPath: string, appName: string, first: Addon, line: 
     fill(status, badge(a.status));
     plan.textContent = a.plan.display_name ?? a.plan.name;
     await loadPlans(a.plan.id);
+    // A stand-in addon runs no server (400): no port, no backups, no output.
     const server = await api<{ server: Server }>('GET', `${addonPath}/server`).then(
       (r) => r.body.server,
-      () => null, // a stand-in addon runs no server (400): no port, no backups, no output
+      (err: Error) => (err instanceof ApiFailure && err.status === 400 ? 'stand-in' : null),
     );
     showConnection(a, variables, server);
-    if (!server?.running) return;
+    if (server === 'stand-in' || !server?.running) return;
+    // While a restore runs the database API answers 503: the last list stays on screen meanwhile.
     const [backups, output] = await Promise.all([
-      db<{ database_backups: Backup[] }>('GET', '/backups').then((b) => b.database_backups),
+      db<{ database_backups: Backup[] }>('GET', '/backups').then(
+        (b) => b.database_backups,
+        () => null,
+      ),
       api<string>('GET', `${addonPath}/server/logs?n=200`).then((r) => r.body),
     ]);
+    if (backups) showBackups(backups);
+    if (logs.textContent !== output) {
+      const stick = logs.scrollTop + logs.clientHeight >= logs.scrollHeight - 4;
+      logs.textContent = output;
+      if (stick) logs.scrollTop = logs.scrollHeight;
+    }
+  }
+
+  function showBackups(backups: Backup[]) {
     refill(backupsBody, backups, () =>
       backups.map((b) =>
         h(
@@ -202,11 +219,6 @@ export function addonCard(appPath: string, appName: string, first: Addon, line: 
         ),
       ),
     );
-    if (logs.textContent !== output) {
-      const stick = logs.scrollTop + logs.clientHeight >= logs.scrollHeight - 4;
-      logs.textContent = output;
-      if (stick) logs.scrollTop = logs.scrollHeight;
-    }
   }
 
   return { el, update };

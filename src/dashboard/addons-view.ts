@@ -34,7 +34,9 @@ export function showAddons(box: HTMLElement, name: string): void {
           cards.set(a.id, card);
           list.append(card.el);
         }
-        return card.update(a, variables);
+        return card
+          .update(a, variables)
+          .catch((err: Error) => line.say(`${a.addon_provider.name}: ${err.message}`, true));
       }),
     );
     empty.textContent = addons.length

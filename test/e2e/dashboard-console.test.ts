@@ -349,11 +349,19 @@ describe('the dashboard as the local console (real Docker, real PostgreSQL, Chro
     async () => {
       await open('addons');
       const id = (await h.call('GET', `/v1/apps/${APP}/addons`)).body.addons[0].id as string;
+      // A stand-in (no server in the emulator) says so instead of a connection.
+      const standIn = await h.call('POST', `/v1/apps/${APP}/addons`, {
+        body: { addon: { addon_provider_id: 'scalingo-mongodb', plan_id: 'mongo-sandbox' } },
+      });
+      expect(standIn.status).toBe(201);
+      await page.locator('#connection-mongodb', { hasText: 'A stand-in: no database server runs' }).waitFor();
       expect(dockerPs([`${LABELS.addonId}=${id}`])).toHaveLength(1);
       page.once('dialog', (d) => void d.accept());
       await page.click('#remove-postgresql');
       await page.locator('[data-addon="postgresql"]').waitFor({ state: 'detached', timeout: 30_000 });
-      expect((await h.call('GET', `/v1/apps/${APP}/addons`)).body.addons).toEqual([]);
+      expect((await h.call('GET', `/v1/apps/${APP}/addons`)).body.addons.map((a: any) => a.id)).toEqual([
+        standIn.body.addon.id,
+      ]);
       await eventually(() => dockerPs([`${LABELS.addonId}=${id}`]).length === 0, {
         timeoutMs: 60_000,
         what: 'the server gone',
