@@ -330,6 +330,15 @@ describe('the dashboard as the local console (real Docker, real PostgreSQL, Chro
     const res = await routerGet(h.emu.urls.routerPort, APP);
     expect(res.status).toBe(301);
     expect(res.headers.location).toBe(`https://${APP}.localhost/`);
+    // The other two switches, one turned back off.
+    await page.click('#setting-sticky_session');
+    await page.locator('#settings-message', { hasText: 'sticky session: on' }).waitFor();
+    await page.click('#setting-router_logs');
+    await page.locator('#settings-message', { hasText: 'router logs: on' }).waitFor();
+    await page.click('#setting-router_logs');
+    await page.locator('#settings-message', { hasText: 'router logs: off' }).waitFor();
+    const settings = (await h.call('GET', `/v1/apps/${APP}`)).body.app;
+    expect([settings.force_https, settings.sticky_session, settings.router_logs]).toEqual([true, true, false]);
     // The read views: what the API lists.
     const domain = await h.call('POST', `/v1/apps/${APP}/domains`, { body: { domain: { name: 'shop.localhost' } } });
     expect(domain.status).toBe(201);
