@@ -1,12 +1,15 @@
-// The dashboard's browser code: src/dashboard/app.ts bundled into one script (no framework, no CDN),
+// The dashboard's browser code: src/dashboard/app.ts bundled into one script (no framework, no CDN;
+// xterm.js for the web terminal),
 // next to its page and style sheet. Used by scripts/build.mjs (into dist/dashboard/) and, when the
 // emulator runs from its sources, in memory by src/modules/dashboard/dashboard.assets.ts.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 const srcDir = join(dirname(fileURLToPath(import.meta.url)), '../src/dashboard');
+const require = createRequire(import.meta.url);
 
 /** { 'index.html', 'app.js', 'style.css' } → contents. */
 export async function bundleDashboard() {
@@ -22,7 +25,8 @@ export async function bundleDashboard() {
   });
   return {
     'index.html': readFileSync(join(srcDir, 'index.html'), 'utf8'),
-    'style.css': readFileSync(join(srcDir, 'style.css'), 'utf8'),
+    // xterm.js's own sheet first (the web terminal), then the dashboard's.
+    'style.css': `${readFileSync(require.resolve('@xterm/xterm/css/xterm.css'), 'utf8')}\n${readFileSync(join(srcDir, 'style.css'), 'utf8')}`,
     'app.js': result.outputFiles[0].text,
   };
 }

@@ -110,11 +110,35 @@ export async function api<T = unknown>(
     bearer = null;
     return api(method, path, body, true);
   }
+  return answer<T>(res);
+}
+
+/** The session's bearer, for what authenticates in a message rather than a header (the deployments stream). */
+export async function sessionBearer(): Promise<string> {
+  if (!bearer) await openSession();
+  return bearer ?? '';
+}
+
+/** A call to the database API with an addon's own token (POST /v1/apps/:app/addons/:id/token), as the CLI makes it. */
+export async function databaseApi<T = unknown>(token: string, method: string, path: string): Promise<Answer<T>> {
+  return answer<T>(
+    await fetch(`/api${path}`, { method, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }),
+  );
+}
+
+async function answer<T>(res: Response): Promise<Answer<T>> {
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json')) parsed = text ? JSON.parse(text) : null;
   if (!res.ok) throw new ApiFailure(res.status, parsed);
   return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+/** A ws:// URL of the same origin for an http(s):// URL the API gave (attach URL, deployments stream). */
+export function socketUrl(url: string): string {
+  const u = new URL(url, location.href);
+  u.protocol = u.protocol === 'https:' || u.protocol === 'wss:' ? 'wss:' : 'ws:';
+  return u.href;
 }
 
 /** A control-plane read (the admin token itself). */
@@ -127,8 +151,7 @@ export async function control<T = unknown>(path: string): Promise<T> {
 
 /** The WebSocket URL of a signed logs URL (same origin: ws:// on the API port). */
 export function logsSocketUrl(logsUrl: string): string {
-  const u = new URL(logsUrl, location.href);
-  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  const u = new URL(socketUrl(logsUrl));
   u.searchParams.set('stream', 'true');
   return u.href;
 }

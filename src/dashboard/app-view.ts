@@ -1,8 +1,10 @@
-// One app: its containers (live) with scale and restart controls, live logs, metrics charts,
-// events, alerts (firing or not) and deployments with their build output.
+// An app's overview (#/apps/<name>): its containers (live) with scale and restart controls, live
+// logs, metrics charts, events, alerts (firing or not) and the deployments with their output.
 import { api, control, logsSocketUrl, type ApiFailure } from './api.ts';
 import { h, fill, badge, ago, every, onLeave } from './dom.ts';
 import { drawChart, percent, bytes, perMinute, type Point } from './charts.ts';
+import { showDeployments } from './deployments-view.ts';
+import { followOperation, messageLine, restartApp } from './operations.ts';
 
 interface Formation {
   name: string;
@@ -24,7 +26,7 @@ export function showApp(main: HTMLElement, name: string): void {
   const link = h('a', { target: '_blank', rel: 'noopener noreferrer' });
   const formationBox = h('div');
   const psBody = h('tbody');
-  const message = h('p', { class: 'message', id: 'message' });
+  const message = messageLine('message');
   const logs = h('pre', { class: 'logs', id: 'logs' });
   const logState = h('span', { class: 'muted', id: 'log-state' }, 'connecting…');
   const charts = {
@@ -35,12 +37,11 @@ export function showApp(main: HTMLElement, name: string): void {
   const events = h('ul', { class: 'timeline', id: 'events' });
   const alertsBody = h('tbody');
   const alertsEmpty = h('p', { class: 'muted' });
-  const deploymentsBody = h('tbody');
-  const output = h('pre', { class: 'output', id: 'deployment-output', hidden: true });
+  const deployments = h('div', { class: 'below' });
 
   fill(
     main,
-    h('h1', {}, name, status, link),
+    h('p', { class: 'app-head' }, status, ' ', link),
     h(
       'div',
       { class: 'grid' },
@@ -59,7 +60,7 @@ export function showApp(main: HTMLElement, name: string): void {
           ),
           psBody,
         ),
-        message,
+        message.el,
       ),
       h('section', { class: 'card' }, h('h2', {}, 'Logs ', logState), logs),
       h(
@@ -85,53 +86,11 @@ export function showApp(main: HTMLElement, name: string): void {
         ),
         alertsEmpty,
       ),
-      h(
-        'section',
-        { class: 'card wide' },
-        h('h2', {}, 'Deployments'),
-        h(
-          'table',
-          { id: 'deployments' },
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              h('th', {}, 'Deployment'),
-              h('th', {}, 'Status'),
-              h('th', {}, 'Started'),
-              h('th', {}, 'Duration'),
-            ),
-          ),
-          deploymentsBody,
-        ),
-        output,
-      ),
     ),
+    deployments,
   );
-
-  const say = (text: string, error = false) => {
-    message.textContent = text;
-    message.className = `message${error ? ' error' : ''}`;
-  };
-  // A scale or restart answers 202 with the operation in Location: followed until it ends.
-  async function operation(label: string, call: Promise<{ headers: Headers }>) {
-    try {
-      const res = await call;
-      say(`${label}…`);
-      const location = res.headers.get('location');
-      for (let i = 0; location && i < 240; i++) {
-        const op = (await api<{ operation: { status: string; error?: string } }>('GET', new URL(location).pathname))
-          .body.operation;
-        if (op.status === 'done') return say(`${label}: done`);
-        if (op.status === 'error') return say(`${label}: ${op.error ?? 'failed'}`, true);
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    } catch (err) {
-      say(`${label}: ${(err as Error).message}`, true);
-    }
-  }
+  // The deployments with their output, as on the Deployments tab.
+  showDeployments(deployments, name);
 
   let formationShown = '';
   every(1500, async () => {
@@ -158,7 +117,7 @@ export function showApp(main: HTMLElement, name: string): void {
             {
               class: 'secondary',
               id: 'restart',
-              onclick: () => void operation('Restart', api('POST', `${path}/restart`, {})),
+              onclick: () => void restartApp(message, path),
             },
             'Restart all',
           ),
@@ -200,8 +159,7 @@ export function showApp(main: HTMLElement, name: string): void {
         {
           id: `scale-${f.name}`,
           onclick: () =>
-            void operation(
-              `Scale ${f.name} to ${input.value}`,
+            void followOperation(message, `Scale ${f.name} to ${input.value}`, () =>
               api('POST', `${path}/scale`, { containers: [{ name: f.name, amount: Number(input.value) }] }),
             ),
         },
@@ -320,34 +278,6 @@ export function showApp(main: HTMLElement, name: string): void {
     );
     alertsEmpty.textContent = body.alerts.length ? '' : 'No alerts.';
   });
-
-  let shownOutput = '';
-  every(3000, async () => {
-    const { body } = await api<{
-      deployments: Array<{ id: string; status: string; created_at: string; duration: number }>;
-    }>('GET', `${path}/deployments`);
-    fill(
-      deploymentsBody,
-      ...body.deployments.map((d) =>
-        h(
-          'tr',
-          { class: 'clickable', 'data-deployment': d.id, onclick: () => void showOutput(d.id) },
-          h('td', {}, d.id),
-          h('td', {}, badge(d.status)),
-          h('td', {}, ago(d.created_at)),
-          h('td', {}, `${d.duration} s`),
-        ),
-      ),
-    );
-    if (shownOutput) await showOutput(shownOutput);
-  });
-
-  async function showOutput(id: string) {
-    shownOutput = id;
-    const { body } = await api<string>('GET', `${path}/deployments/${id}/output`);
-    output.hidden = false;
-    output.textContent = body;
-  }
 }
 
 function summary(data: Record<string, unknown> | undefined): string {

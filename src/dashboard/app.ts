@@ -1,5 +1,5 @@
 // The dashboard's entry: credentials first (src/dashboard/api.ts), then a hash router between
-// the apps list (#/) and an app's page (#/apps/<name>).
+// the apps list (#/) and an app's page (#/apps/<name>[/<tab>]).
 import {
   adminToken,
   setAdminToken,
@@ -11,7 +11,7 @@ import {
 } from './api.ts';
 import { h, fill, leavePage, byId } from './dom.ts';
 import { showApps } from './apps-view.ts';
-import { showApp } from './app-view.ts';
+import { showAppPage } from './app-page.ts';
 
 const main = byId('main');
 const crumbs = byId('crumbs');
@@ -63,11 +63,11 @@ picker.addEventListener('change', () => {
 
 function route(): void {
   leavePage();
-  const m = /^#\/apps\/([^/]+)/.exec(location.hash);
+  const m = /^#\/apps\/([^/]+)(?:\/([a-z]+))?/.exec(location.hash);
   if (m) {
     const name = decodeURIComponent(m[1]);
     fill(crumbs, h('a', { href: '#/' }, 'Apps'), ' / ', name);
-    showApp(main, name);
+    showAppPage(main, name, m[2] ?? 'overview');
   } else {
     fill(crumbs, 'Apps');
     showApps(main);

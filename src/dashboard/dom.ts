@@ -82,3 +82,56 @@ export function byId(id: string): HTMLElement {
   if (!el) throw new Error(`the page has no #${id}`);
   return el;
 }
+
+/** Rebuilds an element's children only when what they show changed (a user may be typing or clicking in them). */
+export function refill(el: HTMLElement, key: unknown, build: () => Child[]): void {
+  const text = JSON.stringify(key);
+  if (el.dataset.shown === text) return;
+  el.dataset.shown = text;
+  fill(el, ...build());
+}
+
+/**
+ * A secret shown as dots until revealed, with a button copying the real text (the clipboard API:
+ * 127.0.0.1 and localhost are secure contexts). `shown` is the text with its secret parts masked.
+ */
+export function secretText(id: string, secret: string, shown: string): HTMLSpanElement {
+  const text = h('code', { id, 'data-masked': 'true' }, shown);
+  const reveal = h('button', { class: 'small secondary', id: `${id}-reveal` }, 'Show');
+  reveal.addEventListener('click', () => {
+    const masked = text.dataset.masked === 'true';
+    text.textContent = masked ? secret : shown;
+    text.dataset.masked = String(!masked);
+    reveal.textContent = masked ? 'Hide' : 'Show';
+  });
+  return h(
+    'span',
+    { class: 'secret' },
+    text,
+    reveal,
+    copyButton(`${id}-copy`, () => secret),
+  );
+}
+
+export function copyButton(id: string, text: () => string): HTMLButtonElement {
+  const button = h('button', { class: 'small secondary', id }, 'Copy');
+  button.addEventListener('click', () => {
+    void navigator.clipboard.writeText(text()).then(
+      () => (button.textContent = 'Copied'),
+      () => (button.textContent = 'Copy failed'),
+    );
+    setTimeout(() => (button.textContent = 'Copy'), 2000);
+  });
+  return button;
+}
+
+/** A URL with its password as dots (postgres://user:••••••@host:port/db); a text that is no URL, all dots. */
+export function maskUrl(value: string): string {
+  try {
+    const u = new URL(value);
+    if (!u.password) return value;
+    return `${u.protocol}//${u.username}:••••••@${u.host}${u.pathname}${u.search}`;
+  } catch {
+    return '•'.repeat(Math.min(12, value.length));
+  }
+}

@@ -1,14 +1,16 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser.ts';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
 import { copyFixture, FAST, waitForDeployment } from '../support/apps.ts';
 
 // The dashboard in a real headless Chromium (Debian's package, installed by scripts/docker-up.sh),
-// against an emulator running real containers. Screenshots are kept in test-artifacts/.
+// against an emulator running real containers. Screenshots are kept in test-artifacts/; the app's
+// overview is the README's (docs/dashboard.png).
 const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts');
 const APP = 'dash-site';
 
@@ -26,19 +28,7 @@ beforeAll(async () => {
   dir = copyFixture('busybox-web');
   h = await startEmulator({ intervals: { ...FAST, statsSampleMs: 1000 }, apps: [{ name: APP, dir, owner: 'dev' }] });
   await waitForDeployment(h, APP, (d) => d.status === 'success');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
 }, 120_000);
 
@@ -122,6 +112,8 @@ describe('the dashboard in a browser', () => {
     });
     expect(await page.locator('#chart-memory polyline').count()).toBe(1);
     await shot('app');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: resolve(import.meta.dirname, '../../docs/dashboard.png') });
   });
 
   it('restarts every container from the button', async () => {

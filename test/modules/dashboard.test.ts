@@ -24,6 +24,9 @@ describe('dashboard files', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    // Inline styles only (xterm.js writes <style> elements): scripts stay this origin's files.
+    expect(page.headers.get('content-security-policy')).toContain("style-src 'self' 'unsafe-inline';");
+    expect(page.headers.get('content-security-policy')).not.toMatch(/script-src[^;]*unsafe/);
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(page.headers.get('cache-control')).toBe('no-store');
     const html = await page.text();

@@ -32,9 +32,12 @@ const TYPES = {
   'app.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 } as const;
-// Everything from this origin, nothing inline, nothing from elsewhere (works offline by construction).
+// Everything from this origin, no inline script, nothing from elsewhere (works offline by construction).
+// Inline styles are allowed: xterm.js's renderer writes the terminal's colours and cell size in <style>
+// elements it makes at run time (no nonce option); scripts stay 'self' only.
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; " +
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+  "base-uri 'none'; " +
   "form-action 'none'; frame-ancestors 'none'";
 
 export function dashboardRoutes(deps: DashboardRoutesDeps) {
