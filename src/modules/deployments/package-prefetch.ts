@@ -1,0 +1,197 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { hostRegistry, runNodeScript, runNpm, type NpmRun } from './host-npm.ts';
+import { fetchPackage } from './registry-packages.ts';
+import { npmLockOnRegistry, yarnLockOnRegistry } from './lockfile-registry.ts';
+import type { PackageManagerPlan } from './package-manager.ts';
+import type { ToolInContainer } from './node-lifecycle.ts';
+
+// Build containers have no network (only loopback): the npm registry is reachable from the emulator's
+// host only. So before a Node build, the host downloads what the app's lockfile names into the app's
+// build cache, each manager with its own cache (npm: /cache/npm, Yarn 1: /cache/yarn, Yarn 2+:
+// /cache/yarn-berry, pnpm: its store /cache/pnpm-store), without running any script of the app or its
+// dependencies; the build container then installs from there, offline, with the same manager and
+// version (install scripts and native builds run in the container). The host's npm configuration
+// decides the registry: a lockfile naming another registry host is read with its URLs moved to it.
+// Without a lockfile, npm resolves one on the host (`--package-lock-only`) and the build uses it.
+
+export interface Prefetched {
+  /** Files added to the dependency inputs (the package-lock.json npm resolved on the host). */
+  extra: Record<string, string>;
+  /** The manager's release, copied into the build cache for the container. */
+  tool: ToolInContainer | null;
+}
+
+type Say = (line: string) => void;
+
+/** Files of the app a manager reads to fetch (besides package.json and the lockfile). */
+const CONFIG_FILES = ['.yarnrc.yml', 'pnpm-workspace.yaml', '.pnpmfile.cjs'];
+
+export async function prefetchPackages(
+  plan: PackageManagerPlan,
+  context: string,
+  cacheDir: string,
+  say: Say,
+): Promise<Prefetched> {
+  mkdirSync(cacheDir, { recursive: true });
+  const tool = plan.tool ? await toolInCache(plan.tool, cacheDir) : null;
+  const generated = join(cacheDir, 'resolved-package-lock.json');
+  const extra = (): Record<string, string> =>
+    plan.name === 'npm' && !plan.lockfile && existsSync(generated)
+      ? { 'package-lock.json': readFileSync(generated, 'utf8') }
+      : {};
+  if (!plan.pkg.hasDependencies) return { extra: {}, tool };
+  const registry = await hostRegistry();
+  const key = prefetchKey(plan, context, registry);
+  const keyFile = join(cacheDir, 'prefetch.key');
+  if (existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) {
+    say(`-----> Packages already in the build cache (package.json and ${plan.lockfile ?? 'the lockfile'} unchanged)`);
+    return { extra: extra(), tool };
+  }
+  const work = mkdtempSync(join(tmpdir(), 'scalingo-emu-prefetch-'));
+  try {
+    cpSync(join(context, 'package.json'), join(work, 'package.json'));
+    for (const f of CONFIG_FILES) if (existsSync(join(context, f))) cpSync(join(context, f), join(work, f));
+    if (plan.vendored) {
+      mkdirSync(dirname(join(work, plan.vendored)), { recursive: true });
+      cpSync(join(context, plan.vendored), join(work, plan.vendored));
+    }
+    if (plan.lockfile) copyLockfile(plan, context, work, registry);
+    say(
+      `-----> Downloading the packages ${plan.lockfile ? `of ${plan.lockfile}` : 'of package.json'} through ${registry} ` +
+        '(on the emulator host, no script run; the build container is offline)',
+    );
+    const lines: string[] = [];
+    const onLine = (l: string) => (lines.push(l), say(`       ${l}`));
+    const run = await fetchWith(plan, work, cacheDir, tool, registry, onLine, generated);
+    if (run.code !== 0)
+      throw new Error(
+        `${plan.name === 'yarn' && plan.berry ? 'Yarn' : plan.name} could not download the packages through ${registry} ` +
+          `(on the emulator host): ${lastWords(lines)}`,
+      );
+    writeFileSync(keyFile, key);
+    return { extra: extra(), tool };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function copyLockfile(plan: PackageManagerPlan, context: string, work: string, registry: string): void {
+  const lockfile = plan.lockfile ?? '';
+  const text = readFileSync(join(context, lockfile), 'utf8');
+  const moved =
+    plan.name === 'npm'
+      ? npmLockOnRegistry(text, registry)
+      : plan.name === 'yarn' && !plan.berry
+        ? yarnLockOnRegistry(text, registry)
+        : text;
+  writeFileSync(join(work, lockfile), moved);
+}
+
+async function fetchWith(
+  plan: PackageManagerPlan,
+  work: string,
+  cacheDir: string,
+  tool: ToolInContainer | null,
+  registry: string,
+  onLine: Say,
+  generated: string,
+): Promise<NpmRun> {
+  const o = { cwd: work, onLine };
+  if (plan.name === 'npm') {
+    const cache = join(cacheDir, 'npm');
+    if (!plan.lockfile) {
+      const resolved = await runNpm(
+        ['install', '--package-lock-only', '--ignore-scripts', '--cache', cache, '--no-audit', '--no-fund'],
+        o,
+      );
+      if (resolved.code !== 0) return resolved;
+      cpSync(join(work, 'package-lock.json'), generated);
+    }
+    return runNpm(['ci', '--ignore-scripts', '--include=dev', '--cache', cache, '--no-audit', '--no-fund'], o);
+  }
+  const entry = plan.vendored
+    ? join(work, plan.vendored)
+    : tool
+      ? join(cacheDir, tool.from.slice('/cache/'.length), tool.bin)
+      : '';
+  if (plan.name === 'pnpm')
+    return runNodeScript(
+      entry,
+      ['fetch', '--store-dir', join(cacheDir, 'pnpm-store'), `--registry=${registry}`, '--reporter=append-only'],
+      o,
+    );
+  if (!plan.berry)
+    return runNodeScript(
+      entry,
+      [
+        'install',
+        '--frozen-lockfile',
+        '--ignore-scripts',
+        '--ignore-engines',
+        '--non-interactive',
+        '--no-progress',
+        '--production=false',
+        '--cache-folder',
+        join(cacheDir, 'yarn'),
+      ],
+      o,
+    );
+  return runNodeScript(entry, ['install', '--immutable', '--mode=skip-build'], {
+    ...o,
+    env: {
+      YARN_CACHE_FOLDER: join(cacheDir, 'yarn-berry'),
+      YARN_ENABLE_GLOBAL_CACHE: '0',
+      YARN_ENABLE_TELEMETRY: '0',
+      YARN_ENABLE_PROGRESS_BARS: '0',
+      YARN_NPM_REGISTRY_SERVER: registry.replace(/\/$/, ''),
+      YARN_IGNORE_PATH: '1',
+      YARN_GLOBAL_FOLDER: join(work, '.yarn-global'),
+    },
+  });
+}
+
+/** The manager's release (fetched once in the user's cache) copied into the app's build cache, seen as /cache/tools/…. */
+async function toolInCache(t: { pkg: string; version: string }, cacheDir: string): Promise<ToolInContainer> {
+  const name = `${t.pkg.replace('/', '+')}@${t.version}`;
+  const dest = join(cacheDir, 'tools', name);
+  if (!existsSync(join(dest, 'package.json'))) {
+    const source = await fetchPackage(t.pkg, t.version);
+    const stage = `${dest}.${process.pid}.tmp`;
+    rmSync(stage, { recursive: true, force: true });
+    cpSync(source, stage, { recursive: true });
+    rmSync(dest, { recursive: true, force: true });
+    renameSync(stage, dest);
+  }
+  return { from: `/cache/tools/${name}`, bin: binOf(dest, t.pkg) };
+}
+
+/** The entry point the package declares for its command (`bin`), e.g. `bin/yarn.js`, `bin/pnpm.cjs`. */
+function binOf(dir: string, pkg: string): string {
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin?: unknown };
+  const command = pkg === 'pnpm' ? 'pnpm' : 'yarn';
+  const bin =
+    typeof manifest.bin === 'string'
+      ? manifest.bin
+      : manifest.bin && typeof manifest.bin === 'object'
+        ? (manifest.bin as Record<string, unknown>)[command]
+        : undefined;
+  if (typeof bin !== 'string' || bin.includes('..')) throw new Error(`${pkg} declares no \`${command}\` command`);
+  return bin.replace(/^\.\//, '');
+}
+
+function prefetchKey(plan: PackageManagerPlan, context: string, registry: string): string {
+  const h = createHash('sha256').update(JSON.stringify({ v: 2, name: plan.name, tool: plan.tool, registry }));
+  for (const f of ['package.json', plan.lockfile ?? '', ...CONFIG_FILES, plan.vendored ?? ''])
+    if (f && existsSync(join(context, f))) h.update(`\0${f}\0`).update(readFileSync(join(context, f)));
+  return h.digest('hex').slice(0, 16);
+}
+
+const lastWords = (lines: string[]) =>
+  lines
+    .filter((l) => /ERR!|error|404|not found|YN0\d+/i.test(l))
+    .slice(-4)
+    .join(' ')
+    .slice(0, 600) || 'no answer from the registry';
