@@ -189,9 +189,14 @@ function prefetchKey(plan: PackageManagerPlan, context: string, registry: string
   return h.digest('hex').slice(0, 16);
 }
 
+/** What the manager said went wrong: its first error lines, without its log-file and advice lines. */
+const NOISE =
+  /complete log of this run|Note that you can also install|tarball, folder, http url|^\S+ error 404\s*$|^npm (error|ERR!) code /i;
 const lastWords = (lines: string[]) =>
   lines
-    .filter((l) => /ERR!|error|404|not found|YN0\d+/i.test(l))
-    .slice(-4)
+    .filter((l) => /ERR!|error|404|not found|YN0\d+|ERR_PNPM/i.test(l) && !NOISE.test(l))
+    .map((l) => l.replace(/^(npm (error|ERR!)|error|➤)\s+/i, '').trim())
+    .filter((l, i, all) => l && all.indexOf(l) === i)
+    .slice(0, 3)
     .join(' ')
     .slice(0, 600) || 'no answer from the registry';
