@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { c as tarCreate } from 'tar';
@@ -168,6 +168,48 @@ describe('package managers and the Node.js build lifecycle (real Docker)', () =>
       expect(out2).toContain('Reusing the dependency layer');
       expect(out2).toContain('       - build-cache\n');
       expect(docker('exec', await webContainer('pm-keep-dev'), 'cat', '/app/dist/n.txt')).toBe('2');
+      // NODE_MODULES_CACHE=false: no cache directory restored, the dependency layer installed again.
+      const off = [{ name: 'NODE_MODULES_CACHE', value: 'false' }];
+      expect((await h.call('PUT', '/v1/apps/pm-keep-dev/variables', { body: { variables: off } })).status).toBe(200);
+      await h.call('POST', '/v1/apps/pm-keep-dev/deployments', {
+        body: { deployment: { source_url: join(files.at(-1) ?? '', 'pm-keep-dev.tar.gz') } },
+      });
+      const done = (x: { id: string; status: string }) =>
+        ![d.id, second.id].includes(x.id) && ['success', 'build-error', 'crashed-error'].includes(x.status);
+      const third = await waitForDeployment(h, 'pm-keep-dev', done, LONG);
+      const out3 = (await h.call('GET', `/v1/apps/pm-keep-dev/deployments/${third.id}/output`)).text as string;
+      expect(third.status, out3).toBe('success');
+      expect(out3).toContain('Caching has been disabled because NODE_MODULES_CACHE=false');
+      expect(out3).not.toContain('Reusing the dependency layer');
+      expect(out3).toContain('-----> Installing dependencies');
+      expect(docker('exec', await webContainer('pm-keep-dev'), 'cat', '/app/dist/n.txt')).toBe('1');
+    },
+    LONG,
+  );
+
+  /** A node_modules in the code, holding an `ms` of its own that answers "checked-in". */
+  const checkIn = (dir: string) => {
+    mkdirSync(join(dir, 'node_modules', 'ms'), { recursive: true });
+    writeFileSync(join(dir, 'node_modules/ms/package.json'), '{"name":"ms","version":"2.1.3","main":"index.js"}');
+    writeFileSync(join(dir, 'node_modules/ms/index.js'), "module.exports = () => 'checked-in';\n");
+  };
+
+  it(
+    'a checked-in node_modules: npm rebuilds it and installs what is missing; Yarn removes it and installs the lockfile',
+    async () => {
+      const npm = await deploy('pm-modules-npm', 'pm-npm', {}, checkIn);
+      expect(npm.d.status, npm.output).toBe('success');
+      expect(npm.output).toContain('node_modules checked into source control');
+      expect(npm.output).toContain('Prebuild detected (node_modules already exists)');
+      expect((await routerGet(h.emu.urls.routerPort, 'pm-modules-npm')).body).toBe(
+        '*****built by nobody checked-in left-pad:absent',
+      );
+      const yarn = await deploy('pm-modules-yarn', 'pm-yarn1', {}, checkIn);
+      expect(yarn.d.status, yarn.output).toBe('success');
+      expect(yarn.output).toContain('node_modules checked into source control');
+      expect((await routerGet(h.emu.urls.routerPort, 'pm-modules-yarn')).body).toBe(
+        '*****built by nobody 1h left-pad:absent',
+      );
     },
     LONG,
   );

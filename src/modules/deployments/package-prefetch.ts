@@ -1,4 +1,14 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -42,7 +52,8 @@ export async function prefetchPackages(
     plan.name === 'npm' && !plan.lockfile && existsSync(generated)
       ? { 'package-lock.json': readFileSync(generated, 'utf8') }
       : {};
-  if (!plan.pkg.hasDependencies) return { extra: {}, tool };
+  // Nothing to download: no lockfile (its packages may be a workspace's members') and no dependency declared.
+  if (!plan.lockfile && !plan.pkg.hasDependencies && !plan.pkg.workspaces) return { extra: {}, tool };
   const registry = await hostRegistry();
   const key = prefetchKey(plan, context, registry);
   const keyFile = join(cacheDir, 'prefetch.key');
@@ -53,6 +64,12 @@ export async function prefetchPackages(
   const work = mkdtempSync(join(tmpdir(), 'scalingo-emu-prefetch-'));
   try {
     cpSync(join(context, 'package.json'), join(work, 'package.json'));
+    // A workspace's managers read each member's package.json (its own dependencies, the links).
+    if (plan.pkg.workspaces || existsSync(join(context, 'pnpm-workspace.yaml')))
+      for (const member of memberManifests(context)) {
+        mkdirSync(dirname(join(work, member)), { recursive: true });
+        cpSync(join(context, member), join(work, member));
+      }
     for (const f of CONFIG_FILES) if (existsSync(join(context, f))) cpSync(join(context, f), join(work, f));
     if (plan.vendored) {
       mkdirSync(dirname(join(work, plan.vendored)), { recursive: true });
@@ -76,6 +93,24 @@ export async function prefetchPackages(
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The package.json files below the app's root (workspace members), node_modules and dot-folders left out; bounded. */
+function memberManifests(context: string): string[] {
+  const found: string[] = [];
+  let visited = 0;
+  const walk = (rel: string, depth: number) => {
+    if (depth > 4 || visited > 5000) return;
+    for (const e of readdirSync(join(context, rel), { withFileTypes: true })) {
+      visited++;
+      if (!e.isDirectory() || e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const sub = join(rel, e.name);
+      if (existsSync(join(context, sub, 'package.json'))) found.push(join(sub, 'package.json'));
+      walk(sub, depth + 1);
+    }
+  };
+  walk('', 0);
+  return found.slice(0, 500);
 }
 
 function copyLockfile(plan: PackageManagerPlan, context: string, work: string, registry: string): void {
