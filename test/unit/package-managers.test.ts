@@ -110,6 +110,39 @@ describe('the package manager a lockfile names', () => {
   });
 });
 
+// The versions published in the npm registry, asked through the host's npm as the builds ask them.
+describe('the manager version, as the buildpack picks it (through the host npm)', () => {
+  const berry = '__metadata:\n  version: 8\n';
+  const yarn1 = '# yarn lockfile v1\n';
+  it('engines.pnpm / engines.yarn ranges; Yarn 2+ versions come from @yarnpkg/cli-dist; Yarn 1.22.x by default', async () => {
+    const pnpm = await resolvePackageManager(
+      appDir({
+        'package.json': JSON.stringify({ engines: { pnpm: '9.x' } }),
+        'pnpm-lock.yaml': 'lockfileVersion: 9\n',
+      }),
+    );
+    expect(pnpm.tool).toMatchObject({ pkg: 'pnpm', version: expect.stringMatching(/^9\.\d+\.\d+$/) });
+    expect(pnpm.lines).toContain('engines.pnpm (package.json):   9.x');
+    const four = await resolvePackageManager(
+      appDir({ 'package.json': JSON.stringify({ engines: { yarn: '4.x' } }), 'yarn.lock': berry, '.yarnrc.yml': '' }),
+    );
+    expect(four).toMatchObject({ berry: true, pnp: true, tool: { pkg: '@yarnpkg/cli-dist' } });
+    expect(four.tool?.version).toMatch(/^4\.\d+\.\d+$/);
+    const classic = await resolvePackageManager(appDir({ 'package.json': PKG, 'yarn.lock': yarn1 }));
+    expect(classic).toMatchObject({ berry: false, tool: { pkg: 'yarn', version: expect.stringMatching(/^1\.22\./) } });
+  });
+
+  it('a Yarn 2+ lockfile with no version anywhere, a version nobody published: the errors say what to do', async () => {
+    await expect(resolvePackageManager(appDir({ 'package.json': PKG, 'yarn.lock': berry }))).rejects.toThrow(
+      /^The '\.yarnrc\.yml' file is not found: .*yarn set version berry/,
+    );
+    const missing = JSON.stringify({ packageManager: 'yarn@9.99.0' });
+    await expect(resolvePackageManager(appDir({ 'package.json': missing, 'yarn.lock': berry }))).rejects.toThrow(
+      /^packageManager \(package\.json\): no published version of @yarnpkg\/cli-dist satisfies "9\.99\.0" \(the nearest are /,
+    );
+  });
+});
+
 describe('lockfile URLs moved to the host registry', () => {
   const mirror = 'https://mirror.example.test/npm/';
   it('registry tarball URLs, scoped or not, keep their file and hash; other URLs stay', () => {

@@ -129,8 +129,11 @@ export function assertLockfileReadable(dir: string, lockfile: string | null): vo
       if (!lock || typeof lock !== 'object' || lock.lockfileVersion === undefined)
         throw new Error('no lockfileVersion');
     } else if (/^__metadata:/m.test(text)) parseYaml(text);
-    else if (text.trim() && !text.split('\n').some((l) => /^[^\s#].*:$/.test(l.trimEnd())))
-      throw new Error('no package entry');
+    else {
+      // Yarn 1's own format: comment lines, then `name@range:` entries with indented fields.
+      const body = text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+      if (body.length && !body.some((l) => /^[^\s#].*:$/.test(l.trimEnd()))) throw new Error('no package entry');
+    }
   } catch (err) {
     throw new Error(
       `${lockfile} cannot be read (${(err as Error).message.split('\n')[0]}): it is corrupt; regenerate it with its package manager, then commit and deploy again.`,
