@@ -53,7 +53,7 @@ export async function planNodeBuild(
   }
   const workspaces = plan.pkg.workspaces || existsSync(join(context, 'pnpm-workspace.yaml'));
   const split = plan.pkg.scripts['scalingo-prebuild'] === undefined && !checkedInModules && !workspaces;
-  const { extra, tool } = await prefetchPackages(plan, context, cacheDir, say);
+  const { extra, tool } = await prefetchPackages(plan, context, cacheDir, say, env);
   const { kept, refused } = cacheDirectories(plan.pkg.cacheDirectories);
   for (const d of refused) say(` !     cacheDirectories: "${d}" is not a relative path inside the app: not cached`);
   const dirs = kept.filter((d) => d.split('/')[0] !== 'node_modules');

@@ -12,7 +12,7 @@ import {
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { hostRegistry, runNodeScript, runNpm, type NpmRun } from './host-npm.ts';
+import { hostRegistry, runNodeScript, runNpm, type NpmOptions, type NpmRun } from './host-npm.ts';
 import { fetchPackage } from './registry-packages.ts';
 import { npmLockOnRegistry, yarnLockOnRegistry } from './lockfile-registry.ts';
 import type { PackageManagerPlan } from './package-manager.ts';
@@ -37,13 +37,31 @@ export interface Prefetched {
 type Say = (line: string) => void;
 
 /** Files of the app a manager reads to fetch (besides package.json and the lockfile). */
-const CONFIG_FILES = ['.yarnrc.yml', 'pnpm-workspace.yaml', '.pnpmfile.cjs'];
+const CONFIG_FILES = ['.npmrc', '.yarnrc.yml', 'pnpm-workspace.yaml', '.pnpmfile.cjs'];
+
+/**
+ * The app's variables an `.npmrc` of the app names (`${NPM_TOKEN}`): npm refuses a config naming a variable
+ * it does not have, and the platform's build has the app's environment.
+ */
+function npmrcVariables(context: string, env: Record<string, string>): Record<string, string> {
+  const file = join(context, '.npmrc');
+  if (!existsSync(file)) return {};
+  const named = new Set(
+    [
+      ...readFileSync(file, 'utf8')
+        .slice(0, 65536)
+        .matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g),
+    ].map((m) => m[1]),
+  );
+  return Object.fromEntries(Object.entries(env).filter(([k]) => named.has(k)));
+}
 
 export async function prefetchPackages(
   plan: PackageManagerPlan,
   context: string,
   cacheDir: string,
   say: Say,
+  env: Record<string, string> = {},
 ): Promise<Prefetched> {
   mkdirSync(cacheDir, { recursive: true });
   const tool = plan.tool ? await toolInCache(plan.tool, cacheDir) : null;
@@ -82,7 +100,15 @@ export async function prefetchPackages(
     );
     const lines: string[] = [];
     const onLine = (l: string) => (lines.push(l), say(`       ${l}`));
-    const run = await fetchWith(plan, work, cacheDir, tool, registry, onLine, generated);
+    const run = await fetchWith(
+      plan,
+      work,
+      cacheDir,
+      tool,
+      registry,
+      { cwd: work, onLine, env: npmrcVariables(context, env) },
+      generated,
+    );
     if (run.code !== 0)
       throw new Error(
         `${plan.name === 'yarn' && plan.berry ? 'Yarn' : plan.name} could not download the packages through ${registry} ` +
@@ -131,21 +157,30 @@ async function fetchWith(
   cacheDir: string,
   tool: ToolInContainer | null,
   registry: string,
-  onLine: Say,
+  o: NpmOptions,
   generated: string,
 ): Promise<NpmRun> {
-  const o = { cwd: work, onLine };
   if (plan.name === 'npm') {
     const cache = join(cacheDir, 'npm');
     if (!plan.lockfile) {
       const resolved = await runNpm(
-        ['install', '--package-lock-only', '--ignore-scripts', '--cache', cache, '--no-audit', '--no-fund'],
+        [
+          'install',
+          '--package-lock-only',
+          '--ignore-scripts',
+          `--registry=${registry}`,
+          '--cache',
+          cache,
+          '--no-audit',
+          '--no-fund',
+        ],
         o,
       );
       if (resolved.code !== 0) return resolved;
       cpSync(join(work, 'package-lock.json'), generated);
     }
-    return runNpm(['ci', '--ignore-scripts', '--include=dev', '--cache', cache, '--no-audit', '--no-fund'], o);
+    const args = ['ci', '--ignore-scripts', '--include=dev', `--registry=${registry}`, '--cache', cache];
+    return runNpm([...args, '--no-audit', '--no-fund'], o);
   }
   const entry = plan.vendored
     ? join(work, plan.vendored)
@@ -177,6 +212,7 @@ async function fetchWith(
   return runNodeScript(entry, ['install', '--immutable', '--mode=skip-build'], {
     ...o,
     env: {
+      ...o.env,
       YARN_CACHE_FOLDER: join(cacheDir, 'yarn-berry'),
       YARN_ENABLE_GLOBAL_CACHE: '0',
       YARN_ENABLE_TELEMETRY: '0',
