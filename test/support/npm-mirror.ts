@@ -66,6 +66,7 @@ export async function startNpmMirror(specs: string[], listed: string[] = []): Pr
     server.once('error', fail);
     server.listen(0, '127.0.0.1', () => ok());
   });
+  server.on('error', () => undefined);
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return {
     url: base,

@@ -235,8 +235,8 @@ describe('the lifecycle scripts', () => {
     });
   });
 
-  it("the app's environment as sh assignments, quotes escaped, names a shell refuses left out", () => {
-    const env = shellEnv({ A: "it's", B_2: '$(x) `y`', 'BAD-NAME': 'z' });
+  it("the app's environment as sh assignments, quotes escaped; names a shell refuses and the buildpack's blacklist left out", () => {
+    const env = shellEnv({ A: "it's", B_2: '$(x) `y`', 'BAD-NAME': 'z', PATH: '/nowhere', LD_PRELOAD: '/x.so' });
     expect(env).toBe("A='it'\\''s'\nB_2='$(x) `y`'\n");
     expect(execFileSync('sh', ['-c', `${env}printf '%s|%s' "$A" "$B_2"`], { encoding: 'utf8' })).toBe("it's|$(x) `y`");
   });

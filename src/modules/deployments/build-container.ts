@@ -23,11 +23,13 @@ export interface BuildStep {
 
 /** Environment variable names a shell can export; others (the platform refuses them) are left out. */
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** What the buildpacks' `export_env_dir` never exports from the app's variables (Scalingo/nodejs-buildpack lib/environment.sh). */
+const NOT_EXPORTED = new Set(['PATH', 'GIT_DIR', 'CPATH', 'CPPATH', 'LD_PRELOAD', 'LIBRARY_PATH', 'LANG', 'BUILD_DIR']);
 
 /** `NAME='value'` lines, quoted for sh (a `'` becomes `'\''`). */
 export function shellEnv(env: Record<string, string>): string {
   return Object.entries(env)
-    .filter(([k]) => SHELL_NAME.test(k))
+    .filter(([k]) => SHELL_NAME.test(k) && !NOT_EXPORTED.has(k))
     .map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'\n`)
     .join('');
 }

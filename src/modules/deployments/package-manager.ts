@@ -179,7 +179,8 @@ export async function resolvePackageManager(dir: string): Promise<PackageManager
   assertOneManagerDeclared(pkg);
   assertLockfileReadable(dir, lockfile);
   const declared = pkg.packageManager;
-  const lines = [`engines.npm (package.json):    ${pkg.engines.npm ?? 'unspecified (use default)'}`];
+  // engines.node and engines.npm are the Node.js runtime's lines (printed with it); these are the manager's.
+  const lines: string[] = [];
   if (name === 'yarn' || pkg.engines.yarn)
     lines.push(`engines.yarn (package.json):   ${pkg.engines.yarn ?? 'unspecified (use default)'}`);
   if (name === 'pnpm' || pkg.engines.pnpm)
