@@ -7,6 +7,7 @@ import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
 import { FAST, routerGet, waitForDeployment } from '../support/apps.ts';
+import { fetchPackage } from '../../src/modules/deployments/registry-packages.ts';
 
 // Issue 34, points 2 and 3: the lockfile picks the package manager (npm, Yarn 1, Yarn 4 by
 // `packageManager`, pnpm), whose packages the host downloads for the offline build container; the
@@ -105,6 +106,31 @@ describe('package managers and the Node.js build lifecycle (real Docker)', () =>
       },
       LONG,
     );
+
+  it(
+    "Yarn 4 in Plug'n'Play mode from a release vendored in the project (yarnPath): the devDependency is gone from .pnp.cjs",
+    async () => {
+      const release = join(await fetchPackage('@yarnpkg/cli-dist', '4.9.2'), 'bin', 'yarn.js');
+      const { d, output } = await deploy('pm-yarn-pnp', 'pm-yarn4', {}, (dir) => {
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+        delete pkg.packageManager;
+        writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg));
+        mkdirSync(join(dir, '.yarn/releases'), { recursive: true });
+        cpSync(release, join(dir, '.yarn/releases/yarn-4.9.2.cjs'));
+        writeFileSync(join(dir, '.yarnrc.yml'), 'yarnPath: .yarn/releases/yarn-4.9.2.cjs\n');
+        writeFileSync(join(dir, 'Procfile'), 'web: yarn node server.js\n');
+      });
+      expect(d.status, output).toBe('success');
+      expect(output).toContain('Using the Yarn release vendored in the project (.yarn/releases/yarn-4.9.2.cjs)');
+      const web = await webContainer('pm-yarn-pnp');
+      expect(has(web, '/app/.pnp.cjs')).toBe(true);
+      expect(has(web, '/app/node_modules')).toBe(false);
+      expect((await routerGet(h.emu.urls.routerPort, 'pm-yarn-pnp')).body).toBe(
+        '*****built by nobody 1h left-pad:absent',
+      );
+    },
+    LONG,
+  );
 
   it(
     'scalingo-prebuild, then scalingo-postbuild instead of build, then scalingo-cleanup',
