@@ -12,7 +12,8 @@ import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
 import { findRecipe } from '../src/runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../src/runtime/recipe-images.ts';
 import { buildpackBuild } from '../src/modules/deployments/slug-build.ts';
-import { prefetchNpm } from '../src/modules/deployments/npm-prefetch.ts';
+import { resolvePackageManager } from '../src/modules/deployments/package-manager.ts';
+import { prefetchPackages } from '../src/modules/deployments/package-prefetch.ts';
 
 const runtime = createDockerRuntime();
 const scratch = mkdtempSync(join(tmpdir(), 'bench-stacks-'));
@@ -71,7 +72,7 @@ try {
   const ctx = join(scratch, 'ctx');
   cpSync(app, ctx, { recursive: true });
   const npmCache = join(scratch, 'docker-npm');
-  await prefetchNpm(ctx, npmCache, () => undefined);
+  await prefetchPackages(await resolvePackageManager(ctx), ctx, npmCache, () => undefined);
   cpSync(join(npmCache, 'npm'), join(ctx, '.npm-cache'), { recursive: true });
   writeFileSync(
     join(ctx, 'Dockerfile'),

@@ -95,7 +95,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
       expect((await h.call('DELETE', '/v1/apps/node20/caches/deployment')).status).toBe(204);
       const fresh = await redeploy('node20');
       expect(fresh.d.status, fresh.output).toBe('success');
-      expect(fresh.output).toContain('Installing dependencies: npm install (offline, from the package cache)');
+      expect(fresh.output).toContain('-----> Installing dependencies\n       Installing node modules (package.json)');
       expect(fresh.output).not.toContain('Reusing the dependency layer');
       expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
     },

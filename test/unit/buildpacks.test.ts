@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultProcessTypes, detectLanguage } from '../../src/modules/deployments/buildpacks.ts';
-import { codeScript, dependencyInputs, dependencyScript } from '../../src/modules/deployments/build-scripts.ts';
+import { dependencyInputs, dependencyScript } from '../../src/modules/deployments/build-scripts.ts';
 import { IMAGE_RECIPES, findRecipe, recipeHash } from '../../src/runtime/image-recipes.ts';
 import { kindOfProvider, planMemoryBytes, ADDON_KINDS } from '../../src/modules/addons/addon-kinds.ts';
 
@@ -46,27 +46,16 @@ describe('buildpack detection and defaults', () => {
   });
 
   it('dependency steps fail on error and say when a package index cannot be reached', () => {
-    for (const lang of ['node', 'python', 'ruby'] as const)
-      expect(dependencyScript(lang)).toMatch(/^set -e\ncd \/app\n/);
+    for (const lang of ['python', 'ruby'] as const) expect(dependencyScript(lang)).toMatch(/^set -e\ncd \/app\n/);
     expect(dependencyScript('python')).toContain('The Python package index (PyPI) cannot be reached');
     expect(dependencyScript('ruby')).toContain('The RubyGems index cannot be reached');
-    expect(dependencyScript('node')).toContain('--offline --cache /cache/npm');
   });
 
   it('the dependency layer is made of the files naming the dependencies only', () => {
-    expect(
-      dependencyInputs('node', appDir({ 'package.json': '{}', 'package-lock.json': '{}', 'server.js': '' })),
-    ).toEqual(['package.json', 'package-lock.json']);
     expect(dependencyInputs('python', appDir({ 'requirements.txt': '', 'app.py': '' }))).toEqual(['requirements.txt']);
     expect(
       dependencyInputs('ruby', appDir({ Gemfile: '', 'Gemfile.lock': '', '.ruby-version': '3.1', 'app.rb': '' })),
     ).toEqual(['Gemfile', 'Gemfile.lock', '.ruby-version']);
-  });
-
-  it('the code step: npm run build when package.json has a build script, nothing for most apps', () => {
-    expect(codeScript('node', appDir({ 'package.json': '{"scripts":{"build":"tsc"}}' }))).toContain('npm run build');
-    expect(codeScript('node', appDir({ 'package.json': '{"scripts":{"start":"node x"}}' }))).toBeNull();
-    expect(codeScript('python', appDir({ 'requirements.txt': '' }))).toBeNull();
   });
 });
 

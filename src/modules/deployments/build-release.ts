@@ -15,6 +15,8 @@ export interface BuildReleaseDeps {
   baseImage: string;
   /** Buildpack-like builds (issue #15): the app's build cache dir; absent = Procfile-only builds. */
   buildCacheDir?: (appId: string) => string;
+  /** The app's environment variables, which the buildpack-like build sees (as the platform's builds do). */
+  appEnv?: (appId: string) => Record<string, string>;
   /** Reads more of the code than the Procfile (cron.json); throwing fails the build with the message. */
   onCode?: (appId: string, deploymentId: string, codeDir: string) => void;
 }
@@ -68,6 +70,7 @@ export async function buildRelease(
           tag,
           labels,
           procfile,
+          env: deps.appEnv?.(app.id) ?? {},
           say,
         },
         defined(languageOf(context), 'the language'),

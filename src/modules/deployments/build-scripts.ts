@@ -1,23 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Language } from './buildpacks.ts';
 
-// The shell steps of a buildpack-like build, in the two layers a `docker build` would make of it:
-// - the dependency step runs in /app holding only the files that name the dependencies (package.json
-//   and lockfile, requirements, Gemfile and lockfile, vendored packages), with the app's build cache
-//   bind-mounted at /cache and no network; its result is the app's dependency layer, reused as long as
-//   those files do not change;
-// - the code step runs after the code is copied over that layer (`npm run build`, `npm rebuild` of a
-//   node_modules shipped with the code); most apps have none, and their code is one COPY layer.
+// The shell steps of the Python and Ruby builds (Node.js: node-lifecycle.ts). The dependency step runs
+// in /app holding only the files that name the dependencies (requirements, Gemfile and lockfile,
+// vendored packages), with the app's build cache bind-mounted at /cache and no network; its result is
+// the app's dependency layer, reused as long as those files do not change. Their code is one COPY layer.
 
-/** Files and directories (relative to the app) whose content makes the dependency layer. */
-export function dependencyInputs(lang: Language, dir: string): string[] | null {
+/** Files and directories (relative to the app) whose content makes the dependency layer (Node: node-build.ts). */
+export function dependencyInputs(lang: 'python' | 'ruby', dir: string): string[] {
   const present = (names: string[]) => names.filter((f) => existsSync(join(dir, f)));
-  if (lang === 'node') {
-    return existsSync(join(dir, 'node_modules'))
-      ? null
-      : present(['package.json', 'package-lock.json', 'npm-shrinkwrap.json', '.npmrc']);
-  }
   if (lang === 'python') return present(['requirements.txt', 'Pipfile', 'Pipfile.lock', 'vendor']);
   return present(['Gemfile', 'Gemfile.lock', '.ruby-version', 'vendor/cache']);
 }
@@ -26,16 +17,6 @@ const OFFLINE_HINT = (index: string, how: string) =>
   `echo "!     The ${index} cannot be reached from the emulator (its containers have no network; ` +
   `only Debian's mirror and the npm registry are reachable from this machine)."; ` +
   `echo "!     Vendor the dependencies in the app and deploy again: ${how}"`;
-
-const NODE = String.raw`
-if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then cmd=ci; else cmd=install; fi
-echo "-----> Installing dependencies: npm $cmd (offline, from the package cache)"
-if ! npm $cmd --offline --cache /cache/npm --no-audit --no-fund --loglevel=error; then
-  echo "!     npm could not install the dependencies from the package cache:"
-  echo "!     the npm registry is reached from the emulator's host before the build (see the lines above)."
-  exit 1
-fi
-`;
 
 const PYTHON = String.raw`
 export PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -79,27 +60,6 @@ fi
 `;
 
 /** The dependency step: a shell script run in /app (the dependency inputs only), the cache at /cache. */
-export function dependencyScript(lang: Language): string {
-  return `set -e\ncd /app\n${lang === 'node' ? NODE : lang === 'python' ? PYTHON : RUBY}`;
-}
-
-/** The code step (shell, in /app after the code is copied), or null when the code needs none. */
-export function codeScript(lang: Language, dir: string): string | null {
-  if (lang !== 'node') return null;
-  const steps: string[] = [];
-  if (existsSync(join(dir, 'node_modules'))) {
-    steps.push('echo "-----> node_modules is part of the code: rebuilding it (npm rebuild)"');
-    steps.push('npm rebuild --offline --no-audit --no-fund --loglevel=error');
-  }
-  if (hasBuildScript(dir)) steps.push('echo "-----> Running the build script (npm run build)"', 'npm run build');
-  return steps.length ? `set -e; ${steps.join('; ')}` : null;
-}
-
-function hasBuildScript(dir: string): boolean {
-  try {
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
-    return typeof pkg.scripts?.build === 'string';
-  } catch {
-    return false;
-  }
+export function dependencyScript(lang: 'python' | 'ruby'): string {
+  return `set -e\ncd /app\n${lang === 'python' ? PYTHON : RUBY}`;
 }

@@ -1,23 +1,32 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { dirname, join } from 'node:path';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import { packDirectory } from '../../runtime/images.ts';
 import type { ImageRecipe } from '../../runtime/image-recipes.ts';
-import { dependencyTag, type Language } from './buildpacks.ts';
-import { dependencyInputs, dependencyScript } from './build-scripts.ts';
+import { dependencyTag } from './buildpacks.ts';
+import { commitStep, runBuildStep } from './build-container.ts';
 
 // The dependency layer of a buildpack-like build: the image a `docker build` would have after
 // `COPY package*.json ./` + `RUN npm ci`. A container of the stack image gets only the files naming the
 // dependencies, installs them with the app's build cache bind-mounted at /cache (npm's package cache,
 // pip's: mounted, never copied) and no network, and is committed as the app's dependency image. The
-// next build reuses that image as long as the inputs, the stack and the step are the same, so a code
-// change costs one COPY layer on top of it. One dependency image an app (`deps-<app id>:current`);
-// the key lives in its label and in the build cache, so `DELETE …/caches/deployment` rebuilds it.
+// next build reuses that image as long as the inputs, the stack, the step and the app's environment
+// are the same, so a code change costs one COPY layer on top of it. One dependency image an app
+// (`deps-<app id>:current`); the key lives in its label and in the build cache, so
+// `DELETE …/caches/deployment` rebuilds it.
 
-const BUILD_MEMORY = 2 * 1024 * 1024 * 1024;
 const KEY_LABEL = 'io.scalingo-emulator.deps-key';
 const KEY_FILE = 'dependency-layer.key';
 const LEGACY_CACHE = ['node_modules', 'node_modules.key', 'venv', 'venv.key', 'bundle'];
@@ -32,96 +41,70 @@ export interface DependencyBuild {
   stack: ImageRecipe;
   /** Hash of the stack recipe: a rebuilt stack image makes a new dependency layer. */
   stackHash: string;
-  /** Files added to the inputs (a package-lock.json resolved on the host). */
-  extra: Record<string, string>;
+  /** The app's environment, visible to the step. */
+  env: Record<string, string>;
   say: (line: string) => void;
 }
 
-/** The image the code goes on: the app's dependency image (built now or reused), or the stack when there is no such step. */
-export async function dependencyLayer(b: DependencyBuild, lang: Language): Promise<string> {
-  const inputs = dependencyInputs(lang, b.context);
-  if (inputs === null) return b.stack.tag;
-  const script = dependencyScript(lang);
-  const key = layerKey(b, inputs, script);
+export interface DependencyStep {
+  /** Files and directories of the app the step gets. */
+  inputs: string[];
+  script: string;
+  /** Files added to the inputs (a package-lock.json resolved on the host). */
+  extra: Record<string, string>;
+  /** false: built again even when its key is known (NODE_MODULES_CACHE=false). */
+  reuse: boolean;
+  what: string;
+}
+
+/** The image the code goes on: the app's dependency image, built now or reused. */
+export async function dependencyLayer(b: DependencyBuild, step: DependencyStep): Promise<string> {
+  const key = layerKey(b, step);
   const tag = dependencyTag(b.appId);
   const keyFile = join(b.cacheDir, KEY_FILE);
-  const known = existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key;
+  const known = step.reuse && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key;
   if (known && (await b.runtime.imageLabels(tag))?.[KEY_LABEL] === key) {
     b.say('-----> Reusing the dependency layer from the build cache (dependency files unchanged)');
     return tag;
   }
   // What builds before the dependency layer kept in the cache (copies of node_modules, the virtualenv, the gems).
   for (const old of LEGACY_CACHE) rmSync(join(b.cacheDir, old), { recursive: true, force: true });
+  rmSync(keyFile, { force: true });
   const stage = mkdtempSync(join(tmpdir(), 'scalingo-emu-deps-'));
   let engineId: string;
   try {
-    for (const f of inputs) cpSync(join(b.context, f), join(stage, f), { recursive: true, verbatimSymlinks: true });
-    engineId = await runStep(b, await packDirectory(stage, b.extra), script, lang);
+    for (const f of step.inputs) {
+      mkdirSync(dirname(join(stage, f)), { recursive: true });
+      cpSync(join(b.context, f), join(stage, f), { recursive: true, verbatimSymlinks: true });
+    }
+    engineId = await runBuildStep(b, {
+      image: b.stack.tag,
+      files: await packDirectory(stage, step.extra),
+      script: step.script,
+      env: b.env,
+      what: step.what,
+      name: 'build',
+    });
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
-  try {
-    // The build container's own labels would be inherited by the app's containers: blanked.
-    const changes = [
-      'WORKDIR /app',
-      'CMD ["sh"]',
-      `LABEL ${LABELS.owner}="" ${LABELS.type}="" ${LABELS.deploymentId}=""`,
-      `LABEL ${KEY_LABEL}=${key}`,
-    ];
-    await b.runtime.commit(engineId, { tag, changes });
-  } finally {
-    removeLater(b.runtime, engineId);
-  }
+  // The build container's own labels would be inherited by the app's containers: blanked.
+  const blank = { [LABELS.owner]: '', [LABELS.type]: '', [LABELS.deploymentId]: '' };
+  await commitStep(b.runtime, engineId, tag, { ...blank, [KEY_LABEL]: key });
   writeFileSync(keyFile, key);
   return tag;
 }
 
-/** Runs the dependency step in a new container; resolves its id once it exited 0 (to be committed). */
-async function runStep(b: DependencyBuild, tar: Readable, script: string, lang: Language): Promise<string> {
-  const { runtime } = b;
-  const info = await runtime.run(
-    {
-      name: `scalingo-emu-${b.instanceId}-build-${b.deploymentId.toLowerCase()}`,
-      image: b.stack.tag,
-      cmd: ['sh', '-c', script],
-      env: {},
-      // Not the instance label: the containers area reconciles (and removes) what carries it.
-      labels: {
-        [LABELS.owner]: b.instanceId,
-        [LABELS.appId]: b.appId,
-        [LABELS.type]: 'build',
-        [LABELS.deploymentId]: b.deploymentId,
-      },
-      memoryBytes: BUILD_MEMORY,
-      binds: [`${b.cacheDir}:/cache`],
-      networkNone: true,
-      workingDir: '/app',
-    },
-    { start: false },
-  );
-  try {
-    await runtime.putArchive(info.engineId, '/app', tar);
-    await runtime.start(info.engineId);
-    const logs = await runtime.logs(info.engineId, { follow: true });
-    // The script's own lines (-----> steps, ! errors, indented details) as they are; tools' output indented.
-    for await (const l of logs) if (l.text.trim()) b.say(/^(-----> |!|\s)/.test(l.text) ? l.text : `       ${l.text}`);
-    const code = await runtime.wait(info.engineId);
-    if (code !== 0) throw new Error(`the ${lang} dependency step exited with code ${code}`);
-    return info.engineId;
-  } catch (err) {
-    removeLater(runtime, info.engineId);
-    throw err;
-  }
-}
-
-/** The container's removal (seconds for a large layer) is not waited for: the next layer does not need it. */
-function removeLater(runtime: ContainerRuntime, engineId: string): void {
-  void runtime.remove(engineId).catch(() => undefined);
-}
-
-function layerKey(b: DependencyBuild, inputs: string[], script: string): string {
+function layerKey(b: DependencyBuild, step: DependencyStep): string {
   const h = createHash('sha256').update(
-    JSON.stringify({ v: 1, stack: b.stack.tag, stackHash: b.stackHash, script, extra: b.extra }),
+    JSON.stringify({
+      v: 2,
+      stack: b.stack.tag,
+      stackHash: b.stackHash,
+      script: step.script,
+      extra: step.extra,
+      env: b.env,
+    }),
   );
   const add = (rel: string) => {
     const full = join(b.context, rel);
@@ -130,6 +113,6 @@ function layerKey(b: DependencyBuild, inputs: string[], script: string): string 
     if (st.isDirectory()) for (const e of readdirSync(full).sort()) add(join(rel, e));
     else if (st.isFile()) h.update(readFileSync(full));
   };
-  for (const f of inputs) add(f);
+  for (const f of step.inputs) add(f);
   return h.digest('hex').slice(0, 24);
 }

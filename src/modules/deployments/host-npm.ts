@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 
 // The host's own npm, run as a child process: it reaches the npm registry through the user's npm
 // configuration (a registry mirror, its credentials, a proxy), which the build containers, offline,
@@ -21,14 +22,35 @@ export interface NpmOptions {
   onLine?: (line: string) => void;
   capture?: boolean;
   timeoutMs?: number;
+  /** Variables added to the host's environment (a package manager's settings). */
+  env?: Record<string, string>;
 }
 
 export function runNpm(args: string[], o: NpmOptions): Promise<NpmRun> {
+  return runOnHost('npm', args, o);
+}
+
+/**
+ * A package manager's JavaScript entry point (Yarn, pnpm) run by the emulator's own Node on the host,
+ * with the host's environment (its npm configuration: registry, proxy), as the prefetch runs them.
+ */
+export function runNodeScript(script: string, args: string[], o: NpmOptions): Promise<NpmRun> {
+  // The emulator's own NODE_OPTIONS (a loader under tests) are not the package manager's.
+  return runOnHost(process.execPath, [script, ...args], { ...o, env: { NODE_OPTIONS: '', ...o.env } });
+}
+
+function runOnHost(command: string, args: string[], o: NpmOptions): Promise<NpmRun> {
   return new Promise((resolve) => {
-    const child = spawn('npm', args, {
+    const child = spawn(command, args, {
       cwd: o.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+      env: {
+        ...process.env,
+        npm_config_update_notifier: 'false',
+        npm_config_fund: 'false',
+        npm_config_audit: 'false',
+        ...o.env,
+      },
     });
     const timer = setTimeout(() => child.kill('SIGTERM'), o.timeoutMs ?? NPM_TIMEOUT_MS);
     const chunks: Buffer[] = [];
@@ -57,4 +79,22 @@ export function runNpm(args: string[], o: NpmOptions): Promise<NpmRun> {
       resolve({ code: overflow ? -1 : (code ?? -1), stdout: Buffer.concat(chunks).toString('utf8') });
     });
   });
+}
+
+let registry: Promise<string> | undefined;
+
+/**
+ * The registry the host's npm uses (`npm config get registry`: a mirror the user configured, or
+ * npm's default), with a trailing slash. Asked once per process.
+ */
+export function hostRegistry(): Promise<string> {
+  registry ??= runNpm(['config', 'get', 'registry'], { cwd: tmpdir(), capture: true }).then((run) => {
+    const url = run.stdout.trim();
+    if (run.code !== 0 || !/^https?:\/\/\S+$/.test(url)) {
+      registry = undefined;
+      return 'https://registry.npmjs.org/';
+    }
+    return url.endsWith('/') ? url : `${url}/`;
+  });
+  return registry;
 }

@@ -4,9 +4,8 @@ import { recipeHash, stackRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
 import { debianSuite } from '../../runtime/rootfs.ts';
 import { defaultProcessTypes, detectLanguage, type Language } from './buildpacks.ts';
-import { codeScript } from './build-scripts.ts';
 import { dependencyLayer } from './dependency-layer.ts';
-import { prefetchNpm } from './npm-prefetch.ts';
+import { addCode, dependencyStep } from './code-step.ts';
 import { requestedVersion, resolveVersion, STACK_VERSIONS } from './runtime-versions.ts';
 import { defined } from '../../shared/defined.ts';
 
@@ -27,6 +26,8 @@ export interface BuildpackBuild {
   /** Labels the image carries (instance, app, deployment), as a `docker build` would set them. */
   labels: Record<string, string>;
   procfile: Record<string, string> | null;
+  /** The app's environment variables, visible to the build as on the platform (none when absent). */
+  env?: Record<string, string>;
   say: (line: string) => void;
 }
 
@@ -34,9 +35,6 @@ const TITLES: Record<Language, string> = { node: 'Node.js', python: 'Python', ru
 
 /** The language of the code, or null when no buildpack applies (then the Procfile-only build runs). */
 export const languageOf = (context: string): Language | null => detectLanguage(context);
-
-/** The classic builder's own progress lines; the steps' output is what the deployment shows. */
-const BUILDER_CHATTER = /^(Step \d+\/\d+ : | ---> |Removing intermediate container |Successfully (built|tagged) )/;
 
 /** Builds the image; resolves the process types (Procfile over the language's defaults). */
 export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise<Record<string, string>> {
@@ -58,26 +56,12 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
     onLine: (l) => say(`       ${l}`),
   });
   mkdirSync(b.cacheDir, { recursive: true });
-  const extra = lang === 'node' ? await prefetchNpm(b.context, b.cacheDir, say) : {};
+  const steps = await dependencyStep(b, lang);
   const stackHash = recipeHash(stack, stack.suite ?? debianSuite());
-  const base = await dependencyLayer({ ...b, stack, stackHash, extra }, lang);
-  const step = codeScript(lang, b.context);
-  const dockerfile = [
-    `FROM ${base}`,
-    'COPY . /app',
-    ...(step ? [`RUN ${JSON.stringify(['sh', '-c', step])}`] : []),
-  ].join('\n');
-  say('-----> Adding the code');
-  await runtime.buildImage({
-    contextDir: b.context,
-    dockerfile: `${dockerfile}\n`,
-    tag: b.tag,
-    labels: b.labels,
-    networkNone: true,
-    onLine: (l) => {
-      if (!BUILDER_CHATTER.test(l)) say(/^(-----> |!|\s)/.test(l) ? l : `       ${l}`);
-    },
-  });
+  const base = steps.dependencies
+    ? await dependencyLayer({ ...b, stack, stackHash, env: b.env ?? {} }, steps.dependencies)
+    : stack.tag;
+  await addCode(b, base, steps.code);
   say('-----> Build finished');
   const types = { ...defaultProcessTypes(lang, b.context), ...(b.procfile ?? {}) };
   if (!Object.keys(types).length)
