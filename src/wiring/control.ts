@@ -61,7 +61,7 @@ function buildControl(s: Shared, needs: ControlNeeds) {
     },
   });
   const adminToken = () => s.adminToken;
-  const adminFailures = adminFailureWindow({ perMinute: config.rateLimit.perMinute, clock: s.clock });
+  const adminFailures = adminFailureWindow({ perMinute: config.rateLimit.perMinute, clock: s.wallClock });
   const dashboard = dashboardRoutes({
     auth,
     apps,

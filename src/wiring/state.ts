@@ -26,6 +26,8 @@ import { defineArea } from './define-area.ts';
 export interface StateOptions {
   logger?: Logger;
   clock?: Clock;
+  /** Real time (Shared.wallClock); default the system clock. */
+  wallClock?: Clock;
   runtime?: ContainerRuntime;
   upstreams?: UpstreamSource;
 }
@@ -75,6 +77,7 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
     config,
     logger,
     clock,
+    wallClock: opts.wallClock ?? systemClock,
     db,
     runtime,
     instanceId,
