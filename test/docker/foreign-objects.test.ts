@@ -21,7 +21,8 @@ describe('engine objects named by an imported snapshot but not the emulator’s'
   let container = '';
 
   beforeAll(async () => {
-    h = await startEmulator({ adminToken: ADMIN });
+    // Real addon servers: the deletion of an app goes through their removal path (container by addon id, volume by name).
+    h = await startEmulator({ adminToken: ADMIN, addons: { servers: true } });
     docker('tag', DEFAULT_STACK_IMAGE, image);
     docker('volume', 'create', '--label', testLabel, volume);
     // Made by another emulator instance for an addon of the same id (the same snapshot imported twice on one engine).
