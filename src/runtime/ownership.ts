@@ -6,13 +6,20 @@ import { LABELS, type ContainerRuntime } from './runtime.ts';
 
 export type RemovedKind = 'container' | 'image' | 'volume' | 'network';
 
-/** Managed by an emulator, and made by this instance (`instance` on app containers, `owner` on the others). */
-export function isOwnedBy(labels: Record<string, string> | null, instanceId: string): boolean {
+// Where each kind of object names the instance that made it: `instance` on app containers and their images, `owner` on
+// build, addon and hook containers and on networks and volumes, `built-by` on images. A container run from one of this
+// instance's images inherits `built-by`: that alone does not make it this instance's.
+const OWNER_KEYS: Record<RemovedKind, string[]> = {
+  container: [LABELS.instance, LABELS.owner],
+  image: [LABELS.instance, LABELS.builtBy],
+  volume: [LABELS.instance, LABELS.owner],
+  network: [LABELS.instance, LABELS.owner],
+};
+
+/** Managed by an emulator, and made by this instance. */
+export function isOwnedBy(labels: Record<string, string> | null, instanceId: string, kind: RemovedKind): boolean {
   if (!labels || !instanceId) return false;
-  return (
-    labels[LABELS.managed] === '1' &&
-    [LABELS.instance, LABELS.owner, LABELS.builtBy].some((key) => labels[key] === instanceId)
-  );
+  return labels[LABELS.managed] === '1' && OWNER_KEYS[kind].some((key) => labels[key] === instanceId);
 }
 
 /** The labels a named volume made for a container carries: the container's ownership, so removals can check it. */
@@ -36,31 +43,30 @@ export function removingOnlyOwned(
   instanceId: string,
   onRefused: (kind: RemovedKind, name: string) => void,
 ): ContainerRuntime {
-  const owned = (labels: Record<string, string> | null) => isOwnedBy(labels, instanceId);
   const stamp = { [LABELS.managed]: '1', [LABELS.builtBy]: instanceId };
   const overrides: Partial<ContainerRuntime> = {
     async remove(engineId) {
       const info = await runtime.inspect(engineId);
       if (!info) return; // gone already: removing a missing container is no error
-      if (owned(info.labels)) return runtime.remove(engineId);
+      if (isOwnedBy(info.labels, instanceId, 'container')) return runtime.remove(engineId);
       onRefused('container', info.name);
     },
     async removeImage(tag) {
       const labels = await runtime.imageLabels(tag);
       if (!labels) return;
-      if (owned(labels)) return runtime.removeImage(tag);
+      if (isOwnedBy(labels, instanceId, 'image')) return runtime.removeImage(tag);
       onRefused('image', tag);
     },
     async removeVolume(name) {
       const labels = await runtime.volumeLabels(name);
       if (!labels) return;
-      if (owned(labels)) return runtime.removeVolume(name);
+      if (isOwnedBy(labels, instanceId, 'volume')) return runtime.removeVolume(name);
       onRefused('volume', name);
     },
     async removeNetwork(name) {
       const labels = await runtime.networkLabels(name);
       if (!labels) return;
-      if (owned(labels)) return runtime.removeNetwork(name);
+      if (isOwnedBy(labels, instanceId, 'network')) return runtime.removeNetwork(name);
       onRefused('network', name);
     },
     buildImage: (o) => runtime.buildImage({ ...o, labels: { ...o.labels, ...stamp } }),

@@ -25,14 +25,16 @@ const spec = (name: string, labels: Record<string, string>, binds?: string[]) =>
 });
 
 describe('removals reach only what this instance made', () => {
-  it('owned: managed, and this instance as instance, owner or built-by', () => {
-    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.instance]: ME }, ME)).toBe(true);
-    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.owner]: ME }, ME)).toBe(true);
-    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.builtBy]: ME }, ME)).toBe(true);
-    expect(isOwnedBy({ [LABELS.instance]: ME }, ME)).toBe(false);
-    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.instance]: 'other' }, ME)).toBe(false);
-    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.owner]: '' }, '')).toBe(false);
-    expect(isOwnedBy(null, ME)).toBe(false);
+  it('owned: managed, and this instance where that kind of object names its maker', () => {
+    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.instance]: ME }, ME, 'container')).toBe(true);
+    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.owner]: ME }, ME, 'volume')).toBe(true);
+    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.builtBy]: ME }, ME, 'image')).toBe(true);
+    // A container run from one of its images inherits built-by: not this instance's container for that.
+    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.builtBy]: ME }, ME, 'container')).toBe(false);
+    expect(isOwnedBy({ [LABELS.instance]: ME }, ME, 'container')).toBe(false);
+    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.instance]: 'other' }, ME, 'image')).toBe(false);
+    expect(isOwnedBy({ [LABELS.managed]: '1', [LABELS.owner]: '' }, '', 'network')).toBe(false);
+    expect(isOwnedBy(null, ME, 'volume')).toBe(false);
   });
 
   it('containers and their volumes: its own go, another instance’s stay and are reported', async () => {

@@ -62,7 +62,7 @@ export function lacks(servers: AddonServers | undefined, addon: AddonRow, featur
 
 // How long a request that needs the server waits for a start under way (a plan change's restart, provisioning), and
 // when a client refused after it is told to come back.
-export const SERVER_WAIT_MS = 20_000;
+const SERVER_WAIT_MS = 20_000;
 const RETRY_AFTER_SECONDS = 5;
 
 /** The 503 `{error}` of a database that does not answer yet (provisioning, restarting, stopped, failed to start). */

@@ -22,8 +22,11 @@ const childArgs = (): string[] =>
     : [fileURLToPath(new URL('./snapshot-check.cjs', import.meta.url))];
 
 /** Checks and migrates the database file `file` in a child process; a check that cannot finish is a refusal. */
-export function checkSnapshotFile(file: string, bytes: number): Promise<SnapshotCheck> {
-  const deadlineMs = checkDeadlineMs(bytes);
+export function checkSnapshotFile(
+  file: string,
+  bytes: number,
+  deadlineMs = checkDeadlineMs(bytes),
+): Promise<SnapshotCheck> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--max-old-space-size=64', ...childArgs(), file], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -136,13 +136,10 @@ async function prepare(data: Buffer, workDir: string): Promise<string> {
   mkdirSync(workDir, { recursive: true });
   const file = join(workDir, `restore-${secret(6).replace(/[^A-Za-z0-9]/g, 'x')}.sqlite`);
   // A file in WAL mode comes without its log: marked as a rollback-journal file (bytes 18-19), as it was serialised.
-  const header = Buffer.from(data.subarray(0, 100));
-  header[18] = 1;
-  header[19] = 1;
-  const fd = openSync(file, 'wx', 0o600);
+  writeFileSync(file, data, { flag: 'wx', mode: 0o600 });
+  const fd = openSync(file, 'r+');
   try {
-    writeSync(fd, header);
-    writeSync(fd, data, 100);
+    writeSync(fd, Buffer.from([1, 1]), 0, 2, 18);
   } finally {
     closeSync(fd);
   }
