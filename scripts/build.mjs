@@ -175,7 +175,13 @@ async function buildCommonJs() {
   rmSync(esm, { recursive: true, force: true });
   try {
     const split = await build({
-      entryPoints: { main: join(root, 'src/main.ts'), index: join(root, 'src/index.ts'), ...vendorEntries },
+      entryPoints: {
+        main: join(root, 'src/main.ts'),
+        index: join(root, 'src/index.ts'),
+        // The snapshot check's child process (src/modules/control/snapshot-check-process.ts starts it).
+        'snapshot-check': join(root, 'src/modules/control/snapshot-check-child.ts'),
+        ...vendorEntries,
+      },
       outdir: esm,
       outExtension: { '.js': '.cjs' },
       chunkNames: 'chunk-[hash]',

@@ -40,19 +40,25 @@ export function openDatabase(opts: { file?: string; inMemory?: boolean }): Db {
   return db;
 }
 
-/** Applies every numbered migration (NNN_name.sql) not yet recorded, each in its own transaction. */
-export function migrate(db: Db, dir = MIGRATIONS_DIR): string[] {
+/** The numbered migrations (NNN_name.sql) of a directory, in order. */
+export const migrationFiles = (dir = MIGRATIONS_DIR): string[] =>
+  readdirSync(dir)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .sort();
+
+/**
+ * Applies every numbered migration (NNN_name.sql) not yet recorded, each in its own transaction; those up to `upTo`
+ * only when given (the schema a snapshot of that version must have).
+ */
+export function migrate(db: Db, dir = MIGRATIONS_DIR, upTo = Number.POSITIVE_INFINITY): string[] {
   db.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
   );
   const done = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   const applied: string[] = [];
-  const files = readdirSync(dir)
-    .filter((f) => /^\d+_.+\.sql$/.test(f))
-    .sort();
-  for (const file of files) {
+  for (const file of migrationFiles(dir)) {
     const version = Number.parseInt(file, 10);
-    if (done.has(version)) continue;
+    if (done.has(version) || version > upTo) continue;
     const sql = readFileSync(join(dir, file), 'utf8');
     db.transaction(() => {
       db.exec(sql);

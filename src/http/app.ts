@@ -27,7 +27,8 @@ import { EngineUnavailableError, ENGINE_UNREACHABLE_MESSAGE } from '../runtime/r
 
 export interface HttpAppDeps {
   logger: Logger;
-  clock: Clock;
+  /** The clock of the rate-limit windows: real time (they protect the process, not platform time). */
+  wallClock: Clock;
   auth: AuthService;
   bodyLimitBytes: number;
   rateLimit: { enabled: boolean; perMinute: number };
@@ -87,7 +88,8 @@ export function createHttpApp(deps: HttpAppDeps): OpenAPIHono<AppEnv> {
   if (deps.validateResponses) app.use('*', responseConformance(deps.logger));
   app.use('/v1/*', authenticate(deps.auth, authOf));
   app.use('/v1/*', bodyGuards(deps.bodyLimitBytes));
-  if (deps.rateLimit.enabled) app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.clock }));
+  if (deps.rateLimit.enabled)
+    app.use('/v1/*', rateLimit({ perMinute: deps.rateLimit.perMinute, clock: deps.wallClock }));
   const appAccess = deps.appAccess;
   if (appAccess) {
     app.use('/v1/apps/:app/*', (c, next) => {

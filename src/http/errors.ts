@@ -61,8 +61,9 @@ export class ApiError extends Error {
       'Retry-After': String(retryAfterSeconds),
     });
   }
-  static unavailable(error: string): ApiError {
-    return new ApiError(503, { error });
+  /** `retryAfterSeconds`: when the same request can be sent again (Retry-After), when the wait has a known scale. */
+  static unavailable(error: string, retryAfterSeconds?: number): ApiError {
+    return new ApiError(503, { error }, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : {});
   }
   /** The disk holding the data directory is full: the same request can succeed once space returns. */
   static insufficientStorage(error = DISK_FULL_MESSAGE): ApiError {

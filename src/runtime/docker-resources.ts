@@ -22,6 +22,8 @@ type Resources = Pick<
   | 'ensureNetwork'
   | 'removeNetwork'
   | 'removeVolume'
+  | 'networkLabels'
+  | 'volumeLabels'
   | 'updateMemory'
   | 'exec'
   | 'execStream'
@@ -136,6 +138,26 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
         await docker.getVolume(name).remove({ force: true });
       } catch (err) {
         if (!isStatus(err, 404)) throw err;
+      }
+    },
+
+    async networkLabels(name) {
+      const docker = await engine();
+      try {
+        return ((await docker.getNetwork(name).inspect()) as Docker.NetworkInspectInfo).Labels ?? {};
+      } catch (err) {
+        if (isStatus(err, 404)) return null;
+        throw err;
+      }
+    },
+
+    async volumeLabels(name) {
+      const docker = await engine();
+      try {
+        return (await docker.getVolume(name).inspect()).Labels ?? {};
+      } catch (err) {
+        if (isStatus(err, 404)) return null;
+        throw err;
       }
     },
 

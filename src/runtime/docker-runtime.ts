@@ -25,6 +25,7 @@ import { versionOverSocket } from './engine-probe.ts';
 import { dockerResources } from './docker-resources.ts';
 import { containerLogs } from './docker-logs.ts';
 import { lineSplitter, statsFromDocker } from './engine-parse.ts';
+import { namedVolumes, volumeLabelsFor } from './ownership.ts';
 
 export interface DockerRuntimeOptions {
   /** The engine: `unix:///path` or `tcp://host:port` (docker.host); else socketPath; else DOCKER_HOST… (engine-endpoint.ts). */
@@ -195,6 +196,9 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
 
     async run(spec: ContainerSpec, o = {}) {
       const docker = await engine();
+      // Made before the container (the engine would make them unlabelled): an existing volume is kept as it is.
+      for (const name of namedVolumes(spec.binds))
+        await docker.createVolume({ Name: name, Labels: volumeLabelsFor(spec.labels) });
       const portKey = spec.publishPort ? `${spec.publishPort}/tcp` : undefined;
       const container = await docker.createContainer({
         name: spec.name,
@@ -346,6 +350,8 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       'importImage',
       'removeNetwork',
       'removeVolume',
+      'networkLabels',
+      'volumeLabels',
     ],
     where,
     {

@@ -22,6 +22,9 @@ export const LABELS = {
   // containers area reconciles (removes) what carries `instance` and the logs area follows it.
   owner: 'io.scalingo-emulator.owner',
   addonId: 'io.scalingo-emulator.addon-id',
+  // Images committed from a build container, which blank `owner` (their containers would inherit it): the
+  // instance that made them, so that only it removes them (ownership.ts).
+  builtBy: 'io.scalingo-emulator.built-by',
 } as const;
 
 export interface ContainerSpec {
@@ -40,7 +43,10 @@ export interface ContainerSpec {
   tty?: boolean;
   openStdin?: boolean;
   workingDir?: string;
-  /** Host paths or named volumes mounted in (`source:target[:ro]`): build caches, addon data. */
+  /**
+   * Host paths or named volumes mounted in (`source:target[:ro]`): build caches, addon data. A named volume the
+   * engine does not have yet is created with the container's ownership labels (volumeLabelsFor, ownership.ts).
+   */
   binds?: string[];
   /** User-defined network joined (an app's network with its addons), with these aliases on it. */
   network?: string;
@@ -166,6 +172,9 @@ export interface ContainerRuntime {
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
   removeNetwork(name: string): Promise<void>;
   removeVolume(name: string): Promise<void>;
+  /** Labels of a network or a volume, or null when the engine has none of that name (what removals check). */
+  networkLabels(name: string): Promise<Record<string, string> | null>;
+  volumeLabels(name: string): Promise<Record<string, string> | null>;
 
   // Containers
   /** Creates (and unless `start: false`, starts) a container. */

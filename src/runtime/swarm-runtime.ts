@@ -180,6 +180,9 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
         });
     },
     removeNetwork: (name) => manager.removeNetwork(name),
+    networkLabels: (name) => manager.networkLabels(name),
+    // Addon servers, the only users of named volumes, are pinned to the manager: their volumes are there.
+    volumeLabels: (name) => manager.volumeLabels(name),
     async removeVolume(name) {
       // A volume lives on the node that ran its task (addon servers are pinned to the manager).
       for (const e of [manager, ...(await nodes.otherEngines().catch(() => []))])

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ContainerInfo, ContainerSpec } from './runtime.ts';
 import { LABELS } from './runtime.ts';
+import { volumeLabelsFor } from './ownership.ts';
 
 /** Labels only the swarm runtime sets on its services. */
 export const SWARM_LABELS = {
@@ -77,15 +78,20 @@ export function serviceName(name: string): string {
   return `${clean.slice(0, MAX_SERVICE_NAME - 9).replace(/-+$/, '')}-${hash}`;
 }
 
-/** `source:target[:ro]` binds as service mounts: a path is a bind mount (on the task's node), a name a volume. */
-function mountsOf(binds: string[]): Record<string, unknown>[] {
+/**
+ * `source:target[:ro]` binds as service mounts: a path is a bind mount (on the task's node), a name a volume,
+ * made with the service's ownership labels when the node does not have it yet.
+ */
+function mountsOf(binds: string[], labels: Record<string, string>): Record<string, unknown>[] {
   return binds.map((b) => {
     const [source, target, mode] = b.split(':');
+    const volume = !source.startsWith('/');
     return {
-      Type: source.startsWith('/') ? 'bind' : 'volume',
+      Type: volume ? 'volume' : 'bind',
       Source: source,
       Target: target,
       ReadOnly: mode === 'ro',
+      ...(volume ? { VolumeOptions: { Labels: volumeLabelsFor(labels) } } : {}),
     };
   });
 }
@@ -116,7 +122,7 @@ export function serviceSpec(
         TTY: spec.tty ?? false,
         OpenStdin: spec.openStdin ?? false,
         Init: true,
-        Mounts: spec.binds?.length ? mountsOf(spec.binds) : undefined,
+        Mounts: spec.binds?.length ? mountsOf(spec.binds, labels) : undefined,
       },
       Resources: { Limits: { MemoryBytes: spec.memoryBytes } },
       // The emulator restarts crashed containers itself (with the platform's back-off), as on one engine.

@@ -38,6 +38,8 @@ interface ManualTimer extends ClockTimer {
 
 // Firings one advance() may run: a timer that keeps re-arming itself at 0 ms cannot hang the process.
 const MAX_FIRINGS_PER_ADVANCE = 1_000_000;
+// Firings of one periodic timer in one advance (the last at its last due time): minutes of 10 s rounds fire each.
+const MAX_PERIODIC_FIRINGS = 100;
 
 /** A clock that only moves when told to: advance(ms) fires the timers that fall due, in due order. */
 export class ManualClock implements Clock {
@@ -80,6 +82,7 @@ export class ManualClock implements Clock {
    */
   advance(ms: number): void {
     const target = this.current + Math.max(0, ms);
+    const firings = new Map<ManualTimer, number>();
     for (let fired = 0; fired < MAX_FIRINGS_PER_ADVANCE; fired++) {
       let next: ManualTimer | undefined;
       for (const t of this.timers)
@@ -88,6 +91,14 @@ export class ManualClock implements Clock {
       if (next.due > this.current) this.current = next.due;
       if (next.every !== null) {
         next.due += next.every;
+        // A periodic timer due more than MAX_PERIODIC_FIRINGS times within one advance then skips to its last due
+        // time: its work reads now() (rotation and retention by age, expiries, alert durations between rounds), so
+        // the firings skipped would cost without changing the outcome. A year of 10 s rounds was 3 million firings,
+        // seconds of a blocked process (issue 37): an advance now costs the same whatever its span.
+        const count = (firings.get(next) ?? 0) + 1;
+        firings.set(next, count);
+        if (count === MAX_PERIODIC_FIRINGS - 1 && next.due + next.every <= target)
+          next.due += Math.floor((target - next.due) / next.every) * next.every;
         next.seq = this.seq++;
       } else {
         this.timers.delete(next);

@@ -40,7 +40,13 @@ export interface Unit {
 export interface Shared {
   config: EmulatorConfig;
   logger: Logger;
+  /** Platform time: `clock: "manual"` moves it only when advanced (src/shared/clock.ts). */
   clock: Clock;
+  /**
+   * Real time, whatever `clock` is: what protects the process rather than standing for platform time (rate-limit
+   * windows). Tests may pass a ManualClock to move it.
+   */
+  wallClock: Clock;
   db: Db;
   runtime: ContainerRuntime;
   /** Labels this data dir's containers. */

@@ -61,7 +61,7 @@ function buildControl(s: Shared, needs: ControlNeeds) {
     },
   });
   const adminToken = () => s.adminToken;
-  const adminFailures = adminFailureWindow({ perMinute: config.rateLimit.perMinute, clock: s.clock });
+  const adminFailures = adminFailureWindow({ perMinute: config.rateLimit.perMinute, clock: s.wallClock });
   const dashboard = dashboardRoutes({
     auth,
     apps,
@@ -81,7 +81,9 @@ function buildControl(s: Shared, needs: ControlNeeds) {
       name: 'control',
       routes: [controlRoutes({ control, adminToken, adminFailures })],
       // --import: the state of a snapshot file, before anything answers (Docker follows in ready()).
-      open: () => void (config.importFile && control.importFile(config.importFile)),
+      open: async () => {
+        if (config.importFile) await control.importFile(config.importFile);
+      },
       // --export-on-exit: the state as it is once the work under way ended.
       stop: () => void (config.exportOnExit && db.open && control.exportTo(config.exportOnExit)),
     },

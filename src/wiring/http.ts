@@ -13,7 +13,7 @@ export const httpArea = defineArea({
     const { config } = s;
     const app = createHttpApp({
       logger: s.logger,
-      clock: s.clock,
+      wallClock: s.wallClock,
       faults: s.faults,
       auth: deps.accounts.auth,
       bodyLimitBytes: config.bodyLimitBytes,

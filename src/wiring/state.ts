@@ -15,6 +15,7 @@ import { secret } from '../shared/ids.ts';
 import type { ContainerRuntime } from '../runtime/runtime.ts';
 import { createDockerRuntime } from '../runtime/docker-runtime.ts';
 import { createSwarmRuntime } from '../runtime/swarm-runtime.ts';
+import { removingOnlyOwned } from '../runtime/ownership.ts';
 import { createUpgradeTable } from '../http/ws.ts';
 import { createFaults } from '../modules/control/faults.ts';
 import { withFaults } from '../modules/control/runtime-faults.ts';
@@ -25,6 +26,8 @@ import { defineArea } from './define-area.ts';
 export interface StateOptions {
   logger?: Logger;
   clock?: Clock;
+  /** Real time (Shared.wallClock); default the system clock. */
+  wallClock?: Clock;
   runtime?: ContainerRuntime;
   upstreams?: UpstreamSource;
 }
@@ -55,7 +58,11 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
     docker.mode === 'swarm'
       ? createSwarmRuntime({ ...engine, oneOffNode: docker.swarm.oneOffNode })
       : createDockerRuntime(engine);
-  const runtime = withFaults(opts.runtime ?? makeRuntime(), faults);
+  // Removals reach only what carries this instance's labels, whatever the database names (runtime/ownership.ts).
+  const owned = removingOnlyOwned(opts.runtime ?? makeRuntime(), instanceId, (kind, name) =>
+    logger.warn({ [kind]: name }, `left the ${kind} ${name} in place: it is not this emulator's`),
+  );
+  const runtime = withFaults(owned, faults);
 
   // Known once the ports are bound (port 0 picks a free one): the servers and git areas fill them in.
   const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -70,6 +77,7 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
     config,
     logger,
     clock,
+    wallClock: opts.wallClock ?? systemClock,
     db,
     runtime,
     instanceId,

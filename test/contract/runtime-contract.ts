@@ -177,6 +177,28 @@ export function runtimeContract(name: string, make: () => Promise<ContractSubjec
       await Promise.all([web, silent, worker].map((c) => rt.remove(c.engineId)));
     });
 
+    it('a named volume is made with the ownership labels of its first container; networks keep their labels', async () => {
+      const volume = `scalingo-emu-${instance}-contract-volume`;
+      const network = `scalingo-emu-${instance}-contract-net`;
+      expect(await rt.volumeLabels(volume)).toBeNull();
+      expect(await rt.networkLabels(network)).toBeNull();
+      const owner = { ...labels, [LABELS.addonId]: 'ad-contract', [LABELS.type]: 'addon' };
+      const c = await rt.run(spec('echo data > /data/file', { labels: owner, binds: [`${volume}:/data`] }));
+      expect(await rt.wait(c.engineId)).toBe(0);
+      expect(await rt.volumeLabels(volume)).toEqual({
+        [LABELS.managed]: '1',
+        [LABELS.instance]: instance,
+        [LABELS.addonId]: 'ad-contract',
+      });
+      await rt.remove(c.engineId);
+      await rt.removeVolume(volume);
+      expect(await rt.volumeLabels(volume)).toBeNull();
+      await rt.ensureNetwork(network, { [LABELS.owner]: instance });
+      expect(await rt.networkLabels(network)).toMatchObject({ [LABELS.managed]: '1', [LABELS.owner]: instance });
+      await rt.removeNetwork(network);
+      expect(await rt.networkLabels(network)).toBeNull();
+    });
+
     it('typed errors: missing containers and images, names in use', async () => {
       await expect(rt.start(missing)).rejects.toBeInstanceOf(NoSuchContainerError);
       await expect(rt.kill(missing, 'SIGTERM')).rejects.toBeInstanceOf(NoSuchContainerError);

@@ -37,6 +37,17 @@ describe('plan changes of real addon servers (real Docker)', () => {
       { timeoutMs: 300_000, intervalMs: 250, what: `addon ${id} running or in error` },
     );
 
+  /** A database API call as go-scalingo makes it (SCALINGO_DB_URL=<api>), with the addon's bearer token. */
+  const dbApi = async (id: string, path: string, token: string) => {
+    const res = await fetch(`${h.api}/api/databases/${id}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as any };
+  };
+  const addonToken = async (id: string) => {
+    const res = await h.call('POST', `/v1/apps/${APP}/addons/${id}/token`);
+    expect(res.status, res.text).toBe(200);
+    return res.body.addon.token as string;
+  };
+
   beforeAll(async () => {
     h = await startEmulator({ addons: { servers: true }, intervals: FAST });
     instance = h.emu.instanceId;
@@ -100,6 +111,44 @@ describe('plan changes of real addon servers (real Docker)', () => {
   );
 
   it(
+    'the Go CLI 1.48 right after addons-upgrade, no wait: logs --addon, logs-archives --addon, backups, database-users-list',
+    async () => {
+      // Each command's requests as the CLI sends them (db/logs.go, db/logs_archive.go, db/backups.go, db/users/list.go
+      // through go-scalingo): the addon token, then the database API; users-list first shows the addon.
+      const id = ids.postgresql;
+      const db = (path: string, token: string) => dbApi(id, path, token);
+      const token = () => addonToken(id);
+      const before = docker('inspect', '-f', '{{.State.StartedAt}} {{.HostConfig.Memory}}', serverOf(id).id);
+      expect((await upgrade(id, 'postgresql-sandbox')).status).toBe(200);
+      expect((await addon(id)).status).toBe('updating');
+
+      // logs --addon: the logs URL, then its dump.
+      const logs = await db('/logs', await token());
+      expect(logs.status).toBe(200);
+      expect((await fetch(`${logs.body.url}&n=20`)).status).toBe(200);
+      // logs-archives --addon, backups: the database API's own records.
+      const archives = await db('/logs_archives?page=1', await token());
+      expect(archives.status).toBe(200);
+      expect(archives.body).toMatchObject({ has_more: false });
+      const backups = await db('/backups', await token());
+      expect(backups.status).toBe(200);
+      expect(backups.body.database_backups).toEqual(expect.any(Array));
+      // database-users-list: AddonShow, then the users, read from the server once it is back.
+      expect((await h.call('GET', `/v1/apps/${APP}/addons/${id}`)).status).toBe(200);
+      const users = await db('/users', await token());
+      expect(users.status, JSON.stringify(users.body)).toBe(200);
+      expect(users.body['database-users'].map((u: { name: string }) => u.name)).toContain('postgres');
+      expect((await addon(id)).status).toBe('running');
+      // Docker: the server did restart meanwhile, with the new plan's memory.
+      const after = docker('inspect', '-f', '{{.State.StartedAt}} {{.HostConfig.Memory}}', serverOf(id).id).split(' ');
+      const [startedBefore, memoryBefore] = before.split(' ');
+      expect(after[0]).not.toBe(startedBefore);
+      expect(after[1]).not.toBe(memoryBefore);
+    },
+    LONG,
+  );
+
+  it(
     'a server that does not come back from a plan change ends `error` with the reason; the next plan change brings it up',
     async () => {
       // A setting PostgreSQL refuses at start, read by the next start only (the running server never reloads it).
@@ -120,6 +169,12 @@ describe('plan changes of real addon servers (real Docker)', () => {
         /the postgresql server could not start: the postgresql server stopped \(exit code \d+\)/,
       );
       expect(serverOf(ids.postgresql).state).toBe('exited');
+      // In `error`: the database API's records still answer; what needs the server is a 503 with Retry-After at once.
+      const token = await addonToken(ids.postgresql);
+      expect((await dbApi(ids.postgresql, '/backups', token)).status).toBe(200);
+      const users = await dbApi(ids.postgresql, '/users', token);
+      expect(users).toMatchObject({ status: 503, retryAfter: '5' });
+      expect(users.body.error).toMatch(/is error: retry once the addon is running/);
       const refused = spawnSync('docker', ['logs', '--tail', '20', server.id], { encoding: 'utf8' });
       expect(refused.stdout + refused.stderr).toMatch(/unrecognized configuration parameter "no_such_setting"/);
 

@@ -102,6 +102,7 @@ describe('the packed package', () => {
       'package/dist/dashboard/app.js',
       'package/dist/dashboard/index.html',
       'package/dist/migrations/001_init.sql',
+      'package/dist/snapshot-check.cjs', // the snapshot check's child process
       'package/index.d.ts',
     ])
       expect(files).toContain(f);

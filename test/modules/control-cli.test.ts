@@ -20,7 +20,7 @@ const ADMIN = 'admin-token-for-cli-000000000000';
 function start(args: string[], cwd: string) {
   const child = spawn(
     process.execPath,
-    [...ENTRY, '--port', '0', '--router-port', '0', '--in-memory', '--log-level', 'warn', ...args],
+    [...ENTRY, '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', '--log-level', 'warn', ...args],
     { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -107,11 +107,15 @@ describe('--export-on-exit and --import', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-ctl-cli-'));
     try {
       const run = (...args: string[]) =>
-        spawnSync(process.execPath, [...ENTRY, '--port', '0', '--router-port', '0', '--in-memory', ...args], {
-          cwd,
-          encoding: 'utf8',
-          env: { ...process.env, EMULATOR_CONFIG: '' },
-        });
+        spawnSync(
+          process.execPath,
+          [...ENTRY, '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', ...args],
+          {
+            cwd,
+            encoding: 'utf8',
+            env: { ...process.env, EMULATOR_CONFIG: '' },
+          },
+        );
       const missing = run('--import', 'nope.sqlite');
       expect(missing.status).toBe(1);
       expect(missing.stderr).toMatch(/cannot read the snapshot to import .*nope\.sqlite/);

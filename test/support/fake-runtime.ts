@@ -22,6 +22,7 @@ import {
   NoSuchImageError,
 } from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+import { namedVolumes, volumeLabelsFor } from '../../src/runtime/ownership.ts';
 import { Follow } from './fake-follow.ts';
 
 export interface FakeContainer {
@@ -44,7 +45,10 @@ export class FakeRuntime implements ContainerRuntime {
   readonly publishHost = '127.0.0.1';
   readonly containers = new Map<string, FakeContainer>();
   readonly removed: string[] = [];
-  readonly images = new Set<string>([DEFAULT_STACK_IMAGE]);
+  /** Images, networks and volumes by name, with their labels (what the emulator's removals check). */
+  readonly images = new Map<string, Record<string, string>>([[DEFAULT_STACK_IMAGE, {}]]);
+  readonly networks = new Map<string, Record<string, string>>();
+  readonly volumes = new Map<string, Record<string, string>>();
   protected listeners = new Set<(e: RuntimeEvent) => void>();
   private engineListeners = new Set<(s: EngineState) => void>();
   private down = false;
@@ -171,6 +175,8 @@ export class FakeRuntime implements ContainerRuntime {
     if (!this.images.has(spec.image)) throw new NoSuchImageError(spec.image);
     if ([...this.containers.values()].some((c) => c.info.name === spec.name))
       throw new ConflictError(`the container name "/${spec.name}" is already in use`);
+    for (const name of namedVolumes(spec.binds))
+      if (!this.volumes.has(name)) this.volumes.set(name, volumeLabelsFor(spec.labels));
     const engineId = randomBytes(32).toString('hex');
     const info: ContainerInfo = {
       engineId,
@@ -292,14 +298,14 @@ export class FakeRuntime implements ContainerRuntime {
   }
   async close() {}
 
-  // Images, networks, volumes: names only.
+  // Images, networks, volumes: names and labels.
   async ensureBaseImage(tag: string) {
     this.check();
-    this.images.add(tag);
+    if (!this.images.has(tag)) this.images.set(tag, {});
   }
-  async buildImage(o: { tag: string }): Promise<void> {
+  async buildImage(o: { tag: string; labels: Record<string, string> }): Promise<void> {
     this.check();
-    this.images.add(o.tag);
+    this.images.set(o.tag, { ...o.labels });
   }
   async imageExists(tag: string) {
     return this.images.has(tag);
@@ -315,18 +321,35 @@ export class FakeRuntime implements ContainerRuntime {
   }
   async imageLabels(tag: string) {
     this.check();
-    return this.images.has(tag) ? {} : null;
+    const labels = this.images.get(tag);
+    return labels ? { ...labels } : null;
   }
   async importImage(o: { tag: string }) {
-    this.images.add(o.tag);
+    this.images.set(o.tag, {});
   }
-  async commit(engineId: string, o: { tag: string }) {
-    this.get(engineId);
-    this.images.add(o.tag);
+  async commit(engineId: string, o: { tag: string; changes: string[] }) {
+    const labels = { ...this.get(engineId).info.labels };
+    // `LABEL k="v" k2="v2"` changes, as the engine applies them.
+    for (const change of o.changes.filter((c) => c.startsWith('LABEL ')))
+      for (const [, key, quoted, bare] of change.matchAll(/([^\s=]+)=(?:"([^"]*)"|(\S*))/g))
+        labels[key] = quoted ?? bare;
+    this.images.set(o.tag, labels);
   }
-  async ensureNetwork() {}
-  async removeNetwork() {}
-  async removeVolume() {}
+  async ensureNetwork(name: string, labels: Record<string, string>) {
+    if (!this.networks.has(name)) this.networks.set(name, { ...labels, [LABELS.managed]: '1' });
+  }
+  async removeNetwork(name: string) {
+    this.networks.delete(name);
+  }
+  async removeVolume(name: string) {
+    this.volumes.delete(name);
+  }
+  async networkLabels(name: string) {
+    return this.networks.get(name) ?? null;
+  }
+  async volumeLabels(name: string) {
+    return this.volumes.get(name) ?? null;
+  }
 
   // Interactive containers are not modelled: the one-off tests that need a terminal use Docker.
   async attach(engineId: string): Promise<Duplex> {

@@ -36,7 +36,7 @@ export function smallHttpApp(
 ) {
   return createHttpApp({
     logger: createLogger('silent'),
-    clock: systemClock,
+    wallClock: systemClock,
     auth: bearerOkAuth,
     bodyLimitBytes: 1024,
     rateLimit: { enabled: false, perMinute: 0 },

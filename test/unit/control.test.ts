@@ -31,6 +31,25 @@ describe('ManualClock timers', () => {
     expect(ticks).toHaveLength(4);
   });
 
+  it('a long advance: a periodic timer fires 100 times at most, the last at its last due time; timeouts at theirs', () => {
+    const clock = new ManualClock(0);
+    const ticks: number[] = [];
+    const seen: string[] = [];
+    clock.setInterval(() => ticks.push(clock.now()), 10_000);
+    clock.setTimeout(() => seen.push(`half@${clock.now()}`), 5_000_000_005);
+    const TEN_YEARS = 10 * 365 * 24 * 3600_000;
+    clock.advance(TEN_YEARS);
+    expect(ticks).toHaveLength(100);
+    expect(ticks.slice(0, 3)).toEqual([10_000, 20_000, 30_000]);
+    expect(ticks[98]).toBe(990_000);
+    expect(ticks[99]).toBe(TEN_YEARS); // the last due time (a multiple of the period)
+    expect(seen).toEqual(['half@5000000005']);
+    expect(clock.now()).toBe(TEN_YEARS);
+    // The next advance goes on from there, one period at a time.
+    clock.advance(20_000);
+    expect(ticks.slice(100)).toEqual([TEN_YEARS + 10_000, TEN_YEARS + 20_000]);
+  });
+
   it('a callback that throws does not stop the others', () => {
     const clock = new ManualClock(0);
     const errors: unknown[] = [];

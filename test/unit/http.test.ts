@@ -102,7 +102,7 @@ describe('HTTP conventions', () => {
     });
     const app = createHttpApp({
       logger: pino({ level: 'info' }, sink),
-      clock: systemClock,
+      wallClock: systemClock,
       auth: emu.area('accounts').auth,
       bodyLimitBytes: 1024,
       rateLimit: { enabled: false, perMinute: 60 },

@@ -44,7 +44,7 @@ describe('swarm services', () => {
         image: 'scalingo-emulator/stack-busybox:1',
         cmd: ['sh', '-c', 'httpd'],
         env: { PORT: '5000' },
-        labels: { [LABELS.type]: 'web' },
+        labels: { [LABELS.type]: 'web', [LABELS.owner]: 'i1' },
         memoryBytes: 512 * MiB,
         publishPort: 5000,
         network: 'net',
@@ -68,7 +68,14 @@ describe('swarm services', () => {
       Labels: { [LABELS.managed]: '1', [LABELS.type]: 'web' },
     });
     expect(spec.TaskTemplate.ContainerSpec.Mounts).toEqual([
-      { Type: 'volume', Source: 'vol', Target: '/data', ReadOnly: false },
+      // A volume the node makes carries the owner, which removals check (src/runtime/ownership.ts).
+      {
+        Type: 'volume',
+        Source: 'vol',
+        Target: '/data',
+        ReadOnly: false,
+        VolumeOptions: { Labels: { [LABELS.managed]: '1', [LABELS.owner]: 'i1' } },
+      },
       { Type: 'bind', Source: '/cache', Target: '/cache', ReadOnly: true },
     ]);
     expect(spec.TaskTemplate.Resources).toEqual({ Limits: { MemoryBytes: 512 * MiB } });

@@ -12,7 +12,7 @@ import { formattedLine, type StoredLine } from '../logs/log-line.ts';
 import type { UrlSigner } from '../logs/logs-url.ts';
 import type { AddonsService } from './addons.service.ts';
 import type { AddonServers } from './addon-servers.ts';
-import { DATABASE_API_BASES, readyAddon } from './database-api.ts';
+import { DATABASE_API_BASES, recordedAddon } from './database-api.ts';
 
 const ARCHIVE = 'addon-logs-archive';
 const URL_TTL_MS = 10 * 60_000;
@@ -47,7 +47,7 @@ export function addonLogsArchivesRoutes(deps: {
         responses: { 200: archiveList },
       },
       (c) => {
-        const addon = readyAddon(deps.addons, deps.servers, c, c.req.param('id'));
+        const addon = recordedAddon(deps.addons, deps.servers, c, c.req.param('id'));
         const page = c.req.query('page') ?? '1';
         if (!/^\d{1,6}$/.test(page) || Number(page) < 1) throw ApiError.invalid('page', 'must be a positive integer');
         const lines = deps.servers.logs.recent(addon.id, KEEP);

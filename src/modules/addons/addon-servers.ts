@@ -310,6 +310,13 @@ export function createAddonServers(deps: AddonServersDeps) {
     /** The addon row's status, changed as the servers change it (recorded as an addon_updated event). */
     setStatus: (addonId: string, status: string) => deps.setStatus(addonId, status),
 
+    /** Once the start under way (provisioning, a restart) ended, or after `ms` of real time (a request's wait: I/O). */
+    async settled(addonId: string, ms: number): Promise<void> {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+      await Promise.race([pending.get(addonId)?.catch(() => undefined), waited]).finally(() => clearTimeout(timer));
+    },
+
     /** The server, its volume and the variables it set, gone (addon deletion; the row may be gone already). */
     async removeServer(row: AddonServerRow): Promise<void> {
       const addonId = row.addon_id;

@@ -60,22 +60,51 @@ export function lacks(servers: AddonServers | undefined, addon: AddonRow, featur
   );
 }
 
+// How long a request that needs the server waits for a start under way (a plan change's restart, provisioning), and
+// when a client refused after it is told to come back.
+const SERVER_WAIT_MS = 20_000;
+const RETRY_AFTER_SECONDS = 5;
+
 /** The 503 `{error}` of a database that does not answer yet (provisioning, restarting, stopped, failed to start). */
 export function notReady(addon: AddonRow): ApiError {
   const state =
     addon.status === 'provisioning' ? 'still starting' : addon.status === 'running' ? 'not running' : `${addon.status}`;
   return ApiError.unavailable(
     `the database server of addon ${addon.resource_id} is ${state}: retry once the addon is running`,
+    RETRY_AFTER_SECONDS,
   );
 }
 
 /**
- * The addon the token is for, when it runs a real server that is ready: 401/404 as tokenAddon, the
- * stand-in's 400 (`lacks`), and a 503 while the addon is not `running`.
+ * The addon the token is for, when it runs a real server, whatever that server's state: 401/404 as tokenAddon, the
+ * stand-in's 400 (`lacks`). What the database API records itself (logs URL, archives, the backups list, settings,
+ * maintenance) answers from it while the server restarts, as on the platform (issue 37).
  */
-export function readyAddon(addons: AddonsService, servers: AddonServers | undefined, c: Context, id: string): AddonRow {
+export function recordedAddon(
+  addons: AddonsService,
+  servers: AddonServers | undefined,
+  c: Context,
+  id: string,
+): AddonRow {
   const addon = tokenAddon(addons, c, id);
   if (!servers?.server(addon.id)) throw lacks(servers, addon, featureOf(c.req.path, id));
-  if (addon.status !== 'running') throw notReady(addon);
   return addon;
+}
+
+/**
+ * The addon, once its server is ready: as recordedAddon, then a start under way is waited for up to SERVER_WAIT_MS;
+ * an addon still not `running` then (or in `error`) is a 503 with Retry-After.
+ */
+export async function readyAddon(
+  addons: AddonsService,
+  servers: AddonServers | undefined,
+  c: Context,
+  id: string,
+): Promise<AddonRow> {
+  const addon = recordedAddon(addons, servers, c, id);
+  if (addon.status === 'running') return addon;
+  await servers?.settled(addon.id, SERVER_WAIT_MS);
+  const now = tokenAddon(addons, c, id);
+  if (now.status !== 'running') throw notReady(now);
+  return now;
 }

@@ -27,7 +27,7 @@ import {
   downloadUrl,
   logsUrl,
 } from './addons.schemas.ts';
-import { DATABASE_API_BASES, lacks, notReady, readyAddon, tokenAddon } from './database-api.ts';
+import { DATABASE_API_BASES, lacks, notReady, readyAddon, recordedAddon, tokenAddon } from './database-api.ts';
 import { createDatabaseUsers } from './database-users.ts';
 
 const LOGS = 'addon-logs';
@@ -64,8 +64,10 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
   const { servers, backups } = deps;
   const r = new ApiRoutes('database-api');
 
-  /** The addon the token is for, when it runs a real server that is ready (401, 404 another addon, 400 a stand-in, 503 not ready). */
-  const realAddon = (c: Context, id: string): AddonRow => readyAddon(deps.addons, servers, c, id);
+  /** The addon the token is for, when it runs a real server (401, 404 another addon, 400 a stand-in), in any state. */
+  const recorded = (c: Context, id: string): AddonRow => recordedAddon(deps.addons, servers, c, id);
+  /** The same once its server is ready (a restart under way waited for; then 503 with Retry-After). */
+  const ready = (c: Context, id: string): Promise<AddonRow> => readyAddon(deps.addons, servers, c, id);
   const users = createDatabaseUsers(servers);
 
   for (const base of DATABASE_API_BASES) {
@@ -77,7 +79,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 200: databaseBackupList },
       },
-      (c) => c.json({ database_backups: backups.list(realAddon(c, c.req.param('id'))) }),
+      (c) => c.json({ database_backups: backups.list(recorded(c, c.req.param('id'))) }),
     );
     r.add(
       {
@@ -88,7 +90,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         responses: { 201: databaseBackupEnvelope },
       },
       async (c) => {
-        const addon = realAddon(c, c.req.param('id'));
+        const addon = await ready(c, c.req.param('id'));
         if (!(await servers.running(addon.id))) throw notReady(addon);
         return c.json({ database_backup: backups.json(backups.create(addon)) }, 201);
       },
@@ -101,7 +103,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 200: downloadUrl },
       },
-      (c) => c.json({ download_url: backups.downloadUrl(realAddon(c, c.req.param('id')), c.req.param('backup')) }),
+      (c) => c.json({ download_url: backups.downloadUrl(recorded(c, c.req.param('id')), c.req.param('backup')) }),
     );
     // BackupShow: go-scalingo asks /backups/:id at the API's root, not under the database.
     r.add(
@@ -127,7 +129,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 200: databaseUserList },
       },
-      async (c) => c.json({ 'database-users': await users.list(realAddon(c, c.req.param('id'))) }),
+      async (c) => c.json({ 'database-users': await users.list(await ready(c, c.req.param('id'))) }),
     );
 
     // DatabaseCreateUser / DatabaseDeleteUser: the rules are database-users.ts's.
@@ -144,7 +146,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
       },
       async (c) => {
         // The token and the server are checked before the body is read.
-        const addon = realAddon(c, c.req.param('id'));
+        const addon = await ready(c, c.req.param('id'));
         const { database_user: u } = await jsonBody(c, createUserSchema(), 'database_user');
         return c.json({ database_user: await users.create(addon, u) }, 201);
       },
@@ -158,7 +160,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         responses: { 204: null },
       },
       async (c) => {
-        await users.remove(realAddon(c, c.req.param('id')), c.req.param('name'));
+        await users.remove(await ready(c, c.req.param('id')), c.req.param('name'));
         return c.body(null, 204);
       },
     );
@@ -173,7 +175,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         responses: { 200: logsUrl },
       },
       (c) => {
-        const addon = realAddon(c, c.req.param('id'));
+        const addon = recorded(c, c.req.param('id'));
         return c.json({
           url: `${deps.apiUrl()}/_emulator/addon-logs/${addon.id}?${deps.signer.query(LOGS, addon.id)}`,
         });

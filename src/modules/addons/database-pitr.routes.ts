@@ -42,7 +42,7 @@ export function databasePitrRoutes(deps: { addons: AddonsService; servers: Addon
         responses: { 200: recoveryWindow },
       },
       async (c) => {
-        const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
+        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
         pitr.check(addon);
         return c.json({ recovery_window: await pitr.recoveryWindow(addon) });
       },
@@ -59,7 +59,7 @@ export function databasePitrRoutes(deps: { addons: AddonsService; servers: Addon
         responses: { 201: operation },
       },
       async (c) => {
-        const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
+        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
         pitr.check(addon);
         const body = await jsonBody(c, restoreBody());
         const op = await pitr.restore(addon, new Date(body.restore_time));

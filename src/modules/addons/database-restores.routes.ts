@@ -37,7 +37,7 @@ export function databaseRestoresRoutes(deps: {
         responses: { 202: restoreEnvelope },
       },
       async (c) => {
-        const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
+        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
         if (!(await servers.running(addon.id))) throw notReady(addon);
         return c.json({ restore: restores.json(restores.start(addon, c.req.param('backup'))) }, 202);
       },

@@ -75,7 +75,7 @@ export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; serve
         responses: { 200: userWithPassword },
       },
       async (c) => {
-        const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
+        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
         const user = await changeable(addon, c.req.param('name'));
         const { database_user: u } = await jsonBody(c, updatePasswordSchema(), 'database_user');
         await setPassword(addon, user.name, u.password);
@@ -93,7 +93,7 @@ export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; serve
         responses: { 200: userWithPassword },
       },
       async (c) => {
-        const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
+        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
         const user = await changeable(addon, c.req.param('name'));
         const password = randomBytes(24).toString('base64url');
         await setPassword(addon, user.name, password);

@@ -122,12 +122,14 @@ export function createControl(deps: ControlDeps) {
         : Buffer.isBuffer(idOrData)
           ? idOrData
           : Buffer.from(idOrData);
+    const checked = await snapshots.check(data);
+    // What the state held right before its rows are replaced (requests went on while the file was checked).
     const imagesBefore = store.images();
     const appsBefore = store
       .appIds()
       .map((id) => deps.apps.find(id))
       .filter((a) => !!a);
-    snapshots.load(data);
+    checked.replaceRows();
     for (const a of appsBefore) if (!deps.apps.find(a.id)) deps.apps.removedElsewhere(a);
     tidyArchives('restored');
     settle();
@@ -205,7 +207,7 @@ export function createControl(deps: ControlDeps) {
     snapshots,
     restore,
     /** Starts from a snapshot file (--import): rows only, the start-up reconciliation does Docker. */
-    importFile(file: string): void {
+    async importFile(file: string): Promise<void> {
       let data: Buffer;
       try {
         data = readFileSync(file);
@@ -213,7 +215,7 @@ export function createControl(deps: ControlDeps) {
         throw new Error(`cannot read the snapshot to import (${file}): ${(err as Error).message}`);
       }
       try {
-        snapshots.load(data);
+        (await snapshots.check(data)).replaceRows();
       } catch (err) {
         if (err instanceof ApiError)
           throw new Error(

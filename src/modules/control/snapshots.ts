@@ -3,9 +3,20 @@
 // <data dir>/snapshots/, or in memory with --in-memory. Restoring copies a snapshot's rows into the
 // live database (same connection: every prepared statement of the areas stays valid); the control
 // service then brings Docker in line with the restored formation.
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import { Database, migrate, MIGRATIONS_DIR, type Db } from '../../db/database.ts';
+import type { Db } from '../../db/database.ts';
+import { checkSnapshotFile } from './snapshot-check-process.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isoDate } from '../../shared/clock.ts';
@@ -26,14 +37,6 @@ export interface SnapshotMeta {
 }
 
 export const snapshotJson = (s: SnapshotMeta) => ({ id: s.id, created_at: isoDate(s.createdAt), size: s.size });
-
-const latestMigration = () =>
-  Math.max(
-    0,
-    ...readdirSync(MIGRATIONS_DIR)
-      .filter((f) => /^\d+_.+\.sql$/.test(f))
-      .map((f) => Number.parseInt(f, 10)),
-  );
 
 export function createSnapshots(deps: {
   db: Db;
@@ -98,62 +101,59 @@ export function createSnapshots(deps: {
       for (const id of [...metas.keys()]) remove(id);
     },
 
-    /** Replaces the live database's rows by the snapshot's (brought to this schema version first). */
-    load(data: Buffer): void {
-      const file = prepare(data, deps.stateDir);
-      try {
-        db.prepare('ATTACH DATABASE ? AS snapshot').run(file);
-        try {
-          deps.store.copyFrom('snapshot');
-        } finally {
-          db.prepare('DETACH DATABASE snapshot').run();
-        }
-      } finally {
-        for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
-      }
+    /**
+     * Checks a snapshot file and brings it to this schema version, away from the live database (422 when it is not
+     * one); `replaceRows()` then replaces the live rows by its rows, synchronously: the caller reads what it needs of
+     * the state before right before it.
+     */
+    async check(data: Buffer): Promise<{ replaceRows(): void }> {
+      const file = await prepare(data, deps.stateDir);
+      return {
+        replaceRows() {
+          try {
+            db.prepare('ATTACH DATABASE ? AS snapshot').run(file);
+            try {
+              deps.store.copyFrom('snapshot');
+            } finally {
+              db.prepare('DETACH DATABASE snapshot').run();
+            }
+          } finally {
+            removeDatabaseFile(file);
+          }
+        },
+      };
     },
   };
 }
 
 /**
- * Checks that the bytes are an emulator database this version can read, migrates a copy to the
- * current schema, and writes it where it can be attached. 422 when it is not one.
+ * Writes the bytes where the check can read them (the state directory, owner-only), has the child process check and
+ * migrate them (snapshot-check-process.ts), and answers the file to attach. 422 with what is wrong otherwise.
  */
-function prepare(data: Buffer, workDir: string): string {
+async function prepare(data: Buffer, workDir: string): Promise<string> {
   if (data.length < 100 || !data.subarray(0, 16).equals(SQLITE_HEADER))
     throw ApiError.invalid('snapshot', 'is not an SQLite database file');
-  const copy = Buffer.from(data);
-  // A file in WAL mode cannot be opened from memory: mark it as a rollback-journal file (bytes 18-19).
-  copy[18] = 1;
-  copy[19] = 1;
-  let src: Db;
+  mkdirSync(workDir, { recursive: true });
+  const file = join(workDir, `restore-${secret(6).replace(/[^A-Za-z0-9]/g, 'x')}.sqlite`);
+  // A file in WAL mode comes without its log: marked as a rollback-journal file (bytes 18-19), as it was serialised.
+  writeFileSync(file, data, { flag: 'wx', mode: 0o600 });
+  const fd = openSync(file, 'r+');
   try {
-    src = new Database(copy);
-  } catch (err) {
-    throw ApiError.invalid('snapshot', `cannot be opened: ${(err as Error).message}`);
-  }
-  try {
-    let version: number;
-    try {
-      version = (src.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as number | null) ?? 0;
-      src.prepare('SELECT id FROM apps LIMIT 1').get();
-    } catch {
-      throw ApiError.invalid('snapshot', 'is not a database of the emulator');
-    }
-    if (version > latestMigration())
-      throw ApiError.invalid(
-        'snapshot',
-        `comes from a newer emulator (schema ${version}, this one knows up to ${latestMigration()})`,
-      );
-    src.pragma('foreign_keys = OFF');
-    migrate(src);
-    mkdirSync(workDir, { recursive: true });
-    const file = join(workDir, `restore-${secret(6).replace(/[^A-Za-z0-9]/g, 'x')}.sqlite`);
-    writeFileSync(file, src.serialize());
-    return file;
+    writeSync(fd, Buffer.from([1, 1]), 0, 2, 18);
   } finally {
-    src.close();
+    closeSync(fd);
   }
+  const checked = await checkSnapshotFile(file, data.length).catch((err: Error) => {
+    removeDatabaseFile(file);
+    throw err;
+  });
+  if (checked.ok) return file;
+  removeDatabaseFile(file);
+  throw ApiError.invalid('snapshot', checked.problem);
+}
+
+function removeDatabaseFile(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
 }
 
 export type Snapshots = ReturnType<typeof createSnapshots>;

@@ -58,7 +58,7 @@ export function databaseFeatureTogglesRoutes(deps: {
         responses: { 200: enabled },
       },
       async (c, body) => {
-        const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
+        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
         const name = known(body.feature.name);
         await apply(addon, name, true);
         set(addon, name, true);
@@ -75,7 +75,7 @@ export function databaseFeatureTogglesRoutes(deps: {
         responses: { 200: disabled },
       },
       async (c) => {
-        const addon = readyAddon(deps.addons, servers, c, c.req.param('id'));
+        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
         const name = known(c.req.query('feature'));
         await apply(addon, name, false);
         set(addon, name, false);
