@@ -127,6 +127,7 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
     onHookLine: w.onHookLine,
     addonsStarted: w.addonsStarted,
     buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined,
+    buildNetwork: config.builds.network,
   });
   const appHooks: AppHooks[] = [
     // Deleting an app removes its containers and the images built for it (its addon servers follow: the

@@ -8,6 +8,7 @@ import { packDirectory } from '../../runtime/images.ts';
 import type { ImageRecipe } from '../../runtime/image-recipes.ts';
 import { dependencyTag, type Language } from './buildpacks.ts';
 import { dependencyInputs, dependencyScript } from './build-scripts.ts';
+import { buildContainerNetwork, OFFLINE_BUILDS } from './build-network.ts';
 
 // The dependency layer of a buildpack-like build: the image a `docker build` would have after
 // `COPY package*.json ./` + `RUN npm ci`. A container of the stack image gets only the files naming the
@@ -32,6 +33,8 @@ export interface DependencyBuild {
   stack: ImageRecipe;
   /** Hash of the stack recipe: a rebuilt stack image makes a new dependency layer. */
   stackHash: string;
+  /** builds.network: what the step reaches (build-network.ts); absent = offline. */
+  network?: string;
   /** Files added to the inputs (a package-lock.json resolved on the host). */
   extra: Record<string, string>;
   say: (line: string) => void;
@@ -94,7 +97,7 @@ async function runStep(b: DependencyBuild, tar: Readable, script: string, lang: 
       },
       memoryBytes: BUILD_MEMORY,
       binds: [`${b.cacheDir}:/cache`],
-      networkNone: true,
+      ...buildContainerNetwork(b.network ?? OFFLINE_BUILDS),
       workingDir: '/app',
     },
     { start: false },

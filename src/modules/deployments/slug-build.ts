@@ -5,6 +5,7 @@ import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
 import { debianSuite } from '../../runtime/rootfs.ts';
 import { defaultProcessTypes, detectLanguage, type Language } from './buildpacks.ts';
 import { codeScript } from './build-scripts.ts';
+import { OFFLINE_BUILDS } from './build-network.ts';
 import { dependencyLayer } from './dependency-layer.ts';
 import { prefetchNpm } from './npm-prefetch.ts';
 import { requestedVersion, resolveVersion, STACK_VERSIONS } from './runtime-versions.ts';
@@ -27,6 +28,8 @@ export interface BuildpackBuild {
   /** Labels the image carries (instance, app, deployment), as a `docker build` would set them. */
   labels: Record<string, string>;
   procfile: Record<string, string> | null;
+  /** builds.network: what the steps reach (build-network.ts); absent = offline. */
+  network?: string;
   say: (line: string) => void;
 }
 
@@ -73,7 +76,7 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
     dockerfile: `${dockerfile}\n`,
     tag: b.tag,
     labels: b.labels,
-    networkNone: true,
+    network: b.network ?? OFFLINE_BUILDS,
     onLine: (l) => {
       if (!BUILDER_CHATTER.test(l)) say(/^(-----> |!|\s)/.test(l) ? l : `       ${l}`);
     },
