@@ -167,7 +167,8 @@ function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
   // After the containers area's hooks: its addon servers, their volumes and the app's network go once the
   // app's containers are gone. A reset or restore removes apps without the deletion path: afterDelete finds
   // what is left by label.
-  const appHooks: AppHooks[] = [{ beforeDelete: (app) => gateways.removeApp(app.id) }];
+  // afterDelete: a reset or restore removes apps without the deletion path, and runs it too.
+  const appHooks: AppHooks[] = [{ afterDelete: (app) => gateways.removeApp(app.id) }];
   if (servers)
     appHooks.push({
       afterCreate: (app) => servers.appCreated(app.id),

@@ -31,7 +31,8 @@ export interface TcpGatewaysDeps {
 }
 
 export function createTcpGateways(deps: TcpGatewaysDeps) {
-  const listeners = new Map<string, Server>();
+  /** addon id → its listener and app (what is closed when the app goes, even once its rows are gone). */
+  const listeners = new Map<string, { server: Server; appId: string }>();
   const sockets = new Set<Socket>();
   const turn = new Map<string, number>();
 
@@ -67,7 +68,7 @@ export function createTcpGateways(deps: TcpGatewaysDeps) {
       server.once('error', fail);
       server.listen({ port, host: LISTEN_HOST, exclusive: true }, () => {
         server.on('error', (err) => deps.logger.warn({ err: err.message, addonId }, 'tcp gateway listener error'));
-        listeners.set(addonId, server);
+        listeners.set(addonId, { server, appId });
         const address = server.address();
         ok(typeof address === 'object' && address ? address.port : port);
       });
@@ -83,7 +84,7 @@ export function createTcpGateways(deps: TcpGatewaysDeps) {
   }
 
   function close(addonId: string): void {
-    listeners.get(addonId)?.close();
+    listeners.get(addonId)?.server.close();
     listeners.delete(addonId);
   }
 
@@ -94,8 +95,14 @@ export function createTcpGateways(deps: TcpGatewaysDeps) {
     /** A new gateway: a free port, kept, and TCP_URL set on the app. */
     async provision(addonId: string, appId: string): Promise<string> {
       const port = await listen(addonId, appId, 0);
-      deps.store.upsert({ addon_id: addonId, app_id: appId, port });
-      setVariable(appId, port);
+      try {
+        // Fails when the addon or its app was deleted meanwhile (the row's foreign keys): the listener goes too.
+        deps.store.upsert({ addon_id: addonId, app_id: appId, port });
+        setVariable(appId, port);
+      } catch (err) {
+        close(addonId);
+        throw err;
+      }
       return urlOf(port);
     },
     /**
@@ -126,9 +133,9 @@ export function createTcpGateways(deps: TcpGatewaysDeps) {
       if (v && v.value === urlOf(row.port)) deps.variables.delete(v.id);
       deps.store.delete(addonId);
     },
-    /** The app is deleted: its gateways close (their rows go with the app). */
+    /** The app is deleted (or a reset removed it): its gateways close (their rows went with the app). */
     removeApp(appId: string): void {
-      for (const row of deps.store.all()) if (row.app_id === appId) close(row.addon_id);
+      for (const [addonId, l] of [...listeners]) if (l.appId === appId) close(addonId);
       turn.delete(appId);
     },
     /** The emulator stops: listeners and open connections close. */
