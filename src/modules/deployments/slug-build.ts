@@ -3,7 +3,7 @@ import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import { recipeHash, stackRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
 import { debianSuite } from '../../runtime/rootfs.ts';
-import { defaultProcessTypes, detectLanguage, type Language } from './buildpacks.ts';
+import { defaultProcessTypes, type Language } from './buildpacks.ts';
 import { codeScript } from './build-scripts.ts';
 import { OFFLINE_BUILDS } from './build-network.ts';
 import { dependencyLayer } from './dependency-layer.ts';
@@ -34,9 +34,6 @@ export interface BuildpackBuild {
 }
 
 const TITLES: Record<Language, string> = { node: 'Node.js', python: 'Python', ruby: 'Ruby' };
-
-/** The language of the code, or null when no buildpack applies (then the Procfile-only build runs). */
-export const languageOf = (context: string): Language | null => detectLanguage(context);
 
 /** The classic builder's own progress lines; the steps' output is what the deployment shows. */
 const BUILDER_CHATTER = /^(Step \d+\/\d+ : | ---> |Removing intermediate container |Successfully (built|tagged) )/;
