@@ -100,12 +100,29 @@ describe('tcp-gateway addon through the API (real Docker)', () => {
       expect((await h.call('POST', '/v1/apps/tcp-app/deployments', { body })).status).toBe(201);
       const d = await waitForDeployment(h, 'tcp-app', undefined, LONG);
       expect(d.status).toBe('success');
-      const scale = await h.call('POST', '/v1/apps/tcp-app/scale', {
-        body: { containers: [{ name: 'tcp', amount: 2 }] },
-      });
+      // Right after the deployment the app may still be booting (409), as the platform answers: asked again.
+      const scale = await eventually(
+        async () => {
+          const r = await h.call('POST', '/v1/apps/tcp-app/scale', {
+            body: { containers: [{ name: 'tcp', amount: 2 }] },
+          });
+          return r.status === 409 ? null : r;
+        },
+        { timeoutMs: 60_000, what: 'the scale accepted' },
+      );
       expect(scale.status, scale.text).toBe(202);
       expect((await waitForOperation(h, scale.headers.get('location') ?? '')).status).toBe('done');
       expect(await tcpContainers()).toHaveLength(2);
+      // A container is given connections once it runs; its process may listen a moment later (Docker's published
+      // port accepts the handshake meanwhile, then closes): wait until both answered, then two in a row reach both.
+      const seen = new Set<string>();
+      await eventually(
+        async () => {
+          seen.add(await exchange(tcpUrl, 'hello'));
+          return seen.has('tcp-1 hello') && seen.has('tcp-2 hello');
+        },
+        { timeoutMs: 60_000, what: 'both tcp containers answering through the gateway' },
+      );
       const answers = [await exchange(tcpUrl, 'hello'), await exchange(tcpUrl, 'hello')].sort();
       expect(answers).toEqual(['tcp-1 hello', 'tcp-2 hello']);
     },
@@ -166,6 +183,10 @@ describe('up with tcp-gateway and a MongoDB stand-in in scalingo.json, like the 
         'Warning: scalingo-mongodb is a stand-in — no MongoDB server runs in the emulator, so the app gets no URL variable for it',
       );
       expect(printed).toMatch(/Formation from scalingo\.json: web=1:S tcp=1 \(tcp: for the tcp-gateway addon\)/);
+      // The deployment's own output names the stand-in too (what code that connects to MongoDB would fail on).
+      expect(printed).toContain(
+        'build        | -----> Stand-in addons, no server runs for them in the emulator and their URL variables are not set: scalingo-mongodb (MongoDB)',
+      );
       const url = /tcp-gateway {1,}(tcp:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
       expect(url, printed).toBeDefined();
       expect(handle.addons.find((a) => a.kind === 'tcp-gateway')?.url).toBe(url);
