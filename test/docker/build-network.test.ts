@@ -116,6 +116,19 @@ describe('builds.network: none (offline, the default), a network of the test, br
   );
 
   it(
+    'builds.network names a network the engine does not have: build-error, and the output names the network and the setting',
+    async () => {
+      const h = await emulator(`emu-test-no-such-net-${suffix}`);
+      const { d, output } = await deploy(h, 'no-such-network', app(INTERFACES));
+      expect(d.status, output).toBe('build-error');
+      expect(output).toContain(
+        `!      builds.network is "emu-test-no-such-net-${suffix}", a network the Docker engine does not have:`,
+      );
+    },
+    LONG,
+  );
+
+  it(
     'builds.network bridge: the build step has an interface beside loopback (the engine’s bridge)',
     async () => {
       const h = await emulator('bridge');

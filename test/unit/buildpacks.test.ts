@@ -3,7 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultProcessTypes, detectBuildpack, detectLanguage } from '../../src/modules/deployments/buildpacks.ts';
-import { buildContainerNetwork, watchOfflineBuild } from '../../src/modules/deployments/build-network.ts';
+import {
+  buildContainerNetwork,
+  missingNetworkHint,
+  watchOfflineBuild,
+} from '../../src/modules/deployments/build-network.ts';
 import { codeScript, dependencyInputs, dependencyScript } from '../../src/modules/deployments/build-scripts.ts';
 import { IMAGE_RECIPES, findRecipe, recipeHash } from '../../src/runtime/image-recipes.ts';
 import { kindOfProvider, planMemoryBytes, ADDON_KINDS } from '../../src/modules/addons/addon-kinds.ts';
@@ -54,6 +58,11 @@ describe('buildpack detection and defaults', () => {
     const online = watchOfflineBuild('bridge', () => undefined);
     online.say('Error: getaddrinfo ENOTFOUND example.invalid');
     expect(online.hint()).toBeNull();
+    expect(missingNetworkHint('mine', '(HTTP code 404) no such container - network mine not found')).toContain(
+      'docker network create mine',
+    );
+    expect(missingNetworkHint('mine', 'exit code 1')).toBeNull();
+    expect(missingNetworkHint('none', 'network none not found')).toBeNull();
   });
 
   it('gives a web process when there is no Procfile: npm start, server.js, app.py, config.ru, app.rb', () => {

@@ -37,3 +37,13 @@ export function watchOfflineBuild(network: string, say: (line: string) => void) 
     },
   };
 }
+
+/** The line explaining a build that failed because builds.network names a network the engine lacks, else null. */
+export function missingNetworkHint(network: string, failure: string): string | null {
+  if (network === OFFLINE_BUILDS || network === 'bridge' || !failure.includes(`network ${network} not found`))
+    return null;
+  return (
+    `!      builds.network is "${network}", a network the Docker engine does not have: create it ` +
+    `(docker network create ${network}) or set builds.network to "none" or "bridge".`
+  );
+}

@@ -7,7 +7,7 @@ import type { ContainersStore } from '../containers/containers.store.ts';
 import { parseProcfile } from './procfile.ts';
 import { detectBuildpack } from './buildpacks.ts';
 import { buildpackBuild } from './slug-build.ts';
-import { OFFLINE_BUILDS, watchOfflineBuild } from './build-network.ts';
+import { missingNetworkHint, OFFLINE_BUILDS, watchOfflineBuild } from './build-network.ts';
 
 export interface BuildReleaseDeps {
   runtime: ContainerRuntime;
@@ -112,7 +112,7 @@ export async function buildRelease(
     }
   } catch (err) {
     say(`!      Build failed: ${(err as Error).message}`);
-    const hint = offline.hint();
+    const hint = offline.hint() ?? missingNetworkHint(network, (err as Error).message);
     if (hint) say(hint);
     throw Object.assign(err as Error, { status: 'build-error' });
   }
