@@ -149,6 +149,26 @@ export const configSchema = z
         enabled: z.boolean().default(true),
       })
       .prefault({}),
+    /** What build steps may reach (issue 34). */
+    builds: z
+      .object({
+        /**
+         * The network of the build containers: `none` (offline: loopback only), `bridge` (the engine's default
+         * bridge: the internet, as the platform's builds have it) or the name of a user-defined Docker network.
+         * `host` is refused: build steps would reach everything on the host's loopback.
+         */
+        network: z
+          .string()
+          .regex(
+            /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/,
+            'must be "none", "bridge" or the name of a user-defined Docker network',
+          )
+          .refine((v) => v !== 'host', {
+            message: '"host" is refused: build steps would reach the emulator and every port on the host\'s loopback',
+          })
+          .default('none'),
+      })
+      .prefault({}),
     /** Apps whose code is a local directory: created at start if missing, redeployed when a file changes. */
     apps: z
       .array(

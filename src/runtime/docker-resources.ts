@@ -36,7 +36,7 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
       await ensureBusyboxImage(docker, tag);
     },
 
-    async buildImage({ contextDir, dockerfile, tag, labels, networkNone, onLine }) {
+    async buildImage({ contextDir, dockerfile, tag, labels, network, onLine }) {
       const docker = await engine();
       // The labels as one instruction of the Dockerfile when they can be (one build step, not one per label).
       const labelled = await labelledDockerfile(contextDir, dockerfile, labels);
@@ -46,7 +46,7 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
         t: tag,
         ...(labelled ? {} : { labels }),
         forcerm: true,
-        ...(networkNone ? { networkmode: 'none' } : {}),
+        ...(network ? { networkmode: network } : {}),
       });
       await followBuild(docker, stream, onLine);
     },

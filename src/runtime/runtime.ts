@@ -146,14 +146,15 @@ export interface ContainerRuntime {
   ensureBaseImage(tag: string): Promise<void>;
   /**
    * Builds an image from a directory (with its Dockerfile, or `dockerfile` text given). Lines of output go to onLine.
-   * `networkNone`: the RUN steps get no network (buildpack-like builds), as `docker build --network none`.
+   * `network`: the RUN steps' network, as `docker build --network`: `none` (offline builds), `bridge`, or a
+   * user-defined network's name; absent = the engine's default.
    */
   buildImage(opts: {
     contextDir: string;
     dockerfile?: string;
     tag: string;
     labels: Record<string, string>;
-    networkNone?: boolean;
+    network?: string;
     onLine?: (line: string) => void;
   }): Promise<void>;
   imageExists(tag: string): Promise<boolean>;

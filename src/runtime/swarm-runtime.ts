@@ -190,9 +190,10 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     },
 
     async run(spec, o = {}) {
-      if (spec.tty || spec.openStdin || spec.networkNone) {
-        // Builds (no network) stay on the manager, where their images are committed and kept.
-        const engine = spec.networkNone ? manager : await oneOffEngine();
+      const build = spec.labels[LABELS.type] === 'build';
+      if (spec.tty || spec.openStdin || spec.networkNone || build) {
+        // Builds (whatever their network: builds.network) stay on the manager, where their images are committed and kept.
+        const engine = spec.networkNone || build ? manager : await oneOffEngine();
         const info = await engine.run(spec, o);
         plainEngine.set(info.engineId, engine);
         return info;

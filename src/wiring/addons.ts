@@ -18,6 +18,8 @@ import { createAddonPitr, type AddonPitr } from '../modules/addons/addon-pitr.ts
 import { databasePitrRoutes } from '../modules/addons/database-pitr.routes.ts';
 import { registerAddonLogsWebSocket } from '../modules/addons/addon-logs.ws.ts';
 import { createTunnelTargets } from '../modules/addons/addon-tunnels.ts';
+import { createTcpGateways, TCP_PROCESS_TYPE } from '../modules/addons/tcp-gateways.ts';
+import { createTcpGatewaysStore } from '../modules/addons/tcp-gateways.store.ts';
 import type { AppHooks } from '../modules/apps/apps.service.ts';
 import type { RouteGroup, Shared, Unit } from './area.ts';
 import type { Accounts } from './accounts.ts';
@@ -41,7 +43,7 @@ export const addonsArea = defineArea({
 interface AddonsNeeds {
   accounts: Pick<Accounts, 'events'>;
   apps: Pick<Apps, 'apps' | 'variablesStore' | 'projects' | 'view'>;
-  containers: Pick<Containers, 'deployments' | 'orchestrator' | 'operations'>;
+  containers: Pick<Containers, 'deployments' | 'orchestrator' | 'operations' | 'containersStore'>;
 }
 
 interface AddonsLater {
@@ -62,7 +64,19 @@ function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
   let pitr: AddonPitr | undefined;
   const onRunning = (addonId: string) => pitr?.onRunning(addonId);
   const servers = s.config.addons.servers ? createServers(s, needs, later, setStatus, onRunning) : undefined;
-  const addons = createAddonsService({ db, store, apps, events, clock, servers });
+  // TCP gateway addons (issue 34): a listener on 127.0.0.1 per addon, forwarding to the app's running `tcp` containers.
+  const { containersStore } = needs.containers;
+  const gateways = createTcpGateways({
+    store: createTcpGatewaysStore(db),
+    variables: needs.apps.variablesStore,
+    upstreamPorts: (appId) =>
+      containersStore
+        .liveContainers(appId)
+        .flatMap((c) => (c.type === TCP_PROCESS_TYPE && c.state === 'running' && c.host_port ? [c.host_port] : [])),
+    publishHost: s.runtime.publishHost,
+    logger,
+  });
+  const addons = createAddonsService({ db, store, apps, events, clock, servers, gateways, setStatus });
   pitr =
     servers &&
     createAddonPitr({ servers, addonOf: (id) => store.byId(id), operations: needs.containers.operations, logger });
@@ -140,7 +154,10 @@ function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
     {
       name: 'addons',
       routes,
+      // The gateways listen again on their ports (TCP_URL unchanged), as the other servers bind theirs.
+      open: () => gateways.open(),
       async stop() {
+        gateways.stop();
         followers?.closeAll();
         await backups?.idle();
         await dbs.restores?.idle();
@@ -150,18 +167,17 @@ function buildAddons(s: Shared, needs: AddonsNeeds, later: AddonsLater) {
   // After the containers area's hooks: its addon servers, their volumes and the app's network go once the
   // app's containers are gone. A reset or restore removes apps without the deletion path: afterDelete finds
   // what is left by label.
-  const appHooks: AppHooks[] = servers
-    ? [
-        {
-          afterCreate: (app) => servers.appCreated(app.id),
-          beforeDelete: (app) => servers.removeApp(app.id),
-          afterDelete: (app) =>
-            void servers.removeLeftovers(app.id).catch((err: Error) => {
-              logger.warn({ err: err.message }, 'addon servers of a removed app not removed');
-            }),
-        },
-      ]
-    : [];
+  // afterDelete: a reset or restore removes apps without the deletion path, and runs it too.
+  const appHooks: AppHooks[] = [{ afterDelete: (app) => gateways.removeApp(app.id) }];
+  if (servers)
+    appHooks.push({
+      afterCreate: (app) => servers.appCreated(app.id),
+      beforeDelete: (app) => servers.removeApp(app.id),
+      afterDelete: (app) =>
+        void servers.removeLeftovers(app.id).catch((err: Error) => {
+          logger.warn({ err: err.message }, 'addon servers of a removed app not removed');
+        }),
+    });
   return { api: { addons, servers, tunnels, store }, units, appHooks };
 }
 

@@ -17,7 +17,7 @@ import { bindDirectories } from '../modules/deployments/watcher.ts';
 import { registerDeploymentsStream } from '../modules/deployments/deployments.stream.ts';
 import { buildCacheDir } from '../modules/caches/build-cache.ts';
 import { createDeployHookRunner } from '../modules/containers/deploy-hook.ts';
-import { waitForAddons } from '../modules/addons/addons-started.ts';
+import { sayStandIns, waitForAddons } from '../modules/addons/addons-started.ts';
 import type { Shared, Unit } from './area.ts';
 import type { Accounts } from './accounts.ts';
 import type { Apps } from './apps.ts';
@@ -36,7 +36,7 @@ export interface ContainersLater {
   networkOf: (appId: string) => string | undefined;
   /** config docker.stopContainersOnExit: the addon servers stop after the apps' containers. */
   stopAddonServers: () => Promise<void>;
-  /** A deployment's wait for the app's addon servers still starting (none without addon servers). */
+  /** Before a deployment's hook and containers: its stand-in addons named, its addon servers still starting waited for. */
   addonsStarted?: (appId: string, say: (line: string) => void) => Promise<void>;
 }
 
@@ -51,9 +51,11 @@ export const containersArea = defineArea({
       onHookLine: (appId, name, line) => void deps.late('logs').append(appId, name, line),
       networkOf: (appId) => deps.late('addons').servers?.networkOf(appId),
       stopAddonServers: async () => deps.late('addons').servers?.stopServers(),
-      addonsStarted: s.config.addons.servers
-        ? (appId, say) => waitForAddons(deps.late('addons').store, appId, say)
-        : undefined,
+      addonsStarted: (appId, say) => {
+        const addons = deps.late('addons');
+        sayStandIns(addons.store.forApp(appId), (id) => Boolean(addons.servers?.server(id)), say);
+        return s.config.addons.servers ? waitForAddons(addons.store, appId, say) : Promise.resolve();
+      },
     }),
 });
 
@@ -128,6 +130,7 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
     addonsStarted: w.addonsStarted,
     buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined,
     appEnv: (id) => variablesStore.asEnv(id),
+    buildNetwork: config.builds.network,
   });
   const appHooks: AppHooks[] = [
     // Deleting an app removes its containers and the images built for it (its addon servers follow: the

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('docker runtime (real engine)', () => {
-  it("buildImage with networkNone: the RUN steps see no interface but loopback (without it, the bridge's too)", async () => {
+  it("buildImage with network none: the RUN steps see no interface but loopback (without it, the bridge's too)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'emu-rt-build-'));
     const tags = [`scalingo-emulator/rt-${instance}:none`, `scalingo-emulator/rt-${instance}:bridge`];
     try {
@@ -31,7 +31,7 @@ describe('docker runtime (real engine)', () => {
         dockerfile: dockerfile('none'),
         tag: tags[0],
         labels,
-        networkNone: true,
+        network: 'none',
       });
       await runtime.buildImage({ contextDir: dir, dockerfile: dockerfile('bridge'), tag: tags[1], labels });
       const interfaces = (tag: string) =>

@@ -2,7 +2,12 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultProcessTypes, detectLanguage } from '../../src/modules/deployments/buildpacks.ts';
+import { defaultProcessTypes, detectBuildpack, detectLanguage } from '../../src/modules/deployments/buildpacks.ts';
+import {
+  buildContainerNetwork,
+  missingNetworkHint,
+  watchOfflineBuild,
+} from '../../src/modules/deployments/build-network.ts';
 import { dependencyInputs, dependencyScript } from '../../src/modules/deployments/build-scripts.ts';
 import { IMAGE_RECIPES, findRecipe, recipeHash } from '../../src/runtime/image-recipes.ts';
 import { kindOfProvider, planMemoryBytes, ADDON_KINDS } from '../../src/modules/addons/addon-kinds.ts';
@@ -25,6 +30,39 @@ describe('buildpack detection and defaults', () => {
     expect(detectLanguage(appDir({ Pipfile: '' }))).toBe('python');
     expect(detectLanguage(appDir({ Gemfile: '' }))).toBe('ruby');
     expect(detectLanguage(appDir({ Procfile: 'web: httpd' }))).toBeNull();
+  });
+
+  it('names the file that made a buildpack apply; a Dockerfile makes none apply', () => {
+    expect(detectBuildpack(appDir({ Dockerfile: 'FROM x', 'package.json': '{}' }))).toEqual({
+      language: 'node',
+      file: 'package.json',
+    });
+    expect(detectBuildpack(appDir({ Dockerfile: 'FROM x', 'pyproject.toml': '' }))).toEqual({
+      language: 'python',
+      file: 'pyproject.toml',
+    });
+    expect(detectBuildpack(appDir({ Dockerfile: 'FROM x', Procfile: 'web: x' }))).toBeNull();
+  });
+
+  it('builds.network: how a build container joins it, and the offline hint after a network failure only', () => {
+    expect(buildContainerNetwork('none')).toEqual({ networkNone: true });
+    expect(buildContainerNetwork('bridge')).toEqual({});
+    expect(buildContainerNetwork('my-net')).toEqual({ network: 'my-net' });
+    const lines: string[] = [];
+    const offline = watchOfflineBuild('none', (l) => lines.push(l));
+    offline.say('       npm error code E404');
+    expect(offline.hint()).toBeNull();
+    offline.say('       Error: getaddrinfo EAI_AGAIN fonts.googleapis.com');
+    expect(lines).toEqual(['       npm error code E404', '       Error: getaddrinfo EAI_AGAIN fonts.googleapis.com']);
+    expect(offline.hint()).toContain('set builds.network to "bridge"');
+    const online = watchOfflineBuild('bridge', () => undefined);
+    online.say('Error: getaddrinfo ENOTFOUND example.invalid');
+    expect(online.hint()).toBeNull();
+    expect(missingNetworkHint('mine', '(HTTP code 404) no such container - network mine not found')).toContain(
+      'docker network create mine',
+    );
+    expect(missingNetworkHint('mine', 'exit code 1')).toBeNull();
+    expect(missingNetworkHint('none', 'network none not found')).toBeNull();
   });
 
   it('gives a web process when there is no Procfile: npm start, server.js, app.py, config.ru, app.rb', () => {

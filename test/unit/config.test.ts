@@ -92,4 +92,16 @@ describe('configuration', () => {
       /used by two users/,
     );
   });
+
+  it('builds.network: none by default; bridge or a network name; host and names Docker would refuse are errors', () => {
+    const load = (env: Record<string, string>, overrides = {}) =>
+      loadConfig({ ignoreDefaultFile: true, env, overrides });
+    expect(load({}).builds.network).toBe('none');
+    expect(load({ EMULATOR_BUILDS_NETWORK: 'bridge' }).builds.network).toBe('bridge');
+    expect(load({}, { builds: { network: 'my-build-net' } }).builds.network).toBe('my-build-net');
+    expect(() => load({ EMULATOR_BUILDS_NETWORK: 'host' })).toThrow(/builds\.network: "host" is refused/);
+    expect(() => load({}, { builds: { network: 'container:x' } })).toThrow(
+      /builds\.network: must be "none", "bridge" or the name of a user-defined Docker network/,
+    );
+  });
 });

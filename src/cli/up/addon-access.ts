@@ -19,6 +19,7 @@ const URL_VARIABLE: Record<string, string> = {
   postgresql: 'SCALINGO_POSTGRESQL_URL',
   mysql: 'SCALINGO_MYSQL_URL',
   redis: 'SCALINGO_REDIS_URL',
+  'tcp-gateway': 'TCP_URL',
 };
 
 export async function addonAccess(api: ApiClient, app: string, addons: AddonJson[]): Promise<AddonAccess[]> {
@@ -29,6 +30,11 @@ export async function addonAccess(api: ApiClient, app: string, addons: AddonJson
     const kind = a.addon_provider.id.replace(/^scalingo-/, '');
     const variable = URL_VARIABLE[kind] ?? `SCALINGO_${kind.toUpperCase()}_URL`;
     const inApp = variables.find((v) => v.name === variable)?.value ?? null;
+    if (kind === 'tcp-gateway') {
+      // The emulated gateway listens on the host's loopback: its TCP_URL (tcp://127.0.0.1:<port>) is reached as it is.
+      out.push({ kind, addonId: a.id, host: null, port: null, url: inApp, hint: inApp ?? 'TCP_URL is not set' });
+      continue;
+    }
     const server = await api
       .find<{ server: { host: string | null; port: number | null } }>(`/v1/apps/${app}/addons/${a.id}/server`)
       .catch(() => undefined);

@@ -35,6 +35,10 @@ export interface WantedAddon {
 }
 
 const ADDON_WAIT_MS = 15 * 60_000;
+/** The emulated TCP gateway (the emulator's tcp-gateways.ts): no server, but not a stand-in either. */
+const TCP_GATEWAY = 'tcp-gateway';
+/** The process type it forwards to. */
+const TCP_TYPE = 'tcp';
 
 /** Checks every `provider:plan` against the emulator's catalogue before anything is made. */
 export async function wantedAddons(api: ApiClient, manifest: Manifest): Promise<WantedAddon[]> {
@@ -96,6 +100,28 @@ export async function ensureAddons(
       await api.send('PATCH', `/v1/apps/${app}/addons/${current.id}`, { addon: { plan_id: w.plan.id } });
     }
   }
+  await warnStandIns(api, app, say);
+}
+
+/**
+ * One line per addon of the catalogue that runs no server here (MongoDB, Elasticsearch, InfluxDB; every
+ * database with `addons.servers: false`): it exists for the API, but sets no URL variable on the app.
+ * The emulator's `server` route answers 400 for a stand-in, and is not served at all without servers.
+ */
+async function warnStandIns(api: ApiClient, app: string, say: (line: string) => void): Promise<void> {
+  const { addons } = await api.get<{ addons: AddonJson[] }>(`/v1/apps/${app}/addons`);
+  for (const a of addons) {
+    if (a.addon_provider.id === TCP_GATEWAY) continue;
+    const server = await api.find(`/v1/apps/${app}/addons/${a.id}/server`).catch((err: UpError) => {
+      if (err.status === 400) return undefined;
+      throw err;
+    });
+    if (!server)
+      say(
+        `Warning: ${a.addon_provider.id} is a stand-in — no ${a.addon_provider.name} server runs in the emulator, so ` +
+          'the app gets no URL variable for it (code that connects to it fails)',
+      );
+  }
 }
 
 /** Resolves with the app's addons once all run; one that failed to start is an error with its reason. */
@@ -144,27 +170,36 @@ export async function ensureVariables(
   return changed.map(([k]) => k);
 }
 
-/** Scales to the manifest's formation (types the deployed code has); true when something changed. */
-export async function applyFormation(api: ApiClient, app: string, manifest: Manifest): Promise<boolean> {
-  if (!manifest.formation) return false;
+/**
+ * Scales to the manifest's formation (types the deployed code has); says what changed (null: nothing). With a
+ * tcp-gateway addon, a `tcp` type the manifest leaves out and that runs no container is scaled to 1: the
+ * gateway has nothing to forward to otherwise (docs/fidelity.md, issue 34).
+ */
+export async function applyFormation(api: ApiClient, app: string, manifest: Manifest): Promise<string | null> {
   const { containers } = await api.get<{ containers: { name: string; amount: number; size: string }[] }>(
     `/v1/apps/${app}/containers`,
   );
-  const changes = Object.entries(manifest.formation)
+  const formation = { ...manifest.formation };
+  const gateway = manifest.addons?.some((a) => a.plan.split(':')[0] === TCP_GATEWAY);
+  if (gateway && !formation[TCP_TYPE] && containers.some((c) => c.name === TCP_TYPE && c.amount === 0))
+    formation[TCP_TYPE] = { amount: 1 };
+  if (!Object.keys(formation).length) return null;
+  const changes = Object.entries(formation)
     .filter(([type]) => containers.some((c) => c.name === type))
     .filter(([type, f]) => {
       const c = containers.find((x) => x.name === type);
       return c && (c.amount !== f.amount || (f.size && c.size !== f.size));
     })
     .map(([type, f]) => ({ name: type, amount: f.amount, ...(f.size ? { size: f.size } : {}) }));
-  const unknown = Object.keys(manifest.formation).filter((type) => !containers.some((c) => c.name === type));
+  const unknown = Object.keys(formation).filter((type) => !containers.some((c) => c.name === type));
   if (unknown.length)
     throw new UpError(
       `scalingo.json: formation names ${unknown.join(', ')}, which the code does not declare (process types: ` +
         `${containers.map((c) => c.name).join(', ') || 'none'})`,
     );
-  if (!changes.length) return false;
+  if (!changes.length) return null;
   // Right after a deployment the app may still be booting (409): retried.
   await retryConflicts(() => api.send('POST', `/v1/apps/${app}/scale`, { containers: changes }));
-  return true;
+  const fromGateway = formation[TCP_TYPE] && !manifest.formation?.[TCP_TYPE] ? ' (tcp: for the tcp-gateway addon)' : '';
+  return `${changes.map((c) => `${c.name}=${c.amount}${c.size ? `:${c.size}` : ''}`).join(' ')}${fromGateway}`;
 }

@@ -134,12 +134,8 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
     logs?.close();
     throw err;
   });
-  if (await applyFormation(api, name, project.manifest))
-    print.info(
-      `Formation from scalingo.json: ${Object.entries(project.manifest.formation ?? {})
-        .map(([t, f]) => `${t}=${f.amount}${f.size ? `:${f.size}` : ''}`)
-        .join(' ')}`,
-    );
+  const scaled = await applyFormation(api, name, project.manifest);
+  if (scaled) print.info(`Formation from scalingo.json: ${scaled}`);
 
   const access = await addonAccess(api, name, addons);
   const cliEnv = {

@@ -1,5 +1,7 @@
-// Stand-in addon providers and plans: enough for an addon uuid to attach drains to (#32, #34,
-// #36) and for the official clients to decode the addon (research §3.3). No database runs.
+// Addon providers and plans: enough for an addon uuid to attach drains to (#32, #34, #36) and for the
+// official clients to decode the addon (research §3.3). PostgreSQL, MySQL and Redis run real servers
+// when `addons.servers` is on (addon-kinds.ts); the TCP gateway is emulated (tcp-gateways.ts); the
+// others are stand-ins, with no server.
 import { createHash } from 'node:crypto';
 
 const hexId = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 24);
@@ -37,6 +39,14 @@ const DATABASES: CategoryJson = {
   position: 1,
 };
 
+// The TCP gateway is in the platform's Network category (doc.scalingo.com/addons/tcp-gateway/start).
+const NETWORK: CategoryJson = {
+  id: hexId('category/network'),
+  name: 'Network',
+  description: 'Network addons',
+  position: 2,
+};
+
 export interface ProviderJson {
   id: string;
   name: string;
@@ -50,14 +60,24 @@ export interface ProviderJson {
   plans: PlanJson[];
 }
 
-function provider(id: string, name: string, short: string, plans: [string, string, number][]): ProviderJson {
+function provider(
+  id: string,
+  name: string,
+  short: string,
+  plans: [string, string, number][],
+  about: { category: CategoryJson; short: string; description: string } = {
+    category: DATABASES,
+    short: `${name} (stand-in: no server runs in the emulator)`,
+    description: `${name} as a stand-in addon: the addon resource, its plans, drains and token exist; no database server runs.`,
+  },
+): ProviderJson {
   return {
     id,
     name,
     logo_url: `https://cdn.localhost/addons/${id}.png`,
-    short_description: `${name} (stand-in: no server runs in the emulator)`,
-    description: `${name} as a stand-in addon: the addon resource, its plans, drains and token exist; no database server runs.`,
-    category: DATABASES,
+    short_description: about.short,
+    description: about.description,
+    category: about.category,
     provider_name: 'Scalingo',
     provider_url: 'https://scalingo.com',
     hds_available: false,
@@ -102,6 +122,13 @@ export const ADDON_PROVIDERS: ProviderJson[] = [
     ['elasticsearch-starter-1024', 'Starter 1G', 2880],
   ]),
   provider('scalingo-influxdb', 'InfluxDB', 'influx', [['influxdb-sandbox', 'Sandbox', 0]]),
+  // Plan name as the platform's sample app writes it (Scalingo/sample-node-mosca scalingo.json: tcp-gateway:tcplb).
+  provider('tcp-gateway', 'TCP Gateway', 'tcp', [['tcplb', 'TCP Load Balancer', 0]], {
+    category: NETWORK,
+    short: "Raw TCP connections to the app's tcp containers (TCP_URL)",
+    description:
+      'Routes raw TCP connections to the containers of the `tcp` process type; in the emulator, a port of 127.0.0.1 (TCP_URL).',
+  }),
 ];
 
 /**

@@ -12,6 +12,7 @@ import type { EventsService } from '../events/events.service.ts';
 import type { AddonRow, AddonsStore } from './addons.store.ts';
 import { ADDON_PROVIDERS, findPlan, findProvider, isDedicated, providerJson } from './addons.catalog.ts';
 import type { AddonServers } from './addon-servers.ts';
+import type { TcpGateways } from './tcp-gateways.ts';
 import { defined } from '../../shared/defined.ts';
 
 export interface AddonsServiceDeps {
@@ -22,6 +23,10 @@ export interface AddonsServiceDeps {
   clock: Clock;
   /** Real servers for the database providers (issue #15); absent = stand-ins only. */
   servers?: AddonServers;
+  /** The TCP gateway addons' listeners (issue 34). */
+  gateways?: Pick<TcpGateways, 'provides' | 'provision' | 'remove'>;
+  /** Sets an addon's status with its timeline event (addon-status.ts). */
+  setStatus?: (addonId: string, status: string) => void;
 }
 
 /** Lifetime of an addon token (the database API's bearer), as the platform's bearer tokens: 1 hour. */
@@ -121,7 +126,9 @@ export function createAddonsService(deps: AddonsServiceDeps) {
         provider_id: provider.id,
         plan_id: plan.id,
         resource_id: `${app.name.replace(/-/g, '_')}_${short}_${randomBytes(2).toString('hex')}`,
-        status: deps.servers?.provides(provider.id) ? 'provisioning' : 'running',
+        // A server, or a gateway's listener, is `provisioning` until it answers.
+        status:
+          deps.servers?.provides(provider.id) || deps.gateways?.provides(provider.id) ? 'provisioning' : 'running',
         created_at: now,
         updated_at: now,
       };
@@ -130,6 +137,14 @@ export function createAddonsService(deps: AddonsServiceDeps) {
         deps.events.record({ type: 'new_addon', app, user, typeData: typeData(row) });
         if (deps.servers?.provides(provider.id)) deps.servers.provision(row, app, plan.name);
       });
+      const gateways = deps.gateways;
+      if (gateways?.provides(provider.id)) {
+        const setStatus = deps.setStatus ?? store.setStatus;
+        void gateways.provision(row.id, app.id).then(
+          () => setStatus(row.id, 'running'),
+          () => setStatus(row.id, 'error'),
+        );
+      }
       return toJson(row);
     },
     changePlan(user: UserRow, appParam: string, addonId: string, planId: string) {
@@ -166,6 +181,7 @@ export function createAddonsService(deps: AddonsServiceDeps) {
       const servers = deps.servers;
       const server = servers?.server(addon.id);
       if (servers && server) void servers.removeServer(server); // container, volume, variables
+      deps.gateways?.remove(addon.id); // listener, TCP_URL
       tx(deps.db, () => {
         store.delete(addon.id); // its drains go with it (ON DELETE CASCADE)
         deps.events.record({ type: 'delete_addon', app, user, typeData: typeData(addon) });

@@ -8,7 +8,7 @@ import type { EventsService } from '../events/events.service.ts';
 import type { VariablesStore } from '../variables/variables.store.ts';
 import type { DeploymentsStore } from '../deployments/deployments.store.ts';
 import type { ContainerRow, ContainersStore } from './containers.store.ts';
-import { containerEnv, WEB_PORT } from './container-env.ts';
+import { containerEnv, listensOnPort, WEB_PORT } from './container-env.ts';
 import { waitReady } from './wait-ready.ts';
 import { watchCrashes } from './crash-restarts.ts';
 
@@ -132,7 +132,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         }),
         labels: labelsFor(app, type, index, row.id, rel.deploymentId),
         memoryBytes: sz.memory,
-        publishPort: type === 'web' ? WEB_PORT : undefined,
+        publishPort: listensOnPort(type) ? WEB_PORT : undefined,
         network: deps.networkOf?.(app.id),
       });
       store.setEngine(row.id, info.engineId, info.hostPort, 'booting');

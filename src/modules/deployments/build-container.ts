@@ -2,10 +2,11 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import { buildContainerNetwork, OFFLINE_BUILDS } from './build-network.ts';
 
 // One step of a buildpack-like build run in a container and committed as an image: the files are put
 // in /app, the app's build cache is bind-mounted at /cache (package caches: mounted, never copied),
-// there is no network, and the app's environment is read from a file in the cache rather than given
+// the network is `builds.network`'s (none by default), and the app's environment is read from a file in the cache rather than given
 // as the container's environment, which `docker commit` would write into the image.
 
 const BUILD_MEMORY = 2 * 1024 * 1024 * 1024;
@@ -18,6 +19,8 @@ export interface BuildStep {
   appId: string;
   deploymentId: string;
   cacheDir: string;
+  /** builds.network: what the step reaches (build-network.ts); absent = offline. */
+  network?: string;
   say: (line: string) => void;
 }
 
@@ -61,7 +64,7 @@ export async function runBuildStep(
         },
         memoryBytes: BUILD_MEMORY,
         binds: [`${s.cacheDir}:/cache`],
-        networkNone: true,
+        ...buildContainerNetwork(s.network ?? OFFLINE_BUILDS),
         workingDir: '/app',
       },
       { start: false },

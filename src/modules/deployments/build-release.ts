@@ -1,12 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { objectId } from '../../shared/ids.ts';
-import { defined } from '../../shared/defined.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { ContainersStore } from '../containers/containers.store.ts';
 import { parseProcfile } from './procfile.ts';
-import { buildpackBuild, languageOf } from './slug-build.ts';
+import { detectBuildpack } from './buildpacks.ts';
+import { buildpackBuild } from './slug-build.ts';
+import { missingNetworkHint, OFFLINE_BUILDS, watchOfflineBuild } from './build-network.ts';
 
 export interface BuildReleaseDeps {
   runtime: ContainerRuntime;
@@ -17,6 +18,8 @@ export interface BuildReleaseDeps {
   buildCacheDir?: (appId: string) => string;
   /** The app's environment variables, which the buildpack-like build sees (as the platform's builds do). */
   appEnv?: (appId: string) => Record<string, string>;
+  /** The network of buildpack-like build steps (`builds.network`: none, bridge or a network's name); default none. */
+  buildNetwork?: string;
   /** Reads more of the code than the Procfile (cron.json); throwing fails the build with the message. */
   onCode?: (appId: string, deploymentId: string, codeDir: string) => void;
 }
@@ -29,9 +32,11 @@ export interface BuiltRelease {
 }
 
 /**
- * Builds the image of a deployment from its extracted code: with a Dockerfile, `docker build`; with
- * a known language and a build cache, a buildpack-like build; otherwise the app's stack image with
- * the code copied in and the Procfile's types. A failure is thrown with `status: 'build-error'`.
+ * Builds the image of a deployment from its extracted code, choosing as the platform does: code a
+ * buildpack detects (package.json, requirements.txt, Gemfile…) is built buildpack-like whatever else
+ * it holds, a Dockerfile included; a Dockerfile is built (`docker build`) only where no buildpack
+ * applies, a convenience the platform does not have; otherwise the app's stack image with the code
+ * copied in and the Procfile's types. A failure is thrown with `status: 'build-error'`.
  */
 export async function buildRelease(
   deps: BuildReleaseDeps,
@@ -53,12 +58,16 @@ export async function buildRelease(
     : null;
   deps.onCode?.(app.id, deploymentId, context);
   let processTypes: Record<string, string>;
+  const network = deps.buildNetwork ?? OFFLINE_BUILDS;
+  const offline = watchOfflineBuild(network, say);
   try {
-    if (existsSync(join(context, 'Dockerfile'))) {
-      say('-----> Dockerfile detected: building it');
-      await deps.runtime.buildImage({ contextDir: context, tag, labels, onLine: (l) => say(`       ${l}`) });
-      processTypes = procfile ?? { web: '' }; // '' = the image's own CMD
-    } else if (deps.buildCacheDir && languageOf(context)) {
+    const hasDockerfile = existsSync(join(context, 'Dockerfile'));
+    const detected = deps.buildCacheDir ? detectBuildpack(context) : null;
+    if (deps.buildCacheDir && detected) {
+      if (hasDockerfile)
+        say(
+          `-----> Dockerfile not used: ${detected.file} makes this a ${detected.language} app, built by its buildpack as on the platform`,
+        );
       processTypes = await buildpackBuild(
         {
           runtime: deps.runtime,
@@ -71,10 +80,19 @@ export async function buildRelease(
           labels,
           procfile,
           env: deps.appEnv?.(app.id) ?? {},
-          say,
+          network,
+          say: offline.say,
         },
-        defined(languageOf(context), 'the language'),
+        detected.language,
       );
+    } else if (hasDockerfile) {
+      say(
+        deps.buildCacheDir
+          ? '-----> Dockerfile detected: building it (no buildpack applies; an emulator convenience, the platform builds with buildpacks only)'
+          : '-----> Dockerfile detected: building it (buildpacks.enabled is false)',
+      );
+      await deps.runtime.buildImage({ contextDir: context, tag, labels, onLine: (l) => say(`       ${l}`) });
+      processTypes = procfile ?? { web: '' }; // '' = the image's own CMD
     } else {
       const stackImage = deps.stacks[app.stack_id];
       if (!stackImage) throw new Error(`unknown stack ${app.stack_id}`);
@@ -97,6 +115,8 @@ export async function buildRelease(
     }
   } catch (err) {
     say(`!      Build failed: ${(err as Error).message}`);
+    const hint = offline.hint() ?? missingNetworkHint(network, (err as Error).message);
+    if (hint) say(hint);
     throw Object.assign(err as Error, { status: 'build-error' });
   }
   const hook = deployHook(context, processTypes, deployedBefore);

@@ -10,13 +10,25 @@ export type Language = 'node' | 'python' | 'ruby';
 /** The tag of an app's dependency image (dependency-layer.ts); it goes with the app. */
 export const dependencyTag = (appId: string) => `scalingo-emulator/deps-${appId.toLowerCase()}:current`;
 
+/** The files each buildpack detects, in the platform's detection order (alphabetical): the first match wins. */
+const DETECTED_BY: [Language, string[]][] = [
+  ['node', ['package.json']],
+  ['python', ['requirements.txt', 'Pipfile', 'setup.py', 'pyproject.toml']],
+  ['ruby', ['Gemfile']],
+];
+
+/** The buildpack that applies to the code and the file that made it apply, or null when none does. */
+export function detectBuildpack(dir: string): { language: Language; file: string } | null {
+  for (const [language, files] of DETECTED_BY) {
+    const file = files.find((f) => existsSync(join(dir, f)));
+    if (file) return { language, file };
+  }
+  return null;
+}
+
 /** Detection order of the platform's buildpacks: the first match wins. */
 export function detectLanguage(dir: string): Language | null {
-  if (existsSync(join(dir, 'package.json'))) return 'node';
-  if (['requirements.txt', 'Pipfile', 'setup.py', 'pyproject.toml'].some((f) => existsSync(join(dir, f))))
-    return 'python';
-  if (existsSync(join(dir, 'Gemfile'))) return 'ruby';
-  return null;
+  return detectBuildpack(dir)?.language ?? null;
 }
 
 /** Process types given when there is no Procfile (or it lacks `web`), as the buildpacks do. */

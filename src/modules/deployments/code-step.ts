@@ -3,6 +3,7 @@ import { packDirectory } from '../../runtime/images.ts';
 import type { Language } from './buildpacks.ts';
 import { dependencyInputs, dependencyScript } from './build-scripts.ts';
 import { commitStep, runBuildStep } from './build-container.ts';
+import { OFFLINE_BUILDS } from './build-network.ts';
 import type { DependencyStep } from './dependency-layer.ts';
 import { planNodeBuild } from './node-build.ts';
 import type { BuildpackBuild } from './slug-build.ts';
@@ -48,7 +49,7 @@ export async function addCode(b: BuildpackBuild, base: string, script: string | 
       dockerfile: `FROM ${base}\nCOPY . /app\n`,
       tag: b.tag,
       labels: b.labels,
-      networkNone: true,
+      network: b.network ?? OFFLINE_BUILDS,
       onLine: (l) => {
         if (!BUILDER_CHATTER.test(l)) say(/^(-----> |!|\s)/.test(l) ? l : `       ${l}`);
       },

@@ -21,7 +21,7 @@ import { commitStep, runBuildStep } from './build-container.ts';
 // The dependency layer of a buildpack-like build: the image a `docker build` would have after
 // `COPY package*.json ./` + `RUN npm ci`. A container of the stack image gets only the files naming the
 // dependencies, installs them with the app's build cache bind-mounted at /cache (npm's package cache,
-// pip's: mounted, never copied) and no network, and is committed as the app's dependency image. The
+// pip's: mounted, never copied) and the network of builds.network (none by default), and is committed as the app's dependency image. The
 // next build reuses that image as long as the inputs, the stack, the step and the app's environment
 // are the same, so a code change costs one COPY layer on top of it. One dependency image an app
 // (`deps-<app id>:current`); the key lives in its label and in the build cache, so
@@ -43,6 +43,8 @@ export interface DependencyBuild {
   stackHash: string;
   /** The app's environment, visible to the step. */
   env: Record<string, string>;
+  /** builds.network: what the step reaches (build-network.ts); absent = offline. */
+  network?: string;
   say: (line: string) => void;
 }
 

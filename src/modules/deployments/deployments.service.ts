@@ -65,8 +65,8 @@ export interface DeploymentsServiceDeps extends BuildReleaseDeps {
 }
 
 /**
- * Deploys code: source → image → containers. A build without a Dockerfile runs on the app's stack
- * image with the code copied in and the Procfile's types; with a Dockerfile, `docker build`. A
+ * Deploys code: source → image → containers. The image is built as build-release.ts chooses (a
+ * buildpack when one applies, else a Dockerfile, else the stack image with the code and the Procfile). A
  * failed build or start is a failed deployment with its output kept; the running version stays.
  */
 export function createDeploymentsService(deps: DeploymentsServiceDeps) {

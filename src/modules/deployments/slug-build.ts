@@ -3,7 +3,7 @@ import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import { recipeHash, stackRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
 import { debianSuite } from '../../runtime/rootfs.ts';
-import { defaultProcessTypes, detectLanguage, type Language } from './buildpacks.ts';
+import { defaultProcessTypes, type Language } from './buildpacks.ts';
 import { dependencyLayer } from './dependency-layer.ts';
 import { addCode, dependencyStep } from './code-step.ts';
 import { requestedVersion, resolveVersion, STACK_VERSIONS } from './runtime-versions.ts';
@@ -28,13 +28,12 @@ export interface BuildpackBuild {
   procfile: Record<string, string> | null;
   /** The app's environment variables, visible to the build as on the platform (none when absent). */
   env?: Record<string, string>;
+  /** builds.network: what the steps reach (build-network.ts); absent = offline. */
+  network?: string;
   say: (line: string) => void;
 }
 
 const TITLES: Record<Language, string> = { node: 'Node.js', python: 'Python', ruby: 'Ruby' };
-
-/** The language of the code, or null when no buildpack applies (then the Procfile-only build runs). */
-export const languageOf = (context: string): Language | null => detectLanguage(context);
 
 /** Builds the image; resolves the process types (Procfile over the language's defaults). */
 export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise<Record<string, string>> {
