@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
 import { createEmulator, VERSION } from './emulator.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
 import { missingRecipeImages } from './runtime/recipe-images.ts';
 import { createProgress } from './cli/progress.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
@@ -116,6 +117,10 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
+      return 1;
+    }
+    if (err instanceof DataDirInUseError) {
+      console.error(`cannot start: ${err.message}`);
       return 1;
     }
     const e = err as NodeJS.ErrnoException;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { EmulatorConfig } from '../config/schema.ts';
 import { openDatabase, metaValue } from '../db/database.ts';
+import { lockDataDir } from '../db/data-dir-lock.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { systemClock, ManualClock, type Clock } from '../shared/clock.ts';
 import type { Urls } from '../shared/urls.ts';
@@ -37,7 +38,15 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // Only its owner reads the state (variables, tokens, logs): 0700 whatever the umask, also for an older dir.
   if (dataDir) chmodSync(dataDir, 0o700);
-  const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
+  // One process per data dir: a second one would reconcile the engine against its own view of the same apps.
+  const dataDirLock = dataDir ? lockDataDir(dataDir) : null;
+  let db;
+  try {
+    db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
+  } catch (err) {
+    dataDirLock?.release();
+    throw err;
+  }
   const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
   // One id per data directory (random per in-memory run): the label of the containers it owns.
   const instanceId = metaValue(db, 'instance_id', () => randomBytes(4).toString('hex'));
@@ -74,6 +83,7 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
     runtime,
     instanceId,
     dataDir,
+    dataDirLock,
     stateDir,
     urls: () => urls,
     upgrades: createUpgradeTable({ logger }),
@@ -104,6 +114,7 @@ export const stateArea = defineArea({
           } finally {
             if (s.db.open) s.db.close();
             if (!s.dataDir) rmSync(s.stateDir, { recursive: true, force: true });
+            s.dataDirLock?.release();
           }
         },
       },
