@@ -9,6 +9,7 @@ import type { EmulatorConfig } from '../config/schema.ts';
 import type { Db } from '../db/database.ts';
 import type { DataDirLock } from '../db/data-dir-lock.ts';
 import type { ContainerRuntime } from '../runtime/runtime.ts';
+import type { ShutdownGate } from '../runtime/shutdown-gate.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Urls } from '../shared/urls.ts';
@@ -44,6 +45,8 @@ export interface Shared {
   clock: Clock;
   db: Db;
   runtime: ContainerRuntime;
+  /** Closed at a stop: the runtime above then refuses to start anything new. */
+  shutdownGate: ShutdownGate;
   /** Labels this data dir's containers. */
   instanceId: string;
   /** The data dir (signing keys), null with --in-memory. */

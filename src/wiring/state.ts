@@ -19,6 +19,7 @@ import { createSwarmRuntime } from '../runtime/swarm-runtime.ts';
 import { createUpgradeTable } from '../http/ws.ts';
 import { createFaults } from '../modules/control/faults.ts';
 import { withFaults } from '../modules/control/runtime-faults.ts';
+import { withShutdownGate } from '../runtime/shutdown-gate.ts';
 import type { UpstreamSource } from '../router/proxy.ts';
 import type { Shared } from './area.ts';
 import { defineArea } from './define-area.ts';
@@ -64,7 +65,9 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
     docker.mode === 'swarm'
       ? createSwarmRuntime({ ...engine, oneOffNode: docker.swarm.oneOffNode })
       : createDockerRuntime(engine);
-  const runtime = withFaults(opts.runtime ?? makeRuntime(), faults);
+  // Closed first at a stop: nothing new starts on the engine while the work under way drains.
+  const shutdownGate = withShutdownGate(withFaults(opts.runtime ?? makeRuntime(), faults));
+  const runtime = shutdownGate.runtime;
 
   // Known once the ports are bound (port 0 picks a free one): the servers and git areas fill them in.
   const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -81,6 +84,7 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
     clock,
     db,
     runtime,
+    shutdownGate,
     instanceId,
     dataDir,
     dataDirLock,
