@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { routerGet } from '../support/apps.ts';
+import { spawnEmulator } from '../reliability/emulator-process.ts';
 
 // `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
 // Ctrl-C stops the app's containers and exits 0; --detach leaves them running until `down`.
@@ -23,7 +24,8 @@ const root = mkdtempSync(join(tmpdir(), 'emu-up-cli-'));
 function run(args: string[], opts: { env?: Record<string, string> } = {}) {
   const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
     cwd: root,
-    env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', ...opts.env },
+    // The user's state directory (where `up` notes each folder's data dir for `down`) is the test's own.
+    env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', XDG_STATE_HOME: join(root, 'state'), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -41,7 +43,8 @@ function project(name: string, files: Record<string, string>): string {
   return dir;
 }
 
-const PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory'];
+const FREE_PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0'];
+const PORTS = [...FREE_PORTS, '--in-memory'];
 const WEB = { Procfile: 'web: echo "web up on $PORT"; exec httpd -f -p $PORT -h /app\n', 'index.html': 'hi\n' };
 
 async function badInput(args: string[], env?: Record<string, string>): Promise<string> {
@@ -118,7 +121,7 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
   // Each test removes what it made: in memory, the emulator `up` started removes its apps' containers and images when it stops.
   const leftVolumes: string[] = [];
   afterAll(() => {
-    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app'])
+    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app', 'upd-custom', 'reuse-app'])
       for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
     // What a failed `down --volumes` test would leave: the addon server and its volume (named after it).
     for (const v of leftVolumes) {
@@ -212,4 +215,56 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     expect(() => docker('volume', 'inspect', server.name)).toThrow(/no such volume/i);
     expect(dockerPs([`${LABELS.appName}=stopped-app`], true)).toEqual([]);
   }, 420_000);
+
+  it('up --detach with another --app and free ports: the printed down line, run as printed, leaves no process and no container', async () => {
+    const dir = project('detach-verbatim', WEB);
+    const dataDir = join(root, 'verbatim-data');
+    const p = run(['up', 'detach-verbatim', '--app', 'upd-custom', '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    expect(await p.exited, p.stderr()).toBe(0);
+    const pid = Number(/Emulator started in the background \(pid (\d+)/.exec(p.stdout())?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    const url = /Detached: (http:\/\/upd-custom\.localhost:(\d+)) keeps running/.exec(p.stdout());
+    expect(url, p.stdout()).not.toBeNull();
+    expect((await routerGet(Number(url![2]), 'upd-custom', '/index.html')).body).toBe('hi\n');
+    // The line as printed: no --data-dir, --app or port; `up` recorded them.
+    const line = /`scalingo-emulator (down[^`]*)` stops it/.exec(p.stdout())?.[1];
+    expect(line).toBe('down detach-verbatim');
+    const d = run(line!.split(' '));
+    expect(await d.exited, d.stderr()).toBe(0);
+    expect(d.stdout()).toContain(`Stopped the emulator (pid ${pid}) with upd-custom's containers and addon servers`);
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(dockerPs([`${LABELS.appName}=upd-custom`], true)).toEqual([]);
+    expect(dir).toContain('detach-verbatim');
+  }, 300_000);
+
+  it('up on a data dir an emulator already runs uses that one (never a second beside it); Ctrl-C leaves it running', async () => {
+    const dir = project('reuse-app', WEB);
+    const dataDir = join(root, 'reuse-data');
+    mkdirSync(dataDir);
+    const running = await spawnEmulator(dataDir);
+    try {
+      const p = run([
+        'up',
+        dir,
+        ...FREE_PORTS,
+        '--data-dir',
+        dataDir,
+        '--config',
+        join(dataDir, 'emulator.config.json'),
+      ]);
+      await eventually(() => /Ctrl-C stops following/.test(p.stdout()) || p.child.exitCode !== null, {
+        timeoutMs: 120_000,
+        what: `up ready: ${p.stdout()}${p.stderr()}`,
+      });
+      expect(p.stdout()).toContain(`Using the emulator already running at ${running.api} (pid ${running.pid})`);
+      expect((await running.call('GET', '/v1/apps/reuse-app')).status).toBe(200);
+      p.child.kill('SIGINT');
+      expect(await p.exited).toBe(0);
+      expect((await running.call('GET', '/v1/apps')).status).toBe(200);
+      expect(dockerPs([`${LABELS.appName}=reuse-app`]).map((c) => c.state)).toEqual(['running']);
+      expect((await running.call('DELETE', '/v1/apps/reuse-app?current_name=reuse-app')).status).toBe(204);
+    } finally {
+      await running.stop();
+    }
+  }, 300_000);
 });

@@ -23,6 +23,8 @@ import { newestChange } from './changes.ts';
 import { UpError } from './up-error.ts';
 import { manifestVariables } from './manifest.ts';
 import type { Emulator } from '../../emulator.ts';
+import { readUpRecord, writeUpRecord } from './up-record.ts';
+import { resolve } from 'node:path';
 
 export interface UpOptions extends EndpointOptions {
   /** The project folder (default: the working directory). */
@@ -39,6 +41,13 @@ export interface UpOptions extends EndpointOptions {
   color?: boolean;
   /** Debounce of redeploys after a change, ms (default 300). */
   debounceMs?: number;
+  /**
+   * Aborted, `up` stops whatever the moment: no new call, the work in flight ended, the emulator it
+   * started stopped (with its containers); `up()` then rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+  /** The process running the emulator this `up` started (the command's own, or its background one), recorded for `down`. */
+  emulatorPid?: number;
 }
 
 export interface UpHandle {
@@ -70,8 +79,11 @@ export async function up(opts: UpOptions = {}): Promise<UpHandle> {
   print.info(
     `${project.appName}: ${project.dir} (${project.detected.join(', ')}${Object.keys(project.manifest).length ? ', scalingo.json' : ''})`,
   );
+  opts.signal?.throwIfAborted();
   const endpoint = await openEndpoint(opts, (l) => print.info(l));
   try {
+    opts.signal?.throwIfAborted();
+    recordStart(project, endpoint, opts);
     return await start(project, endpoint, opts, print);
   } catch (err) {
     await endpoint.close().catch(() => undefined);
@@ -80,7 +92,7 @@ export async function up(opts: UpOptions = {}): Promise<UpHandle> {
 }
 
 async function start(project: Project, endpoint: Endpoint, opts: UpOptions, print: LogPrinter): Promise<UpHandle> {
-  const api = apiClient(endpoint.apiUrl, endpoint.token);
+  const api = apiClient(endpoint.apiUrl, endpoint.token, opts.signal);
   const name = project.appName;
   // Bad input is refused before anything is made.
   const wanted = await wantedAddons(api, project.manifest);
@@ -171,7 +183,10 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
       : await watchFolder(
           project.dir,
           opts.debounceMs ?? 300,
-          (path) => void redeploy(`changed: ${path}`).catch((err: Error) => print.info(`Not deployed: ${err.message}`)),
+          (path) =>
+            void redeploy(`changed: ${path}`).catch(
+              (err: Error) => opts.signal?.aborted || print.info(`Not deployed: ${err.message}`),
+            ),
         );
   let stopped: Promise<void> | undefined;
   return {
@@ -193,6 +208,35 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
         await endpoint.close();
       })()),
   };
+}
+
+/** What `down` needs to find this run again (up-record.ts), when the emulator keeps its state in a data dir. */
+function recordStart(project: Project, endpoint: Endpoint, opts: UpOptions): void {
+  if (endpoint.config.inMemory || (!endpoint.own && endpoint.pid === undefined)) return;
+  const dataDir = resolve(endpoint.config.dataDir);
+  const previous = readUpRecord(dataDir);
+  const startedHere =
+    opts.emulatorPid !== undefined &&
+    (endpoint.own ? opts.emulatorPid === process.pid : endpoint.pid === opts.emulatorPid);
+  writeUpRecord(
+    {
+      dir: project.dir,
+      app: project.appName,
+      dataDir,
+      configFile: opts.configFile ? resolve(opts.configFile) : null,
+      port: opts.port ?? null,
+      routerPort: opts.routerPort ?? null,
+      sshPort: opts.sshPort ?? null,
+      apiUrl: endpoint.apiUrl,
+      // A background emulator an earlier `up --detach` started is still its to stop.
+      emulatorPid: startedHere
+        ? (opts.emulatorPid ?? null)
+        : previous?.emulatorPid === endpoint.pid
+          ? (endpoint.pid ?? null)
+          : null,
+    },
+    opts.env ?? process.env,
+  );
 }
 
 async function lastSuccess(api: ApiClient, app: string): Promise<string | null> {
