@@ -156,6 +156,8 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
 
   const reconcile = async () => {
     try {
+      // Builds and hooks a killed process left (nothing of this process builds yet): their work cannot resume.
+      await removeOneShots(runtime, instanceId);
       const r = await orchestrator.reconcile();
       if (r.recreated || r.orphansRemoved) logger.info(r, 'reconciled containers with Docker');
     } catch (err) {
