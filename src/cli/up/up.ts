@@ -17,7 +17,7 @@ import {
 import { deployFolder, type DeploymentResult } from './deploy.ts';
 import { createLogPrinter, type LogPrinter } from './log-printer.ts';
 import { followLogs } from './log-follow.ts';
-import { watchFolder } from './watch.ts';
+import { describeChange, watchFolder } from './watch.ts';
 import { addonAccess, type AddonAccess } from './addon-access.ts';
 import { newestChange } from './changes.ts';
 import { UpError } from './up-error.ts';
@@ -183,8 +183,8 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
       : await watchFolder(
           project.dir,
           opts.debounceMs ?? 300,
-          (path) =>
-            void redeploy(`changed: ${path}`).catch(
+          (paths) =>
+            void redeploy(`changed: ${describeChange(paths)}`).catch(
               (err: Error) => opts.signal?.aborted || print.info(`Not deployed: ${err.message}`),
             ),
         );
