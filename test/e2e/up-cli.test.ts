@@ -1,6 +1,6 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -110,6 +110,20 @@ describe('scalingo-emulator up: bad input gets one clear line and exit 1', () =>
     }
   });
 
+  it('more than 100000 files: one line, exit 1, no stack trace, no archive left in TMPDIR', async () => {
+    const dir = project('too-many-files', WEB);
+    mkdirSync(join(dir, 'out'));
+    // Empty files: inodes only.
+    for (let i = 0; i <= 100_000; i++) writeFileSync(join(dir, 'out', `f${i}`), '');
+    const tmp = join(root, 'tmp-too-many');
+    mkdirSync(tmp);
+    expect(await badInput(['up', dir, ...PORTS, '--no-watch'], { TMPDIR: tmp })).toBe(
+      `up: ${dir}: more than 100000 files to deploy (is a build output missing from .gitignore?)`,
+    );
+    expect(readdirSync(tmp).filter((f) => f.startsWith('scalingo-up-'))).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+
   it('bad usage is exit 2 with the usage', async () => {
     const p = run(['up', 'a', 'b']);
     expect(await p.exited).toBe(2);
@@ -135,7 +149,9 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
   it('Ctrl-C stops the app and the emulator and exits 0', async () => {
     const dir = project('ctrl-c-app', WEB);
     cpSync(join(ROOT, 'fixtures/apps/busybox-web/index.html'), join(dir, 'index.html'));
-    const p = run(['up', dir, ...PORTS]);
+    const tmp = join(root, 'tmp-ctrl-c');
+    mkdirSync(tmp);
+    const p = run(['up', dir, ...PORTS], { env: { TMPDIR: tmp } });
     await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, {
       timeoutMs: 120_000,
       what: `up ready: ${p.stdout()}${p.stderr()}`,
@@ -151,6 +167,8 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     expect(await p.exited).toBe(0);
     expect(p.stdout()).toContain('SIGINT: stopping');
     expect(dockerPs([`${LABELS.appName}=ctrl-c-app`], true)).toEqual([]);
+    // The deployed archive's temporary directory went with its upload.
+    expect(readdirSync(tmp).filter((f) => f.startsWith('scalingo-up-'))).toEqual([]);
   }, 300_000);
 
   it('--detach leaves the app running; down stops it, down --volumes deletes it', async () => {
