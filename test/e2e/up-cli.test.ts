@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually } from '../support/docker-cli.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { Database } from '../../src/db/database.ts';
+import { dataDirHolder } from '../../src/db/data-dir-lock.ts';
 import { routerGet } from '../support/apps.ts';
 import { spawnEmulator } from '../reliability/emulator-process.ts';
 
@@ -134,8 +136,19 @@ describe('scalingo-emulator up: bad input gets one clear line and exit 1', () =>
 describe('scalingo-emulator up as a process (real Docker)', () => {
   // Each test removes what it made: in memory, the emulator `up` started removes its apps' containers and images when it stops.
   const leftVolumes: string[] = [];
-  afterAll(() => {
-    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app', 'upd-custom', 'reuse-app'])
+  const leftInstances: string[] = [];
+  const detachedDataDirs: string[] = [];
+  afterAll(async () => {
+    // A background emulator a failed test left: stopped (its pid holds the data dir) before its containers go.
+    for (const d of detachedDataDirs) {
+      const pid = dataDirHolder(d)?.pid;
+      if (pid) {
+        process.kill(pid, 'SIGKILL');
+        await eventually(() => dataDirHolder(d) === null, { timeoutMs: 10_000, what: `${d} released` });
+      }
+    }
+    for (const instance of leftInstances) removeInstance(instance);
+    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app', 'upd-custom', 'reuse-app', 'restart-app'])
       for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
     // What a failed `down --volumes` test would leave: the addon server and its volume (named after it).
     for (const v of leftVolumes) {
@@ -237,6 +250,7 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
   it('up --detach with another --app and free ports: the printed down line, run as printed, leaves no process and no container', async () => {
     const dir = project('detach-verbatim', WEB);
     const dataDir = join(root, 'verbatim-data');
+    detachedDataDirs.push(dataDir);
     const p = run(['up', 'detach-verbatim', '--app', 'upd-custom', '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
     expect(await p.exited, p.stderr()).toBe(0);
     const pid = Number(/Emulator started in the background \(pid (\d+)/.exec(p.stdout())?.[1]);
@@ -285,4 +299,62 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
       await running.stop();
     }
   }, 300_000);
+
+  it('after a kill -9 of the emulator and every container stopped (an engine restart), up --detach returns once the app is served, with its addon data', async () => {
+    const dir = project('restart-app', { ...WEB, 'scalingo.json': '{"addons": ["postgresql:postgresql-sandbox"]}' });
+    const dataDir = join(root, 'restart-data');
+    detachedDataDirs.push(dataDir);
+    const first = run(['up', dir, '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    expect(await first.exited, first.stderr()).toBe(0);
+    const pid = Number(/Emulator started in the background \(pid (\d+)/.exec(first.stdout())?.[1]);
+    const db = new Database(join(dataDir, 'emulator.sqlite'), { readonly: true });
+    const instance = db.prepare("SELECT value FROM meta WHERE key = 'instance_id'").pluck().get() as string;
+    db.close();
+    leftInstances.push(instance);
+    const pg = () => dockerPs([`${LABELS.owner}=${instance}`], true).find((c) => /postgresql/.test(c.name));
+    await eventually(
+      () =>
+        docker(
+          'exec',
+          '-u',
+          'postgres',
+          pg()!.id,
+          'psql',
+          '-c',
+          'CREATE TABLE kept (v text); INSERT INTO kept VALUES ($$before the restart$$)',
+        ),
+      { timeoutMs: 60_000, what: 'a table written in the PostgreSQL server' },
+    );
+    // As a reboot leaves things: the emulator gone without stopping anything, then every container stopped by the engine.
+    process.kill(pid, 'SIGKILL');
+    await eventually(
+      () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { timeoutMs: 10_000, what: 'the emulator gone' },
+    );
+    for (const label of [LABELS.instance, LABELS.owner])
+      for (const c of dockerPs([`${label}=${instance}`])) docker('stop', '-t', '1', c.id);
+
+    const again = run(['up', dir, '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    expect(await again.exited, again.stderr()).toBe(0);
+    const served = /Detached: http:\/\/restart-app\.localhost:(\d+) keeps running/.exec(again.stdout());
+    expect(served, again.stdout()).not.toBeNull();
+    // Served when `up` says so: no wait here.
+    expect(await routerGet(Number(served![1]), 'restart-app', '/index.html')).toMatchObject({
+      status: 200,
+      body: 'hi\n',
+    });
+    expect(docker('exec', '-u', 'postgres', pg()!.id, 'psql', '-tAc', 'SELECT v FROM kept').trim()).toBe(
+      'before the restart',
+    );
+    const wipe = run(['down', dir, '--volumes']);
+    expect(await wipe.exited, wipe.stderr()).toBe(0);
+    expect(dockerPs([`${LABELS.owner}=${instance}`], true)).toEqual([]);
+  }, 420_000);
 });

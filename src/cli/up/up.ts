@@ -20,6 +20,7 @@ import { followLogs } from './log-follow.ts';
 import { describeChange, watchFolder } from './watch.ts';
 import { addonAccess, type AddonAccess } from './addon-access.ts';
 import { newestChange } from './changes.ts';
+import { waitUntilServed } from './served.ts';
 import { UpError } from './up-error.ts';
 import { manifestVariables } from './manifest.ts';
 import type { Emulator } from '../../emulator.ts';
@@ -153,6 +154,8 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
         .join(' ')}`,
     );
 
+  // After a restart the containers come back in the background: the app is announced once it is served.
+  await waitUntilServed(api, name, app.url);
   const access = await addonAccess(api, name, addons);
   const cliEnv = {
     SCALINGO_API_URL: endpoint.apiUrl,
