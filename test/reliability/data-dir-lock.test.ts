@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnEmulator } from './emulator-process.ts';
+import { PassThrough } from 'node:stream';
+import { execCli } from '../../src/cli/exec.ts';
 import { createEmulator } from '../../src/emulator.ts';
 import { testConfig } from '../harness.ts';
 import { DataDirInUseError, dataDirHolder } from '../../src/db/data-dir-lock.ts';
@@ -53,6 +55,17 @@ describe('one emulator per data dir', () => {
         `cannot start: the data dir ${dataDir} is in use by another emulator (pid ${first.pid}, API ${first.api}): ` +
           'stop it first, or choose another --data-dir',
       );
+      // `exec` on it refuses too, naming it, rather than opening the data dir beside it.
+      let execErr = '';
+      const code = await execCli(['--data-dir', dataDir, '--', 'true'], {
+        stderr: Object.assign(
+          new PassThrough().on('data', (c) => (execErr += c)),
+          { isTTY: false },
+        ),
+        env: {},
+      });
+      expect(code).toBe(1);
+      expect(execErr).toContain(`is in use by another emulator (pid ${first.pid}, API ${first.api})`);
       // The first one still serves.
       expect((await first.call('GET', '/v1/apps')).status).toBe(200);
 
