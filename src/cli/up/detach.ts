@@ -23,6 +23,7 @@ export async function detachEmulator(
   say: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<DetachedEmulator | null> {
+  signal?.throwIfAborted();
   const config = upConfig(opts);
   if (config.inMemory) throw new UpError('--detach keeps state on disk: drop --in-memory');
   if (await runningEmulator(config)) return null;

@@ -34,7 +34,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export async function upCli(command: 'up' | 'down', argv: string[]): Promise<number> {
+/** `earlySignal`: one received before this module was loaded, acted on as if it came now. */
+export async function upCli(command: 'up' | 'down', argv: string[], earlySignal?: NodeJS.Signals): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
@@ -72,7 +73,7 @@ export async function upCli(command: 'up' | 'down', argv: string[]): Promise<num
       await down({ ...common, volumes: values.volumes }, (l) => console.log(l));
       return 0;
     }
-    return await upCommand(common, positionals[0], Boolean(values.detach), !values['no-watch']);
+    return await upCommand(common, positionals[0], Boolean(values.detach), !values['no-watch'], earlySignal);
   } catch (err) {
     if (err instanceof UpError) {
       console.error(`${command}: ${err.message}`);
@@ -93,6 +94,7 @@ async function upCommand(
   dirArg: string | undefined,
   detach: boolean,
   watch: boolean,
+  earlySignal?: NodeJS.Signals,
 ): Promise<number> {
   const stop = new AbortController();
   const downLine = `scalingo-emulator down${dirArg ? ` ${shellWord(dirArg)}` : ''}`;
@@ -110,6 +112,7 @@ async function upCommand(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  if (earlySignal) onSignal(earlySignal);
   let detached: DetachedEmulator | null = null;
   const dataDir = resolve(upConfig(common).dataDir);
   try {
