@@ -138,6 +138,13 @@ export interface UpOptions {
   color?: boolean;
   /** Debounce of redeploys after a change, ms (default 300). */
   debounceMs?: number;
+  /**
+   * Aborted, `up` stops whatever the moment: no new call, the work in flight ended, the emulator it
+   * started stopped (with its containers); `up()` then rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+  /** The process running the emulator this `up` started (the command's own, or its background one), recorded for `down`. */
+  emulatorPid?: number;
 }
 
 export interface AddonAccess {
@@ -181,6 +188,22 @@ export interface UpHandle {
   stop(): Promise<void>;
   /** The emulator `up` started (undefined when it used one already running); not a stable interface. */
   emulator?: unknown;
+}
+
+/** Who holds a data dir (one emulator process per data dir). */
+export interface DataDirHolder {
+  pid: number;
+  /** The API's URL, once the ports are bound (null while the process starts). */
+  api: string | null;
+  routerPort: number | null;
+  startedAt: string;
+}
+
+/** An emulator was asked to open a data dir another emulator process holds. */
+export declare class DataDirInUseError extends Error {
+  readonly dataDir: string;
+  readonly holder: DataDirHolder | null;
+  constructor(dataDir: string, holder: DataDirHolder | null);
 }
 
 /** A mistake of the caller's (bad scalingo.json, unknown addon, port in use…): its message is one line. */

@@ -73,6 +73,7 @@ export function createEmulator(config: EmulatorConfig, opts: EmulatorOptions = {
     async start() {
       await openUnits(units, logger);
       logger.debug({ urls: shared.urls() }, 'listening');
+      shared.dataDirLock?.describe({ api: shared.urls().api, routerPort: shared.urls().routerPort });
       readiness = startUp();
       return shared.urls();
     },

@@ -14,6 +14,7 @@ export { up, type UpOptions, type UpHandle } from './cli/up/up.ts';
 export type { AddonAccess } from './cli/up/addon-access.ts';
 export type { DeploymentResult } from './cli/up/deploy.ts';
 export { UpError } from './cli/up/up-error.ts';
+export { DataDirInUseError, type DataDirHolder } from './db/data-dir-lock.ts';
 
 export interface StartEmulatorOptions {
   /** Any key of emulator.config.json (users, apps, intervals, clock…); applied over the defaults. */

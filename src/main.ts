@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.ts';
 import { createEmulator, VERSION } from './emulator.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
 import { missingRecipeImages } from './runtime/recipe-images.ts';
 import { createProgress } from './cli/progress.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
@@ -39,7 +40,15 @@ async function main(argv: string[]): Promise<number> {
   // An emulator for the length of one command (tests in CI): src/cli/exec.ts.
   if (argv[0] === 'exec') return (await import('./cli/exec.ts')).execCli(argv.slice(1));
   // A project folder running as the platform would run it (src/cli/up/).
-  if (argv[0] === 'up' || argv[0] === 'down') return (await import('./cli/up/up-cli.ts')).upCli(argv[0], argv.slice(1));
+  if (argv[0] === 'up' || argv[0] === 'down') {
+    // A signal while the command's modules load is handed to it (its own handlers take over), not the default exit.
+    const early: NodeJS.Signals[] = [];
+    const keep = (signal: NodeJS.Signals) => void early.push(signal);
+    process.on('SIGINT', keep).on('SIGTERM', keep);
+    const { upCli } = await import('./cli/up/up-cli.ts');
+    process.off('SIGINT', keep).off('SIGTERM', keep);
+    return upCli(argv[0], argv.slice(1), early[0]);
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -116,6 +125,10 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
+      return 1;
+    }
+    if (err instanceof DataDirInUseError) {
+      console.error(`cannot start: ${err.message}`);
       return 1;
     }
     const e = err as NodeJS.ErrnoException;

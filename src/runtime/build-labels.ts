@@ -44,7 +44,7 @@ function endsCleanly(text: string): boolean {
 }
 
 /** A regular file's text when it is at most MAX_DOCKERFILE_BYTES, else null (missing, larger, not a file). */
-async function readSmall(path: string): Promise<string | null> {
+export async function readSmall(path: string): Promise<string | null> {
   const file = await open(path, 'r').catch(() => null);
   if (!file) return null;
   try {

@@ -7,7 +7,8 @@ import { LABELS } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
 
 import { isStatus } from './docker-errors.ts';
-import { labelledDockerfile } from './build-labels.ts';
+import { labelledDockerfile, readSmall } from './build-labels.ts';
+import { join } from 'node:path';
 
 type Resources = Pick<
   ContainerRuntime,
@@ -29,6 +30,14 @@ type Resources = Pick<
   | 'execStream'
 >;
 
+const GENERATED_DOCKERFILE = '.scalingo-emulator.Dockerfile';
+
+/** The code's .dockerignore (when it has one) plus the generated Dockerfile, and the file itself when the code had none. */
+async function ignoringGenerated(contextDir: string): Promise<string> {
+  const own = await readSmall(join(contextDir, '.dockerignore'));
+  return own === null ? `${GENERATED_DOCKERFILE}\n.dockerignore\n` : `${own}\n${GENERATED_DOCKERFILE}\n`;
+}
+
 export function dockerResources(engine: () => Promise<Docker>): Resources {
   return {
     async ensureBaseImage(tag) {
@@ -41,9 +50,17 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
       // The labels as one instruction of the Dockerfile when they can be (one build step, not one per label).
       const labelled = await labelledDockerfile(contextDir, dockerfile, labels);
       const file = labelled ?? dockerfile;
-      const tar = await packDirectory(contextDir, file ? { Dockerfile: file } : {});
+      // A Dockerfile the emulator wrote (the code has none) goes under a name of its own, left out of what `COPY`
+      // copies by a .dockerignore line, so that the app's /app holds only the code (the engine still reads both).
+      const extra: Record<string, string> = !file
+        ? {}
+        : dockerfile !== undefined
+          ? { [GENERATED_DOCKERFILE]: file, '.dockerignore': await ignoringGenerated(contextDir) }
+          : { Dockerfile: file };
+      const tar = await packDirectory(contextDir, extra);
       const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, {
         t: tag,
+        ...(dockerfile !== undefined ? { dockerfile: GENERATED_DOCKERFILE } : {}),
         ...(labelled ? {} : { labels }),
         forcerm: true,
         ...(network ? { networkmode: network } : {}),

@@ -7,7 +7,9 @@ import type { HttpAppDeps } from '../http/app.ts';
 import type { UpgradeTable } from '../http/ws.ts';
 import type { EmulatorConfig } from '../config/schema.ts';
 import type { Db } from '../db/database.ts';
+import type { DataDirLock } from '../db/data-dir-lock.ts';
 import type { ContainerRuntime } from '../runtime/runtime.ts';
+import type { ShutdownGate } from '../runtime/shutdown-gate.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Urls } from '../shared/urls.ts';
@@ -49,10 +51,14 @@ export interface Shared {
   wallClock: Clock;
   db: Db;
   runtime: ContainerRuntime;
+  /** Closed at a stop: the runtime above then refuses to start anything new. */
+  shutdownGate: ShutdownGate;
   /** Labels this data dir's containers. */
   instanceId: string;
   /** The data dir (signing keys), null with --in-memory. */
   dataDir: string | null;
+  /** The data dir's lock, held from creation to stop (null with --in-memory). */
+  dataDirLock: DataDirLock | null;
   /** Where working files go: the data dir, or a temp dir removed on stop. */
   stateDir: string;
   /** Known once the ports are bound (port 0 picks a free one): read it when needed, never keep it. */

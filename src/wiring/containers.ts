@@ -18,6 +18,7 @@ import { registerDeploymentsStream } from '../modules/deployments/deployments.st
 import { buildCacheDir } from '../modules/caches/build-cache.ts';
 import { createDeployHookRunner } from '../modules/containers/deploy-hook.ts';
 import { sayStandIns, waitForAddons } from '../modules/addons/addons-started.ts';
+import { killOneShots, removeOneShots } from '../modules/containers/one-shots.ts';
 import type { Shared, Unit } from './area.ts';
 import type { Accounts } from './accounts.ts';
 import type { Apps } from './apps.ts';
@@ -159,6 +160,8 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
 
   const reconcile = async () => {
     try {
+      // Builds and hooks a killed process left (nothing of this process builds yet): their work cannot resume.
+      await removeOneShots(runtime, instanceId);
       const r = await orchestrator.reconcile();
       if (r.recreated || r.orphansRemoved) logger.info(r, 'reconciled containers with Docker');
     } catch (err) {
@@ -213,6 +216,16 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
         if (!config.docker.stopContainersOnExit) return;
         await orchestrator.stopAll().catch((err) => logger.warn({ err }, 'could not stop containers'));
         await w.stopAddonServers();
+        await removeOneShots(runtime, instanceId);
+      },
+    },
+    // Stops first (last in LIFECYCLE): nothing new starts on the engine from now on, and the builds and hooks under
+    // way are ended, so that the drains below (deployments, addon servers) end at once rather than after their work.
+    {
+      name: 'work-in-flight',
+      stop: async () => {
+        await s.shutdownGate.close();
+        await killOneShots(runtime, instanceId);
       },
     },
     // Bound directories (config `apps`): deployed at start, redeployed on change.

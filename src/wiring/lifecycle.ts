@@ -34,4 +34,5 @@ export const LIFECYCLE = [
   'projects',
   'account',
   'apps', // the /v1/apps/:app catch-alls: last
+  'work-in-flight', // stops first: nothing new starts on the engine, builds and hooks under way end
 ] as const;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { EmulatorConfig } from '../config/schema.ts';
 import { openDatabase, metaValue } from '../db/database.ts';
+import { lockDataDir } from '../db/data-dir-lock.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { systemClock, ManualClock, type Clock } from '../shared/clock.ts';
 import type { Urls } from '../shared/urls.ts';
@@ -19,6 +20,7 @@ import { removingOnlyOwned } from '../runtime/ownership.ts';
 import { createUpgradeTable } from '../http/ws.ts';
 import { createFaults } from '../modules/control/faults.ts';
 import { withFaults } from '../modules/control/runtime-faults.ts';
+import { withShutdownGate } from '../runtime/shutdown-gate.ts';
 import type { UpstreamSource } from '../router/proxy.ts';
 import type { Shared } from './area.ts';
 import { defineArea } from './define-area.ts';
@@ -40,7 +42,15 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // Only its owner reads the state (variables, tokens, logs): 0700 whatever the umask, also for an older dir.
   if (dataDir) chmodSync(dataDir, 0o700);
-  const db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
+  // One process per data dir: a second one would reconcile the engine against its own view of the same apps.
+  const dataDirLock = dataDir ? lockDataDir(dataDir) : null;
+  let db;
+  try {
+    db = openDatabase({ file: dataDir ? join(dataDir, 'emulator.sqlite') : undefined, inMemory: config.inMemory });
+  } catch (err) {
+    dataDirLock?.release();
+    throw err;
+  }
   const stateDir = dataDir ?? mkdtempSync(join(tmpdir(), 'scalingo-emu-'));
   // One id per data directory (random per in-memory run): the label of the containers it owns.
   const instanceId = metaValue(db, 'instance_id', () => randomBytes(4).toString('hex'));
@@ -62,7 +72,9 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
   const owned = removingOnlyOwned(opts.runtime ?? makeRuntime(), instanceId, (kind, name) =>
     logger.warn({ [kind]: name }, `left the ${kind} ${name} in place: it is not this emulator's`),
   );
-  const runtime = withFaults(owned, faults);
+  // Closed first at a stop: nothing new starts on the engine while the work under way drains.
+  const shutdownGate = withShutdownGate(withFaults(owned, faults));
+  const runtime = shutdownGate.runtime;
 
   // Known once the ports are bound (port 0 picks a free one): the servers and git areas fill them in.
   const bracketed = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -80,8 +92,10 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
     wallClock: opts.wallClock ?? systemClock,
     db,
     runtime,
+    shutdownGate,
     instanceId,
     dataDir,
+    dataDirLock,
     stateDir,
     urls: () => urls,
     upgrades: createUpgradeTable({ logger }),
@@ -112,6 +126,7 @@ export const stateArea = defineArea({
           } finally {
             if (s.db.open) s.db.close();
             if (!s.dataDir) rmSync(s.stateDir, { recursive: true, force: true });
+            s.dataDirLock?.release();
           }
         },
       },

@@ -1,13 +1,16 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually } from '../support/docker-cli.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { Database } from '../../src/db/database.ts';
+import { dataDirHolder } from '../../src/db/data-dir-lock.ts';
 import { routerGet } from '../support/apps.ts';
+import { spawnEmulator } from '../reliability/emulator-process.ts';
 
 // `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
 // Ctrl-C stops the app's containers and exits 0; --detach leaves them running until `down`.
@@ -23,7 +26,8 @@ const root = mkdtempSync(join(tmpdir(), 'emu-up-cli-'));
 function run(args: string[], opts: { env?: Record<string, string> } = {}) {
   const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
     cwd: root,
-    env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', ...opts.env },
+    // The user's state directory (where `up` notes each folder's data dir for `down`) is the test's own.
+    env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', XDG_STATE_HOME: join(root, 'state'), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -41,7 +45,8 @@ function project(name: string, files: Record<string, string>): string {
   return dir;
 }
 
-const PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory'];
+const FREE_PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0'];
+const PORTS = [...FREE_PORTS, '--in-memory'];
 const WEB = { Procfile: 'web: echo "web up on $PORT"; exec httpd -f -p $PORT -h /app\n', 'index.html': 'hi\n' };
 
 async function badInput(args: string[], env?: Record<string, string>): Promise<string> {
@@ -107,6 +112,20 @@ describe('scalingo-emulator up: bad input gets one clear line and exit 1', () =>
     }
   });
 
+  it('more than 100000 files: one line, exit 1, no stack trace, no archive left in TMPDIR', async () => {
+    const dir = project('too-many-files', WEB);
+    mkdirSync(join(dir, 'out'));
+    // Empty files: inodes only.
+    for (let i = 0; i <= 100_000; i++) writeFileSync(join(dir, 'out', `f${i}`), '');
+    const tmp = join(root, 'tmp-too-many');
+    mkdirSync(tmp);
+    expect(await badInput(['up', dir, ...PORTS, '--no-watch'], { TMPDIR: tmp })).toBe(
+      `up: ${dir}: more than 100000 files to deploy (is a build output missing from .gitignore?)`,
+    );
+    expect(readdirSync(tmp).filter((f) => f.startsWith('scalingo-up-'))).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+
   it('bad usage is exit 2 with the usage', async () => {
     const p = run(['up', 'a', 'b']);
     expect(await p.exited).toBe(2);
@@ -117,8 +136,19 @@ describe('scalingo-emulator up: bad input gets one clear line and exit 1', () =>
 describe('scalingo-emulator up as a process (real Docker)', () => {
   // Each test removes what it made: in memory, the emulator `up` started removes its apps' containers and images when it stops.
   const leftVolumes: string[] = [];
-  afterAll(() => {
-    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app'])
+  const leftInstances: string[] = [];
+  const detachedDataDirs: string[] = [];
+  afterAll(async () => {
+    // A background emulator a failed test left: stopped (its pid holds the data dir) before its containers go.
+    for (const d of detachedDataDirs) {
+      const pid = dataDirHolder(d)?.pid;
+      if (pid) {
+        process.kill(pid, 'SIGKILL');
+        await eventually(() => dataDirHolder(d) === null, { timeoutMs: 10_000, what: `${d} released` });
+      }
+    }
+    for (const instance of leftInstances) removeInstance(instance);
+    for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app', 'upd-custom', 'reuse-app', 'restart-app'])
       for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
     // What a failed `down --volumes` test would leave: the addon server and its volume (named after it).
     for (const v of leftVolumes) {
@@ -132,7 +162,9 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
   it('Ctrl-C stops the app and the emulator and exits 0', async () => {
     const dir = project('ctrl-c-app', WEB);
     cpSync(join(ROOT, 'fixtures/apps/busybox-web/index.html'), join(dir, 'index.html'));
-    const p = run(['up', dir, ...PORTS]);
+    const tmp = join(root, 'tmp-ctrl-c');
+    mkdirSync(tmp);
+    const p = run(['up', dir, ...PORTS], { env: { TMPDIR: tmp } });
     await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, {
       timeoutMs: 120_000,
       what: `up ready: ${p.stdout()}${p.stderr()}`,
@@ -148,6 +180,8 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     expect(await p.exited).toBe(0);
     expect(p.stdout()).toContain('SIGINT: stopping');
     expect(dockerPs([`${LABELS.appName}=ctrl-c-app`], true)).toEqual([]);
+    // The deployed archive's temporary directory went with its upload.
+    expect(readdirSync(tmp).filter((f) => f.startsWith('scalingo-up-'))).toEqual([]);
   }, 300_000);
 
   it('--detach leaves the app running; down stops it, down --volumes deletes it', async () => {
@@ -211,5 +245,116 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     expect(dockerPs([`${LABELS.addonId}=${addonId}`], true)).toEqual([]);
     expect(() => docker('volume', 'inspect', server.name)).toThrow(/no such volume/i);
     expect(dockerPs([`${LABELS.appName}=stopped-app`], true)).toEqual([]);
+  }, 420_000);
+
+  it('up --detach with another --app and free ports: the printed down line, run as printed, leaves no process and no container', async () => {
+    const dir = project('detach-verbatim', WEB);
+    const dataDir = join(root, 'verbatim-data');
+    detachedDataDirs.push(dataDir);
+    const p = run(['up', 'detach-verbatim', '--app', 'upd-custom', '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    expect(await p.exited, p.stderr()).toBe(0);
+    const pid = Number(/Emulator started in the background \(pid (\d+)/.exec(p.stdout())?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    const url = /Detached: (http:\/\/upd-custom\.localhost:(\d+)) keeps running/.exec(p.stdout());
+    expect(url, p.stdout()).not.toBeNull();
+    expect((await routerGet(Number(url![2]), 'upd-custom', '/index.html')).body).toBe('hi\n');
+    // The line as printed: no --data-dir, --app or port; `up` recorded them.
+    const line = /`scalingo-emulator (down[^`]*)` stops it/.exec(p.stdout())?.[1];
+    expect(line).toBe('down detach-verbatim');
+    const d = run(line!.split(' '));
+    expect(await d.exited, d.stderr()).toBe(0);
+    expect(d.stdout()).toContain(`Stopped the emulator (pid ${pid}) with upd-custom's containers and addon servers`);
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(dockerPs([`${LABELS.appName}=upd-custom`], true)).toEqual([]);
+    expect(dir).toContain('detach-verbatim');
+  }, 300_000);
+
+  it('up on a data dir an emulator already runs uses that one (never a second beside it); Ctrl-C leaves it running', async () => {
+    const dir = project('reuse-app', WEB);
+    const dataDir = join(root, 'reuse-data');
+    mkdirSync(dataDir);
+    const running = await spawnEmulator(dataDir);
+    try {
+      const p = run([
+        'up',
+        dir,
+        ...FREE_PORTS,
+        '--data-dir',
+        dataDir,
+        '--config',
+        join(dataDir, 'emulator.config.json'),
+      ]);
+      await eventually(() => /Ctrl-C stops following/.test(p.stdout()) || p.child.exitCode !== null, {
+        timeoutMs: 120_000,
+        what: `up ready: ${p.stdout()}${p.stderr()}`,
+      });
+      expect(p.stdout()).toContain(`Using the emulator already running at ${running.api} (pid ${running.pid})`);
+      expect((await running.call('GET', '/v1/apps/reuse-app')).status).toBe(200);
+      p.child.kill('SIGINT');
+      expect(await p.exited).toBe(0);
+      expect((await running.call('GET', '/v1/apps')).status).toBe(200);
+      expect(dockerPs([`${LABELS.appName}=reuse-app`]).map((c) => c.state)).toEqual(['running']);
+      expect((await running.call('DELETE', '/v1/apps/reuse-app?current_name=reuse-app')).status).toBe(204);
+    } finally {
+      await running.stop();
+    }
+  }, 300_000);
+
+  it('after a kill -9 of the emulator and every container stopped (an engine restart), up --detach returns once the app is served, with its addon data', async () => {
+    const dir = project('restart-app', { ...WEB, 'scalingo.json': '{"addons": ["postgresql:postgresql-sandbox"]}' });
+    const dataDir = join(root, 'restart-data');
+    detachedDataDirs.push(dataDir);
+    const first = run(['up', dir, '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    expect(await first.exited, first.stderr()).toBe(0);
+    const pid = Number(/Emulator started in the background \(pid (\d+)/.exec(first.stdout())?.[1]);
+    const db = new Database(join(dataDir, 'emulator.sqlite'), { readonly: true });
+    const instance = db.prepare("SELECT value FROM meta WHERE key = 'instance_id'").pluck().get() as string;
+    db.close();
+    leftInstances.push(instance);
+    const pg = () => dockerPs([`${LABELS.owner}=${instance}`], true).find((c) => /postgresql/.test(c.name));
+    await eventually(
+      () =>
+        docker(
+          'exec',
+          '-u',
+          'postgres',
+          pg()!.id,
+          'psql',
+          '-c',
+          'CREATE TABLE kept (v text); INSERT INTO kept VALUES ($$before the restart$$)',
+        ),
+      { timeoutMs: 60_000, what: 'a table written in the PostgreSQL server' },
+    );
+    // As a reboot leaves things: the emulator gone without stopping anything, then every container stopped by the engine.
+    process.kill(pid, 'SIGKILL');
+    await eventually(
+      () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { timeoutMs: 10_000, what: 'the emulator gone' },
+    );
+    for (const label of [LABELS.instance, LABELS.owner])
+      for (const c of dockerPs([`${label}=${instance}`])) docker('stop', '-t', '1', c.id);
+
+    const again = run(['up', dir, '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    expect(await again.exited, again.stderr()).toBe(0);
+    const served = /Detached: http:\/\/restart-app\.localhost:(\d+) keeps running/.exec(again.stdout());
+    expect(served, again.stdout()).not.toBeNull();
+    // Served when `up` says so: no wait here.
+    expect(await routerGet(Number(served![1]), 'restart-app', '/index.html')).toMatchObject({
+      status: 200,
+      body: 'hi\n',
+    });
+    expect(docker('exec', '-u', 'postgres', pg()!.id, 'psql', '-tAc', 'SELECT v FROM kept').trim()).toBe(
+      'before the restart',
+    );
+    const wipe = run(['down', dir, '--volumes']);
+    expect(await wipe.exited, wipe.stderr()).toBe(0);
+    expect(dockerPs([`${LABELS.owner}=${instance}`], true)).toEqual([]);
   }, 420_000);
 });

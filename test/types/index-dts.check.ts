@@ -23,7 +23,11 @@ export const checks: {
   addonAccess: Same<Published.AddonAccess, Source.AddonAccess>;
   deploymentResult: Same<Published.DeploymentResult, Source.DeploymentResult>;
   up: Same<Parameters<typeof Published.up>, Parameters<typeof Source.up>>;
+  dataDirHolder: Same<Published.DataDirHolder, Source.DataDirHolder>;
+  dataDirInUse: Same<InstanceType<typeof Published.DataDirInUseError>, InstanceType<typeof Source.DataDirInUseError>>;
 } = {
+  dataDirHolder: true,
+  dataDirInUse: true,
   upOptions: true,
   upHandle: true,
   addonAccess: true,

@@ -10,6 +10,8 @@ export interface ApiClient {
   apiUrl: string;
   /** The credentials, for the calls that are not JSON (build output). */
   headers: Record<string, string>;
+  /** Aborted when `up` is stopped: every call then ends at once. */
+  signal?: AbortSignal;
   get<T = unknown>(path: string): Promise<T>;
   /** GET answering undefined on 404 (an app not created yet). */
   find<T = unknown>(path: string): Promise<T | undefined>;
@@ -17,7 +19,12 @@ export interface ApiClient {
   upload(url: string, file: string, size: number): Promise<void>;
 }
 
-export function apiClient(apiUrl: string, token: string): ApiClient {
+/** A signal aborted after `ms`, or earlier with `stop`. */
+export function callSignal(ms: number, stop?: AbortSignal): AbortSignal {
+  return stop ? AbortSignal.any([stop, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms);
+}
+
+export function apiClient(apiUrl: string, token: string, stop?: AbortSignal): ApiClient {
   const auth = `Basic ${Buffer.from(`:${token}`).toString('base64')}`;
   async function call(method: string, path: string, body?: unknown, allow404 = false): Promise<unknown> {
     let res: Response;
@@ -30,9 +37,10 @@ export function apiClient(apiUrl: string, token: string): ApiClient {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: callSignal(TIMEOUT_MS, stop),
       });
     } catch (err) {
+      if (stop?.aborted) throw stop.reason;
       throw new UpError(`the emulator at ${apiUrl} does not answer (${(err as Error).message})`);
     }
     const text = await res.text();
@@ -43,6 +51,7 @@ export function apiClient(apiUrl: string, token: string): ApiClient {
   return {
     apiUrl,
     headers: { authorization: auth },
+    signal: stop,
     get: <T>(path: string) => call('GET', path) as Promise<T>,
     find: <T>(path: string) => call('GET', path, undefined, true) as Promise<T | undefined>,
     send: <T>(method: string, path: string, body?: unknown) => call(method, path, body) as Promise<T>,
@@ -52,7 +61,7 @@ export function apiClient(apiUrl: string, token: string): ApiClient {
         headers: { 'content-type': 'application/x-gzip', 'content-length': String(size) },
         body: Readable.toWeb(createReadStream(file)) as ReadableStream,
         duplex: 'half',
-        signal: AbortSignal.timeout(10 * TIMEOUT_MS),
+        signal: callSignal(10 * TIMEOUT_MS, stop),
       } as RequestInit);
       if (!res.ok) throw new UpError(`uploading the code: ${res.status} ${describeError(await res.text())}`);
     },

@@ -1,7 +1,7 @@
 // One deployment of the folder, the way `scalingo deploy` makes it: the code archived, uploaded to a
 // source (POST /v1/sources, PUT), deployed from its URL, and followed until it ends, its build
 // output passed on line by line.
-import { retryConflicts, type ApiClient } from './api-client.ts';
+import { callSignal, retryConflicts, type ApiClient } from './api-client.ts';
 import { archiveFolder } from './archive.ts';
 
 const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);
@@ -23,6 +23,7 @@ export async function deployFolder(
   onLine: (line: string) => void,
 ): Promise<DeploymentResult> {
   const t0 = performance.now();
+  api.signal?.throwIfAborted();
   const archive = await archiveFolder(dir);
   let id: string;
   try {
@@ -64,6 +65,7 @@ export async function deployFolder(
               ?.replace(/^!\s*/, '');
       return { id, status: deployment.status, seconds: (performance.now() - t0) / 1000, reason };
     }
+    api.signal?.throwIfAborted();
     await new Promise((ok) => setTimeout(ok, POLL_MS));
   }
 }
@@ -71,7 +73,7 @@ export async function deployFolder(
 async function outputOf(api: ApiClient, app: string, id: string): Promise<string> {
   const res = await fetch(`${api.apiUrl}/v1/apps/${app}/deployments/${id}/output`, {
     headers: api.headers,
-    signal: AbortSignal.timeout(30_000),
+    signal: callSignal(30_000, api.signal),
   });
   return res.ok ? res.text() : '';
 }

@@ -1,20 +1,32 @@
-// `up --detach` when no emulator answers: one is started as its own process (the same command's
-// `start`, its output in <data dir>/emulator.log, its pid in <data dir>/up-emulator.pid for `down`),
-// with docker.stopContainersOnExit so that stopping it stops the app and its addon servers.
+// `up --detach` when no emulator runs: one is started as its own process (the same command's
+// `start`, its output in <data dir>/emulator.log), with docker.stopContainersOnExit so that stopping it
+// stops the app and its addon servers. It is ready once it holds the data dir and answers there
+// (any --port, 0 included); `up` records its pid for `down` (up-record.ts).
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { probeEmulator, upConfig, type EndpointOptions } from './emulator-endpoint.ts';
+import { dataDirHolder } from '../../db/data-dir-lock.ts';
+import { runningEmulator, upConfig, type EndpointOptions } from './emulator-endpoint.ts';
 import { UpError } from './up-error.ts';
 
-export const PID_FILE = 'up-emulator.pid';
 const START_WAIT_MS = 60_000;
 
-/** Starts the background emulator when none answers; resolves with a function stopping it (for a failed `up`), or null. */
-export async function detachEmulator(opts: EndpointOptions, say: (line: string) => void): Promise<(() => void) | null> {
+export interface DetachedEmulator {
+  pid: number;
+  /** Stops it (a failed `up`, or a stop asked for while it started). */
+  stop(): void;
+}
+
+/** Starts the background emulator when none runs on the data dir or the port; null when one does. */
+export async function detachEmulator(
+  opts: EndpointOptions,
+  say: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<DetachedEmulator | null> {
+  signal?.throwIfAborted();
   const config = upConfig(opts);
-  if (await probeEmulator(config.host, config.port)) return null;
   if (config.inMemory) throw new UpError('--detach keeps state on disk: drop --in-memory');
+  if (await runningEmulator(config)) return null;
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const log = openSync(join(dataDir, 'emulator.log'), 'a');
@@ -38,16 +50,23 @@ export async function detachEmulator(opts: EndpointOptions, say: (line: string) 
     env: { ...process.env, EMULATOR_STOP_CONTAINERS_ON_EXIT: 'true' },
   });
   child.unref();
-  writeFileSync(join(dataDir, PID_FILE), String(child.pid));
+  const pid = child.pid;
+  if (pid === undefined) throw new UpError(`the emulator did not start (see ${join(dataDir, 'emulator.log')})`);
+  const detached = { pid, stop: () => void child.kill('SIGTERM') };
   const deadline = Date.now() + START_WAIT_MS;
-  while (!(await probeEmulator(config.host, config.port))) {
-    if (child.exitCode !== null || Date.now() > deadline)
+  for (;;) {
+    if (signal?.aborted) {
+      detached.stop();
+      throw signal.reason;
+    }
+    const holder = dataDirHolder(dataDir);
+    if (holder?.pid === pid && holder.api && (await runningEmulator(config))) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      detached.stop();
       throw new UpError(`the emulator did not start (see ${join(dataDir, 'emulator.log')})`);
+    }
     await new Promise((ok) => setTimeout(ok, 250));
   }
-  say(`Emulator started in the background (pid ${child.pid}, log ${join(dataDir, 'emulator.log')})`);
-  return () => {
-    child.kill('SIGTERM');
-    rmSync(join(dataDir, PID_FILE), { force: true });
-  };
+  say(`Emulator started in the background (pid ${pid}, log ${join(dataDir, 'emulator.log')})`);
+  return detached;
 }

@@ -1,10 +1,13 @@
-// Which emulator `up` drives: the one already answering on the port (any emulator: it is reached
-// through its API, with a token of the configured user), or its own, started in this process and
-// stopped with it (containers and addon servers stop too; their data stays in the data dir).
+// Which emulator `up` drives: the one holding the data dir (one process per data dir:
+// src/db/data-dir-lock.ts), else one answering on the port (any emulator: it is reached through its
+// API, with a token of the configured user), or its own, started in this process and stopped with it
+// (containers and addon servers stop too; their data stays in the data dir).
+import { resolve } from 'node:path';
 import { loadConfig, ConfigError } from '../../config/load.ts';
 import type { EmulatorConfig } from '../../config/schema.ts';
 import { createEmulator, type Emulator } from '../../emulator.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { DataDirInUseError, dataDirHolder } from '../../db/data-dir-lock.ts';
 import { UpError } from './up-error.ts';
 
 export interface EndpointOptions {
@@ -28,6 +31,8 @@ export interface Endpoint {
   routerPort: number;
   token: string;
   config: EmulatorConfig;
+  /** The process of the emulator already running on the data dir, when `up` uses it. */
+  pid?: number;
   /** This process's emulator; undefined when another one was already answering. */
   own?: Emulator;
   /** Stops the own emulator (nothing for another one) and drops the token made for this run. */
@@ -59,7 +64,41 @@ export function upConfig(opts: EndpointOptions): EmulatorConfig {
 /** The API URL of an emulator answering on 127.0.0.1:port, or null when none does. */
 export async function probeEmulator(host: string, port: number): Promise<string | null> {
   if (!port) return null;
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  return probeUrl(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`);
+}
+
+const HOLDER_WAIT_MS = 30_000;
+
+export interface RunningEmulator {
+  apiUrl: string;
+  routerPort: number;
+  /** Known when it holds the data dir. */
+  pid?: number;
+}
+
+/**
+ * The emulator already running for these options: the process holding the data dir (waited for while
+ * it starts; an error when it never answers), else one answering on the port. Null when none runs.
+ */
+export async function runningEmulator(config: EmulatorConfig): Promise<RunningEmulator | null> {
+  if (!config.inMemory) {
+    const dataDir = resolve(config.dataDir);
+    const deadline = Date.now() + HOLDER_WAIT_MS;
+    for (let holder = dataDirHolder(dataDir); holder; holder = dataDirHolder(dataDir)) {
+      const apiUrl = holder.api && (await probeUrl(holder.api.replace('//0.0.0.0:', '//127.0.0.1:')));
+      if (apiUrl) return { apiUrl, routerPort: holder.routerPort ?? config.routerPort, pid: holder.pid };
+      if (Date.now() > deadline)
+        throw new UpError(
+          `the data dir ${dataDir} is in use by the emulator of pid ${holder.pid}, which does not answer on its API: stop it first`,
+        );
+      await new Promise((ok) => setTimeout(ok, 250));
+    }
+  }
+  const apiUrl = await probeEmulator(config.host, config.port);
+  return apiUrl ? { apiUrl, routerPort: config.routerPort } : null;
+}
+
+async function probeUrl(url: string): Promise<string | null> {
   try {
     const res = await fetch(`${url}/_emulator/health`, { signal: AbortSignal.timeout(1500) });
     const body = (await res.json().catch(() => null)) as { status?: string; database?: unknown } | null;
@@ -93,19 +132,28 @@ export async function userToken(apiUrl: string, config: EmulatorConfig): Promise
 
 export async function openEndpoint(opts: EndpointOptions, say: (line: string) => void): Promise<Endpoint> {
   const config = upConfig(opts);
-  const existing = await probeEmulator(config.host, config.port);
-  if (existing) {
+  const running = await runningEmulator(config);
+  if (running) {
+    const existing = running.apiUrl;
     const made = await userToken(existing, config);
-    say(`Using the emulator already running at ${existing}`);
+    say(`Using the emulator already running at ${existing}${running.pid ? ` (pid ${running.pid})` : ''}`);
     return {
       apiUrl: existing,
-      routerPort: config.routerPort,
+      routerPort: running.routerPort,
       token: made.token,
       config,
+      pid: running.pid,
       close: () => dropToken(existing, config, made.id),
     };
   }
-  const emulator = createEmulator(config, { logger: createLogger(config.logLevel, 2) });
+  let emulator: Emulator;
+  try {
+    emulator = createEmulator(config, { logger: createLogger(config.logLevel, 2) });
+  } catch (err) {
+    // Another process took the data dir since it was looked at.
+    if (err instanceof DataDirInUseError) throw new UpError(err.message);
+    throw err;
+  }
   try {
     await emulator.start();
   } catch (err) {

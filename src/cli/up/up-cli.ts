@@ -1,13 +1,17 @@
 // `scalingo-emulator up [DIR]` and `down [DIR]`: the command lines of up.ts and down.ts. A user's
 // mistake is one line on stderr and exit 1; Ctrl-C (SIGINT or SIGTERM) stops cleanly and exits 0.
 import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import { up } from './up.ts';
+import { upConfig } from './emulator-endpoint.ts';
 import { down } from './down.ts';
-import { detachEmulator } from './detach.ts';
+import { detachEmulator, type DetachedEmulator } from './detach.ts';
+import { stopEmulatorProcess } from './emulator-process.ts';
+import type { UpOptions } from './up.ts';
 import { UpError } from './up-error.ts';
 
 export const UP_USAGE = `Usage: scalingo-emulator up [DIR] [options]     run the folder (default .) as the platform would, redeploy on change
-       scalingo-emulator down [DIR] [--volumes]     stop it, with or without an emulator running (--volumes: also delete the app, its addons and their data)
+       scalingo-emulator down [DIR] [--volumes]     stop what up started there (the data dir, app and ports up recorded; --volumes: also delete the app, its addons and their data)
 
 Options (those of start, plus):
   --app <name>        the app's name                                 [default: the folder's name]
@@ -30,7 +34,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export async function upCli(command: 'up' | 'down', argv: string[]): Promise<number> {
+/** `earlySignal`: one received before this module was loaded, acted on as if it came now. */
+export async function upCli(command: 'up' | 'down', argv: string[], earlySignal?: NodeJS.Signals): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
@@ -68,37 +73,7 @@ export async function upCli(command: 'up' | 'down', argv: string[]): Promise<num
       await down({ ...common, volumes: values.volumes }, (l) => console.log(l));
       return 0;
     }
-    // Detached: the emulator runs as its own process, so that it outlives this one.
-    const stopDetached = values.detach ? await detachEmulator(common, (l) => console.log(l)) : null;
-    let handle;
-    try {
-      handle = await up({ ...common, watch: !values['no-watch'] && !values.detach, logs: !values.detach });
-    } catch (err) {
-      // A failed `up --detach` leaves no emulator of its own behind.
-      stopDetached?.();
-      throw err;
-    }
-    if (values.detach) {
-      await handle.stop();
-      console.log(
-        `Detached: ${handle.url} keeps running. \`scalingo-emulator down${positionals[0] ? ` ${positionals[0]}` : ''}\` stops it.`,
-      );
-      return 0;
-    }
-    return await new Promise<number>((done) => {
-      let stopping = false;
-      const stop = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        console.log(`\n${signal}: stopping…`);
-        handle.stop().then(
-          () => done(0),
-          (err: Error) => (console.error(`stopping: ${err.message}`), done(1)),
-        );
-      };
-      process.on('SIGINT', () => stop('SIGINT'));
-      process.on('SIGTERM', () => stop('SIGTERM'));
-    });
+    return await upCommand(common, positionals[0], Boolean(values.detach), !values['no-watch'], earlySignal);
   } catch (err) {
     if (err instanceof UpError) {
       console.error(`${command}: ${err.message}`);
@@ -107,4 +82,67 @@ export async function upCli(command: 'up' | 'down', argv: string[]): Promise<num
     console.error(`${command}: ${(err as Error).message}`);
     return 1;
   }
+}
+
+/**
+ * `up` with the stop that wins: SIGINT/SIGTERM are caught from the first moment; the first aborts
+ * whatever is under way (nothing new starts, the emulator `up` started stops with the app's containers
+ * and addon servers) and exits 0; a second one exits at once, saying what may be left and how to remove it.
+ */
+async function upCommand(
+  common: UpOptions,
+  dirArg: string | undefined,
+  detach: boolean,
+  watch: boolean,
+  earlySignal?: NodeJS.Signals,
+): Promise<number> {
+  const stop = new AbortController();
+  const downLine = `scalingo-emulator down${dirArg ? ` ${shellWord(dirArg)}` : ''}`;
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.error(
+        `\n${signal} again: exiting now. The app's containers and addon servers, and the emulator, may still run: \`${downLine}\` stops them.`,
+      );
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    stopping = true;
+    console.log(`\n${signal}: stopping…`);
+    stop.abort(new UpError(`stopped by ${signal}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  if (earlySignal) onSignal(earlySignal);
+  let detached: DetachedEmulator | null = null;
+  const dataDir = resolve(upConfig(common).dataDir);
+  try {
+    // Detached: the emulator runs as its own process, so that it outlives this one.
+    detached = detach ? await detachEmulator(common, (l) => console.log(l), stop.signal) : null;
+    const handle = await up({
+      ...common,
+      watch: watch && !detach,
+      logs: !detach,
+      signal: stop.signal,
+      emulatorPid: detached?.pid ?? process.pid,
+    });
+    if (detach && !stop.signal.aborted) {
+      await handle.stop();
+      console.log(`Detached: ${handle.url} keeps running. \`${downLine}\` stops it.`);
+      return 0;
+    }
+    if (!stop.signal.aborted) await new Promise((ok) => stop.signal.addEventListener('abort', ok, { once: true }));
+    await handle.stop();
+    if (detached) await stopEmulatorProcess(detached.pid, dataDir);
+    return 0;
+  } catch (err) {
+    // A failed or stopped `up --detach` leaves no emulator of its own behind.
+    if (detached) await stopEmulatorProcess(detached.pid, dataDir);
+    if (stop.signal.aborted) return 0;
+    throw err;
+  }
+}
+
+/** A folder as the shell reads it back: quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[\w./~-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -17,12 +17,15 @@ import {
 import { deployFolder, type DeploymentResult } from './deploy.ts';
 import { createLogPrinter, type LogPrinter } from './log-printer.ts';
 import { followLogs } from './log-follow.ts';
-import { watchFolder } from './watch.ts';
+import { describeChange, watchFolder } from './watch.ts';
 import { addonAccess, type AddonAccess } from './addon-access.ts';
 import { newestChange } from './changes.ts';
+import { waitUntilServed } from './served.ts';
 import { UpError } from './up-error.ts';
 import { manifestVariables } from './manifest.ts';
 import type { Emulator } from '../../emulator.ts';
+import { readUpRecord, writeUpRecord } from './up-record.ts';
+import { resolve } from 'node:path';
 
 export interface UpOptions extends EndpointOptions {
   /** The project folder (default: the working directory). */
@@ -39,6 +42,13 @@ export interface UpOptions extends EndpointOptions {
   color?: boolean;
   /** Debounce of redeploys after a change, ms (default 300). */
   debounceMs?: number;
+  /**
+   * Aborted, `up` stops whatever the moment: no new call, the work in flight ended, the emulator it
+   * started stopped (with its containers); `up()` then rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+  /** The process running the emulator this `up` started (the command's own, or its background one), recorded for `down`. */
+  emulatorPid?: number;
 }
 
 export interface UpHandle {
@@ -70,8 +80,11 @@ export async function up(opts: UpOptions = {}): Promise<UpHandle> {
   print.info(
     `${project.appName}: ${project.dir} (${project.detected.join(', ')}${Object.keys(project.manifest).length ? ', scalingo.json' : ''})`,
   );
+  opts.signal?.throwIfAborted();
   const endpoint = await openEndpoint(opts, (l) => print.info(l));
   try {
+    opts.signal?.throwIfAborted();
+    recordStart(project, endpoint, opts);
     return await start(project, endpoint, opts, print);
   } catch (err) {
     await endpoint.close().catch(() => undefined);
@@ -80,7 +93,7 @@ export async function up(opts: UpOptions = {}): Promise<UpHandle> {
 }
 
 async function start(project: Project, endpoint: Endpoint, opts: UpOptions, print: LogPrinter): Promise<UpHandle> {
-  const api = apiClient(endpoint.apiUrl, endpoint.token);
+  const api = apiClient(endpoint.apiUrl, endpoint.token, opts.signal);
   const name = project.appName;
   // Bad input is refused before anything is made.
   const wanted = await wantedAddons(api, project.manifest);
@@ -137,6 +150,8 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
   const scaled = await applyFormation(api, name, project.manifest);
   if (scaled) print.info(`Formation from scalingo.json: ${scaled}`);
 
+  // After a restart the containers come back in the background: the app is announced once it is served.
+  await waitUntilServed(api, name, app.url);
   const access = await addonAccess(api, name, addons);
   const cliEnv = {
     SCALINGO_API_URL: endpoint.apiUrl,
@@ -167,7 +182,10 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
       : await watchFolder(
           project.dir,
           opts.debounceMs ?? 300,
-          (path) => void redeploy(`changed: ${path}`).catch((err: Error) => print.info(`Not deployed: ${err.message}`)),
+          (paths) =>
+            void redeploy(`changed: ${describeChange(paths)}`).catch(
+              (err: Error) => opts.signal?.aborted || print.info(`Not deployed: ${err.message}`),
+            ),
         );
   let stopped: Promise<void> | undefined;
   return {
@@ -189,6 +207,35 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
         await endpoint.close();
       })()),
   };
+}
+
+/** What `down` needs to find this run again (up-record.ts), when the emulator keeps its state in a data dir. */
+function recordStart(project: Project, endpoint: Endpoint, opts: UpOptions): void {
+  if (endpoint.config.inMemory || (!endpoint.own && endpoint.pid === undefined)) return;
+  const dataDir = resolve(endpoint.config.dataDir);
+  const previous = readUpRecord(dataDir);
+  const startedHere =
+    opts.emulatorPid !== undefined &&
+    (endpoint.own ? opts.emulatorPid === process.pid : endpoint.pid === opts.emulatorPid);
+  writeUpRecord(
+    {
+      dir: project.dir,
+      app: project.appName,
+      dataDir,
+      configFile: opts.configFile ? resolve(opts.configFile) : null,
+      port: opts.port ?? null,
+      routerPort: opts.routerPort ?? null,
+      sshPort: opts.sshPort ?? null,
+      apiUrl: endpoint.apiUrl,
+      // A background emulator an earlier `up --detach` started is still its to stop.
+      emulatorPid: startedHere
+        ? (opts.emulatorPid ?? null)
+        : previous?.emulatorPid === endpoint.pid
+          ? (endpoint.pid ?? null)
+          : null,
+    },
+    opts.env ?? process.env,
+  );
 }
 
 async function lastSuccess(api: ApiClient, app: string): Promise<string | null> {

@@ -1,20 +1,30 @@
-// Changes of the folder, debounced: one call after a burst of writes (an editor's save, a git checkout).
-// What is not deployed (ignore.ts) is not watched.
+// Changes of the folder, debounced: one call after a burst of writes (an editor's save, a git checkout),
+// with the files that changed. What is not deployed (ignore.ts) is not watched. An editor's save is one
+// change: chokidar's `atomic` turns a file deleted and written again (vim's backup rename, an atomic
+// rename-on-save) into one `change` and leaves out swap and backup files (`.x.swp`, `x~`), and
+// `awaitWriteFinish` holds each event until the file stops growing, so a temporary file renamed or
+// deleted before that (sed -i's `sedXXXXXX`, vim's `4913` probe, an editor's `.tmp`) makes none.
 import { watch } from 'chokidar';
 import { relative, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { loadIgnore } from './ignore.ts';
 
+/** How long a file's size must stay the same before its event (chokidar polls it every STABLE_POLL_MS). */
+const STABLE_MS = 120;
+const STABLE_POLL_MS = 40;
+
 export async function watchFolder(
   dir: string,
   debounceMs: number,
-  onChange: (path: string) => void,
+  onChange: (paths: string[]) => void,
 ): Promise<{ close(): Promise<void> }> {
   let ignored = loadIgnore(dir);
   let timer: NodeJS.Timeout | undefined;
-  let last = '';
+  const changed = new Set<string>();
   const w = watch(dir, {
     ignoreInitial: true,
+    atomic: true,
+    awaitWriteFinish: { stabilityThreshold: STABLE_MS, pollInterval: STABLE_POLL_MS },
     ignored: (path: string, stats?: { isDirectory(): boolean }) => {
       const rel = relative(dir, path).split(sep).join('/');
       if (!rel || rel.startsWith('..')) return false;
@@ -24,10 +34,15 @@ export async function watchFolder(
   });
   w.on('error', () => undefined);
   w.on('all', (_event, path) => {
-    last = relative(dir, path).split(sep).join('/');
-    if (last === '.gitignore') ignored = loadIgnore(dir);
+    const rel = relative(dir, path).split(sep).join('/');
+    if (rel === '.gitignore') ignored = loadIgnore(dir);
+    changed.add(rel);
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => onChange(last), debounceMs);
+    timer = setTimeout(() => {
+      const paths = [...changed].sort();
+      changed.clear();
+      onChange(paths);
+    }, debounceMs);
   });
   await new Promise<void>((ok) => w.once('ready', () => ok()));
   return {
@@ -36,6 +51,12 @@ export async function watchFolder(
       await w.close();
     },
   };
+}
+
+/** The files of one change, for a line: the first three, and how many more. */
+export function describeChange(paths: string[]): string {
+  const shown = paths.slice(0, 3).join(', ');
+  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 
 function safeIsDir(path: string): boolean {
