@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -86,10 +86,28 @@ export const section: Section = {
     const { dependencyTag } = (await import(
       src('modules/deployments/buildpacks.ts')
     )) as typeof import('../src/modules/deployments/buildpacks.ts');
-    const { stackRecipe } = (await import(
+    const { stackRecipe, recipeHash } = (await import(
       src('runtime/image-recipes.ts')
     )) as typeof import('../src/runtime/image-recipes.ts');
     const runtime = createDockerRuntime();
+    // The baseline builds on the image the emulator's build starts from: for Node.js, the stack with the
+    // app's Node.js in it (issue 34: the stack itself has none), made once here; a tree without it, the stack.
+    const baseOf = async (lang: Kind['lang'], app: string): Promise<string> => {
+      const stack = stackRecipe(lang);
+      if (!stack) throw new Error(`no ${lang} stack recipe`);
+      if (lang !== 'node' || !existsSync(join(ctx.emulatorDir, 'src/modules/deployments/node-runtime.ts')))
+        return stack.tag;
+      const { nodeRuntimeImage } = (await import(
+        src('modules/deployments/node-runtime.ts')
+      )) as typeof import('../src/modules/deployments/node-runtime.ts');
+      const { ensureRecipeImage } = (await import(
+        src('runtime/recipe-images.ts')
+      )) as typeof import('../src/runtime/recipe-images.ts');
+      const { debianSuite } = (await import(src('runtime/rootfs.ts'))) as typeof import('../src/runtime/rootfs.ts');
+      await ensureRecipeImage(runtime, stack);
+      const stackHash = recipeHash(stack, stack.suite ?? debianSuite());
+      return (await nodeRuntimeImage({ runtime, stack, stackHash, context: app, say: () => undefined })).tag;
+    };
     const rounds = ctx.quick ? 1 : ctx.rounds;
     const tmp = mkdtempSync(join(tmpdir(), 'bench-builds-'));
     const fig = new Map<string, number[]>();
@@ -98,11 +116,11 @@ export const section: Section = {
     try {
       for (let round = 0; round < rounds; round++) {
         for (const kind of KINDS) {
-          const stack = stackRecipe(kind.lang)?.tag ?? '';
           const dir = join(tmp, `${kind.lang}-${round}`);
           const app = join(dir, 'app');
           const ctxDir = join(dir, 'docker');
           cpSync(join(ctx.repoDir, 'fixtures/apps', kind.fixture), app, { recursive: true });
+          const stack = await baseOf(kind.lang, app);
           cpSync(app, ctxDir, { recursive: true });
           const appId = `benchbuilds${kind.lang}${round}`;
           const marks: Record<string, number> = {};
@@ -207,7 +225,8 @@ export const section: Section = {
         'The build function of the deployments (src/modules/deployments/slug-build.ts) called in the driver process on a copy of each sample app ' +
         '(fixtures/apps: node-pg-redis with pg + redis, 24 npm packages; python-web and ruby-web, standard library only) and the real engine: ' +
         '"first" with an empty build cache and no dependency image (a new app each round), "cached" after a one-line change of the main source file. ' +
-        'Baseline in the same run: `docker build` (CLI, classic builder as the engine API, --network none) of the same files on the same stack image, ' +
+        'Baseline in the same run: `docker build` (CLI, classic builder as the engine API, --network none) of the same files on the same stack image ' +
+        '(Node.js: the stack with the Node.js the app gets, which the emulator builds on too), ' +
         'with a Dockerfile copying the dependency files first, installing, then `COPY . .`; first with --no-cache, then after the same change (layer cache). ' +
         "Build containers cannot reach the npm registry here, so the baseline's first build adds the registry fetch its `RUN npm ci` would do: " +
         '`npm ci --ignore-scripts` on the host into an empty cache, which goes into its context; the emulator fetches the same way. ' +

@@ -2,16 +2,28 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import semver from 'semver';
 import { c as tarCreate } from 'tar';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
 import { FAST, routerGet, waitForDeployment } from '../support/apps.ts';
 
-// Runtime versions (issue 25): the version an app asks for picks the Debian suite of its stack image.
-// Observed in the app's running container (node --version, python3 --version), and through the router;
-// a version no suite has ends the deployment in build-error with the versions that exist.
+// Runtime versions: Node.js is the official binary of the version engines.node asks for (issue 34:
+// any published version, resolved and fetched through the npm registry), Python and Ruby the version
+// of a Debian suite (issue 25). Observed in the app's running container (node --version, npm
+// --version, python3 --version) and through the router; the expected Node.js versions are asked of
+// the registry by the test itself. A bad request ends the deployment in build-error, nothing built.
 const LONG = 900_000;
+
+/** The newest Node.js of a range, as the npm registry lists it for the engine's architecture (asked here, apart from the emulator). */
+const newest = (range: string): string => {
+  const arch = docker('info', '--format', '{{.Architecture}}') === 'aarch64' ? 'arm64' : 'x64';
+  const out = execFileSync('npm', ['view', `node-linux-${arch}@${range}`, 'version', '--json'], { encoding: 'utf8' });
+  const listed = JSON.parse(out) as string | string[];
+  return semver.rsort(Array.isArray(listed) ? listed : [listed])[0];
+};
 
 const NODE_SERVER = "require('http').createServer((q, s) => s.end(process.version)).listen(process.env.PORT);\n";
 const PYTHON_SERVER = `import os, sys
@@ -73,14 +85,26 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   }, LONG);
 
   it(
-    'engines.node "20.x": the app runs Node.js 20 from Debian trixie',
+    'engines.node "22.x": the app runs the newest Node.js 22 of the npm registry, with npm 10',
     async () => {
-      const pkg = { name: 'node20', engines: { node: '20.x' }, scripts: { start: 'node server.js' } };
-      const { d, output } = await deploy('node20', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
+      const pkg = { name: 'node22', engines: { node: '22.x' }, scripts: { start: 'node server.js' } };
+      const { d, output } = await deploy('node22', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
       expect(d.status, output).toBe('success');
-      expect(output).toContain('Using Node.js 20.19.2 from Debian trixie (engines.node in package.json asks for 20.x)');
-      expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
-      expect((await routerGet(h.emu.urls.routerPort, 'node20')).body).toBe('v20.19.2');
+      const version = newest('22.x');
+      expect(output).toContain('-----> Installing binaries');
+      expect(output).toContain('       engines.node (package.json):   22.x');
+      expect(output).toContain('       engines.npm (package.json):    unspecified (use default)');
+      expect(output).toContain('       Resolving node version 22.x...');
+      expect(output).toMatch(new RegExp(`(Downloading and installing|Using) node ${version.replace(/\./g, '\\.')}`));
+      const web = await webContainer('node22');
+      expect(docker('exec', web, 'node', '--version')).toBe(`v${version}`);
+      expect(docker('exec', web, 'npm', '--version')).toMatch(/^10\./);
+      expect(docker('exec', web, 'sh', '-c', 'command -v node; command -v corepack')).toBe(
+        '/usr/local/bin/node\n/usr/local/bin/corepack',
+      );
+      // Debian's Node.js is not in the stack any more: the binary is the runtime.
+      expect(docker('exec', web, 'sh', '-c', 'test -e /usr/bin/node && echo debian || echo none')).toBe('none');
+      expect((await routerGet(h.emu.urls.routerPort, 'node22')).body).toBe(`v${version}`);
     },
     LONG,
   );
@@ -88,30 +112,66 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   it(
     'a redeployment reuses the dependency layer; after DELETE …/caches/deployment it is built again',
     async () => {
-      const again = await redeploy('node20');
+      const again = await redeploy('node22');
       expect(again.d.status, again.output).toBe('success');
+      expect(again.output).toContain(`Using node ${newest('22.x')} (installed before)`);
       expect(again.output).toContain('Reusing the dependency layer from the build cache');
       expect(again.output).not.toContain('Installing dependencies');
-      expect((await h.call('DELETE', '/v1/apps/node20/caches/deployment')).status).toBe(204);
-      const fresh = await redeploy('node20');
+      expect((await h.call('DELETE', '/v1/apps/node22/caches/deployment')).status).toBe(204);
+      const fresh = await redeploy('node22');
       expect(fresh.d.status, fresh.output).toBe('success');
       expect(fresh.output).toContain('Installing dependencies: npm install (offline, from the package cache)');
       expect(fresh.output).not.toContain('Reusing the dependency layer');
-      expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
+      expect(docker('exec', await webContainer('node22'), 'node', '--version')).toBe(`v${newest('22.x')}`);
     },
     LONG,
   );
 
   it(
-    'no engines: the default stack (Debian bookworm, Node.js 18)',
+    'engines.node ">=24 <25", then an app with no engines: both run the newest Node.js 24 (the LTS default), one image',
     async () => {
-      const pkg = { name: 'node-default', scripts: { start: 'node server.js' } };
+      const version = newest('24.x');
+      const pkg = { name: 'node24', engines: { node: '>=24 <25' }, scripts: { start: 'node server.js' } };
+      const first = await deploy('node24', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
+      expect(first.d.status, first.output).toBe('success');
+      expect(docker('exec', await webContainer('node24'), 'node', '--version')).toBe(`v${version}`);
+      expect(docker('exec', await webContainer('node24'), 'npm', '--version')).toMatch(/^11\./);
+
+      const plain = { name: 'node-default', scripts: { start: 'node server.js' } };
       const { d, output } = await deploy('node-default', {
-        'package.json': JSON.stringify(pkg),
+        'package.json': JSON.stringify(plain),
         'server.js': NODE_SERVER,
       });
       expect(d.status, output).toBe('success');
-      expect(docker('exec', await webContainer('node-default'), 'node', '--version')).toBe('v18.20.4');
+      expect(output).toContain('       engines.node (package.json):   unspecified');
+      expect(output).toContain(' !     Node version not specified in package.json');
+      expect(output).toContain('       No Node.js version specified, resolving current LTS version...');
+      // The second app on the same version reuses the image the first one built.
+      expect(output).toContain(`       Using node ${version} (installed before)`);
+      expect(docker('exec', await webContainer('node-default'), 'node', '--version')).toBe(`v${version}`);
+      expect((await routerGet(h.emu.urls.routerPort, 'node-default')).body).toBe(`v${version}`);
+      const nodeImages = docker(
+        'images',
+        '--format',
+        '{{.Tag}}',
+        '--filter',
+        'label=io.scalingo-emulator.node-runtime',
+      );
+      expect(nodeImages.split('\n').filter((t) => t.startsWith(`${version}-npm`))).toHaveLength(1);
+    },
+    LONG,
+  );
+
+  it(
+    'engines.node "26": the newest Node.js 26, with npm 11 and no corepack (Node.js 25+ ships none)',
+    async () => {
+      const pkg = { name: 'node26', engines: { node: '26' }, scripts: { start: 'node server.js' } };
+      const { d, output } = await deploy('node26', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
+      expect(d.status, output).toBe('success');
+      const web = await webContainer('node26');
+      expect(docker('exec', web, 'node', '--version')).toBe(`v${newest('26')}`);
+      expect(docker('exec', web, 'npm', '--version')).toMatch(/^11\./);
+      expect(docker('exec', web, 'sh', '-c', 'command -v corepack || echo none')).toBe('none');
     },
     LONG,
   );
@@ -132,17 +192,39 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   );
 
   it(
-    'a version no Debian suite has: build-error naming the versions that exist, nothing started',
+    'engines.node that is not a range, or that no Node.js satisfies: build-error saying so, nothing built or started',
     async () => {
-      const pkg = { name: 'node22', engines: { node: '>=22' }, scripts: { start: 'node server.js' } };
-      const node = await deploy('node22', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
-      expect(node.d.status).toBe('build-error');
-      expect(node.output).toContain('Node.js ">=22" (engines.node in package.json) is not available');
-      expect(node.output).toContain('which have Node.js 18.20.4 (Debian bookworm) and 20.19.2 (Debian trixie)');
+      const bad = { name: 'node-lts', engines: { node: 'lts/*' }, scripts: { start: 'node server.js' } };
+      const invalid = await deploy('node-lts', { 'package.json': JSON.stringify(bad), 'server.js': NODE_SERVER });
+      expect(invalid.d.status).toBe('build-error');
+      expect(invalid.output).toContain(
+        'Build failed: Invalid semantic version "lts/*" in engines.node (package.json): write an npm semver range, e.g. "24.x"',
+      );
+      expect(invalid.output).not.toContain('Resolving node version');
+
+      const missing = { name: 'node23', engines: { node: '23.99.x' }, scripts: { start: 'node server.js' } };
+      const none = await deploy('node23', { 'package.json': JSON.stringify(missing), 'server.js': NODE_SERVER });
+      expect(none.d.status).toBe('build-error');
+      const nearest = [newest('22.x'), newest('23.x'), newest('24.x')].join(', ').replace(/, ([^,]+)$/, ' and $1');
+      expect(none.output).toContain(
+        `Build failed: Could not find Node version corresponding to version requirement: 23.99.x (engines.node in package.json). No published Node.js satisfies it; the nearest are ${nearest}.`,
+      );
+      for (const app of ['node-lts', 'node23']) {
+        const appId = (await h.call('GET', `/v1/apps/${app}`)).body.app.id as string;
+        expect(dockerPs([`${LABELS.appId}=${appId}`], true)).toEqual([]);
+        expect(docker('images', '-q', '--filter', `label=${LABELS.appId}=${appId}`)).toBe('');
+      }
+    },
+    LONG,
+  );
+
+  it(
+    'a Ruby version no Debian suite has: build-error naming the versions that exist, nothing started',
+    async () => {
       const ruby = await deploy('ruby27-app', { Gemfile: '', '.ruby-version': '2.7.8\n', 'app.rb': 'puts 1\n' });
       expect(ruby.d.status).toBe('build-error');
       expect(ruby.output).toContain('Ruby "2.7.8" (.ruby-version) is not available');
-      const appId = (await h.call('GET', '/v1/apps/node22')).body.app.id as string;
+      const appId = (await h.call('GET', '/v1/apps/ruby27-app')).body.app.id as string;
       expect(dockerPs([`${LABELS.appId}=${appId}`], true)).toEqual([]);
     },
     LONG,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fetchPackage,
   nearestVersions,
+  newestForNode,
   registryCacheDir,
   resolvePublished,
 } from '../../src/modules/deployments/registry-packages.ts';
@@ -38,6 +39,17 @@ describe('registry packages through the host npm', () => {
   it('resolves a range to the highest published version', async () => {
     expect(await resolvePublished('semver', '6.x')).toMatch(/^6\.\d+\.\d+$/);
     expect(await resolvePublished('semver', '>=999')).toBeNull();
+  });
+
+  it("picks the newest version of a range whose engines.node accepts the Node.js (npm's own choice)", async () => {
+    expect(await newestForNode('npm', '10.x', '22.23.3')).toMatch(/^10\.\d+\.\d+$/);
+    // corepack 0.34 dropped Node.js 18, 0.35 Node.js 20: an old Node gets an older corepack.
+    const forNode18 = await newestForNode('corepack', '*', '18.20.8');
+    expect(forNode18).toMatch(/^0\.(2\d|3[0-3])\.\d+$/);
+    expect(await newestForNode('npm', '99.x', '24.21.0')).toBeNull();
+    await expect(newestForNode('not-a-package-of-the-registry-0x', '*', '24.0.0')).rejects.toThrow(
+      /did not list the versions of not-a-package-of-the-registry-0x@\*/,
+    );
   });
 
   it('fetches a version once into the user cache, concurrent callers sharing it', async () => {

@@ -56,6 +56,77 @@ export async function resolvePublished(name: string, range: string): Promise<str
   return semver.maxSatisfying(await publishedVersions(name), range);
 }
 
+/**
+ * The highest version of `name` within `range` whose `engines.node` accepts `nodeVersion` (a version
+ * without `engines.node` accepts any), else the highest within the range, else null: what
+ * `npm install -g name@range` picks when run by that Node (npm-pick-manifest prefers the versions
+ * whose engines fit). One `npm view name@range name version engines` a range, reused like the version lists.
+ */
+export async function newestForNode(name: string, range: string, nodeVersion: string): Promise<string | null> {
+  const key = `${name}@${range}`;
+  const known = engineLists.get(key);
+  let list = known && Date.now() - known.at < VERSIONS_TTL_MS ? known.entries : undefined;
+  if (!list) {
+    list = askEngines(name, range);
+    engineLists.set(key, { at: Date.now(), entries: list });
+    list.catch(() => engineLists.delete(key));
+  }
+  const entries = (await list).filter((e) => semver.satisfies(e.version, range));
+  const fits = entries.filter((e) => !e.node || semver.satisfies(nodeVersion, e.node));
+  return (
+    semver.maxSatisfying(
+      fits.map((e) => e.version),
+      range,
+    ) ??
+    semver.maxSatisfying(
+      entries.map((e) => e.version),
+      range,
+    )
+  );
+}
+
+interface EngineEntry {
+  version: string;
+  /** The version's `engines.node`, when it has one. */
+  node?: string;
+}
+
+const engineLists = new Map<string, { at: number; entries: Promise<EngineEntry[]> }>();
+
+async function askEngines(name: string, range: string): Promise<EngineEntry[]> {
+  const said: string[] = [];
+  // `npm view name@*` answers for the `latest` tag only: every version is `>=0.0.0`.
+  const spec = ['*', 'x', ''].includes(range.trim()) ? '>=0.0.0' : range;
+  // `name` is asked too: with two fields only, npm prints bare versions when one of them has no engines.
+  const run = await runNpm(['view', `${name}@${spec}`, 'name', 'version', 'engines', '--json'], {
+    cwd: registryRoot(),
+    capture: true,
+    onLine: (l) => said.push(l),
+  });
+  let answer: unknown;
+  try {
+    answer = JSON.parse(run.stdout);
+  } catch {
+    answer = undefined;
+  }
+  const error = (answer as { error?: { code?: unknown; summary?: unknown } } | undefined)?.error;
+  // No version in the range: npm answers E404 "No match found for version …" (the package itself exists).
+  if (error?.code === 'E404' && /^No match found/.test(String(error.summary))) return [];
+  if (run.code !== 0 || error) answer = undefined;
+  else if (answer && !Array.isArray(answer) && typeof answer === 'object') answer = [answer];
+  if (!Array.isArray(answer))
+    throw new Error(`the npm registry did not list the versions of ${name}@${range} (npm view: ${lastWords(said)})`);
+  const out: EngineEntry[] = [];
+  for (const e of answer as Array<{ version?: unknown; engines?: { node?: unknown } }>) {
+    if (typeof e?.version !== 'string' || !semver.valid(e.version)) continue;
+    const node = e.engines?.node;
+    out.push(
+      typeof node === 'string' && semver.validRange(node) ? { version: e.version, node } : { version: e.version },
+    );
+  }
+  return out;
+}
+
 /** The latest version of each major closest to the range's lowest version: what an error proposes instead. */
 export function nearestVersions(versions: string[], range: string, count = 3): string[] {
   const low = semver.validRange(range) ? semver.minVersion(range) : null;

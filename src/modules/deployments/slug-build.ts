@@ -1,17 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import { recipeHash, stackRecipe } from '../../runtime/image-recipes.ts';
+import { recipeHash, stackRecipe, type ImageRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
 import { debianSuite } from '../../runtime/rootfs.ts';
 import { defaultProcessTypes, detectLanguage, type Language } from './buildpacks.ts';
 import { codeScript } from './build-scripts.ts';
 import { dependencyLayer } from './dependency-layer.ts';
 import { prefetchNpm } from './npm-prefetch.ts';
-import { requestedVersion, resolveVersion, STACK_VERSIONS } from './runtime-versions.ts';
+import { nodeRuntimeImage } from './node-runtime.ts';
+import { requestedVersion, resolveVersion, STACK_VERSIONS, type StackLanguage } from './runtime-versions.ts';
 import { defined } from '../../shared/defined.ts';
 
 // A buildpack-like build, in the layers a `docker build` of the app would make: the stack image of the
-// runtime version the app asks for (runtime-versions.ts), the app's dependency layer (built once and
+// runtime version the app asks for (Python, Ruby: runtime-versions.ts; Node.js: the stack with the
+// official binary of that version on top, node-runtime.ts), the app's dependency layer (built once and
 // reused while the dependency files are unchanged: dependency-layer.ts), then the code as one COPY
 // layer (plus the code step, e.g. `npm run build`, without network) built by the engine's builder.
 // One-offs and all process types then run on that image.
@@ -42,28 +44,26 @@ const BUILDER_CHATTER = /^(Step \d+\/\d+ : | ---> |Removing intermediate contain
 export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise<Record<string, string>> {
   const { runtime, say } = b;
   say(`-----> ${TITLES[lang]} app detected`);
-  const request = requestedVersion(lang, b.context);
-  const version = request ? resolveVersion(lang, request) : null;
-  const suite = version && version.suite !== debianSuite() ? version.suite : undefined;
-  const stack = defined(stackRecipe(lang, suite), `the ${lang} stack recipe`);
-  const installed = version ?? STACK_VERSIONS[lang].find((v) => v.suite === debianSuite());
-  const asked = request ? ` (${request.from} asks for ${request.wanted})` : '';
-  // A host of a suite the table does not know (testing, unstable) has its own version in the default stack.
-  const what = installed
-    ? `${TITLES[lang]} ${installed.version} from Debian ${installed.suite}`
-    : `the ${TITLES[lang]} of Debian ${debianSuite()}`;
-  say(`       Using ${what}${asked}`);
+  const stack =
+    lang === 'node' ? defined(stackRecipe(lang), 'the node stack recipe') : debianStack(lang, b.context, say);
   await ensureRecipeImage(runtime, stack, {
     onStart: (r) => say(`-----> Building the ${r.title} image (first use)…`),
     onLine: (l) => say(`       ${l}`),
   });
+  let stackHash = recipeHash(stack, stack.suite ?? debianSuite());
+  let base = stack;
+  if (lang === 'node') {
+    // The Node.js the app asks for goes on the stack: the dependency layer builds on that image.
+    const node = await nodeRuntimeImage({ runtime, stack, stackHash, context: b.context, say });
+    base = { ...stack, tag: node.tag };
+    stackHash = node.key;
+  }
   mkdirSync(b.cacheDir, { recursive: true });
   const extra = lang === 'node' ? await prefetchNpm(b.context, b.cacheDir, say) : {};
-  const stackHash = recipeHash(stack, stack.suite ?? debianSuite());
-  const base = await dependencyLayer({ ...b, stack, stackHash, extra }, lang);
+  const deps = await dependencyLayer({ ...b, stack: base, stackHash, extra }, lang);
   const step = codeScript(lang, b.context);
   const dockerfile = [
-    `FROM ${base}`,
+    `FROM ${deps}`,
     'COPY . /app',
     ...(step ? [`RUN ${JSON.stringify(['sh', '-c', step])}`] : []),
   ].join('\n');
@@ -85,4 +85,19 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
       `no Procfile and no default web process for this ${lang} app: add a Procfile (e.g. \`web: <command>\`)`,
     );
   return types;
+}
+
+/** The Python or Ruby stack of the Debian suite whose version the app asks for (runtime-versions.ts). */
+function debianStack(lang: StackLanguage, context: string, say: (line: string) => void): ImageRecipe {
+  const request = requestedVersion(lang, context);
+  const version = request ? resolveVersion(lang, request) : null;
+  const suite = version && version.suite !== debianSuite() ? version.suite : undefined;
+  const installed = version ?? STACK_VERSIONS[lang].find((v) => v.suite === debianSuite());
+  const asked = request ? ` (${request.from} asks for ${request.wanted})` : '';
+  // A host of a suite the table does not know (testing, unstable) has its own version in the default stack.
+  const what = installed
+    ? `${TITLES[lang]} ${installed.version} from Debian ${installed.suite}`
+    : `the ${TITLES[lang]} of Debian ${debianSuite()}`;
+  say(`       Using ${what}${asked}`);
+  return defined(stackRecipe(lang, suite), `the ${lang} stack recipe`);
 }
