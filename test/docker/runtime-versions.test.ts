@@ -163,6 +163,28 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   );
 
   it(
+    'engines.npm "11.x" beside engines.node "22.x": npm 11 instead of the npm 10 Node.js 22 ships',
+    async () => {
+      const pkg = {
+        name: 'node22-npm11',
+        engines: { node: '22.x', npm: '11.x' },
+        scripts: { start: 'node server.js' },
+      };
+      const { d, output } = await deploy('node22-npm11', {
+        'package.json': JSON.stringify(pkg),
+        'server.js': NODE_SERVER,
+      });
+      expect(d.status, output).toBe('success');
+      expect(output).toContain('       engines.npm (package.json):    11.x');
+      expect(output).toMatch(/ {7}npm 11\.\d+\.\d+ installed \(engines\.npm 11\.x\)/);
+      const web = await webContainer('node22-npm11');
+      expect(docker('exec', web, 'node', '--version')).toBe(`v${newest('22.x')}`);
+      expect(docker('exec', web, 'npm', '--version')).toMatch(/^11\./);
+    },
+    LONG,
+  );
+
+  it(
     'engines.node "26": the newest Node.js 26, with npm 11 and no corepack (Node.js 25+ ships none)',
     async () => {
       const pkg = { name: 'node26', engines: { node: '26' }, scripts: { start: 'node server.js' } };
