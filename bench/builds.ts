@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchContext, Result, Section } from './lib/types.ts';
 import { bestMedian, median } from './lib/stats.ts';
+import { nodeBaseImage } from './lib/node-image.ts';
 
 const MAX_RATIO = 1.2;
 const BASE_LABEL = 'io.scalingo-emulator.bench=builds';
@@ -86,28 +87,13 @@ export const section: Section = {
     const { dependencyTag } = (await import(
       src('modules/deployments/buildpacks.ts')
     )) as typeof import('../src/modules/deployments/buildpacks.ts');
-    const { stackRecipe, recipeHash } = (await import(
+    const { stackRecipe } = (await import(
       src('runtime/image-recipes.ts')
     )) as typeof import('../src/runtime/image-recipes.ts');
     const runtime = createDockerRuntime();
-    // The baseline builds on the image the emulator's build starts from: for Node.js, the stack with the
-    // app's Node.js in it (issue 34: the stack itself has none), made once here; a tree without it, the stack.
-    const baseOf = async (lang: Kind['lang'], app: string): Promise<string> => {
-      const stack = stackRecipe(lang);
-      if (!stack) throw new Error(`no ${lang} stack recipe`);
-      if (lang !== 'node' || !existsSync(join(ctx.emulatorDir, 'src/modules/deployments/node-runtime.ts')))
-        return stack.tag;
-      const { nodeRuntimeImage } = (await import(
-        src('modules/deployments/node-runtime.ts')
-      )) as typeof import('../src/modules/deployments/node-runtime.ts');
-      const { ensureRecipeImage } = (await import(
-        src('runtime/recipe-images.ts')
-      )) as typeof import('../src/runtime/recipe-images.ts');
-      const { debianSuite } = (await import(src('runtime/rootfs.ts'))) as typeof import('../src/runtime/rootfs.ts');
-      await ensureRecipeImage(runtime, stack);
-      const stackHash = recipeHash(stack, stack.suite ?? debianSuite());
-      return (await nodeRuntimeImage({ runtime, stack, stackHash, context: app, say: () => undefined })).tag;
-    };
+    // The baseline builds on the image the emulator's build starts from (Node.js: the stack with the app's Node.js).
+    const baseOf = async (lang: Kind['lang'], app: string): Promise<string> =>
+      lang === 'node' ? nodeBaseImage(ctx.emulatorDir, runtime, app) : (stackRecipe(lang)?.tag ?? '');
     const rounds = ctx.quick ? 1 : ctx.rounds;
     const tmp = mkdtempSync(join(tmpdir(), 'bench-builds-'));
     const fig = new Map<string, number[]>();

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import type { ImageRecipe } from '../../runtime/image-recipes.ts';
+import { packTree } from '../../runtime/images.ts';
 import { fetchPackage, newestForNode, publishedVersions } from './registry-packages.ts';
 import { bundledNpmRange, checkRange, nodePackageFor, pickNode, readEngines, shipsCorepack } from './node-versions.ts';
 
@@ -40,8 +39,19 @@ export interface NodeRuntimeImage {
 const building = new Map<string, Promise<void>>();
 const out = (say: (l: string) => void) => (l: string) => say(l ? `       ${l}` : '');
 
-/** Resolves the versions the app asks for, and the image carrying them (fetched and built the first time). */
-export async function nodeRuntimeImage(b: NodeRuntimeBuild): Promise<NodeRuntimeImage> {
+/** What the app gets, resolved: the image is made by `ensureNodeImage`. */
+export interface NodePlan extends NodeRuntimeImage {
+  pkg: string;
+  corepack: string | null;
+  /** engines.npm, when the app asks for an npm. */
+  npmAsked: string | null;
+}
+
+/**
+ * The buildpack's `Installing binaries` block up to the resolution: reads and checks engines.node and
+ * engines.npm, resolves them through the registry. Throws the build error of a bad request, before anything is fetched.
+ */
+export async function resolveNodeRuntime(b: NodeRuntimeBuild): Promise<NodePlan> {
   const say = out(b.say);
   const engines = readEngines(b.context);
   b.say('-----> Installing binaries');
@@ -74,23 +84,34 @@ export async function nodeRuntimeImage(b: NodeRuntimeBuild): Promise<NodeRuntime
         ? `Unable to install npm ${engines.npm}: the npm registry publishes no npm satisfying it (engines.npm in package.json)`
         : `the npm registry publishes no npm ${npmRange} (the npm Node.js ${node} ships with)`,
     );
-  const tag = `scalingo-emulator/node:${node}-npm${npm}`;
   const key = createHash('sha256')
-    .update(JSON.stringify({ v: 1, stack: b.stack.tag, stackHash: b.stackHash, pkg, node, npm, corepack }))
+    .update(JSON.stringify({ v: 2, stack: b.stack.tag, stackHash: b.stackHash, pkg, node, npm, corepack }))
     .digest('hex')
     .slice(0, 24);
+  return { tag: `scalingo-emulator/node:${node}-npm${npm}`, key, node, npm, pkg, corepack, npmAsked: engines.npm };
+}
+
+/** The image of the plan: reused when the engine has it, else fetched (once per machine) and built (once per engine). */
+export async function ensureNodeImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<NodeRuntimeImage> {
+  const say = out(b.say);
+  const { tag, key, node, npm } = plan;
   if ((await b.runtime.imageLabels(tag))?.[NODE_RUNTIME_LABEL] === key) say(`Using node ${node} (installed before)`);
   else {
     let pending = building.get(tag);
     if (!pending) {
       say(`Downloading and installing node ${node}...`);
-      pending = buildImage(b, { tag, key, pkg, node, npm, corepack }).finally(() => building.delete(tag));
+      pending = buildImage(b, plan).finally(() => building.delete(tag));
       building.set(tag, pending);
     } else say(`Waiting for node ${node}, being installed by another build...`);
     await pending;
   }
-  say(engines.npm ? `npm ${npm} installed (engines.npm ${engines.npm})` : `Using default npm version: ${npm}`);
+  say(plan.npmAsked ? `npm ${npm} installed (engines.npm ${plan.npmAsked})` : `Using default npm version: ${npm}`);
   return { tag, key, node, npm };
+}
+
+/** Resolves the versions the app asks for, and the image carrying them (fetched and built the first time). */
+export async function nodeRuntimeImage(b: NodeRuntimeBuild): Promise<NodeRuntimeImage> {
+  return ensureNodeImage(b, await resolveNodeRuntime(b));
 }
 
 /** Docker's name of the engine's architecture (the containers run there, whatever the host runs). */
@@ -99,51 +120,58 @@ async function engineArch(runtime: ContainerRuntime): Promise<string> {
   return status.ok && status.arch ? status.arch : process.arch;
 }
 
-interface Content {
-  tag: string;
-  key: string;
-  pkg: string;
-  node: string;
-  npm: string;
-  corepack: string | null;
-}
-
-async function buildImage(b: NodeRuntimeBuild, c: Content): Promise<void> {
+/**
+ * The stack plus one layer: a container of the stack (never started) gets the files as one archive
+ * streamed from the registry cache into /usr/local, and is committed. Cheaper than a `docker build`
+ * with a COPY, which writes the ~200 MB once more (the build context, then the layer).
+ */
+async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
   const [nodeDir, npmDir, corepackDir] = await Promise.all([
-    fetchPackage(c.pkg, c.node),
-    fetchPackage('npm', c.npm),
-    c.corepack ? fetchPackage('corepack', c.corepack) : Promise.resolve(null),
+    fetchPackage(plan.pkg, plan.node),
+    fetchPackage('npm', plan.npm),
+    plan.corepack ? fetchPackage('corepack', plan.corepack) : Promise.resolve(null),
   ]);
-  const stage = mkdtempSync(join(tmpdir(), 'scalingo-emu-node-'));
+  const { runtime } = b;
+  // Unique: emulators (test workers) sharing the engine may build the same version at once; the last commit tags it.
+  const name = `scalingo-emu-node-runtime-${plan.node}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const info = await runtime.run(
+    {
+      name,
+      image: b.stack.tag,
+      cmd: ['true'],
+      env: {},
+      // The image inherits the container's labels: the key tells the next build this one is current.
+      labels: { [NODE_RUNTIME_LABEL]: plan.key },
+      // Never started: the limit is only what the engine asks of every container.
+      memoryBytes: 256 * 1024 * 1024,
+      networkNone: true,
+      workingDir: '/app',
+    },
+    { start: false },
+  );
   try {
     // The official tarball's layout: bin/node, include/node (node-gyp's headers), lib/node_modules/npm.
-    const local = join(stage, 'usr', 'local');
-    mkdirSync(join(local, 'bin'), { recursive: true });
-    mkdirSync(join(local, 'lib', 'node_modules'), { recursive: true });
-    cpSync(join(nodeDir, 'bin', 'node'), join(local, 'bin', 'node'));
-    chmodSync(join(local, 'bin', 'node'), 0o755);
-    cpSync(join(nodeDir, 'include'), join(local, 'include'), { recursive: true });
-    const bins: Record<string, string> = {
-      npm: 'npm/bin/npm-cli.js',
-      npx: 'npm/bin/npx-cli.js',
-      ...(corepackDir ? { corepack: 'corepack/dist/corepack.js' } : {}),
+    const links: Record<string, string> = {
+      'bin/npm': '../lib/node_modules/npm/bin/npm-cli.js',
+      'bin/npx': '../lib/node_modules/npm/bin/npx-cli.js',
+      ...(corepackDir ? { 'bin/corepack': '../lib/node_modules/corepack/dist/corepack.js' } : {}),
     };
-    cpSync(npmDir, join(local, 'lib', 'node_modules', 'npm'), { recursive: true, verbatimSymlinks: true });
-    if (corepackDir)
-      cpSync(corepackDir, join(local, 'lib', 'node_modules', 'corepack'), { recursive: true, verbatimSymlinks: true });
-    for (const [name, target] of Object.entries(bins)) {
-      chmodSync(join(local, 'lib', 'node_modules', target), 0o755);
-      symlinkSync(`../lib/node_modules/${target}`, join(local, 'bin', name));
-    }
-    await b.runtime.buildImage({
-      contextDir: stage,
+    const tar = await packTree(
+      [
+        { from: join(nodeDir, 'bin'), to: 'bin' },
+        { from: join(nodeDir, 'include'), to: 'include' },
+        { from: npmDir, to: 'lib/node_modules/npm' },
+        ...(corepackDir ? [{ from: corepackDir, to: 'lib/node_modules/corepack' }] : []),
+      ],
+      links,
+    );
+    await runtime.putArchive(info.engineId, '/usr/local', tar);
+    await runtime.commit(info.engineId, {
+      tag: plan.tag,
       // npm_config_nodedir: node-gyp builds native modules against these headers, offline.
-      dockerfile: `FROM ${b.stack.tag}\nCOPY usr/local /usr/local/\nENV npm_config_nodedir=/usr/local\n`,
-      tag: c.tag,
-      labels: { [NODE_RUNTIME_LABEL]: c.key },
-      networkNone: true,
+      changes: ['ENV npm_config_nodedir=/usr/local', 'WORKDIR /app', 'CMD ["sh"]'],
     });
   } finally {
-    rmSync(stage, { recursive: true, force: true });
+    await runtime.remove(info.engineId);
   }
 }

@@ -7,7 +7,7 @@ import { defaultProcessTypes, detectLanguage, type Language } from './buildpacks
 import { codeScript } from './build-scripts.ts';
 import { dependencyLayer } from './dependency-layer.ts';
 import { prefetchNpm } from './npm-prefetch.ts';
-import { nodeRuntimeImage } from './node-runtime.ts';
+import { ensureNodeImage, resolveNodeRuntime } from './node-runtime.ts';
 import { requestedVersion, resolveVersion, STACK_VERSIONS, type StackLanguage } from './runtime-versions.ts';
 import { defined } from '../../shared/defined.ts';
 
@@ -52,14 +52,25 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
   });
   let stackHash = recipeHash(stack, stack.suite ?? debianSuite());
   let base = stack;
-  if (lang === 'node') {
-    // The Node.js the app asks for goes on the stack: the dependency layer builds on that image.
-    const node = await nodeRuntimeImage({ runtime, stack, stackHash, context: b.context, say });
-    base = { ...stack, tag: node.tag };
-    stackHash = node.key;
-  }
   mkdirSync(b.cacheDir, { recursive: true });
-  const extra = lang === 'node' ? await prefetchNpm(b.context, b.cacheDir, say) : {};
+  let extra: Record<string, string> = {};
+  if (lang === 'node') {
+    // The Node.js the app asks for goes on the stack: the dependency layer builds on that image. Its
+    // fetch and image are made while the host's npm fetches the app's packages (their lines after its).
+    const nodeBuild = { runtime, stack, stackHash, context: b.context, say };
+    const plan = await resolveNodeRuntime(nodeBuild);
+    const held: string[] = [];
+    const [node, packages] = await Promise.allSettled([
+      ensureNodeImage(nodeBuild, plan),
+      prefetchNpm(b.context, b.cacheDir, (l) => held.push(l)),
+    ]);
+    for (const l of held) say(l);
+    if (node.status === 'rejected') throw node.reason;
+    if (packages.status === 'rejected') throw packages.reason;
+    base = { ...stack, tag: node.value.tag };
+    stackHash = node.value.key;
+    extra = packages.value;
+  }
   const deps = await dependencyLayer({ ...b, stack: base, stackHash, extra }, lang);
   const step = codeScript(lang, b.context);
   const dockerfile = [
