@@ -98,18 +98,30 @@ export interface TreePart {
   to: string;
 }
 
+/** What a packed tree holds besides its directories (paths relative to the archive's root). */
+export interface TreeExtras {
+  /** path → target, relative to the link's directory. The files they point to are made executable, as npm does a `bin`. */
+  symlinks?: Record<string, string>;
+  /** path → target, relative to the archive's root: the target must exist where the archive is unpacked. */
+  hardlinks?: Record<string, string>;
+  /** Directories to create, empty. */
+  dirs?: string[];
+  /** Small files: path → content. */
+  files?: Record<string, string>;
+}
+
 /**
  * Packs several directories into one archive, each under its own path (with the directories leading
- * to it), plus symbolic links (`links`: path → target); the files a link points to are made
- * executable, as npm makes a package's `bin`. Streamed as the reader takes it, like packDirectory.
+ * to it), plus links and empty directories. Streamed as the reader takes it, like packDirectory.
  */
-export async function packTree(parts: TreePart[], links: Record<string, string> = {}): Promise<Readable> {
+export async function packTree(parts: TreePart[], extras: TreeExtras = {}): Promise<Readable> {
   const { pack } = await loadTarStream();
   const tar = pack();
-  const executable = new Set(Object.entries(links).map(([at, target]) => posix.join(posix.dirname(at), target)));
+  const symlinks = extras.symlinks ?? {};
+  const executable = new Set(Object.entries(symlinks).map(([at, target]) => posix.join(posix.dirname(at), target)));
   const made = new Set<string>();
   const dirs = (path: string) => {
-    const segments = path.split('/').filter(Boolean);
+    const segments = path.split('/').filter((x) => x && x !== '.');
     for (let i = 1; i <= segments.length; i++) {
       const name = segments.slice(0, i).join('/');
       if (!made.has(name)) tar.entry({ name, type: 'directory', mode: 0o755 }), made.add(name);
@@ -120,9 +132,18 @@ export async function packTree(parts: TreePart[], links: Record<string, string> 
       dirs(part.to);
       await walkInto(tar, part.from, part.from, part.to, () => false, executable);
     }
-    for (const [name, linkname] of Object.entries(links)) {
+    for (const dir of extras.dirs ?? []) dirs(dir);
+    for (const [name, linkname] of Object.entries(symlinks)) {
       dirs(posix.dirname(name));
       tar.entry({ name, type: 'symlink', linkname });
+    }
+    for (const [name, linkname] of Object.entries(extras.hardlinks ?? {})) {
+      dirs(posix.dirname(name));
+      tar.entry({ name, type: 'link', linkname });
+    }
+    for (const [name, content] of Object.entries(extras.files ?? {})) {
+      dirs(posix.dirname(name));
+      tar.entry({ name, mode: 0o644 }, content);
     }
   })().then(
     () => tar.finalize(),

