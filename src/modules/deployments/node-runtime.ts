@@ -85,8 +85,9 @@ export async function resolveNodeRuntime(b: NodeRuntimeBuild): Promise<NodePlan>
         ? `Unable to install npm ${engines.npm}: the npm registry publishes no npm satisfying it (engines.npm in package.json)`
         : `the npm registry publishes no npm ${npmRange} (the npm Node.js ${node} ships with)`,
     );
+  // `v`: the image's layout; a change of it rebuilds every Node.js image.
   const key = createHash('sha256')
-    .update(JSON.stringify({ v: 2, stack: b.stack.tag, stackHash: b.stackHash, pkg, node, npm, corepack }))
+    .update(JSON.stringify({ v: 3, stack: b.stack.tag, stackHash: b.stackHash, pkg, node, npm, corepack }))
     .digest('hex')
     .slice(0, 24);
   return { tag: `scalingo-emulator/node:${node}-npm${npm}`, key, node, npm, pkg, corepack, npmAsked: engines.npm };
