@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchContext, Result, Section } from './lib/types.ts';
 import { bestMedian, median } from './lib/stats.ts';
+import { nodeBaseImage } from './lib/node-image.ts';
 
 const MAX_RATIO = 1.2;
 const BASE_LABEL = 'io.scalingo-emulator.bench=builds';
@@ -90,6 +91,9 @@ export const section: Section = {
       src('runtime/image-recipes.ts')
     )) as typeof import('../src/runtime/image-recipes.ts');
     const runtime = createDockerRuntime();
+    // The baseline builds on the image the emulator's build starts from (Node.js: the stack with the app's Node.js).
+    const baseOf = async (lang: Kind['lang'], app: string): Promise<string> =>
+      lang === 'node' ? nodeBaseImage(ctx.emulatorDir, runtime, app) : (stackRecipe(lang)?.tag ?? '');
     const rounds = ctx.quick ? 1 : ctx.rounds;
     const tmp = mkdtempSync(join(tmpdir(), 'bench-builds-'));
     const fig = new Map<string, number[]>();
@@ -98,18 +102,18 @@ export const section: Section = {
     try {
       for (let round = 0; round < rounds; round++) {
         for (const kind of KINDS) {
-          const stack = stackRecipe(kind.lang)?.tag ?? '';
           const dir = join(tmp, `${kind.lang}-${round}`);
           const app = join(dir, 'app');
           const ctxDir = join(dir, 'docker');
           cpSync(join(ctx.repoDir, 'fixtures/apps', kind.fixture), app, { recursive: true });
+          const stack = await baseOf(kind.lang, app);
           cpSync(app, ctxDir, { recursive: true });
           const appId = `benchbuilds${kind.lang}${round}`;
           const marks: Record<string, number> = {};
           let t0 = 0;
           const say = (line: string) => {
             const at = (performance.now() - t0) / 1000;
-            if (line.includes('Downloading npm packages')) marks.fetch = at;
+            if (line.includes('Downloading the packages')) marks.fetch = at;
             if (/Installing (dependencies|gems)|No dependencies/.test(line) && marks.deps === undefined)
               marks.deps = at;
             if (line.includes('Adding the code')) marks.code = at;
@@ -207,7 +211,8 @@ export const section: Section = {
         'The build function of the deployments (src/modules/deployments/slug-build.ts) called in the driver process on a copy of each sample app ' +
         '(fixtures/apps: node-pg-redis with pg + redis, 24 npm packages; python-web and ruby-web, standard library only) and the real engine: ' +
         '"first" with an empty build cache and no dependency image (a new app each round), "cached" after a one-line change of the main source file. ' +
-        'Baseline in the same run: `docker build` (CLI, classic builder as the engine API, --network none) of the same files on the same stack image, ' +
+        'Baseline in the same run: `docker build` (CLI, classic builder as the engine API, --network none) of the same files on the same stack image ' +
+        '(Node.js: the stack with the Node.js the app gets, which the emulator builds on too), ' +
         'with a Dockerfile copying the dependency files first, installing, then `COPY . .`; first with --no-cache, then after the same change (layer cache). ' +
         "Build containers cannot reach the npm registry here, so the baseline's first build adds the registry fetch its `RUN npm ci` would do: " +
         '`npm ci --ignore-scripts` on the host into an empty cache, which goes into its context; the emulator fetches the same way. ' +

@@ -177,7 +177,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
           ? await versionOverSocket(localSocket, 2000)
           : await withTimeout((await engine()).version(), 2000);
         health.noteOk();
-        return { ok: true, version: v.Version, apiVersion: v.ApiVersion };
+        return { ok: true, version: v.Version, apiVersion: v.ApiVersion, arch: v.Arch };
       } catch (err) {
         const typed = translateDockerError(err, 'probe', [], where);
         health.noteError(typed);

@@ -3,6 +3,7 @@ import { request, type RequestOptions } from 'node:http';
 export interface EngineVersion {
   Version: string;
   ApiVersion: string;
+  Arch?: string;
 }
 
 /**

@@ -41,10 +41,11 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
   {
     id: 'node',
     title: 'Node.js stack',
-    tag: 'scalingo-emulator/stack-node:2',
+    tag: 'scalingo-emulator/stack-node:3',
     kind: 'stack',
-    // npm from Debian brings node-gyp, make and g++ — what native modules need.
-    packages: ['nodejs', 'npm', 'ca-certificates', 'git', ...DATABASE_CLIENT_PACKAGES],
+    // No Node.js from Debian: each app gets the official binary of the version it asks for on top
+    // (deployments/node-runtime.ts). g++, make and python3 are what node-gyp needs for native modules.
+    packages: ['ca-certificates', 'git', 'g++', 'make', 'python3', ...DATABASE_CLIENT_PACKAGES],
     customize: STACK_CUSTOMIZE,
     changes: [...STACK_ENV, 'ENV NODE_ENV=production'],
   },
@@ -106,8 +107,11 @@ export const IMAGE_RECIPES: ImageRecipe[] = [
   },
 ];
 
-/** Stacks of another Debian suite (`node-trixie`…): built on first use, like the others, but not by default. */
-const SUITE_STACK = /^(node|python|ruby)-([a-z]+)$/;
+/**
+ * Stacks of another Debian suite (`python-trixie`…): built on first use, like the others, but not by
+ * default. Node.js has none: its version is the binary on top of the stack, not Debian's.
+ */
+const SUITE_STACK = /^(python|ruby)-([a-z]+)$/;
 
 export function findRecipe(id: string): ImageRecipe | undefined {
   const m = SUITE_STACK.exec(id);
@@ -117,7 +121,7 @@ export function findRecipe(id: string): ImageRecipe | undefined {
 
 /**
  * The language stack built from one Debian suite's packages (each suite has one version of
- * nodejs, python3 and ruby): the default stack when `suite` is undefined, else the same recipe
+ * python3 and ruby): the default stack when `suite` is undefined, else the same recipe
  * pinned to that suite, under its own tag.
  */
 export function stackRecipe(lang: string, suite?: string): ImageRecipe | undefined {

@@ -3,7 +3,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { readdir, lstat, readlink } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { join, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { loadTarStream } from '../shared/tar-stream.ts';
 
@@ -82,30 +82,7 @@ export function followBuild(
 export async function packDirectory(dir: string, extra: Record<string, string> = {}): Promise<Readable> {
   const { pack } = await loadTarStream();
   const tar = pack();
-  const walk = async (current: string): Promise<void> => {
-    for (const entry of await readdir(current)) {
-      if (entry === '.git' && current === dir) continue;
-      const full = join(current, entry);
-      const name = relative(dir, full).split(sep).join('/');
-      if (name in extra) continue;
-      const st = await lstat(full);
-      if (st.isDirectory()) {
-        tar.entry({ name, type: 'directory', mode: st.mode & 0o7777 });
-        await walk(full);
-      } else if (st.isSymbolicLink()) {
-        tar.entry({ name, type: 'symlink', linkname: await readlink(full) });
-      } else if (st.isFile() && st.size === 0) {
-        tar.entry({ name, mode: st.mode & 0o7777, mtime: st.mtime }, '');
-      } else if (st.isFile()) {
-        const sink = tar.entry({ name, mode: st.mode & 0o7777, mtime: st.mtime, size: st.size });
-        await pipeline(
-          createReadStream(full, { end: Math.max(0, st.size - 1), highWaterMark: 64 * 1024 }),
-          sink as unknown as NodeJS.WritableStream,
-        );
-      }
-    }
-  };
-  void walk(dir).then(
+  void walkInto(tar, dir, dir, '', (name) => name in extra || name === '.git').then(
     () => {
       for (const [name, content] of Object.entries(extra)) tar.entry({ name, mode: 0o644 }, content);
       tar.finalize();
@@ -113,4 +90,99 @@ export async function packDirectory(dir: string, extra: Record<string, string> =
     (err: Error) => tar.destroy(err),
   );
   return tar as unknown as Readable;
+}
+
+/** One directory of a packed tree: its content goes under `to` in the archive. */
+export interface TreePart {
+  from: string;
+  to: string;
+}
+
+/** What a packed tree holds besides its directories (paths relative to the archive's root). */
+export interface TreeExtras {
+  /** path → target, relative to the link's directory. The files they point to are made executable, as npm does a `bin`. */
+  symlinks?: Record<string, string>;
+  /** path → target, relative to the archive's root: the target must exist where the archive is unpacked. */
+  hardlinks?: Record<string, string>;
+  /** Directories to create, empty. */
+  dirs?: string[];
+  /** Small files: path → content. */
+  files?: Record<string, string>;
+}
+
+/**
+ * Packs several directories into one archive, each under its own path (with the directories leading
+ * to it), plus links and empty directories. Streamed as the reader takes it, like packDirectory.
+ */
+export async function packTree(parts: TreePart[], extras: TreeExtras = {}): Promise<Readable> {
+  const { pack } = await loadTarStream();
+  const tar = pack();
+  const symlinks = extras.symlinks ?? {};
+  const executable = new Set(Object.entries(symlinks).map(([at, target]) => posix.join(posix.dirname(at), target)));
+  const made = new Set<string>();
+  const dirs = (path: string) => {
+    const segments = path.split('/').filter((x) => x && x !== '.');
+    for (let i = 1; i <= segments.length; i++) {
+      const name = segments.slice(0, i).join('/');
+      if (!made.has(name)) tar.entry({ name, type: 'directory', mode: 0o755 }), made.add(name);
+    }
+  };
+  void (async () => {
+    for (const part of parts) {
+      dirs(part.to);
+      await walkInto(tar, part.from, part.from, part.to, () => false, executable);
+    }
+    for (const dir of extras.dirs ?? []) dirs(dir);
+    for (const [name, linkname] of Object.entries(symlinks)) {
+      dirs(posix.dirname(name));
+      tar.entry({ name, type: 'symlink', linkname });
+    }
+    for (const [name, linkname] of Object.entries(extras.hardlinks ?? {})) {
+      dirs(posix.dirname(name));
+      tar.entry({ name, type: 'link', linkname });
+    }
+    for (const [name, content] of Object.entries(extras.files ?? {})) {
+      dirs(posix.dirname(name));
+      tar.entry({ name, mode: 0o644 }, content);
+    }
+  })().then(
+    () => tar.finalize(),
+    (err: Error) => tar.destroy(err),
+  );
+  return tar as unknown as Readable;
+}
+
+type Pack = ReturnType<Awaited<ReturnType<typeof loadTarStream>>['pack']>;
+
+/** Adds `current` (under `root`) to the archive at `prefix`: regular files, directories and symbolic links only. */
+async function walkInto(
+  tar: Pack,
+  root: string,
+  current: string,
+  prefix: string,
+  skip: (name: string) => boolean,
+  executable: Set<string> = new Set(),
+): Promise<void> {
+  for (const entry of await readdir(current)) {
+    const full = join(current, entry);
+    const rel = relative(root, full).split(sep).join('/');
+    if (skip(rel)) continue;
+    const name = prefix ? `${prefix}/${rel}` : rel;
+    const st = await lstat(full);
+    const mode = executable.has(name) ? (st.mode & 0o7777) | 0o755 : st.mode & 0o7777;
+    if (st.isDirectory()) {
+      tar.entry({ name, type: 'directory', mode });
+      await walkInto(tar, root, full, prefix, skip, executable);
+    } else if (st.isSymbolicLink()) {
+      tar.entry({ name, type: 'symlink', linkname: await readlink(full) });
+    } else if (st.isFile() && st.size === 0) {
+      tar.entry({ name, mode, mtime: st.mtime }, '');
+    } else if (st.isFile()) {
+      const sink = tar.entry({ name, mode, mtime: st.mtime, size: st.size });
+      await pipeline(
+        createReadStream(full, { end: Math.max(0, st.size - 1), highWaterMark: 64 * 1024 }),
+        sink as unknown as NodeJS.WritableStream,
+      );
+    }
+  }
 }

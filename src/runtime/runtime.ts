@@ -5,7 +5,10 @@
 import type { Duplex, Readable } from 'node:stream';
 import { EngineUnavailableError } from './errors.ts';
 
-export type EngineStatus = { ok: true; version: string; apiVersion: string } | { ok: false; error: string };
+/** `arch`: Docker's name of the engine's architecture (amd64, arm64), where the engine says it. */
+export type EngineStatus =
+  | { ok: true; version: string; apiVersion: string; arch?: string }
+  | { ok: false; error: string };
 
 /** Labels every emulator-made container and image carries, so a restart can reconcile. */
 export const LABELS = {

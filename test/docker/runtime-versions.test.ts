@@ -2,16 +2,40 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import semver from 'semver';
 import { c as tarCreate } from 'tar';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
 import { FAST, routerGet, waitForDeployment } from '../support/apps.ts';
 
-// Runtime versions (issue 25): the version an app asks for picks the Debian suite of its stack image.
-// Observed in the app's running container (node --version, python3 --version), and through the router;
-// a version no suite has ends the deployment in build-error with the versions that exist.
+// Runtime versions: Node.js is the official binary of the version engines.node asks for (issue 34:
+// any published version, resolved and fetched through the npm registry), Python and Ruby the version
+// of a Debian suite (issue 25). Observed in the app's running container (node --version, npm
+// --version, python3 --version) and through the router; the expected Node.js versions are asked of
+// the registry by the test itself. A bad request ends the deployment in build-error, nothing built.
 const LONG = 900_000;
+
+/** The Node.js versions of a range the npm registry lists for the engine's architecture (asked here, apart from the emulator). */
+const published = (range: string): string[] => {
+  const arch = docker('info', '--format', '{{.Architecture}}') === 'aarch64' ? 'arm64' : 'x64';
+  const out = execFileSync('npm', ['view', `node-linux-${arch}@${range}`, 'version', '--json'], { encoding: 'utf8' });
+  const listed = JSON.parse(out) as string | string[];
+  return Array.isArray(listed) ? listed : [listed];
+};
+const RANGES = ['22.x', '23.x', '24.x', '26'];
+/** The newest of each range when the test started: the registry publishes releases while it runs. */
+const newestAtStart: Record<string, string> = {};
+/** The version a deployment's output says it installs. */
+const installedVersion = (output: string): string =>
+  /(?:Downloading and installing|Using) node (\d+\.\d+\.\d+)/.exec(output)?.[1] ?? 'none in the output';
+/** A published version of the range, and at least the newest it had when the test started. */
+const expectNewest = (version: string, range: string) => {
+  expect(published(range)).toContain(version);
+  expect(semver.gte(version, newestAtStart[range]), `${version} ≥ ${newestAtStart[range]}`).toBe(true);
+};
+let node22 = '';
 
 const NODE_SERVER = "require('http').createServer((q, s) => s.end(process.version)).listen(process.env.PORT);\n";
 const PYTHON_SERVER = `import os, sys
@@ -62,6 +86,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   };
 
   beforeAll(async () => {
+    for (const range of RANGES) newestAtStart[range] = semver.rsort(published(range))[0];
     h = await startEmulator({ intervals: { ...FAST, bootTimeoutMs: 60_000 } });
     instance = h.emu.instanceId;
   });
@@ -73,14 +98,39 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   }, LONG);
 
   it(
-    'engines.node "20.x": the app runs Node.js 20 from Debian trixie',
+    'engines.node "22.x": the app runs the newest Node.js 22 of the npm registry, with npm 10',
     async () => {
-      const pkg = { name: 'node20', engines: { node: '20.x' }, scripts: { start: 'node server.js' } };
-      const { d, output } = await deploy('node20', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
+      const pkg = { name: 'node22', engines: { node: '22.x' }, scripts: { start: 'node server.js' } };
+      const { d, output } = await deploy('node22', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
       expect(d.status, output).toBe('success');
-      expect(output).toContain('Using Node.js 20.19.2 from Debian trixie (engines.node in package.json asks for 20.x)');
-      expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
-      expect((await routerGet(h.emu.urls.routerPort, 'node20')).body).toBe('v20.19.2');
+      const version = (node22 = installedVersion(output));
+      expectNewest(version, '22.x');
+      expect(output).toContain('-----> Installing binaries');
+      expect(output).toContain('       engines.node (package.json):   22.x');
+      expect(output).toContain('       engines.npm (package.json):    unspecified (use default)');
+      expect(output).toContain('       Resolving node version 22.x...');
+      const web = await webContainer('node22');
+      expect(docker('exec', web, 'node', '--version')).toBe(`v${version}`);
+      expect(docker('exec', web, 'npm', '--version')).toMatch(/^10\./);
+      expect(docker('exec', web, 'sh', '-c', 'command -v node; command -v corepack')).toBe(
+        '/usr/local/bin/node\n/usr/local/bin/corepack',
+      );
+      expect(docker('exec', web, 'sh', '-c', 'node -p process.execPath; npm prefix -g')).toBe(
+        '/usr/local/bin/node\n/usr/local',
+      );
+      // node-gyp's headers where it looks before downloading them (native modules compile offline).
+      expect(
+        docker(
+          'exec',
+          web,
+          'sh',
+          '-c',
+          `grep -c 'define NODE_MAJOR_VERSION 22' $HOME/.cache/node-gyp/${version}/include/node/node_version.h`,
+        ),
+      ).toBe('1');
+      // Debian's Node.js is not in the stack any more: the binary is the runtime.
+      expect(docker('exec', web, 'sh', '-c', 'test -e /usr/bin/node && echo debian || echo none')).toBe('none');
+      expect((await routerGet(h.emu.urls.routerPort, 'node22')).body).toBe(`v${version}`);
     },
     LONG,
   );
@@ -88,30 +138,91 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   it(
     'a redeployment reuses the dependency layer; after DELETE …/caches/deployment it is built again',
     async () => {
-      const again = await redeploy('node20');
+      const again = await redeploy('node22');
       expect(again.d.status, again.output).toBe('success');
+      expect(again.output).toContain(`Using node ${node22} (installed before)`);
       expect(again.output).toContain('Reusing the dependency layer from the build cache');
       expect(again.output).not.toContain('Installing dependencies');
-      expect((await h.call('DELETE', '/v1/apps/node20/caches/deployment')).status).toBe(204);
-      const fresh = await redeploy('node20');
+      expect((await h.call('DELETE', '/v1/apps/node22/caches/deployment')).status).toBe(204);
+      const fresh = await redeploy('node22');
       expect(fresh.d.status, fresh.output).toBe('success');
       expect(fresh.output).toContain('-----> Installing dependencies\n       Installing node modules (package.json)');
       expect(fresh.output).not.toContain('Reusing the dependency layer');
-      expect(docker('exec', await webContainer('node20'), 'node', '--version')).toBe('v20.19.2');
+      expect(docker('exec', await webContainer('node22'), 'node', '--version')).toBe(`v${node22}`);
     },
     LONG,
   );
 
   it(
-    'no engines: the default stack (Debian bookworm, Node.js 18)',
+    'engines.node ">=24 <25", then an app with no engines: both run the newest Node.js 24 (the LTS default), one image',
     async () => {
-      const pkg = { name: 'node-default', scripts: { start: 'node server.js' } };
+      const pkg = { name: 'node24', engines: { node: '>=24 <25' }, scripts: { start: 'node server.js' } };
+      const first = await deploy('node24', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
+      expect(first.d.status, first.output).toBe('success');
+      const version = installedVersion(first.output);
+      expectNewest(version, '24.x');
+      expect(docker('exec', await webContainer('node24'), 'node', '--version')).toBe(`v${version}`);
+      expect(docker('exec', await webContainer('node24'), 'npm', '--version')).toMatch(/^11\./);
+
+      const plain = { name: 'node-default', scripts: { start: 'node server.js' } };
       const { d, output } = await deploy('node-default', {
+        'package.json': JSON.stringify(plain),
+        'server.js': NODE_SERVER,
+      });
+      expect(d.status, output).toBe('success');
+      expect(output).toContain('       engines.node (package.json):   unspecified');
+      expect(output).toContain(' !     Node version not specified in package.json');
+      expect(output).toContain('       No Node.js version specified, resolving current LTS version...');
+      // The second app on the same version reuses the image the first one built.
+      expect(output).toContain(`       Using node ${version} (installed before)`);
+      expect(docker('exec', await webContainer('node-default'), 'node', '--version')).toBe(`v${version}`);
+      expect((await routerGet(h.emu.urls.routerPort, 'node-default')).body).toBe(`v${version}`);
+      const nodeImages = docker(
+        'images',
+        '--format',
+        '{{.Tag}}',
+        '--filter',
+        'label=io.scalingo-emulator.node-runtime',
+      );
+      expect(nodeImages.split('\n').filter((t) => t.startsWith(`${version}-npm`))).toHaveLength(1);
+    },
+    LONG,
+  );
+
+  it(
+    'engines.npm "11.x" beside engines.node "22.x": npm 11 instead of the npm 10 Node.js 22 ships',
+    async () => {
+      const pkg = {
+        name: 'node22-npm11',
+        engines: { node: '22.x', npm: '11.x' },
+        scripts: { start: 'node server.js' },
+      };
+      const { d, output } = await deploy('node22-npm11', {
         'package.json': JSON.stringify(pkg),
         'server.js': NODE_SERVER,
       });
       expect(d.status, output).toBe('success');
-      expect(docker('exec', await webContainer('node-default'), 'node', '--version')).toBe('v18.20.4');
+      expect(output).toContain('       engines.npm (package.json):    11.x');
+      expect(output).toMatch(/ {7}npm 11\.\d+\.\d+ installed \(engines\.npm 11\.x\)/);
+      const web = await webContainer('node22-npm11');
+      expect(docker('exec', web, 'node', '--version')).toBe(`v${installedVersion(output)}`);
+      expectNewest(installedVersion(output), '22.x');
+      expect(docker('exec', web, 'npm', '--version')).toMatch(/^11\./);
+    },
+    LONG,
+  );
+
+  it(
+    'engines.node "26": the newest Node.js 26, with npm 11 and no corepack (Node.js 25+ ships none)',
+    async () => {
+      const pkg = { name: 'node26', engines: { node: '26' }, scripts: { start: 'node server.js' } };
+      const { d, output } = await deploy('node26', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
+      expect(d.status, output).toBe('success');
+      const web = await webContainer('node26');
+      expect(docker('exec', web, 'node', '--version')).toBe(`v${installedVersion(output)}`);
+      expectNewest(installedVersion(output), '26');
+      expect(docker('exec', web, 'npm', '--version')).toMatch(/^11\./);
+      expect(docker('exec', web, 'sh', '-c', 'command -v corepack || echo none')).toBe('none');
     },
     LONG,
   );
@@ -132,17 +243,42 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
   );
 
   it(
-    'a version no Debian suite has: build-error naming the versions that exist, nothing started',
+    'engines.node that is not a range, or that no Node.js satisfies: build-error saying so, nothing built or started',
     async () => {
-      const pkg = { name: 'node22', engines: { node: '>=22' }, scripts: { start: 'node server.js' } };
-      const node = await deploy('node22', { 'package.json': JSON.stringify(pkg), 'server.js': NODE_SERVER });
-      expect(node.d.status).toBe('build-error');
-      expect(node.output).toContain('Node.js ">=22" (engines.node in package.json) is not available');
-      expect(node.output).toContain('which have Node.js 18.20.4 (Debian bookworm) and 20.19.2 (Debian trixie)');
+      const bad = { name: 'node-lts', engines: { node: 'lts/*' }, scripts: { start: 'node server.js' } };
+      const invalid = await deploy('node-lts', { 'package.json': JSON.stringify(bad), 'server.js': NODE_SERVER });
+      expect(invalid.d.status).toBe('build-error');
+      expect(invalid.output).toContain(
+        'Build failed: Invalid semantic version "lts/*" in engines.node (package.json): write an npm semver range, e.g. "24.x"',
+      );
+      expect(invalid.output).not.toContain('Resolving node version');
+
+      const missing = { name: 'node23', engines: { node: '23.99.x' }, scripts: { start: 'node server.js' } };
+      const none = await deploy('node23', { 'package.json': JSON.stringify(missing), 'server.js': NODE_SERVER });
+      expect(none.d.status).toBe('build-error');
+      const said =
+        /Build failed: Could not find Node version corresponding to version requirement: 23\.99\.x \(engines\.node in package\.json\)\. No published Node\.js satisfies it; the nearest are (\S+), (\S+) and (\S+)\./.exec(
+          none.output,
+        );
+      expect(said, none.output).not.toBeNull();
+      // The newest release of 22, 23 and 24, the majors closest to 23.
+      for (const [i, range] of ['22.x', '23.x', '24.x'].entries()) expectNewest(said?.[i + 1] ?? '', range);
+      for (const app of ['node-lts', 'node23']) {
+        const appId = (await h.call('GET', `/v1/apps/${app}`)).body.app.id as string;
+        expect(dockerPs([`${LABELS.appId}=${appId}`], true)).toEqual([]);
+        expect(docker('images', '-q', '--filter', `label=${LABELS.appId}=${appId}`)).toBe('');
+      }
+    },
+    LONG,
+  );
+
+  it(
+    'a Ruby version no Debian suite has: build-error naming the versions that exist, nothing started',
+    async () => {
       const ruby = await deploy('ruby27-app', { Gemfile: '', '.ruby-version': '2.7.8\n', 'app.rb': 'puts 1\n' });
       expect(ruby.d.status).toBe('build-error');
       expect(ruby.output).toContain('Ruby "2.7.8" (.ruby-version) is not available');
-      const appId = (await h.call('GET', '/v1/apps/node22')).body.app.id as string;
+      const appId = (await h.call('GET', '/v1/apps/ruby27-app')).body.app.id as string;
       expect(dockerPs([`${LABELS.appId}=${appId}`], true)).toEqual([]);
     },
     LONG,

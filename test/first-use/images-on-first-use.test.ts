@@ -193,7 +193,7 @@ describe('images built on first use (real Docker, Debian packages)', () => {
       expect(failed.status, failed.output).toBe('build-error');
       expect(failed.output).toContain('-----> Building the Node.js stack image (first use)…');
       expect(failed.output).toContain(
-        'Build failed: building the Node.js stack image (scalingo-emulator/stack-node:2) failed: mmdebstrap is not installed',
+        'Build failed: building the Node.js stack image (scalingo-emulator/stack-node:3) failed: mmdebstrap is not installed',
       );
       const broken = await addon('first-node', redis);
       expect(broken.status_message).toContain(
@@ -206,7 +206,7 @@ describe('images built on first use (real Docker, Debian packages)', () => {
       const ok = await deploy('first-node', nodeArchive);
       expect(ok.status, ok.output).toBe('success');
       expect(ok.output).toContain('-----> Building the Node.js stack image (first use)…');
-      expect(ok.output).toMatch(/stack-node:2 built in \d+ s/);
+      expect(ok.output).toMatch(/stack-node:3 built in \d+ s/);
       const upgraded = await h.call('PATCH', `/v1/apps/first-node/addons/${redis}`, {
         body: { addon: { plan_id: 'redis-starter-256' } },
       });

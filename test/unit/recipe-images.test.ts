@@ -33,14 +33,14 @@ describe('images built on first use', () => {
       for (const r of results) {
         expect(r.status).toBe('rejected');
         expect((r as PromiseRejectedResult).reason.message).toBe(
-          'building the Node.js stack image (scalingo-emulator/stack-node:2) failed: mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`',
+          'building the Node.js stack image (scalingo-emulator/stack-node:3) failed: mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`',
         );
       }
       expect(starts).toEqual(['Node.js stack', 'Node.js stack']);
       expect(events.filter((e) => e.phase === 'start')).toHaveLength(1);
       expect(events.filter((e) => e.phase === 'fail')).toHaveLength(1);
       expect(lines[0][0]).toMatch(
-        /^building from Debian \S+ packages \(nodejs npm ca-certificates git postgresql-client mariadb-client-core redis-tools\)/,
+        /^building from Debian \S+ packages \(ca-certificates git g\+\+ make python3 postgresql-client mariadb-client-core redis-tools\)/,
       );
       expect(lines[1]).toEqual(lines[0]);
 

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import semver from 'semver';
 import { userCacheDir } from '../../shared/cache-dir.ts';
 import { runNpm } from './host-npm.ts';
@@ -56,6 +56,77 @@ export async function resolvePublished(name: string, range: string): Promise<str
   return semver.maxSatisfying(await publishedVersions(name), range);
 }
 
+/**
+ * The highest version of `name` within `range` whose `engines.node` accepts `nodeVersion` (a version
+ * without `engines.node` accepts any), else the highest within the range, else null: what
+ * `npm install -g name@range` picks when run by that Node (npm-pick-manifest prefers the versions
+ * whose engines fit). One `npm view name@range name version engines` a range, reused like the version lists.
+ */
+export async function newestForNode(name: string, range: string, nodeVersion: string): Promise<string | null> {
+  const key = `${name}@${range}`;
+  const known = engineLists.get(key);
+  let list = known && Date.now() - known.at < VERSIONS_TTL_MS ? known.entries : undefined;
+  if (!list) {
+    list = askEngines(name, range);
+    engineLists.set(key, { at: Date.now(), entries: list });
+    list.catch(() => engineLists.delete(key));
+  }
+  const entries = (await list).filter((e) => semver.satisfies(e.version, range));
+  const fits = entries.filter((e) => !e.node || semver.satisfies(nodeVersion, e.node));
+  return (
+    semver.maxSatisfying(
+      fits.map((e) => e.version),
+      range,
+    ) ??
+    semver.maxSatisfying(
+      entries.map((e) => e.version),
+      range,
+    )
+  );
+}
+
+interface EngineEntry {
+  version: string;
+  /** The version's `engines.node`, when it has one. */
+  node?: string;
+}
+
+const engineLists = new Map<string, { at: number; entries: Promise<EngineEntry[]> }>();
+
+async function askEngines(name: string, range: string): Promise<EngineEntry[]> {
+  const said: string[] = [];
+  // `npm view name@*` answers for the `latest` tag only: every version is `>=0.0.0`.
+  const spec = ['*', 'x', ''].includes(range.trim()) ? '>=0.0.0' : range;
+  // `name` is asked too: with two fields only, npm prints bare versions when one of them has no engines.
+  const run = await runNpm(['view', `${name}@${spec}`, 'name', 'version', 'engines', '--json'], {
+    cwd: registryRoot(),
+    capture: true,
+    onLine: (l) => said.push(l),
+  });
+  let answer: unknown;
+  try {
+    answer = JSON.parse(run.stdout);
+  } catch {
+    answer = undefined;
+  }
+  const error = (answer as { error?: { code?: unknown; summary?: unknown } } | undefined)?.error;
+  // No version in the range: npm answers E404 "No match found for version …" (the package itself exists).
+  if (error?.code === 'E404' && /^No match found/.test(String(error.summary))) return [];
+  if (run.code !== 0 || error) answer = undefined;
+  else if (answer && !Array.isArray(answer) && typeof answer === 'object') answer = [answer];
+  if (!Array.isArray(answer))
+    throw new Error(`the npm registry did not list the versions of ${name}@${range} (npm view: ${lastWords(said)})`);
+  const out: EngineEntry[] = [];
+  for (const e of answer as Array<{ version?: unknown; engines?: { node?: unknown } }>) {
+    if (typeof e?.version !== 'string' || !semver.valid(e.version)) continue;
+    const node = e.engines?.node;
+    out.push(
+      typeof node === 'string' && semver.validRange(node) ? { version: e.version, node } : { version: e.version },
+    );
+  }
+  return out;
+}
+
 /** The latest version of each major closest to the range's lowest version: what an error proposes instead. */
 export function nearestVersions(versions: string[], range: string, count = 3): string[] {
   const low = semver.validRange(range) ? semver.minVersion(range) : null;
@@ -77,16 +148,41 @@ export function nearestVersions(versions: string[], range: string, count = 3): s
 export function fetchPackage(name: string, version: string, onLine?: (line: string) => void): Promise<string> {
   const dir = join(registryRoot(), `${name.replace('/', '+')}@${version}`);
   if (existsSync(join(dir, 'package.json'))) return Promise.resolve(dir);
-  const key = `${name}@${version}`;
+  return once(`${name}@${version}`, () => download(name, version, onLine, (tgz, stage) => extract(tgz, stage, dir)));
+}
+
+/**
+ * The tarball of `name@version` as the registry serves it (gzip, every file under `package/`), kept
+ * whole: for a consumer that streams it on (the Node.js binaries go into an image as they are, never
+ * extracted on the host). Fetched and shared like fetchPackage.
+ */
+export function fetchTarball(name: string, version: string, onLine?: (line: string) => void): Promise<string> {
+  const file = join(registryRoot(), `${name.replace('/', '+')}@${version}.tgz`);
+  if (existsSync(file)) return Promise.resolve(file);
+  return once(`${name}@${version}.tgz`, () =>
+    download(name, version, onLine, async (tgz) => {
+      placeFirst(tgz, file, () => existsSync(file));
+      return file;
+    }),
+  );
+}
+
+function once(key: string, start: () => Promise<string>): Promise<string> {
   let pending = fetches.get(key);
   if (!pending) {
-    pending = download(name, version, dir, onLine).finally(() => fetches.delete(key));
+    pending = start().finally(() => fetches.delete(key));
     fetches.set(key, pending);
   }
   return pending;
 }
 
-async function download(name: string, version: string, dir: string, onLine?: (line: string) => void): Promise<string> {
+/** `npm pack` into a stage of the cache, then `place` (the tarball, the stage) gives the result; the stage goes. */
+async function download(
+  name: string,
+  version: string,
+  onLine: ((line: string) => void) | undefined,
+  place: (tarball: string, stage: string) => Promise<string>,
+): Promise<string> {
   const stage = mkdtempSync(join(registryRoot(), '.fetch-'));
   try {
     const said: string[] = [];
@@ -100,21 +196,29 @@ async function download(name: string, version: string, dir: string, onLine?: (li
       throw new Error(`the npm registry did not serve ${name}@${version} (npm pack: ${lastWords(said)})`);
     const file = join(stage, tarball);
     if (statSync(file).size > MAX_TARBALL) throw new Error(`${name}@${version} is larger than ${MAX_TARBALL} bytes`);
-    const { x } = await import('tar');
-    const out = join(stage, 'out');
-    mkdirSync(out);
-    await x({ file, cwd: out, strict: true, preservePaths: false });
-    const files = join(out, 'package');
-    if (!existsSync(join(files, 'package.json'))) throw new Error(`${name}@${version}'s tarball has no package.json`);
-    try {
-      renameSync(files, dir);
-    } catch (err) {
-      // Another process fetched the same version first: its copy serves.
-      if (!existsSync(join(dir, 'package.json'))) throw err;
-    }
-    return dir;
+    return await place(file, stage);
   } finally {
     rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+async function extract(file: string, stage: string, dir: string): Promise<string> {
+  const { x } = await import('tar');
+  const out = join(stage, 'out');
+  mkdirSync(out);
+  await x({ file, cwd: out, strict: true, preservePaths: false });
+  const files = join(out, 'package');
+  if (!existsSync(join(files, 'package.json'))) throw new Error(`${basename(dir)}'s tarball has no package.json`);
+  placeFirst(files, dir, () => existsSync(join(dir, 'package.json')));
+  return dir;
+}
+
+/** Renames into the cache; another process that placed the same version first wins (its copy serves). */
+function placeFirst(from: string, to: string, placed: () => boolean): void {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    if (!placed()) throw err;
   }
 }
 

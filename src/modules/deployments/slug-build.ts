@@ -1,19 +1,22 @@
 import { mkdirSync } from 'node:fs';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import { recipeHash, stackRecipe } from '../../runtime/image-recipes.ts';
+import { recipeHash, stackRecipe, type ImageRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
 import { debianSuite } from '../../runtime/rootfs.ts';
 import { defaultProcessTypes, type Language } from './buildpacks.ts';
 import { dependencyLayer } from './dependency-layer.ts';
-import { addCode, dependencyStep } from './code-step.ts';
-import { requestedVersion, resolveVersion, STACK_VERSIONS } from './runtime-versions.ts';
+import { addCode, type BuildSteps, dependencyStep } from './code-step.ts';
+import { ensureNodeImage, resolveNodeRuntime } from './node-runtime.ts';
+import { requestedVersion, resolveVersion, STACK_VERSIONS, type StackLanguage } from './runtime-versions.ts';
 import { defined } from '../../shared/defined.ts';
 
 // A buildpack-like build, in the layers a `docker build` of the app would make: the stack image of the
-// runtime version the app asks for (runtime-versions.ts), the app's dependency layer (built once and
-// reused while the dependency files are unchanged: dependency-layer.ts), then the code as one COPY
-// layer (plus the code step, e.g. `npm run build`, without network) built by the engine's builder.
-// One-offs and all process types then run on that image.
+// runtime version the app asks for (Python, Ruby: runtime-versions.ts; Node.js: the stack with the
+// official binary of that version on top, node-runtime.ts), the app's dependency layer (built once and
+// reused while the dependency files are unchanged: dependency-layer.ts), then the code: one COPY layer
+// built by the engine's builder, or, when the build has a code step (a Node.js build script, the prune,
+// the cleanup), that step run over the code in a container and committed (code-step.ts). One-offs and
+// all process types then run on that image.
 
 export interface BuildpackBuild {
   runtime: ContainerRuntime;
@@ -39,28 +42,37 @@ const TITLES: Record<Language, string> = { node: 'Node.js', python: 'Python', ru
 export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise<Record<string, string>> {
   const { runtime, say } = b;
   say(`-----> ${TITLES[lang]} app detected`);
-  const request = requestedVersion(lang, b.context);
-  const version = request ? resolveVersion(lang, request) : null;
-  const suite = version && version.suite !== debianSuite() ? version.suite : undefined;
-  const stack = defined(stackRecipe(lang, suite), `the ${lang} stack recipe`);
-  const installed = version ?? STACK_VERSIONS[lang].find((v) => v.suite === debianSuite());
-  const asked = request ? ` (${request.from} asks for ${request.wanted})` : '';
-  // A host of a suite the table does not know (testing, unstable) has its own version in the default stack.
-  const what = installed
-    ? `${TITLES[lang]} ${installed.version} from Debian ${installed.suite}`
-    : `the ${TITLES[lang]} of Debian ${debianSuite()}`;
-  say(`       Using ${what}${asked}`);
+  const stack =
+    lang === 'node' ? defined(stackRecipe(lang), 'the node stack recipe') : debianStack(lang, b.context, say);
   await ensureRecipeImage(runtime, stack, {
     onStart: (r) => say(`-----> Building the ${r.title} image (first use)…`),
     onLine: (l) => say(`       ${l}`),
   });
+  let stackHash = recipeHash(stack, stack.suite ?? debianSuite());
+  let base = stack;
   mkdirSync(b.cacheDir, { recursive: true });
-  const steps = await dependencyStep(b, lang);
-  const stackHash = recipeHash(stack, stack.suite ?? debianSuite());
-  const base = steps.dependencies
-    ? await dependencyLayer({ ...b, stack, stackHash, env: b.env ?? {} }, steps.dependencies)
-    : stack.tag;
-  await addCode(b, base, steps.code);
+  let steps: BuildSteps;
+  if (lang === 'node') {
+    // The Node.js the app asks for goes on the stack: the dependency layer builds on that image. Its
+    // fetch and image are made while the host fetches the app's packages (their lines after its).
+    const nodeBuild = { runtime, stack, stackHash, context: b.context, env: b.env, say };
+    const plan = await resolveNodeRuntime(nodeBuild);
+    const held: string[] = [];
+    const [node, planned] = await Promise.allSettled([
+      ensureNodeImage(nodeBuild, plan),
+      dependencyStep({ ...b, say: (l) => held.push(l) }, lang),
+    ]);
+    for (const l of held) say(l);
+    if (node.status === 'rejected') throw node.reason;
+    if (planned.status === 'rejected') throw planned.reason;
+    base = { ...stack, tag: node.value.tag };
+    stackHash = node.value.key;
+    steps = planned.value;
+  } else steps = await dependencyStep(b, lang);
+  const deps = steps.dependencies
+    ? await dependencyLayer({ ...b, stack: base, stackHash, env: b.env ?? {} }, steps.dependencies)
+    : base.tag;
+  await addCode(b, deps, steps.code);
   say('-----> Build finished');
   const types = { ...defaultProcessTypes(lang, b.context), ...(b.procfile ?? {}) };
   if (!Object.keys(types).length)
@@ -68,4 +80,19 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
       `no Procfile and no default web process for this ${lang} app: add a Procfile (e.g. \`web: <command>\`)`,
     );
   return types;
+}
+
+/** The Python or Ruby stack of the Debian suite whose version the app asks for (runtime-versions.ts). */
+function debianStack(lang: StackLanguage, context: string, say: (line: string) => void): ImageRecipe {
+  const request = requestedVersion(lang, context);
+  const version = request ? resolveVersion(lang, request) : null;
+  const suite = version && version.suite !== debianSuite() ? version.suite : undefined;
+  const installed = version ?? STACK_VERSIONS[lang].find((v) => v.suite === debianSuite());
+  const asked = request ? ` (${request.from} asks for ${request.wanted})` : '';
+  // A host of a suite the table does not know (testing, unstable) has its own version in the default stack.
+  const what = installed
+    ? `${TITLES[lang]} ${installed.version} from Debian ${installed.suite}`
+    : `the ${TITLES[lang]} of Debian ${debianSuite()}`;
+  say(`       Using ${what}${asked}`);
+  return defined(stackRecipe(lang, suite), `the ${lang} stack recipe`);
 }
