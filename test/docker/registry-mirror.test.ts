@@ -1,4 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,6 +30,21 @@ const elsewhere = (text: string, from: string) => {
   return JSON.stringify(lock, null, 2);
 };
 
+/** The newest version of `spec` the host's (real) registry publishes. */
+const newest = (spec: string): string => {
+  const v = JSON.parse(execFileSync('npm', ['view', spec, 'version', '--json'], { encoding: 'utf8' }));
+  return Array.isArray(v) ? v[v.length - 1] : v;
+};
+
+/**
+ * What the build's Node.js image needs from the registry (the default line, 24, with its npm and corepack),
+ * one version each: the mirror lists only those, so the build resolves to them.
+ */
+function nodeRuntimeSpecs(): string[] {
+  const pkg = `node-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}`;
+  return [`${pkg}@${newest(`${pkg}@24`)}`, `npm@${newest('npm@11')}`, `corepack@${newest('corepack')}`];
+}
+
 describe('builds behind a registry mirror (real Docker)', () => {
   let h: Harness;
   let mirror: NpmMirror;
@@ -37,8 +53,9 @@ describe('builds behind a registry mirror (real Docker)', () => {
   const files: string[] = [];
 
   beforeAll(async () => {
-    // Yarn 1 itself and its version list come from the registry too (the default `1.22.x` range).
-    mirror = await startNpmMirror(['ms@2.1.3', 'left-pad@1.3.0', 'yarn@1.22.22'], ['yarn']);
+    // Yarn 1 itself and its version list come from the registry too (the default `1.22.x` range), and so
+    // do the Node.js binary, npm and corepack of the build's image.
+    mirror = await startNpmMirror(['ms@2.1.3', 'left-pad@1.3.0', 'yarn@1.22.22', ...nodeRuntimeSpecs()], ['yarn']);
     process.env.npm_config_registry = mirror.url;
     h = await startEmulator({ intervals: { ...FAST, bootTimeoutMs: 60_000 } });
     instance = h.emu.instanceId;

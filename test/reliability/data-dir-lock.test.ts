@@ -20,7 +20,20 @@ const root = mkdtempSync(join(tmpdir(), 'emu-lock-'));
 function secondStart(dataDir: string): Promise<{ code: number | null; out: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'start', '--data-dir', dataDir, '--port', '0'],
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'src/main.ts'),
+      'start',
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--router-port',
+      '0',
+      '--ssh-port',
+      '0',
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, EMULATOR_CONFIG: '', NODE_OPTIONS: '' },
