@@ -25,5 +25,7 @@ export async function nodeBaseImage(treeDir: string, runtime: ContainerRuntime, 
   const { debianSuite } = (await import(src('runtime/rootfs.ts'))) as typeof import('../../src/runtime/rootfs.ts');
   await ensureRecipeImage(runtime, stack);
   const stackHash = recipeHash(stack, stack.suite ?? debianSuite());
-  return (await nodeRuntimeImage({ runtime, stack, stackHash, context: appDir, say: () => undefined })).tag;
+  return (
+    await nodeRuntimeImage({ runtime, instanceId: 'bench', stack, stackHash, context: appDir, say: () => undefined })
+  ).tag;
 }

@@ -185,6 +185,9 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
         'label=io.scalingo-emulator.node-runtime',
       );
       expect(nodeImages.split('\n').filter((t) => t.startsWith(`${version}-npm`))).toHaveLength(1);
+      // The containers the Node.js images were made in (named with the emulator's pid, this process) are gone.
+      const left = docker('ps', '-a', '--filter', 'label=io.scalingo-emulator.node-runtime', '--format', '{{.Names}}');
+      expect(left.split('\n').filter((n) => n.includes(`-${process.pid}-`))).toEqual([]);
     },
     LONG,
   );

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
+import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { ImageRecipe } from '../../runtime/image-recipes.ts';
 import { packTree, type TreeExtras } from '../../runtime/images.ts';
 import { fetchPackage, fetchTarball, newestForNode, publishedVersions } from './registry-packages.ts';
@@ -19,6 +19,8 @@ export const NODE_RUNTIME_LABEL = 'io.scalingo-emulator.node-runtime';
 
 export interface NodeRuntimeBuild {
   runtime: ContainerRuntime;
+  /** The emulator instance: the build container carries it, so that this instance may remove it. */
+  instanceId: string;
   /** The Debian-built Node.js stack the binary goes on. */
   stack: ImageRecipe;
   stackHash: string;
@@ -145,8 +147,9 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
       image: b.stack.tag,
       cmd: ['true'],
       env: {},
-      // The image inherits the container's labels: the key tells the next build this one is current.
-      labels: { [NODE_RUNTIME_LABEL]: plan.key },
+      // The image inherits the container's labels: the key tells the next build this one is current; the
+      // owner and type make the container this instance's build container (removed below, or at the next start).
+      labels: { [NODE_RUNTIME_LABEL]: plan.key, [LABELS.owner]: b.instanceId, [LABELS.type]: 'build' },
       // Never started: the limit is only what the engine asks of every container.
       memoryBytes: 256 * 1024 * 1024,
       networkNone: true,
@@ -158,7 +161,9 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
     // The official tarball's layout: bin/node (a hard link, so that node's execPath, from which npm takes
     // its global prefix, is /usr/local/bin/node), include/node (node-gyp's headers), lib/node_modules/npm.
     await runtime.putArchive(info.engineId, '/usr/local', await packTree([], { dirs: ['lib/nodejs'] }));
-    await runtime.putArchive(info.engineId, '/usr/local/lib/nodejs', createReadStream(nodeTarball));
+    const tarball = createReadStream(nodeTarball);
+    // Closed whatever the engine did with it (a refused upload leaves the stream unread, its file open).
+    await runtime.putArchive(info.engineId, '/usr/local/lib/nodejs', tarball).finally(() => tarball.destroy());
     const parts = [
       { from: npmDir, to: 'lib/node_modules/npm' },
       ...(corepackDir ? [{ from: corepackDir, to: 'lib/node_modules/corepack' }] : []),
@@ -174,7 +179,8 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
     await runtime.putArchive(info.engineId, '/', await packTree([], nodeGypHeaders(npmDir, plan.node)));
     await runtime.commit(info.engineId, {
       tag: plan.tag,
-      changes: ['WORKDIR /app', 'CMD ["sh"]'],
+      // Shared by every instance and app on this version: the build container's owner and type are blanked.
+      changes: ['WORKDIR /app', 'CMD ["sh"]', `LABEL ${LABELS.owner}="" ${LABELS.type}=""`],
     });
   } finally {
     await runtime.remove(info.engineId);

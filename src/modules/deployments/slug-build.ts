@@ -55,7 +55,7 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
   if (lang === 'node') {
     // The Node.js the app asks for goes on the stack: the dependency layer builds on that image. Its
     // fetch and image are made while the host fetches the app's packages (their lines after its).
-    const nodeBuild = { runtime, stack, stackHash, context: b.context, env: b.env, say };
+    const nodeBuild = { runtime, instanceId: b.instanceId, stack, stackHash, context: b.context, env: b.env, say };
     const plan = await resolveNodeRuntime(nodeBuild);
     const held: string[] = [];
     const [node, planned] = await Promise.allSettled([
