@@ -30,10 +30,13 @@ export interface ShutdownGate {
   /** From now on, creations are refused; resolves once those in flight returned (bounded). */
   close(): Promise<void>;
   readonly closed: boolean;
+  /** Aborted at close(): work the engine does not see (the host's package downloads) ends with it. */
+  readonly signal: AbortSignal;
 }
 
 export function withShutdownGate(runtime: ContainerRuntime): ShutdownGate {
   let closed = false;
+  const stopping = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
   const cache = new Map<PropertyKey, unknown>();
   const gated = new Proxy(runtime, {
@@ -65,8 +68,10 @@ export function withShutdownGate(runtime: ContainerRuntime): ShutdownGate {
     get closed() {
       return closed;
     },
+    signal: stopping.signal,
     async close() {
       closed = true;
+      stopping.abort();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         Promise.all([...inFlight]),

@@ -20,6 +20,8 @@ export interface BuildReleaseDeps {
   appEnv?: (appId: string) => Record<string, string>;
   /** The network of buildpack-like build steps (`builds.network`: none, bridge or a network's name); default none. */
   buildNetwork?: string;
+  /** Aborted when the emulator stops (the shutdown gate's): work on the host under way ends. */
+  stopping?: AbortSignal;
   /** Reads more of the code than the Procfile (cron.json); throwing fails the build with the message. */
   onCode?: (appId: string, deploymentId: string, codeDir: string) => void;
 }
@@ -81,6 +83,7 @@ export async function buildRelease(
           procfile,
           env: deps.appEnv?.(app.id) ?? {},
           network,
+          signal: deps.stopping,
           say: offline.say,
         },
         detected.language,

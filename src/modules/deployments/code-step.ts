@@ -31,7 +31,7 @@ export async function dependencyStep(b: BuildpackBuild, lang: Language): Promise
       code: null,
     };
   }
-  const node = await planNodeBuild(b.context, b.cacheDir, b.env ?? {}, b.say);
+  const node = await planNodeBuild(b.context, b.cacheDir, b.env ?? {}, b.say, b.signal);
   const dependencies =
     node.inputs && node.dependencies
       ? { inputs: node.inputs, script: node.dependencies, extra: node.extra, reuse: node.reuse, what: 'install step' }

@@ -24,6 +24,8 @@ export interface NpmOptions {
   timeoutMs?: number;
   /** Variables added to the host's environment (a package manager's settings). */
   env?: Record<string, string>;
+  /** Ends the run (SIGTERM) when aborted: the emulator is stopping. */
+  signal?: AbortSignal;
 }
 
 export function runNpm(args: string[], o: NpmOptions): Promise<NpmRun> {
@@ -44,6 +46,7 @@ function runOnHost(command: string, args: string[], o: NpmOptions): Promise<NpmR
     const child = spawn(command, args, {
       cwd: o.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
+      signal: o.signal,
       env: {
         ...process.env,
         npm_config_update_notifier: 'false',

@@ -1,4 +1,5 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resolvePackageManager } from './package-manager.ts';
 import { prefetchPackages } from './package-prefetch.ts';
@@ -39,6 +40,7 @@ export async function planNodeBuild(
   cacheDir: string,
   env: Record<string, string>,
   say: (line: string) => void,
+  signal?: AbortSignal,
 ): Promise<NodeBuildSteps> {
   const plan = await resolvePackageManager(context);
   for (const l of plan.lines) say(`       ${l}`);
@@ -47,13 +49,13 @@ export async function planNodeBuild(
     say(' !     node_modules checked into source control: https://doc.scalingo.com/languages/nodejs/start');
     if (plan.name !== 'npm') {
       // As the buildpack does for Yarn: the checked-in modules are removed and installed from the lockfile.
-      rmSync(join(context, 'node_modules'), { recursive: true, force: true });
+      await rm(join(context, 'node_modules'), { recursive: true, force: true });
       checkedInModules = false;
     }
   }
   const workspaces = plan.pkg.workspaces || existsSync(join(context, 'pnpm-workspace.yaml'));
   const split = plan.pkg.scripts['scalingo-prebuild'] === undefined && !checkedInModules && !workspaces;
-  const { extra, tool } = await prefetchPackages(plan, context, cacheDir, say, env);
+  const { extra, tool } = await prefetchPackages(plan, context, cacheDir, say, env, signal);
   const { kept, refused } = cacheDirectories(plan.pkg.cacheDirectories);
   for (const d of refused) say(` !     cacheDirectories: "${d}" is not a relative path inside the app: not cached`);
   const dirs = kept.filter((d) => d.split('/')[0] !== 'node_modules');

@@ -6,9 +6,9 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs';
+import { cp, rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -62,6 +62,7 @@ export async function prefetchPackages(
   cacheDir: string,
   say: Say,
   env: Record<string, string> = {},
+  signal?: AbortSignal,
 ): Promise<Prefetched> {
   mkdirSync(cacheDir, { recursive: true });
   const tool = plan.tool ? await toolInCache(plan.tool, cacheDir) : null;
@@ -106,7 +107,7 @@ export async function prefetchPackages(
       cacheDir,
       tool,
       registry,
-      { cwd: work, onLine, env: npmrcVariables(context, env) },
+      { cwd: work, onLine, env: npmrcVariables(context, env), signal },
       generated,
     );
     if (run.code !== 0)
@@ -117,7 +118,8 @@ export async function prefetchPackages(
     writeFileSync(keyFile, key);
     return { extra: extra(), tool };
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    // Not rmSync: the scratch node_modules of a large app takes seconds to remove, which would stop the event loop.
+    await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -231,9 +233,9 @@ async function toolInCache(t: { pkg: string; version: string }, cacheDir: string
   if (!existsSync(join(dest, 'package.json'))) {
     const source = await fetchPackage(t.pkg, t.version);
     const stage = `${dest}.${process.pid}.tmp`;
-    rmSync(stage, { recursive: true, force: true });
-    cpSync(source, stage, { recursive: true });
-    rmSync(dest, { recursive: true, force: true });
+    await rm(stage, { recursive: true, force: true });
+    await cp(source, stage, { recursive: true });
+    await rm(dest, { recursive: true, force: true });
     renameSync(stage, dest);
   }
   return { from: `/cache/tools/${name}`, bin: binOf(dest, t.pkg) };

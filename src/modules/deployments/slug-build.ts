@@ -33,6 +33,8 @@ export interface BuildpackBuild {
   env?: Record<string, string>;
   /** builds.network: what the steps reach (build-network.ts); absent = offline. */
   network?: string;
+  /** Aborted when the emulator stops: the host's package downloads end then. */
+  signal?: AbortSignal;
   say: (line: string) => void;
 }
 
