@@ -18,8 +18,8 @@ import { npmLockOnRegistry, yarnLockOnRegistry } from './lockfile-registry.ts';
 import type { PackageManagerPlan } from './package-manager.ts';
 import type { ToolInContainer } from './node-lifecycle.ts';
 
-// Build containers have no network (only loopback): the npm registry is reachable from the emulator's
-// host only. So before a Node build, the host downloads what the app's lockfile names into the app's
+// Build containers have no network by default (only loopback; `builds.network`): the npm registry is
+// reachable from the emulator's host. So before a Node build, the host downloads what the app's lockfile names into the app's
 // build cache, each manager with its own cache (npm: /cache/npm, Yarn 1: /cache/yarn, Yarn 2+:
 // /cache/yarn-berry, pnpm: its store /cache/pnpm-store), without running any script of the app or its
 // dependencies; the build container then installs from there, offline, with the same manager and
