@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchContext, Result, Section } from './lib/types.ts';
+import { run, s, timed } from './lib/commands.ts';
 import { bestMedian, median } from './lib/stats.ts';
 import { nodeBaseImage } from './lib/node-image.ts';
 
@@ -43,30 +43,6 @@ const KINDS: Kind[] = [
       `FROM ${stack}\nWORKDIR /app\nCOPY Gemfile ./\nRUN bundle config set --local path vendor/bundle && bundle install\nCOPY . .\n`,
   },
 ];
-
-function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<void> {
-  return new Promise((ok, fail) => {
-    const p = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'ignore', 'pipe'] });
-    let err = '';
-    p.stderr.on('data', (d) => (err += d));
-    p.on('error', fail);
-    p.on('close', (code) =>
-      code === 0 ? ok() : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`)),
-    );
-    p.stdin.end(opts.input ?? '');
-  });
-}
-
-const timed = async (fn: () => Promise<unknown>) => {
-  const t = performance.now();
-  await fn();
-  return (performance.now() - t) / 1000;
-};
-const s = (n: number) => `${n.toFixed(1)} s`;
 
 /**
  * Issue 25, builds: the buildpack-like build of a sample app (empty build cache, then after a one-file

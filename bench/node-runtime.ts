@@ -1,10 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import type { BenchContext, Result, Section } from './lib/types.ts';
+import { run, s, timed } from './lib/commands.ts';
 import { median } from './lib/stats.ts';
 
 // Issue 34: Node.js from the npm registry. The first build of a Node 24 app on a machine that has never
@@ -16,25 +17,6 @@ const FIRST_MAX = 1.5;
 const REUSE_MAX = 1.2;
 const LABEL = 'io.scalingo-emulator.bench=node-runtime';
 
-function run(cmd: string, args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}) {
-  return new Promise<void>((ok, fail) => {
-    const p = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'ignore', 'pipe'] });
-    let err = '';
-    p.stderr.on('data', (d) => (err += d));
-    p.on('error', fail);
-    p.on('close', (code) =>
-      code === 0 ? ok() : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`)),
-    );
-    p.stdin.end(opts.input ?? '');
-  });
-}
-
-const timed = async (fn: () => Promise<unknown>) => {
-  const t = performance.now();
-  await fn();
-  return (performance.now() - t) / 1000;
-};
-const s = (n: number) => `${n.toFixed(1)} s`;
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8' }).trim();
 
 /** A Node 24 release no other app on this machine asks for: the newest 24.x but one (the default is the newest). */
