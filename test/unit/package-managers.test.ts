@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import semver from 'semver';
 import {
   assertLockfileReadable,
   lockfileOf,
@@ -140,6 +141,20 @@ describe('the manager version, as the buildpack picks it (through the host npm)'
     await expect(resolvePackageManager(appDir({ 'package.json': missing, 'yarn.lock': berry }))).rejects.toThrow(
       /^packageManager \(package\.json\): no published version of @yarnpkg\/cli-dist satisfies "9\.99\.0" \(the nearest are /,
     );
+  });
+});
+
+describe("the manager version for the app's Node.js", () => {
+  it("the default pnpm is the newest whose engines.node accepts the app's Node.js, as npm install -g under it picks", async () => {
+    const dir = appDir({ 'package.json': '{}', 'pnpm-lock.yaml': 'lockfileVersion: 9\n' });
+    const latest = (await resolvePackageManager(dir)).tool?.version ?? '';
+    const forOld = (await resolvePackageManager(dir, '16.0.0')).tool?.version ?? '';
+    const accepts = (v: string) =>
+      String(execFileSync('npm', ['view', `pnpm@${v}`, 'engines.node'], { encoding: 'utf8' })).trim();
+    // The newest pnpm refuses Node.js 16 (pnpm 9 asks for >=18.12): the version picked for it is an older one that accepts it.
+    expect(semver.satisfies('16.0.0', accepts(latest))).toBe(false);
+    expect(semver.satisfies('16.0.0', accepts(forOld))).toBe(true);
+    expect(semver.lt(forOld, latest)).toBe(true);
   });
 });
 

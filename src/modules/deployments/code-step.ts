@@ -31,7 +31,10 @@ export async function dependencyStep(b: BuildpackBuild, lang: Language): Promise
       code: null,
     };
   }
-  const node = await planNodeBuild(b.context, b.cacheDir, b.env ?? {}, b.say, b.signal);
+  const node = await planNodeBuild(b.context, b.cacheDir, b.env ?? {}, b.say, {
+    signal: b.signal,
+    node: b.nodeVersion,
+  });
   const dependencies =
     node.inputs && node.dependencies
       ? { inputs: node.inputs, script: node.dependencies, extra: node.extra, reuse: node.reuse, what: 'install step' }

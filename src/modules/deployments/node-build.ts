@@ -40,9 +40,9 @@ export async function planNodeBuild(
   cacheDir: string,
   env: Record<string, string>,
   say: (line: string) => void,
-  signal?: AbortSignal,
+  o: { signal?: AbortSignal; node?: string } = {},
 ): Promise<NodeBuildSteps> {
-  const plan = await resolvePackageManager(context);
+  const plan = await resolvePackageManager(context, o.node);
   for (const l of plan.lines) say(`       ${l}`);
   let checkedInModules = existsSync(join(context, 'node_modules'));
   if (checkedInModules) {
@@ -55,7 +55,7 @@ export async function planNodeBuild(
   }
   const workspaces = plan.pkg.workspaces || existsSync(join(context, 'pnpm-workspace.yaml'));
   const split = plan.pkg.scripts['scalingo-prebuild'] === undefined && !checkedInModules && !workspaces;
-  const { extra, tool } = await prefetchPackages(plan, context, cacheDir, say, env, signal);
+  const { extra, tool } = await prefetchPackages(plan, context, cacheDir, say, env, o.signal);
   const { kept, refused } = cacheDirectories(plan.pkg.cacheDirectories);
   for (const d of refused) say(` !     cacheDirectories: "${d}" is not a relative path inside the app: not cached`);
   const dirs = kept.filter((d) => d.split('/')[0] !== 'node_modules');

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';
 import { parse as parseYaml } from 'yaml';
-import { nearestVersions, publishedVersions } from './registry-packages.ts';
+import { nearestVersions, newestForNode, publishedVersions } from './registry-packages.ts';
 
 // Which package manager installs a Node.js app, and which version of it, as the platform's Node.js
 // buildpack decides (Scalingo/nodejs-buildpack: bin/compile, lib/_failures.sh, lib/yarn-2.sh,
@@ -161,19 +161,26 @@ function readYarnRc(dir: string): YarnRc | null {
 /** `yarn@4.5.0+sha512.…` → `4.5.0`. */
 const declaredVersion = (packageManager: string) => packageManager.replace(/^[^@]+@/, '').split('+')[0];
 
-/** The version of `pkg` a range asks for, or the build error naming the nearest published ones. */
-async function resolveTool(pkg: string, range: string, from: string): Promise<string> {
+/**
+ * The version of `pkg` a range asks for, or the build error naming the nearest published ones. With the
+ * app's Node.js version, the newest whose `engines.node` accepts it, as `npm install -g` under that Node
+ * picks it in the buildpack.
+ */
+async function resolveTool(pkg: string, range: string, from: string, node?: string): Promise<string> {
   if (!semver.validRange(range)) throw new Error(`${from}: "${range}" is not a valid semver version or range`);
   const versions = await publishedVersions(pkg);
-  const found = semver.maxSatisfying(versions, range);
+  const found = node ? await newestForNode(pkg, range, node) : semver.maxSatisfying(versions, range);
   if (found) return found;
   throw new Error(
     `${from}: no published version of ${pkg} satisfies "${range}" (the nearest are ${nearestVersions(versions, range).join(', ')})`,
   );
 }
 
-/** The manager of the app in `dir`, its version resolved in the registry through the host's npm. */
-export async function resolvePackageManager(dir: string): Promise<PackageManagerPlan> {
+/**
+ * The manager of the app in `dir`, its version resolved in the registry through the host's npm (for the
+ * app's Node.js version `node`, when known).
+ */
+export async function resolvePackageManager(dir: string, node?: string): Promise<PackageManagerPlan> {
   const pkg = readPackageJson(dir);
   const { lockfile, name } = lockfileOf(dir);
   assertOneManagerDeclared(pkg);
@@ -190,8 +197,8 @@ export async function resolvePackageManager(dir: string): Promise<PackageManager
   if (name === 'npm') return base;
   if (name === 'pnpm') {
     const version = declared?.startsWith('pnpm@')
-      ? await resolveTool('pnpm', declaredVersion(declared), 'packageManager (package.json)')
-      : await resolveTool('pnpm', pkg.engines.pnpm ?? '*', 'engines.pnpm (package.json)');
+      ? await resolveTool('pnpm', declaredVersion(declared), 'packageManager (package.json)', node)
+      : await resolveTool('pnpm', pkg.engines.pnpm ?? '*', 'engines.pnpm (package.json)', node);
     if (!declared?.startsWith('pnpm@') && !pkg.engines.pnpm)
       lines.push(
         `Default pnpm version used: no version in "packageManager" or "engines.pnpm" (package.json), pnpm ${version} (the latest).`,
@@ -215,10 +222,14 @@ export async function resolvePackageManager(dir: string): Promise<PackageManager
   const range = declared?.startsWith('yarn@') ? declaredVersion(declared) : (pkg.engines.yarn ?? '1.22.x');
   const from = declared?.startsWith('yarn@') ? 'packageManager (package.json)' : 'engines.yarn (package.json)';
   // As the buildpack: the `yarn` package when it has the version, else Yarn 2+'s `@yarnpkg/cli-dist`.
-  const classic = semver.validRange(range) ? semver.maxSatisfying(await publishedVersions('yarn'), range) : null;
+  const classic = !semver.validRange(range)
+    ? null
+    : node
+      ? await newestForNode('yarn', range, node)
+      : semver.maxSatisfying(await publishedVersions('yarn'), range);
   const tool = classic
     ? { pkg: 'yarn', version: classic }
-    : { pkg: '@yarnpkg/cli-dist', version: await resolveTool('@yarnpkg/cli-dist', range, from) };
+    : { pkg: '@yarnpkg/cli-dist', version: await resolveTool('@yarnpkg/cli-dist', range, from, node) };
   if (berry && tool.pkg === 'yarn')
     throw new Error(
       rc

@@ -35,6 +35,8 @@ export interface BuildpackBuild {
   network?: string;
   /** Aborted when the emulator stops: the host's package downloads end then. */
   signal?: AbortSignal;
+  /** The Node.js version the build runs, once resolved: the package managers' versions must accept it. */
+  nodeVersion?: string;
   say: (line: string) => void;
 }
 
@@ -62,7 +64,7 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
     const held: string[] = [];
     const [node, planned] = await Promise.allSettled([
       ensureNodeImage(nodeBuild, plan),
-      dependencyStep({ ...b, say: (l) => held.push(l) }, lang),
+      dependencyStep({ ...b, nodeVersion: plan.node, say: (l) => held.push(l) }, lang),
     ]);
     for (const l of held) say(l);
     if (node.status === 'rejected') throw node.reason;
