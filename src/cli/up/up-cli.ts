@@ -11,7 +11,8 @@ import type { UpOptions } from './up.ts';
 import { UpError } from './up-error.ts';
 
 export const UP_USAGE = `Usage: scalingo-emulator up [DIR] [options]     run the folder (default .) as the platform would, redeploy on change
-       scalingo-emulator down [DIR] [--volumes]     stop what up started there (the data dir, app and ports up recorded; --volumes: also delete the app, its addons and their data)
+       scalingo-emulator down [DIR] [--volumes]     stop what up started there (the data dir, app and ports up
+                                                    recorded; --volumes: also delete the app, its addons and their data)
 
 Options (those of start, plus):
   --app <name>        the app's name                                 [default: the folder's name]

@@ -15,8 +15,19 @@ export function buildContainerNetwork(network: string): { networkNone?: boolean;
 
 // What tools print when a name does not resolve or no route exists: Node (getaddrinfo ENOTFOUND /
 // EAI_AGAIN, ENETUNREACH), curl, wget, pip, bundler, git. A fixed pattern, never the user's.
-const NETWORK_FAILURE =
-  /\b(ENOTFOUND|EAI_AGAIN|ENETUNREACH|getaddrinfo|Temporary failure in name resolution|Could not resolve host|Network is unreachable|Name or service not known|Failed to establish a new connection)\b/;
+const NETWORK_FAILURE = new RegExp(
+  `\\b(${[
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'ENETUNREACH',
+    'getaddrinfo',
+    'Temporary failure in name resolution',
+    'Could not resolve host',
+    'Network is unreachable',
+    'Name or service not known',
+    'Failed to establish a new connection',
+  ].join('|')})\\b`,
+);
 
 /**
  * Passes a build's lines on and remembers whether one said that the network could not be reached;

@@ -136,7 +136,8 @@ export function assertLockfileReadable(dir: string, lockfile: string | null): vo
     }
   } catch (err) {
     throw new Error(
-      `${lockfile} cannot be read (${(err as Error).message.split('\n')[0]}): it is corrupt; regenerate it with its package manager, then commit and deploy again.`,
+      `${lockfile} cannot be read (${(err as Error).message.split('\n')[0]}): it is corrupt; ` +
+        'regenerate it with its package manager, then commit and deploy again.',
     );
   }
 }
