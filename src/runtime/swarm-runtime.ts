@@ -10,7 +10,13 @@ import { LABELS } from './runtime.ts';
 import { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.ts';
 import { dockerodeOptions, resolveEngineEndpoint } from './engine-endpoint.ts';
 import { CONTAINER_CALLS, guardEngineCalls, isStatus } from './docker-errors.ts';
-import { EngineUnavailableError, NoSuchContainerError, NoSuchImageError, RuntimeError } from './errors.ts';
+import {
+  ConflictError,
+  EngineUnavailableError,
+  NoSuchContainerError,
+  NoSuchImageError,
+  RuntimeError,
+} from './errors.ts';
 import { answersHttp } from './readiness.ts';
 import {
   isContainerId,
@@ -33,6 +39,10 @@ export interface SwarmRuntimeOptions extends DockerRuntimeOptions {
   /** How often node availability is checked for drained or lost nodes (ms). */
   watchMs?: number;
 }
+
+/** How long removeVolume waits for Swarm to remove the container of a removed service's task, which holds the volume. */
+const VOLUME_FREE_MS = 30_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const NOT_A_MANAGER =
   'docker.mode is "swarm" but the engine is not a swarm manager: run `docker swarm init` (or `docker swarm join` as a ' +
@@ -184,9 +194,22 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     // Addon servers, the only users of named volumes, are pinned to the manager: their volumes are there.
     volumeLabels: (name) => manager.volumeLabels(name),
     async removeVolume(name) {
-      // A volume lives on the node that ran its task (addon servers are pinned to the manager).
-      for (const e of [manager, ...(await nodes.otherEngines().catch(() => []))])
-        await e.removeVolume(name).catch(() => undefined);
+      // Addon servers are pinned to the manager: their volume is there. remove() only removes the service:
+      // Swarm stops its task's container (within its grace period) and removes it a moment later, the volume in
+      // use until then (409); the removal is tried again until it is free, and a volume still in use after that is
+      // the caller's error to see, as on one engine.
+      const deadline = Date.now() + VOLUME_FREE_MS;
+      for (;;) {
+        const err = await manager.removeVolume(name).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        if (!err) break;
+        if (!(err instanceof ConflictError) || Date.now() > deadline) throw err;
+        await sleep(250);
+      }
+      // A copy on another node (a volume made there before the pin): an engine out of reach keeps it.
+      for (const e of await nodes.otherEngines().catch(() => [])) await e.removeVolume(name).catch(() => undefined);
     },
 
     async run(spec, o = {}) {
