@@ -30,6 +30,8 @@ const dir = join(root, APP);
 const dataDir = join(root, 'data');
 const FREE_PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', dataDir];
 const EXIT_WITHIN_MS = 30_000;
+/** From a saved file to the redeploy's first line: the watcher's debounce and settling take under a second. */
+const REDEPLOY_WITHIN_MS = 30_000;
 
 function run(args: string[]) {
   const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
@@ -97,7 +99,7 @@ interface Moment {
   signal: 'SIGINT' | 'SIGTERM';
   /** The line of `up`'s output that marks the moment. */
   at: RegExp;
-  /** Done once `up` is ready (before the moment comes): the watcher's redeploy. */
+  /** Done as soon as `up` says it is ready (before the moment comes): the change the watcher redeploys. */
   onReady?: () => void;
 }
 
@@ -173,12 +175,20 @@ describe('up: a stop that wins at any moment (real Docker)', () => {
     let wroteData = false;
     for (const m of MOMENTS) {
       const p = run(['up', APP, ...FREE_PORTS]);
-      let readied = false;
+      // The change is made the moment the ready line arrives (not at the next poll): `up` watches its folder
+      // from that line on, so a save made at once is deployed.
+      let readyAt: number | undefined;
+      const onReady = m.onReady;
+      if (onReady)
+        p.child.stdout.on('data', () => {
+          if (readyAt === undefined && /Ctrl-C stops the app/.test(p.stdout())) {
+            readyAt = Date.now();
+            onReady();
+          }
+        });
       await waitFor(p, m.at, m.what, () => {
-        if (m.onReady && !readied && /Ctrl-C stops the app/.test(p.stdout())) {
-          readied = true;
-          m.onReady();
-        }
+        if (readyAt !== undefined && Date.now() - readyAt > REDEPLOY_WITHIN_MS && !m.at.test(p.stdout()))
+          throw giveUp(`no redeploy ${REDEPLOY_WITHIN_MS / 1000} s after the change written once up was ready`);
       });
       if (m.what === 'deployed') {
         // Data in the addon, written once deployed: the last `up` finds it.

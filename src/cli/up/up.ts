@@ -159,7 +159,6 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
     SCALINGO_DB_URL: endpoint.apiUrl,
     SCALINGO_REGION: endpoint.config.region.name,
   };
-  printSummary(print, app.url, access, cliEnv, endpoint);
 
   // Redeploys in order: changes during a deployment make one more (the one waiting takes them all).
   let chain: Promise<unknown> = Promise.resolve();
@@ -187,6 +186,10 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
               (err: Error) => opts.signal?.aborted || print.info(`Not deployed: ${err.message}`),
             ),
         );
+  // The summary says the app is up and its folder watched: printed once the watcher has read the folder, so a
+  // save made as soon as it shows is a change (a file written during the watcher's first scan would be taken
+  // as it is, with no event, and never deployed).
+  printSummary(print, app.url, access, cliEnv, endpoint);
   let stopped: Promise<void> | undefined;
   return {
     app: name,
