@@ -30,6 +30,11 @@ const dir = join(root, APP);
 const dataDir = join(root, 'data');
 const FREE_PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', dataDir];
 const EXIT_WITHIN_MS = 30_000;
+/** From a saved file to the redeploy's first line: the watcher's debounce and settling take under a second. */
+const REDEPLOY_WITHIN_MS = 30_000;
+
+/** Every `up` this file started: one a failed assertion left running is killed before its Docker objects go. */
+const started = new Set<ReturnType<typeof spawn>>();
 
 function run(args: string[]) {
   const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
@@ -37,6 +42,7 @@ function run(args: string[]) {
     env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', XDG_STATE_HOME: join(root, 'state') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -97,7 +103,7 @@ interface Moment {
   signal: 'SIGINT' | 'SIGTERM';
   /** The line of `up`'s output that marks the moment. */
   at: RegExp;
-  /** Done once `up` is ready (before the moment comes): the watcher's redeploy. */
+  /** Done as soon as `up` says it is ready (before the moment comes): the change the watcher redeploys. */
   onReady?: () => void;
 }
 
@@ -162,7 +168,13 @@ function expectNothingLeft(instance: string, what: string): void {
 
 describe('up: a stop that wins at any moment (real Docker)', () => {
   let instance: string | null = null;
-  afterAll(() => {
+  afterAll(async () => {
+    for (const child of started)
+      if (child.exitCode === null && child.signalCode === null) {
+        const gone = new Promise((ok) => child.once('exit', ok));
+        child.kill('SIGKILL');
+        await gone;
+      }
     instance ??= instanceId();
     if (instance) removeInstance(instance);
     rmSync(root, { recursive: true, force: true });
@@ -173,12 +185,20 @@ describe('up: a stop that wins at any moment (real Docker)', () => {
     let wroteData = false;
     for (const m of MOMENTS) {
       const p = run(['up', APP, ...FREE_PORTS]);
-      let readied = false;
+      // The change is made the moment the ready line arrives (not at the next poll): `up` watches its folder
+      // from that line on, so a save made at once is deployed.
+      let readyAt: number | undefined;
+      const onReady = m.onReady;
+      if (onReady)
+        p.child.stdout.on('data', () => {
+          if (readyAt === undefined && /Ctrl-C stops the app/.test(p.stdout())) {
+            readyAt = Date.now();
+            onReady();
+          }
+        });
       await waitFor(p, m.at, m.what, () => {
-        if (m.onReady && !readied && /Ctrl-C stops the app/.test(p.stdout())) {
-          readied = true;
-          m.onReady();
-        }
+        if (readyAt !== undefined && Date.now() - readyAt > REDEPLOY_WITHIN_MS && !m.at.test(p.stdout()))
+          throw giveUp(`no redeploy ${REDEPLOY_WITHIN_MS / 1000} s after the change written once up was ready`);
       });
       if (m.what === 'deployed') {
         // Data in the addon, written once deployed: the last `up` finds it.
@@ -208,10 +228,26 @@ describe('up: a stop that wins at any moment (real Docker)', () => {
     const last = run(['up', APP, ...FREE_PORTS]);
     await waitFor(last, /Ctrl-C stops the app/, 'the last up ready');
     const routerPort = Number(/App\s+http:\/\/[^:]+:(\d+)/.exec(last.stdout())?.[1]);
-    await eventually(async () => (await routerGet(routerPort, APP, '/index.html')).body === 'v2\n', {
-      timeoutMs: 60_000,
-      what: 'the app served',
-    });
+    let served = '';
+    try {
+      await eventually(
+        async () => {
+          served = (await routerGet(routerPort, APP, '/index.html')).body;
+          if (served === 'v1\n' && /^The running version is up to date/m.test(last.stdout()))
+            throw giveUp('the last up took v1 for up to date: the change is never deployed');
+          return served === 'v2\n';
+        },
+        {
+          timeoutMs: 60_000,
+          what: 'the app served',
+        },
+      );
+    } catch (err) {
+      last.child.kill('SIGKILL');
+      throw new Error(
+        `${(err as Error).message} (it serves ${JSON.stringify(served)})\n${last.stdout()}${last.stderr()}`,
+      );
+    }
     const pg = dockerPs([`${LABELS.owner}=${instance}`]).find((c) => /postgresql/.test(c.name));
     expect(docker('exec', '-u', 'postgres', pg!.id, 'psql', '-tAc', 'SELECT v FROM kept').trim()).toBe(
       'before the stops',

@@ -128,10 +128,10 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
   };
 
   let firstDeployment: DeploymentResult | undefined;
-  const needsDeploy =
-    !app.last_deployed_at ||
-    (await lastSuccess(api, name)) === null ||
-    newestChange(project.dir) > Date.parse(app.last_deployed_at);
+  // The running version is the last successful deployment's: a change after its start is not in it. (The app's
+  // last_deployed_at is no measure: a deployment that failed or was cut short by a stop sets it too.)
+  const deployed = await lastSuccess(api, name);
+  const needsDeploy = deployed === null || newestChange(project.dir) > Date.parse(deployed.created_at);
   if (needsDeploy) {
     firstDeployment = await deploy('start');
     if (firstDeployment.status !== 'success' && !(await lastSuccess(api, name))) {
@@ -159,7 +159,6 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
     SCALINGO_DB_URL: endpoint.apiUrl,
     SCALINGO_REGION: endpoint.config.region.name,
   };
-  printSummary(print, app.url, access, cliEnv, endpoint);
 
   // Redeploys in order: changes during a deployment make one more (the one waiting takes them all).
   let chain: Promise<unknown> = Promise.resolve();
@@ -187,6 +186,10 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
               (err: Error) => opts.signal?.aborted || print.info(`Not deployed: ${err.message}`),
             ),
         );
+  // The summary says the app is up and its folder watched: printed once the watcher has read the folder, so a
+  // save made as soon as it shows is a change (a file written during the watcher's first scan would be taken
+  // as it is, with no event, and never deployed).
+  printSummary(print, app.url, access, cliEnv, endpoint);
   let stopped: Promise<void> | undefined;
   return {
     app: name,
@@ -238,11 +241,12 @@ function recordStart(project: Project, endpoint: Endpoint, opts: UpOptions): voi
   );
 }
 
-async function lastSuccess(api: ApiClient, app: string): Promise<string | null> {
-  const { deployments } = await api.get<{ deployments: { id: string; status: string }[] }>(
+/** The app's newest successful deployment (the list is newest first), or null. */
+async function lastSuccess(api: ApiClient, app: string): Promise<{ id: string; created_at: string } | null> {
+  const { deployments } = await api.get<{ deployments: { id: string; status: string; created_at: string }[] }>(
     `/v1/apps/${app}/deployments`,
   );
-  return deployments.find((d) => d.status === 'success')?.id ?? null;
+  return deployments.find((d) => d.status === 'success') ?? null;
 }
 
 function printSummary(
