@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { objectId } from '../../shared/ids.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import { findRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
@@ -11,6 +10,7 @@ import type { AddonRow } from './addons.store.ts';
 import type { AddonServersStore, AddonServerRow } from './addon-servers.store.ts';
 import { ADDON_KINDS, kindOfProvider, planMemoryBytes, type AddonKind } from './addon-kinds.ts';
 import { createAddonLogs } from './addon-logs.ts';
+import { removeAddonVariables, setAddonVariables } from './addon-variables.ts';
 import { createAddonServerExec, serverEnv, type RunningServer } from './addon-server-exec.ts';
 import { defined } from '../../shared/defined.ts';
 
@@ -79,11 +79,6 @@ export function createAddonServers(deps: AddonServersDeps) {
     [LABELS.appId]: row.app_id,
     [LABELS.addonId]: row.addon_id,
     [LABELS.type]: `addon-${row.kind}`,
-  });
-  const credentials = (row: AddonServerRow) => ({
-    username: row.username,
-    password: row.password,
-    database: row.database,
   });
 
   /** Creates (or re-creates, on the same volume) the server container and waits until it answers. */
@@ -192,21 +187,6 @@ export function createAddonServers(deps: AddonServersDeps) {
     await runtime.removeVolume(row.container_name);
   }
 
-  /** SCALINGO_<TYPE>_URL always; the short alias (DATABASE_URL, REDIS_URL) unless the app has its own. Returns the names set. */
-  function setVariables(row: AddonServerRow): string[] {
-    const spec = ADDON_KINDS[row.kind as AddonKind];
-    const url = spec.url(credentials(row), row.alias, spec.port);
-    const set: string[] = [];
-    spec.variables.forEach((name, i) => {
-      const existing = deps.variables.byName(row.app_id, name);
-      if (existing && i > 0) return;
-      if (existing) deps.variables.update(existing.id, url);
-      else deps.variables.insert({ id: objectId(), app_id: row.app_id, name, value: url });
-      set.push(name);
-    });
-    return set;
-  }
-
   const running = async (addonId: string): Promise<RunningServer | null> => {
     const row = store.byAddon(addonId);
     const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
@@ -258,7 +238,7 @@ export function createAddonServers(deps: AddonServersDeps) {
         variables: '[]',
         created_at: deps.clock.now(),
       };
-      row.variables = JSON.stringify(setVariables(row));
+      row.variables = JSON.stringify(setAddonVariables(deps.variables, row));
       store.insert(row);
       void bringUp(row, { after: () => deps.restartApp(app.id) });
       return JSON.parse(row.variables) as string[];
@@ -327,12 +307,7 @@ export function createAddonServers(deps: AddonServersDeps) {
       logs.unfollow(addonId);
       try {
         await removeContainersAndVolume(row);
-        const spec = ADDON_KINDS[row.kind as AddonKind];
-        const url = spec.url(credentials(row), row.alias, spec.port);
-        for (const name of JSON.parse(row.variables) as string[]) {
-          const v = deps.variables.byName(row.app_id, name);
-          if (v && v.value === url) deps.variables.delete(v.id);
-        }
+        removeAddonVariables(deps.variables, row);
         store.delete(addonId);
       } finally {
         removing.delete(addonId);
