@@ -1,12 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, it, expect } from 'vitest';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { c as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
-import { FAST, routerGet, waitForDeployment } from '../support/apps.ts';
+import { docker, dockerPs } from '../support/docker-cli.ts';
+import { routerGet } from '../support/apps.ts';
+import { useBuildApps } from '../support/build-apps.ts';
 import { fetchPackage } from '../../src/modules/deployments/registry-packages.ts';
 
 // Issue 34, points 2 and 3: the lockfile picks the package manager (npm, Yarn 1, Yarn 4 by
@@ -19,37 +17,18 @@ const LONG = 900_000;
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures/apps');
 
 describe('package managers and the Node.js build lifecycle (real Docker)', () => {
-  let h: Harness;
-  let instance = '';
-  const files: string[] = [];
-  const apps: string[] = [];
-
-  /** The fixture's files in a temp dir, changed by `edit`; an app with `env`; deployed from an archive. */
-  const deploy = async (app: string, fixture: string, env: Record<string, string>, edit?: (dir: string) => void) => {
-    const root = mkdtempSync(join(tmpdir(), `emu-${app}-`));
-    files.push(root);
-    cpSync(join(FIXTURES, fixture), join(root, app), { recursive: true });
-    edit?.(join(root, app));
-    const archive = join(root, `${app}.tar.gz`);
-    await tarCreate({ gzip: true, file: archive, cwd: root }, [app]);
-    expect((await h.call('POST', '/v1/apps', { body: { app: { name: app } } })).status).toBe(201);
-    apps.push(app);
-    const variables = Object.entries(env).map(([name, value]) => ({ name, value }));
-    if (variables.length)
-      expect((await h.call('PUT', `/v1/apps/${app}/variables`, { body: { variables } })).status).toBe(200);
-    const posted = await h.call('POST', `/v1/apps/${app}/deployments`, {
-      body: { deployment: { source_url: archive } },
-    });
-    expect(posted.status).toBe(201);
-    const d = await waitForDeployment(h, app, undefined, LONG);
-    return { d, output: (await h.call('GET', `/v1/apps/${app}/deployments/${d.id}/output`)).text as string };
-  };
-  const webContainer = async (app: string) => {
-    const appId = (await h.call('GET', `/v1/apps/${app}`)).body.app.id as string;
-    const [web] = dockerPs([`${LABELS.appId}=${appId}`, `${LABELS.type}=web`]);
-    if (!web) throw new Error(`no running web container for ${app}`);
-    return web.id;
-  };
+  const b = useBuildApps(LONG);
+  const { webContainer } = b;
+  /** The fixture's files, changed by `edit`, deployed to a new app with the variables `env`. */
+  const deploy = (app: string, fixture: string, env: Record<string, string>, edit?: (dir: string) => void) =>
+    b.deploy(
+      app,
+      (dir) => {
+        cpSync(join(FIXTURES, fixture), dir, { recursive: true });
+        edit?.(dir);
+      },
+      env,
+    );
   const has = (engineId: string, path: string) => {
     try {
       docker('exec', engineId, 'test', '-e', path);
@@ -65,17 +44,6 @@ describe('package managers and the Node.js build lifecycle (real Docker)', () =>
       JSON.stringify({ ...pkg, ...more, scripts: { ...pkg.scripts, ...scripts } }),
     );
   };
-
-  beforeAll(async () => {
-    h = await startEmulator({ intervals: { ...FAST, bootTimeoutMs: 60_000 } });
-    instance = h.emu.instanceId;
-  });
-  afterAll(async () => {
-    for (const app of apps) await h.call('DELETE', `/v1/apps/${app}?current_name=${app}`).catch(() => undefined);
-    await h.stop();
-    removeInstance(instance);
-    for (const f of files) rmSync(f, { recursive: true, force: true });
-  }, LONG);
 
   const managers: [string, string, RegExp][] = [
     ['pm-npm', 'npm', /Installing node modules\n/],
@@ -100,7 +68,7 @@ describe('package managers and the Node.js build lifecycle (real Docker)', () =>
         expect(has(web, '/app/node_modules/ms')).toBe(true);
         expect(has(web, '/app/node_modules/left-pad')).toBe(false);
         expect(docker('exec', web, 'cat', '/app/dist/out.txt')).toBe(`*****built by ${fixture} env`);
-        expect((await routerGet(h.emu.urls.routerPort, fixture)).body).toBe(
+        expect((await routerGet(b.h.emu.urls.routerPort, fixture)).body).toBe(
           `*****built by ${fixture} env 1h left-pad:absent`,
         );
       },
@@ -125,7 +93,7 @@ describe('package managers and the Node.js build lifecycle (real Docker)', () =>
       const web = await webContainer('pm-yarn-pnp');
       expect(has(web, '/app/.pnp.cjs')).toBe(true);
       expect(has(web, '/app/node_modules')).toBe(false);
-      expect((await routerGet(h.emu.urls.routerPort, 'pm-yarn-pnp')).body).toBe(
+      expect((await routerGet(b.h.emu.urls.routerPort, 'pm-yarn-pnp')).body).toBe(
         '*****built by nobody 1h left-pad:absent',
       );
     },
@@ -152,7 +120,9 @@ describe('package managers and the Node.js build lifecycle (real Docker)', () =>
       expect(docker('exec', web, 'cat', '/app/prebuild.txt')).toBe('prebuild');
       expect(has(web, '/app/build.js')).toBe(false);
       expect(has(web, '/app/node_modules/left-pad')).toBe(false);
-      expect((await routerGet(h.emu.urls.routerPort, 'pm-hooks')).body).toBe('*****built by nobody 1h left-pad:absent');
+      expect((await routerGet(b.h.emu.urls.routerPort, 'pm-hooks')).body).toBe(
+        '*****built by nobody 1h left-pad:absent',
+      );
     },
     LONG,
   );
@@ -180,31 +150,23 @@ describe('package managers and the Node.js build lifecycle (real Docker)', () =>
       expect(output).toContain('- build-cache (not cached - skipping)');
       const web = await webContainer('pm-keep-dev');
       expect(has(web, '/app/node_modules/left-pad')).toBe(true);
-      expect((await routerGet(h.emu.urls.routerPort, 'pm-keep-dev')).body).toBe(
+      expect((await routerGet(b.h.emu.urls.routerPort, 'pm-keep-dev')).body).toBe(
         '*****built by nobody --from-flags 1h left-pad:present',
       );
       expect(docker('exec', web, 'cat', '/app/dist/n.txt')).toBe('1');
       // The same code again: the build runs again and finds its cache directory from the first one.
-      const again = await h.call('POST', '/v1/apps/pm-keep-dev/deployments', {
-        body: { deployment: { source_url: join(files.at(-1) ?? '', 'pm-keep-dev.tar.gz') } },
-      });
-      expect(again.status).toBe(201);
-      const second = await waitForDeployment(h, 'pm-keep-dev', (x) => x.id !== d.id && x.status === 'success', LONG);
-      const out2 = (await h.call('GET', `/v1/apps/pm-keep-dev/deployments/${second.id}/output`)).text as string;
+      const second = await b.redeploy('pm-keep-dev');
+      expect(second.d.status, second.output).toBe('success');
+      const out2 = second.output;
       expect(out2).toContain('Reusing the dependency layer');
       expect(out2).toContain('       - build-cache\n');
       expect(docker('exec', await webContainer('pm-keep-dev'), 'cat', '/app/dist/n.txt')).toBe('2');
       // NODE_MODULES_CACHE=false: no cache directory restored, the dependency layer installed again.
       const off = [{ name: 'NODE_MODULES_CACHE', value: 'false' }];
-      expect((await h.call('PUT', '/v1/apps/pm-keep-dev/variables', { body: { variables: off } })).status).toBe(200);
-      await h.call('POST', '/v1/apps/pm-keep-dev/deployments', {
-        body: { deployment: { source_url: join(files.at(-1) ?? '', 'pm-keep-dev.tar.gz') } },
-      });
-      const done = (x: { id: string; status: string }) =>
-        ![d.id, second.id].includes(x.id) && ['success', 'build-error', 'crashed-error'].includes(x.status);
-      const third = await waitForDeployment(h, 'pm-keep-dev', done, LONG);
-      const out3 = (await h.call('GET', `/v1/apps/pm-keep-dev/deployments/${third.id}/output`)).text as string;
-      expect(third.status, out3).toBe('success');
+      expect((await b.h.call('PUT', '/v1/apps/pm-keep-dev/variables', { body: { variables: off } })).status).toBe(200);
+      const third = await b.redeploy('pm-keep-dev');
+      const out3 = third.output;
+      expect(third.d.status, out3).toBe('success');
       expect(out3).toContain('Caching has been disabled because NODE_MODULES_CACHE=false');
       expect(out3).not.toContain('Reusing the dependency layer');
       expect(out3).toContain('-----> Installing dependencies');
@@ -227,13 +189,13 @@ describe('package managers and the Node.js build lifecycle (real Docker)', () =>
       expect(npm.d.status, npm.output).toBe('success');
       expect(npm.output).toContain('node_modules checked into source control');
       expect(npm.output).toContain('Prebuild detected (node_modules already exists)');
-      expect((await routerGet(h.emu.urls.routerPort, 'pm-modules-npm')).body).toBe(
+      expect((await routerGet(b.h.emu.urls.routerPort, 'pm-modules-npm')).body).toBe(
         '*****built by nobody checked-in left-pad:absent',
       );
       const yarn = await deploy('pm-modules-yarn', 'pm-yarn1', {}, checkIn);
       expect(yarn.d.status, yarn.output).toBe('success');
       expect(yarn.output).toContain('node_modules checked into source control');
-      expect((await routerGet(h.emu.urls.routerPort, 'pm-modules-yarn')).body).toBe(
+      expect((await routerGet(b.h.emu.urls.routerPort, 'pm-modules-yarn')).body).toBe(
         '*****built by nobody 1h left-pad:absent',
       );
     },

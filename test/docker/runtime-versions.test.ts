@@ -1,14 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { describe, it, expect, beforeAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import semver from 'semver';
-import { c as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
-import { FAST, routerGet, waitForDeployment } from '../support/apps.ts';
+import { docker, dockerPs } from '../support/docker-cli.ts';
+import { routerGet } from '../support/apps.ts';
+import { useBuildApps } from '../support/build-apps.ts';
 
 // Runtime versions: Node.js is the official binary of the version engines.node asks for (issue 34:
 // any published version, resolved and fetched through the npm registry), Python and Ruby the version
@@ -47,55 +43,11 @@ HTTPServer(("0.0.0.0", int(os.environ["PORT"])), H).serve_forever()
 `;
 
 describe('runtime versions asked by the app (real Docker, Debian-built stacks)', () => {
-  let h: Harness;
-  let instance = '';
-  const files: string[] = [];
-  const apps: string[] = [];
-  const archives = new Map<string, string>();
-
-  /** Deploys the files as an archive to a new app; resolves the deployment and its output. */
-  const deploy = async (app: string, content: Record<string, string>) => {
-    const dir = mkdtempSync(join(tmpdir(), `emu-${app}-`));
-    files.push(dir);
-    mkdirSync(join(dir, app));
-    for (const [name, text] of Object.entries(content)) writeFileSync(join(dir, app, name), text);
-    const archive = join(dir, `${app}.tar.gz`);
-    await tarCreate({ gzip: true, file: archive, cwd: dir }, [app]);
-    expect((await h.call('POST', '/v1/apps', { body: { app: { name: app } } })).status).toBe(201);
-    apps.push(app);
-    archives.set(app, archive);
-    return redeploy(app);
-  };
-  /** Deploys the app's archive again; resolves the new deployment and its output. */
-  const redeploy = async (app: string) => {
-    const before = (await h.call('GET', `/v1/apps/${app}/deployments`)).body.deployments[0]?.id;
-    const source_url = archives.get(app);
-    expect((await h.call('POST', `/v1/apps/${app}/deployments`, { body: { deployment: { source_url } } })).status).toBe(
-      201,
-    );
-    const finished = (x: { id: string; status: string }) =>
-      x.id !== before && ['success', 'build-error', 'crashed-error', 'timeout-error'].includes(x.status);
-    const d = await waitForDeployment(h, app, finished, LONG);
-    return { d, output: (await h.call('GET', `/v1/apps/${app}/deployments/${d.id}/output`)).text as string };
-  };
-  const webContainer = async (app: string) => {
-    const appId = (await h.call('GET', `/v1/apps/${app}`)).body.app.id as string;
-    const [web] = dockerPs([`${LABELS.appId}=${appId}`, `${LABELS.type}=web`]);
-    if (!web) throw new Error(`no running web container for ${app}`);
-    return web.id;
-  };
-
-  beforeAll(async () => {
+  beforeAll(() => {
     for (const range of RANGES) newestAtStart[range] = semver.rsort(published(range))[0];
-    h = await startEmulator({ intervals: { ...FAST, bootTimeoutMs: 60_000 } });
-    instance = h.emu.instanceId;
   });
-  afterAll(async () => {
-    for (const app of apps) await h.call('DELETE', `/v1/apps/${app}?current_name=${app}`).catch(() => undefined);
-    await h.stop();
-    removeInstance(instance);
-    for (const f of files) rmSync(f, { recursive: true, force: true });
-  }, LONG);
+  const b = useBuildApps(LONG);
+  const { deploy, redeploy, webContainer } = b;
 
   it(
     'engines.node "22.x": the app runs the newest Node.js 22 of the npm registry, with npm 10',
@@ -130,7 +82,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
       ).toBe('1');
       // Debian's Node.js is not in the stack any more: the binary is the runtime.
       expect(docker('exec', web, 'sh', '-c', 'test -e /usr/bin/node && echo debian || echo none')).toBe('none');
-      expect((await routerGet(h.emu.urls.routerPort, 'node22')).body).toBe(`v${version}`);
+      expect((await routerGet(b.h.emu.urls.routerPort, 'node22')).body).toBe(`v${version}`);
     },
     LONG,
   );
@@ -143,7 +95,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
       expect(again.output).toContain(`Using node ${node22} (installed before)`);
       expect(again.output).toContain('Reusing the dependency layer from the build cache');
       expect(again.output).not.toContain('Installing dependencies');
-      expect((await h.call('DELETE', '/v1/apps/node22/caches/deployment')).status).toBe(204);
+      expect((await b.h.call('DELETE', '/v1/apps/node22/caches/deployment')).status).toBe(204);
       const fresh = await redeploy('node22');
       expect(fresh.d.status, fresh.output).toBe('success');
       expect(fresh.output).toContain('-----> Installing dependencies\n       Installing node modules (package.json)');
@@ -176,7 +128,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
       // The second app on the same version reuses the image the first one built.
       expect(output).toContain(`       Using node ${version} (installed before)`);
       expect(docker('exec', await webContainer('node-default'), 'node', '--version')).toBe(`v${version}`);
-      expect((await routerGet(h.emu.urls.routerPort, 'node-default')).body).toBe(`v${version}`);
+      expect((await routerGet(b.h.emu.urls.routerPort, 'node-default')).body).toBe(`v${version}`);
       const nodeImages = docker(
         'images',
         '--format',
@@ -240,7 +192,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
       });
       expect(d.status, output).toBe('success');
       expect(docker('exec', await webContainer('python313'), 'python3', '--version')).toBe('Python 3.13.5');
-      expect((await routerGet(h.emu.urls.routerPort, 'python313')).body).toBe('3.13.5');
+      expect((await routerGet(b.h.emu.urls.routerPort, 'python313')).body).toBe('3.13.5');
     },
     LONG,
   );
@@ -267,7 +219,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
       // The newest release of 22, 23 and 24, the majors closest to 23.
       for (const [i, range] of ['22.x', '23.x', '24.x'].entries()) expectNewest(said?.[i + 1] ?? '', range);
       for (const app of ['node-lts', 'node23']) {
-        const appId = (await h.call('GET', `/v1/apps/${app}`)).body.app.id as string;
+        const appId = (await b.h.call('GET', `/v1/apps/${app}`)).body.app.id as string;
         expect(dockerPs([`${LABELS.appId}=${appId}`], true)).toEqual([]);
         expect(docker('images', '-q', '--filter', `label=${LABELS.appId}=${appId}`)).toBe('');
       }
@@ -281,7 +233,7 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
       const ruby = await deploy('ruby27-app', { Gemfile: '', '.ruby-version': '2.7.8\n', 'app.rb': 'puts 1\n' });
       expect(ruby.d.status).toBe('build-error');
       expect(ruby.output).toContain('Ruby "2.7.8" (.ruby-version) is not available');
-      const appId = (await h.call('GET', '/v1/apps/ruby27-app')).body.app.id as string;
+      const appId = (await b.h.call('GET', '/v1/apps/ruby27-app')).body.app.id as string;
       expect(dockerPs([`${LABELS.appId}=${appId}`], true)).toEqual([]);
     },
     LONG,
