@@ -2,44 +2,22 @@
 // running one (its pid and API URL) and leaves it serving; after a kill -9 the lock the dead process
 // held is taken over by the next start; in one process, a second emulator on the dir is refused too.
 import { describe, it, expect, afterAll } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { spawnEmulator } from './emulator-process.ts';
+import { spawnEmulator, spawnStart } from './emulator-process.ts';
 import { PassThrough } from 'node:stream';
 import { execCli } from '../../src/cli/exec.ts';
 import { createEmulator } from '../../src/emulator.ts';
 import { testConfig } from '../harness.ts';
 import { DataDirInUseError, dataDirHolder } from '../../src/db/data-dir-lock.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+const _ROOT = resolve(import.meta.dirname, '../..');
 const root = mkdtempSync(join(tmpdir(), 'emu-lock-'));
 
 /** `start` on the data dir as a second process; resolves with its exit code and output. */
 function secondStart(dataDir: string): Promise<{ code: number | null; out: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(ROOT, 'src/main.ts'),
-      'start',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--router-port',
-      '0',
-      '--ssh-port',
-      '0',
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, EMULATOR_CONFIG: '', NODE_OPTIONS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawnStart(dataDir);
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));

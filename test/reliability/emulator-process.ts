@@ -1,7 +1,8 @@
 // The emulator as a separate process (src/main.ts through tsx), as a user starts it: the
 // reliability suite kills it, restarts it on the same data directory and reads its memory from
 // /proc. Talks to it with plain fetch and the test users' fixed API tokens.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Agent, fetch } from 'undici';
@@ -33,30 +34,7 @@ export interface EmulatorProcess {
 export async function spawnEmulator(dataDir: string, config: Record<string, unknown> = {}): Promise<EmulatorProcess> {
   const configFile = join(dataDir, 'emulator.config.json');
   writeFileSync(configFile, JSON.stringify({ users: TEST_USERS, logLevel: 'warn', ...config }));
-  const proc = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(ROOT, 'src/main.ts'),
-      'start',
-      '--config',
-      configFile,
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--router-port',
-      '0',
-      '--ssh-port',
-      '0',
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, EMULATOR_CONFIG: '', NODE_OPTIONS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const proc = spawnStart(dataDir, ['--config', configFile]);
   let out = '';
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const api = await new Promise<string>((ok, fail) => {
@@ -143,4 +121,27 @@ export async function poll<T>(
       throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** `start` on `dataDir` as a process of its own, on free ports (`extra`: more flags), as a user runs it. */
+export function spawnStart(dataDir: string, extra: string[] = []): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'src/main.ts'),
+      'start',
+      ...extra,
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--router-port',
+      '0',
+      '--ssh-port',
+      '0',
+    ],
+    { cwd: ROOT, env: { ...process.env, EMULATOR_CONFIG: '', NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
 }
