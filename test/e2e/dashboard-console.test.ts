@@ -1,19 +1,19 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { archiveOf, copyFixture, FAST, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
-import { launchChromium } from '../support/browser.ts';
+import { launchChromium, screenshotPath } from '../support/browser.ts';
 
 // The dashboard as the local console (issue 41), in headless Chromium against real containers and a
 // real PostgreSQL server: an addon's URL copied and used by psql on this machine, backups made and
 // restored, variables applied by a restart seen in Docker, an old deployment's output, a shell in a
-// one-off through the web terminal, and a router setting switched. Screenshots go to docs/ (README).
-const DOCS = resolve(import.meta.dirname, '../../docs');
+// one-off through the web terminal, and a router setting switched. Screenshots: screenshotPath (the README's
+// pictures with UPDATE_SCREENSHOTS=1).
 const APP = 'dash-console';
 const LONG = 900_000;
 
@@ -28,7 +28,7 @@ const open = async (tab: string) => {
   await page.goto(`${h.api}/_emulator/?token=${h.emu.adminToken}#/apps/${APP}/${tab}`);
   await page.locator(`#tab-${tab}`).waitFor();
 };
-const shot = (name: string) => page.screenshot({ path: join(DOCS, `dashboard-${name}.png`) });
+const shot = (name: string) => page.screenshot({ path: screenshotPath(`dashboard-${name}.png`) });
 const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
 const psql = (url: string, sql: string) => execFileSync('psql', [url, '-tAc', sql], { encoding: 'utf8' }).trim();
 const ofApp = (type: string) => [

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.ts';
+import { launchChromium, screenshotPath } from '../support/browser.ts';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
@@ -10,7 +10,7 @@ import { copyFixture, FAST, waitForDeployment } from '../support/apps.ts';
 
 // The dashboard in a real headless Chromium (Debian's package, installed by scripts/docker-up.sh),
 // against an emulator running real containers. Screenshots are kept in test-artifacts/; the app's
-// overview is the README's (docs/dashboard.png).
+// overview is the README's (docs/dashboard.png, rewritten with UPDATE_SCREENSHOTS=1).
 const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts');
 const APP = 'dash-site';
 
@@ -113,7 +113,7 @@ describe('the dashboard in a browser', () => {
     expect(await page.locator('#chart-memory polyline').count()).toBe(1);
     await shot('app');
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: resolve(import.meta.dirname, '../../docs/dashboard.png') });
+    await page.screenshot({ path: screenshotPath('dashboard.png') });
   });
 
   it('restarts every container from the button', async () => {

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 // Debian's Chromium (installed by scripts/docker-up.sh), driven by playwright-core: no browser download.
@@ -15,4 +17,14 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+// Where a test's screenshot goes: test-artifacts/ on every run, so `npm test` leaves the working tree as it
+// found it; the README's pictures in docs/ are rewritten only when asked (`UPDATE_SCREENSHOTS=1 npx vitest run
+// test/e2e/dashboard*.test.ts`).
+export function screenshotPath(name: string): string {
+  const root = resolve(import.meta.dirname, '../..');
+  const folder = process.env.UPDATE_SCREENSHOTS === '1' ? join(root, 'docs') : join(root, 'test-artifacts');
+  mkdirSync(folder, { recursive: true });
+  return join(folder, name);
 }
