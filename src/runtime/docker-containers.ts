@@ -5,8 +5,70 @@ import type { ContainerInfo, ContainerRuntime, ContainerSpec } from './runtime.t
 import { LABELS } from './runtime.ts';
 import { NoSuchContainerError } from './errors.ts';
 import { isStatus } from './docker-errors.ts';
-import { answersHttp } from './readiness.ts';
+import { readyOn } from './readiness.ts';
 import { namedVolumes, volumeLabelsFor } from './ownership.ts';
+
+/** What the engine's inspect says of a container; its port: the one published on publishHost (or on every address). */
+export function containerInfoOf(d: Docker.ContainerInspectInfo, publishHost: string): ContainerInfo {
+  const ports = d.NetworkSettings?.Ports ?? {};
+  let hostPort: number | null = null;
+  for (const bindings of Object.values(ports)) {
+    const b = (bindings ?? []).find((x) => x.HostIp === publishHost || x.HostIp === '0.0.0.0' || x.HostIp === '');
+    if (b?.HostPort) hostPort = Number(b.HostPort);
+  }
+  const ts = (s: string | undefined) => (s && !s.startsWith('0001-') ? Date.parse(s) : null);
+  return {
+    engineId: d.Id,
+    name: d.Name.replace(/^\//, ''),
+    labels: d.Config.Labels ?? {},
+    state: d.State.Status,
+    exitCode: d.State.Running ? null : d.State.ExitCode,
+    hostPort: d.State.Running ? hostPort : null,
+    startedAt: ts(d.State.StartedAt),
+    finishedAt: ts(d.State.FinishedAt),
+    memoryLimit: d.HostConfig.Memory ?? 0,
+    oomKilled: d.State.OOMKilled,
+  };
+}
+
+/** The engine's create options of a container: labelled as the emulator's, ports published on publishHost only. */
+export function createOptionsOf(spec: ContainerSpec, publishHost: string): Docker.ContainerCreateOptions {
+  const portKey = spec.publishPort ? `${spec.publishPort}/tcp` : undefined;
+  return {
+    name: spec.name,
+    Image: spec.image,
+    Cmd: spec.cmd?.length ? spec.cmd : undefined,
+    Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+    Labels: { ...spec.labels, [LABELS.managed]: '1' },
+    WorkingDir: spec.workingDir,
+    Tty: spec.tty ?? false,
+    OpenStdin: spec.openStdin ?? false,
+    StdinOnce: false,
+    AttachStdin: spec.openStdin ?? false,
+    AttachStdout: spec.openStdin ?? false,
+    AttachStderr: spec.openStdin ?? false,
+    ExposedPorts: portKey ? { [portKey]: {} } : undefined,
+    User: spec.user,
+    NetworkingConfig: spec.network
+      ? { EndpointsConfig: { [spec.network]: { Aliases: spec.networkAliases ?? [] } } }
+      : undefined,
+    HostConfig: {
+      Binds: spec.binds?.length ? spec.binds : undefined,
+      NetworkMode: spec.networkNone ? 'none' : spec.network,
+      Memory: spec.memoryBytes,
+      // Swap as the platform sizes it is not emulated: memory+swap = memory (no swap).
+      MemorySwap: spec.memoryBytes,
+      // Only ever published on publishHost (loopback unless configured): the router and tests reach containers there.
+      PortBindings: portKey ? { [portKey]: [{ HostIp: publishHost, HostPort: '' }] } : undefined,
+      Init: true,
+    },
+  };
+}
+
+/** Label filters of this emulator's containers carrying `labels` (every engine call listing them). */
+export function managedFilter(labels: Record<string, string>): string {
+  return JSON.stringify({ label: [`${LABELS.managed}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] });
+}
 
 type Containers = Pick<
   ContainerRuntime,
@@ -14,32 +76,10 @@ type Containers = Pick<
 >;
 
 export function dockerContainers(engine: () => Promise<Docker>, publishHost: string): Containers {
-  function toInfo(d: Docker.ContainerInspectInfo): ContainerInfo {
-    const ports = d.NetworkSettings?.Ports ?? {};
-    let hostPort: number | null = null;
-    for (const bindings of Object.values(ports)) {
-      const b = (bindings ?? []).find((x) => x.HostIp === publishHost || x.HostIp === '0.0.0.0' || x.HostIp === '');
-      if (b?.HostPort) hostPort = Number(b.HostPort);
-    }
-    const ts = (s: string | undefined) => (s && !s.startsWith('0001-') ? Date.parse(s) : null);
-    return {
-      engineId: d.Id,
-      name: d.Name.replace(/^\//, ''),
-      labels: d.Config.Labels ?? {},
-      state: d.State.Status,
-      exitCode: d.State.Running ? null : d.State.ExitCode,
-      hostPort: d.State.Running ? hostPort : null,
-      startedAt: ts(d.State.StartedAt),
-      finishedAt: ts(d.State.FinishedAt),
-      memoryLimit: d.HostConfig.Memory ?? 0,
-      oomKilled: d.State.OOMKilled,
-    };
-  }
-
   async function inspect(engineId: string): Promise<ContainerInfo | null> {
     const docker = await engine();
     try {
-      return toInfo(await docker.getContainer(engineId).inspect());
+      return containerInfoOf(await docker.getContainer(engineId).inspect(), publishHost);
     } catch (err) {
       if (isStatus(err, 404)) return null;
       throw err;
@@ -59,36 +99,7 @@ export function dockerContainers(engine: () => Promise<Docker>, publishHost: str
       // Made before the container (the engine would make them unlabelled): an existing volume is kept as it is.
       for (const name of namedVolumes(spec.binds))
         await docker.createVolume({ Name: name, Labels: volumeLabelsFor(spec.labels) });
-      const portKey = spec.publishPort ? `${spec.publishPort}/tcp` : undefined;
-      const container = await docker.createContainer({
-        name: spec.name,
-        Image: spec.image,
-        Cmd: spec.cmd?.length ? spec.cmd : undefined,
-        Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-        Labels: { ...spec.labels, [LABELS.managed]: '1' },
-        WorkingDir: spec.workingDir,
-        Tty: spec.tty ?? false,
-        OpenStdin: spec.openStdin ?? false,
-        StdinOnce: false,
-        AttachStdin: spec.openStdin ?? false,
-        AttachStdout: spec.openStdin ?? false,
-        AttachStderr: spec.openStdin ?? false,
-        ExposedPorts: portKey ? { [portKey]: {} } : undefined,
-        User: spec.user,
-        NetworkingConfig: spec.network
-          ? { EndpointsConfig: { [spec.network]: { Aliases: spec.networkAliases ?? [] } } }
-          : undefined,
-        HostConfig: {
-          Binds: spec.binds?.length ? spec.binds : undefined,
-          NetworkMode: spec.networkNone ? 'none' : spec.network,
-          Memory: spec.memoryBytes,
-          // Swap as the platform sizes it is not emulated: memory+swap = memory (no swap).
-          MemorySwap: spec.memoryBytes,
-          // Only ever published on publishHost (loopback unless configured): the router and tests reach containers there.
-          PortBindings: portKey ? { [portKey]: [{ HostIp: publishHost, HostPort: '' }] } : undefined,
-          Init: true,
-        },
-      });
+      const container = await docker.createContainer(createOptionsOf(spec, publishHost));
       if (o.start !== false) await container.start();
       return mustInspect(container.id);
     },
@@ -128,14 +139,11 @@ export function dockerContainers(engine: () => Promise<Docker>, publishHost: str
 
     inspect,
 
-    async ready({ hostPort }) {
-      return hostPort !== null && answersHttp(publishHost, hostPort);
-    },
+    ready: readyOn(publishHost),
 
     async list(labels) {
       const docker = await engine();
-      const filters = { label: [`${LABELS.managed}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
-      const found = await docker.listContainers({ all: true, filters: JSON.stringify(filters) });
+      const found = await docker.listContainers({ all: true, filters: managedFilter(labels) });
       const infos = await Promise.all(found.map((c) => inspect(c.Id)));
       return infos.filter((i): i is ContainerInfo => i !== null);
     },

@@ -52,32 +52,10 @@ export function dockerEvents(
       subscribedAtNs ||= Date.now() * 1e6;
       eventStream = stream as Readable & { destroy(): void };
       const split = lineSplitter((bytes, start, end) => {
-        const line = bytes.toString('utf8', start, end);
-        if (!line.trim()) return;
-        let e: {
-          Action: string;
-          Actor?: { ID: string; Attributes?: Record<string, string> };
-          timeNano?: number;
-          time?: number;
-        };
-        try {
-          e = JSON.parse(line);
-        } catch {
-          return;
-        }
-        const action = e.Action?.split(':')[0];
-        if (!['start', 'die', 'oom', 'destroy', 'stop'].includes(action)) return;
-        const attrs = e.Actor?.Attributes ?? {};
-        const exit = attrs.exitCode !== undefined ? Number(attrs.exitCode) : null;
-        const ev: RuntimeEvent = {
-          engineId: e.Actor?.ID ?? '',
-          action: action as RuntimeEvent['action'],
-          exitCode: exit,
-          labels: attrs,
-          time: e.timeNano ? Math.floor(e.timeNano / 1e6) : Date.now(),
-        };
-        if (e.timeNano && !replay.fresh(`${ev.engineId}/${e.Action}`, e.timeNano)) return;
-        for (const l of listeners) l(ev);
+        const e = runtimeEventOf(bytes.toString('utf8', start, end));
+        if (!e) return;
+        if (e.timeNano && !replay.fresh(e.key, e.timeNano)) return;
+        for (const l of listeners) l(e.event);
       });
       stream.on('data', (c: Buffer) => split.write(c));
       stream.on('error', () => undefined);
@@ -105,4 +83,37 @@ export function dockerEvents(
       eventStream = null;
     },
   };
+}
+
+const ACTIONS = new Set(['start', 'die', 'oom', 'destroy', 'stop']);
+
+/**
+ * One line of the engine's event stream as a RuntimeEvent, when it is one the runtime passes on; `key` and
+ * `timeNano` tell a replayed event from a new one (event-replay.ts).
+ */
+export function runtimeEventOf(line: string): { event: RuntimeEvent; key: string; timeNano?: number } | null {
+  if (!line.trim()) return null;
+  let e: {
+    Action: string;
+    Actor?: { ID: string; Attributes?: Record<string, string> };
+    timeNano?: number;
+    time?: number;
+  };
+  try {
+    e = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const action = e.Action?.split(':')[0];
+  if (!ACTIONS.has(action)) return null;
+  const attrs = e.Actor?.Attributes ?? {};
+  const exit = attrs.exitCode !== undefined ? Number(attrs.exitCode) : null;
+  const event: RuntimeEvent = {
+    engineId: e.Actor?.ID ?? '',
+    action: action as RuntimeEvent['action'],
+    exitCode: exit,
+    labels: attrs,
+    time: e.timeNano ? Math.floor(e.timeNano / 1e6) : Date.now(),
+  };
+  return { event, key: `${event.engineId}/${e.Action}`, timeNano: e.timeNano };
 }

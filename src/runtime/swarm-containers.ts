@@ -5,7 +5,8 @@ import type { ContainerRuntime, ContainerInfo } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { isStatus } from './docker-errors.ts';
 import { EngineUnavailableError, NoSuchContainerError, NoSuchImageError } from './errors.ts';
-import { answersHttp } from './readiness.ts';
+import { readyOn } from './readiness.ts';
+import { managedFilter } from './docker-containers.ts';
 import {
   isContainerId,
   serviceInfo,
@@ -118,10 +119,11 @@ export function swarmContainers(o: {
     },
 
     async list(labels) {
-      const filters = { label: [`${LABELS.managed}=1`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)] };
       const services = (await (
         await docker()
-      ).listServices({ filters: JSON.stringify(filters) })) as unknown as SwarmService[];
+      ).listServices({
+        filters: managedFilter(labels),
+      })) as unknown as SwarmService[];
       const out = await Promise.all(services.map((s) => inspectService(s)));
       for (const e of [manager, ...(await nodes.otherEngines())]) {
         // Another node's engine out of reach: its plain containers (one-offs) are not listed meanwhile.
@@ -133,7 +135,7 @@ export function swarmContainers(o: {
       return out;
     },
 
-    ready: async ({ hostPort }) => hostPort !== null && answersHttp(publishHost, hostPort),
+    ready: readyOn(publishHost),
 
     async wait(engineId) {
       if (isContainerId(engineId)) return (await engineOfPlain(engineId)).wait(engineId);
