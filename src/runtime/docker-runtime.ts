@@ -1,7 +1,7 @@
 // The one implementation of ContainerRuntime over dockerode, put together from its parts: the
 // connection (docker-connection.ts), containers (docker-containers.ts), their streams
-// (docker-container-io.ts), images, networks, volumes and exec (docker-resources.ts), and the engine's
-// events (docker-events.ts). Every engine call of the parts is guarded here alike.
+// (docker-container-io.ts), images (docker-images.ts), exec (docker-exec.ts), networks and volumes
+// (docker-resources.ts), and the engine's events (docker-events.ts). Every engine call of the parts is guarded here alike.
 import type { ContainerRuntime } from './runtime.ts';
 import { EngineUnavailableError } from './errors.ts';
 import { CONTAINER_CALLS, guardEngineCalls } from './docker-errors.ts';
@@ -10,6 +10,8 @@ import { dockerContainers } from './docker-containers.ts';
 import { dockerContainerIo } from './docker-container-io.ts';
 import { dockerEvents } from './docker-events.ts';
 import { dockerResources } from './docker-resources.ts';
+import { dockerImages } from './docker-images.ts';
+import { dockerExec } from './docker-exec.ts';
 
 export type { DockerRuntimeOptions } from './docker-connection.ts';
 
@@ -23,8 +25,10 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     probe,
     available: () => health.available(),
     onEngine: (listener) => health.onChange(listener),
-    // Images, networks, volumes, exec: docker-resources.ts.
+    ...dockerImages(engine),
+    // Networks, volumes, the memory limit: docker-resources.ts.
     ...dockerResources(engine),
+    ...dockerExec(engine),
     ...dockerContainers(engine, publishHost),
     ...dockerContainerIo(engine, health),
     onEvent: events.onEvent,
