@@ -6,7 +6,7 @@ import { QueuedTarget, type TargetOptions } from '../drain-targets.ts';
 import { defineTransport, noOptions } from '../drain-transport.ts';
 
 /** A file under the data dir, one line per log line (append mode: survives restarts). */
-class FileTarget extends QueuedTarget {
+export class FileTarget extends QueuedTarget {
   private out: WriteStream | null = null;
   private blocked = false;
 
