@@ -1,5 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { createAddonNetworks } from '../../src/modules/addons/addon-networks.ts';
+import { newServerRow } from '../../src/modules/addons/addon-servers.ts';
+import type { AddonRow } from '../../src/modules/addons/addons.store.ts';
+import type { AppRow } from '../../src/modules/apps/apps.store.ts';
 import { createAddonSupervisor } from '../../src/modules/addons/addon-server-supervisor.ts';
 import type { AddonProgress } from '../../src/modules/addons/addon-server-start.ts';
 import type { AddonServerRow, AddonServersStore } from '../../src/modules/addons/addon-servers.store.ts';
@@ -85,5 +88,27 @@ describe('addon-server-supervisor', () => {
     await runtime.kill(d.engineId, 'SIGKILL');
     await supervisor.idle();
     expect(statuses).toEqual([]);
+  });
+});
+
+describe('newServerRow', () => {
+  it('names the container, alias, database and user after the addon; the plan gives the memory; a fresh password', () => {
+    const addon = { id: 'ad-0123456789ab', provider_id: 'scalingo-postgresql', resource_id: 'My-App.4567' } as AddonRow;
+    const app = { id: 'app-1' } as AppRow;
+    const row = newServerRow(addon, app, 'postgresql-starter-512', 'inst1', 1000);
+    expect(row).toMatchObject({
+      addon_id: 'ad-0123456789ab',
+      app_id: 'app-1',
+      kind: 'postgresql',
+      container_name: 'scalingo-emu-inst1-addon-postgresql-01234567',
+      alias: 'postgresql-01234567',
+      username: 'my_app_4567',
+      database: 'my_app_4567',
+      memory_bytes: 512 * 1024 * 1024,
+      variables: '[]',
+      created_at: 1000,
+    });
+    expect(row.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(newServerRow(addon, app, 'postgresql-starter-512', 'inst1', 1000).password).not.toBe(row.password);
   });
 });

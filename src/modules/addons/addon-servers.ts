@@ -104,25 +104,7 @@ export function createAddonServers(deps: AddonServersDeps) {
      * containers restart to get the variables and the network.
      */
     provision(addon: AddonRow, app: AppRow, planName: string): string[] {
-      const spec = defined(kindOfProvider(addon.provider_id), `addon kind of ${addon.provider_id}`);
-      const short = addon.id.replace(/^ad-/, '').slice(0, 8);
-      const name = addon.resource_id
-        .replace(/[^a-z0-9_]/gi, '_')
-        .toLowerCase()
-        .slice(0, 60);
-      const row: AddonServerRow = {
-        addon_id: addon.id,
-        app_id: app.id,
-        kind: spec.kind,
-        container_name: `scalingo-emu-${deps.instanceId}-addon-${spec.kind}-${short}`,
-        alias: `${spec.kind}-${short}`,
-        username: name,
-        password: randomBytes(18).toString('base64url'),
-        database: name,
-        memory_bytes: planMemoryBytes(planName),
-        variables: '[]',
-        created_at: deps.clock.now(),
-      };
+      const row = newServerRow(addon, app, planName, deps.instanceId, deps.clock.now());
       row.variables = JSON.stringify(setAddonVariables(deps.variables, row));
       store.insert(row);
       void bringUp(row, { after: () => deps.restartApp(app.id) });
@@ -211,3 +193,35 @@ export function createAddonServers(deps: AddonServersDeps) {
 }
 
 export type AddonServers = ReturnType<typeof createAddonServers>;
+
+/**
+ * The server of a new addon: its container (named after this instance, the kind and the addon id), its alias
+ * on the app's network, a database and user named after the addon's resource id, a fresh password, the plan's memory.
+ */
+export function newServerRow(
+  addon: AddonRow,
+  app: AppRow,
+  planName: string,
+  instanceId: string,
+  now: number,
+): AddonServerRow {
+  const spec = defined(kindOfProvider(addon.provider_id), `addon kind of ${addon.provider_id}`);
+  const short = addon.id.replace(/^ad-/, '').slice(0, 8);
+  const name = addon.resource_id
+    .replace(/[^a-z0-9_]/gi, '_')
+    .toLowerCase()
+    .slice(0, 60);
+  return {
+    addon_id: addon.id,
+    app_id: app.id,
+    kind: spec.kind,
+    container_name: `scalingo-emu-${instanceId}-addon-${spec.kind}-${short}`,
+    alias: `${spec.kind}-${short}`,
+    username: name,
+    password: randomBytes(18).toString('base64url'),
+    database: name,
+    memory_bytes: planMemoryBytes(planName),
+    variables: '[]',
+    created_at: now,
+  };
+}
