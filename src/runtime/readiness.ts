@@ -28,3 +28,9 @@ export function answersHttp(host: string, port: number): Promise<boolean> {
     req.end();
   });
 }
+
+/** ContainerRuntime.ready of an engine publishing ports on `publishHost` (the Docker and swarm runtimes). */
+export function readyOn(publishHost: string) {
+  return async ({ hostPort }: { hostPort: number | null }): Promise<boolean> =>
+    hostPort !== null && answersHttp(publishHost, hostPort);
+}

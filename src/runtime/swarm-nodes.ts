@@ -7,7 +7,8 @@
 import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
 import { createDockerRuntime } from './docker-runtime.ts';
-import { dockerodeOptions, resolveEngineEndpoint, type EngineTlsFiles } from './engine-endpoint.ts';
+import type { EngineTlsFiles } from './engine-endpoint.ts';
+import { engineEndpoint, lazyEngineClient } from './docker-connection.ts';
 import { EngineUnavailableError } from './errors.ts';
 import type { ContainerRuntime } from './runtime.ts';
 import { SWARM_LABELS } from './swarm-services.ts';
@@ -54,12 +55,12 @@ export function createSwarmNodes(o: {
         publishHost: o.publishHost,
         env: {},
       });
-      let client: Promise<Docker> | null = null;
-      const endpoint = resolveEngineEndpoint(
-        { host: address, tls: address.startsWith('tcp://') ? o.tls : undefined },
-        {},
-      );
-      const docker = () => (client ??= import('dockerode').then(({ default: D }) => new D(dockerodeOptions(endpoint))));
+      const { endpoint } = engineEndpoint({
+        host: address,
+        tls: address.startsWith('tcp://') ? o.tls : undefined,
+        env: {},
+      });
+      const docker = lazyEngineClient(endpoint);
       engines.set(address, (e = { address, runtime, docker }));
     }
     return e;

@@ -4,11 +4,11 @@
 // lines wait in the queue, and past its bound the oldest are dropped (counted, warned about).
 import type { Logger } from '../../shared/logger.ts';
 
+/** What every target's queue needs; a transport's own options come apart (drain-transport.ts). */
 export interface TargetOptions {
   queueMaxLines: number;
   retryMinMs: number;
   retryMaxMs: number;
-  tlsRejectUnauthorized: boolean;
   logger: Logger;
   /** For log messages: which drain. */
   label: string;

@@ -5,6 +5,7 @@ import { ApiError, type FieldErrors } from '../../http/errors.ts';
 import {
   DEFAULT_TRANSPORT,
   DRAIN_TRANSPORTS,
+  LOCAL_TRANSPORT,
   transportOfPort,
   transportOfScheme,
   type Transport,
@@ -68,14 +69,16 @@ export const DRAIN_TYPES: Record<string, TypeRule> = {
 };
 
 const HOST = /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[?[0-9A-Fa-f:.]+\]?$/;
-/** `<scheme>://host`: the scheme names a transport (DRAIN_TRANSPORTS' `schemes`). */
+/** `<scheme>://host`: the target url's scheme, given on the host, names a transport (its `schemes`). */
 const SCHEME_PREFIX = /^([A-Za-z+]+):\/\/(.*)$/;
 
 /**
  * Checks the type's required fields (422 naming each missing one) and their shapes, picks the
- * transport and composes the url. Transport: a `udp://`, `tcp://` or `tls://` prefix on host
- * chooses it; without one, port 6514 (syslog over TLS, RFC 5425) means TLS, anything else TCP
- * (the `schemes` and `ports` of each transport in DRAIN_TRANSPORTS).
+ * transport and composes the url. The drain's target is `<scheme>://host:port`, the scheme given
+ * as a prefix on host; the transport declaring that scheme in DRAIN_TRANSPORTS is chosen (`udp://`,
+ * `tcp://`, `tls://`…). Without one, a transport declaring the port (6514: TLS), else DEFAULT_TRANSPORT.
+ * A network transport's lines go to the drain's file instead (LOCAL_TRANSPORT) when the type has
+ * no syslog endpoint or the drains mode is `file`.
  */
 export function normaliseDrain(
   input: DrainInput,
@@ -111,7 +114,8 @@ export function normaliseDrain(
   if (!explicit) transport = transportOfPort(port) ?? transport;
   // The url shows the transport asked for, even when lines go to a file: it stays stable.
   const asked = transport;
-  if (!rule.syslog || mode === 'file') transport = 'file';
+  const networkUnused = !rule.syslog || mode === 'file';
+  if (networkUnused && DRAIN_TRANSPORTS[transport].reach === 'network') transport = LOCAL_TRANSPORT;
   const d: Normalised = {
     token: input.token,
     host: host.replace(/^\[|\]$/g, ''),

@@ -7,14 +7,15 @@ import { forEachAppRun, type LineSink } from '../logs/logs.pipeline.ts';
 import type { StoredLine } from '../logs/log-line.ts';
 import type { DrainRow } from './drains.store.ts';
 import type { DrainTarget, TargetOptions } from './drain-targets.ts';
-import type { DrainTransport } from './drain-transport.ts';
-import { drainTransport } from './drain-transports.ts';
+import type { DrainsConfig, DrainTransport } from './drain-transport.ts';
+import { drainTransport, parsedTarget } from './drain-transports.ts';
 
 export interface DispatcherDeps {
   /** <state>/drains: files of file-type drains. */
   dir: string;
   logger: Logger;
-  options: Omit<TargetOptions, 'logger' | 'label'>;
+  /** logs.drains: the queue's bounds and back-off, and each transport's own options. */
+  options: DrainsConfig;
   /** Current app name (APP-NAME of syslog messages follows renames). */
   appName: (appId: string) => string;
   /** HOSTNAME of syslog messages. */
@@ -33,9 +34,17 @@ export function createDrainDispatcher(deps: DispatcherDeps) {
   const byAddon = new Map<string, Map<string, Active>>();
 
   function activate(row: DrainRow): Active {
-    const options: TargetOptions = { ...deps.options, logger: deps.logger, label: `${row.type} ${row.id}` };
+    const { queueMaxLines, retryMinMs, retryMaxMs } = deps.options;
+    const queue: TargetOptions = {
+      queueMaxLines,
+      retryMinMs,
+      retryMaxMs,
+      logger: deps.logger,
+      label: `${row.type} ${row.id}`,
+    };
     const transport = drainTransport(row.transport);
-    return { row, transport, target: transport.create(row, { options, file: fileOf(row.id) }) };
+    const target = transport.open(parsedTarget(row, transport, fileOf(row.id)), queue, deps.options);
+    return { row, transport, target };
   }
 
   function fileOf(id: string): string {

@@ -3,10 +3,10 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { formattedLine } from '../../logs/log-line.ts';
 import { QueuedTarget, type TargetOptions } from '../drain-targets.ts';
-import type { DrainTransport } from '../drain-transport.ts';
+import { defineTransport, noOptions } from '../drain-transport.ts';
 
 /** A file under the data dir, one line per log line (append mode: survives restarts). */
-class FileTarget extends QueuedTarget {
+export class FileTarget extends QueuedTarget {
   private out: WriteStream | null = null;
   private blocked = false;
 
@@ -50,10 +50,15 @@ class FileTarget extends QueuedTarget {
   }
 }
 
-/** Never chosen by a scheme: the drain's type or the `file` mode picks it. Lines in the platform's text format. */
-export const fileTransport: DrainTransport = {
+/**
+ * Never chosen by a scheme: it stands in for drain types without a syslog endpoint and for every drain
+ * in the `file` drains mode (LOCAL_TRANSPORT). Lines in the platform's text format.
+ */
+export const fileTransport = defineTransport({
   schemes: [],
+  reach: 'local',
   url: { suffix: '', scheme: 'file' },
-  create: (_row, ctx) => new FileTarget(ctx.file, ctx.options),
+  options: noOptions,
+  create: (target, queue) => new FileTarget(target.file, queue),
   format: (line) => formattedLine(line),
-};
+});

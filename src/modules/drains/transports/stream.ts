@@ -2,7 +2,7 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { QueuedTarget, type TargetOptions } from '../drain-targets.ts';
-import { networkEndpoint, type DrainTransport } from '../drain-transport.ts';
+import { defineTransport, noOptions } from '../drain-transport.ts';
 import { syslogMessage } from '../syslog-format.ts';
 
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -16,7 +16,8 @@ class StreamSyslogTarget extends QueuedTarget {
   constructor(
     private readonly host: string,
     private readonly port: number,
-    private readonly tls: boolean,
+    /** null: plain TCP. */
+    private readonly tls: TlsOptions | null,
     opts: TargetOptions,
   ) {
     super(opts);
@@ -52,7 +53,7 @@ class StreamSyslogTarget extends QueuedTarget {
             host: this.host,
             port: this.port,
             servername: isIP(this.host) ? undefined : this.host,
-            rejectUnauthorized: this.opts.tlsRejectUnauthorized,
+            rejectUnauthorized: this.tls.rejectUnauthorized,
           },
           onReady,
         )
@@ -79,23 +80,27 @@ class StreamSyslogTarget extends QueuedTarget {
   }
 }
 
-export const tcpTransport: DrainTransport = {
+export const tcpTransport = defineTransport({
   schemes: ['tcp'],
+  reach: 'network',
   url: { suffix: '', scheme: 'tcp' },
-  create: (row, ctx) => {
-    const { host, port } = networkEndpoint(row);
-    return new StreamSyslogTarget(host, port, false, ctx.options);
-  },
+  options: noOptions,
+  create: (target, queue) => new StreamSyslogTarget(target.host, target.port, null, queue),
   format: syslogMessage,
-};
+});
 
-export const tlsTransport: DrainTransport = {
+/** The TLS transport's own options. */
+interface TlsOptions {
+  /** Verify the receiver's certificate (logs.drains.tlsRejectUnauthorized). */
+  rejectUnauthorized: boolean;
+}
+
+export const tlsTransport = defineTransport<TlsOptions>({
   schemes: ['tls', 'tcp+tls'],
   ports: ['6514'],
+  reach: 'network',
   url: { suffix: '+tls', scheme: 'tcp+tls' },
-  create: (row, ctx) => {
-    const { host, port } = networkEndpoint(row);
-    return new StreamSyslogTarget(host, port, true, ctx.options);
-  },
+  options: (config) => ({ rejectUnauthorized: config.tlsRejectUnauthorized }),
+  create: (target, queue, tls) => new StreamSyslogTarget(target.host, target.port, tls, queue),
   format: syslogMessage,
-};
+});

@@ -2,7 +2,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIP } from 'node:net';
 import { QueuedTarget, type TargetOptions } from '../drain-targets.ts';
-import { networkEndpoint, type DrainTransport } from '../drain-transport.ts';
+import { defineTransport, noOptions } from '../drain-transport.ts';
 import { syslogMessage } from '../syslog-format.ts';
 
 /** Largest datagram payload sent; longer messages are truncated (RFC 5426 allows it). */
@@ -52,12 +52,11 @@ class UdpSyslogTarget extends QueuedTarget {
   }
 }
 
-export const udpTransport: DrainTransport = {
+export const udpTransport = defineTransport({
   schemes: ['udp'],
+  reach: 'network',
   url: { suffix: '+udp', scheme: 'udp' },
-  create: (row, ctx) => {
-    const { host, port } = networkEndpoint(row);
-    return new UdpSyslogTarget(host, port, ctx.options);
-  },
+  options: noOptions,
+  create: (target, queue) => new UdpSyslogTarget(target.host, target.port, queue),
   format: syslogMessage,
-};
+});

@@ -1,0 +1,141 @@
+import { describe, it, expect } from 'vitest';
+import type Docker from 'dockerode';
+import { runtimeEventOf } from '../../src/runtime/docker-events.ts';
+import { containerInfoOf, createOptionsOf, managedFilter } from '../../src/runtime/docker-containers.ts';
+import { createSwarmPlacement } from '../../src/runtime/swarm-placement.ts';
+import type { SwarmNodes } from '../../src/runtime/swarm-nodes.ts';
+import type { SwarmTasks } from '../../src/runtime/swarm-tasks.ts';
+import { LABELS, RuntimeError } from '../../src/runtime/runtime.ts';
+import { FakeRuntime } from '../support/fake-runtime.ts';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+
+// The engine adapters' parts, each on its own (the whole runtimes: the contract suite, test/contract/).
+
+describe('docker-events: runtimeEventOf', () => {
+  it('a container event the runtime passes on, with its exit code, labels and engine time', () => {
+    const line = JSON.stringify({
+      Action: 'die',
+      Actor: { ID: 'abc', Attributes: { exitCode: '137', [LABELS.appId]: 'app-1' } },
+      timeNano: 1_700_000_000_123_456_800,
+    });
+    expect(runtimeEventOf(line)).toEqual({
+      event: {
+        engineId: 'abc',
+        action: 'die',
+        exitCode: 137,
+        labels: { exitCode: '137', [LABELS.appId]: 'app-1' },
+        time: 1_700_000_000_123,
+      },
+      key: 'abc/die',
+      timeNano: 1_700_000_000_123_456_800,
+    });
+  });
+
+  it('an action is read up to its colon; other actions, blank and broken lines are skipped', () => {
+    expect(runtimeEventOf(JSON.stringify({ Action: 'stop', Actor: { ID: 'x' } }))?.event).toMatchObject({
+      action: 'stop',
+      exitCode: null,
+      labels: {},
+    });
+    expect(runtimeEventOf(JSON.stringify({ Action: 'exec_start: sh -c true', Actor: { ID: 'x' } }))).toBeNull();
+    expect(runtimeEventOf(JSON.stringify({ Action: 'attach', Actor: { ID: 'x' } }))).toBeNull();
+    expect(runtimeEventOf('   ')).toBeNull();
+    expect(runtimeEventOf('{"Action": "die"')).toBeNull();
+  });
+});
+
+describe('docker-containers: what is sent to and read from the engine', () => {
+  const inspected = (o: { running: boolean; bindings: { HostIp: string; HostPort: string }[] }) =>
+    ({
+      Id: 'c1',
+      Name: '/web-1',
+      Config: { Labels: { a: 'b' } },
+      State: {
+        Status: o.running ? 'running' : 'exited',
+        Running: o.running,
+        ExitCode: 3,
+        StartedAt: '2026-11-28T10:00:00Z',
+        FinishedAt: '0001-01-01T00:00:00Z',
+        OOMKilled: false,
+      },
+      HostConfig: { Memory: 512 },
+      NetworkSettings: { Ports: { '8080/tcp': o.bindings } },
+    }) as unknown as Docker.ContainerInspectInfo;
+
+  it('the port is the one published on publishHost; a stopped container has none and an exit code', () => {
+    const bindings = [
+      { HostIp: '10.0.0.1', HostPort: '1111' },
+      { HostIp: '127.0.0.1', HostPort: '2222' },
+    ];
+    expect(containerInfoOf(inspected({ running: true, bindings }), '127.0.0.1')).toEqual({
+      engineId: 'c1',
+      name: 'web-1',
+      labels: { a: 'b' },
+      state: 'running',
+      exitCode: null,
+      hostPort: 2222,
+      startedAt: Date.parse('2026-11-28T10:00:00Z'),
+      finishedAt: null,
+      memoryLimit: 512,
+      oomKilled: false,
+    });
+    const stopped = containerInfoOf(inspected({ running: false, bindings }), '127.0.0.1');
+    expect(stopped).toMatchObject({ state: 'exited', exitCode: 3, hostPort: null });
+  });
+
+  it('a container is labelled as the emulator’s, published on publishHost only, without swap', () => {
+    const o = createOptionsOf(
+      { name: 'n', image: 'i', env: { A: '1' }, labels: { x: 'y' }, publishPort: 5000, memoryBytes: 256 },
+      '127.0.0.1',
+    );
+    expect(o.Labels).toEqual({ x: 'y', [LABELS.managed]: '1' });
+    expect(o.Env).toEqual(['A=1']);
+    expect(o.HostConfig?.PortBindings).toEqual({ '5000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] });
+    expect(o.HostConfig).toMatchObject({ Memory: 256, MemorySwap: 256, Init: true });
+    expect(managedFilter({ k: 'v' })).toBe(JSON.stringify({ label: [`${LABELS.managed}=1`, 'k=v'] }));
+  });
+});
+
+describe('swarm-placement: where a per-container call goes', () => {
+  const spec = { name: 'one-off', image: DEFAULT_STACK_IMAGE, env: {}, labels: {}, memoryBytes: 64 * 1024 * 1024 };
+  const setUp = (oneOffNode?: string) => {
+    const manager = new FakeRuntime();
+    const other = new FakeRuntime();
+    const nodes = {
+      otherEngines: async () => [other],
+      refresh: async () => [{ id: 'n2', hostname: 'node-2' }],
+      engineOf: async (id: string) => ({ node: { id }, engine: other }),
+    } as unknown as SwarmNodes;
+    const tasks = {
+      mustContainer: async (serviceId: string) => ({ engine: other, cid: `task-of-${serviceId}` }),
+    } as unknown as SwarmTasks;
+    return { manager, other, placement: createSwarmPlacement({ manager, nodes, tasks, oneOffNode }) };
+  };
+
+  it('a plain container is found on the engine that holds it, remembered once placed', async () => {
+    const { manager, other, placement } = setUp();
+    const there = await other.run(spec);
+    expect(await placement.engineOfPlain(there.engineId)).toBe(other);
+    const here = await manager.run(spec);
+    placement.placed(there.engineId, manager);
+    expect(await placement.engineOfPlain(there.engineId)).toBe(manager);
+    placement.removed(there.engineId);
+    const t = await placement.target(there.engineId);
+    expect(t.engine).toBe(other);
+    expect(t.cid).toBe(there.engineId);
+    expect((await placement.target(here.engineId)).engine).toBe(manager);
+  });
+
+  it('a service id goes to its task container; the one-off node by hostname, or a typed error', async () => {
+    const { other, placement } = setUp('node-2');
+    const t = await placement.target('svc1');
+    expect(t.engine).toBe(other);
+    expect(t.cid).toBe('task-of-svc1');
+    expect(await placement.oneOffEngine()).toBe(other);
+    const noNode = setUp();
+    expect(await noNode.placement.oneOffEngine()).toBe(noNode.manager);
+    const missing = setUp('node-9').placement.oneOffEngine();
+    await expect(missing).rejects.toBeInstanceOf(RuntimeError);
+    await expect(missing).rejects.toThrow(/no swarm node is named node-9/);
+  });
+});
