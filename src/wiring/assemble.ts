@@ -2,7 +2,8 @@
 // their lifecycle units in LIFECYCLE order and gathers their app hooks in AREAS order.
 import type { AppHooks } from '../modules/apps/apps.service.ts';
 import { routesOf, type Shared, type Unit } from './area.ts';
-import { AREAS, type AreaApis } from './areas.ts';
+import type { AreaApis } from './area-apis.ts';
+import { AREAS } from './areas.ts';
 import { type AreaDefinition, type AreaName, AreaNotBuilt, type Built, type Deps } from './define-area.ts';
 import { LIFECYCLE } from './lifecycle.ts';
 
