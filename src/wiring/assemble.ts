@@ -27,9 +27,9 @@ export function assemble(
 ): Assembled {
   const built = new Map<string, Built<unknown>>();
   const get = (name: string, asker: string) => {
-    const b = built.get(name);
-    if (!b) throw new AreaNotBuilt(name, asker);
-    return b.api;
+    const area = built.get(name);
+    if (!area) throw new AreaNotBuilt(name, asker);
+    return area.api;
   };
   const builtUnits = () => [...built.values()].flatMap((b) => b.units ?? []);
 

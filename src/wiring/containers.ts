@@ -141,8 +141,8 @@ export const containersArea = defineArea({
       try {
         // Builds and hooks a killed process left (nothing of this process builds yet): their work cannot resume.
         await removeOneShots(runtime, instanceId);
-        const r = await orchestrator.reconcile();
-        if (r.recreated || r.orphansRemoved) logger.info(r, 'reconciled containers with Docker');
+        const result = await orchestrator.reconcile();
+        if (result.recreated || result.orphansRemoved) logger.info(result, 'reconciled containers with Docker');
       } catch (err) {
         logger.warn({ err }, 'could not reconcile containers with Docker');
       }

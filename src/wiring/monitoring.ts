@@ -1,3 +1,7 @@
+// Stats, metrics, recommended values, alerts and notifiers, wired together: the sampler stores samples and hands
+// each round to the alert engine, which records `alert` events sent through the notifiers. The stats, alerts and
+// notifiers folders do not know each other's wiring: it is here. Two units: the monitoring one stops late
+// (notifications of the work that ends at stop still go out), the sampler starts last and stops first.
 import { join } from 'node:path';
 import type { Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
@@ -20,13 +24,6 @@ export const monitoringArea = defineArea({
   folders: ['stats', 'alerts', 'notifiers'],
   needs: ['accounts', 'apps', 'containers'],
   build(shared, deps) {
-    /**
-     * Stats, metrics, recommended values, alerts and notifiers, wired together: the sampler stores samples
-     * and hands each round to the alert engine, which records `alert` events sent through the notifiers.
-     * The stats, alerts and notifiers folders do not know each other's wiring: it is here. Two units: the
-     * monitoring one stops late (notifications of the work that ends at stop still go out), the sampler
-     * starts last and stops first.
-     */
     const { db, clock, logger, config } = shared;
     const { events, auth } = deps.accounts;
     const { apps } = deps.apps;
@@ -71,7 +68,7 @@ export const monitoringArea = defineArea({
       retentionMs: config.stats.retentionHours * 3_600_000,
       onRound: async (rows, now) => {
         engine.evaluate(rows, now);
-        for (const l of roundListeners) await l(rows, now);
+        for (const listener of roundListeners) await listener(rows, now);
       },
     });
     const stats = createStatsService({
