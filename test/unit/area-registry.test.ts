@@ -135,8 +135,11 @@ describe('the wiring files (src/wiring/)', () => {
     const files = new Map(wiringFiles.map((f) => [f, sourceOf(f)]));
     expect(files.size).toBeGreaterThan(AREAS.length);
     expect(importCycle(files)).toBeNull();
-    // define-area.ts names every area's API without importing an area.
+    // define-area.ts names every area's API without importing an area: the APIs are in a module of types only.
     expect(sourceOf('define-area.ts')).not.toMatch(/from '\.\/(areas|accounts|apps|containers)\.ts'/);
+    const apis = sourceOf('area-apis.ts');
+    expect(apis.match(/^import (?!type )/gm) ?? [], 'area-apis.ts imports values').toEqual([]);
+    expect(apis.match(/^export (?!interface |type ).*/gm) ?? [], 'area-apis.ts exports values').toEqual([]);
   });
 
   it('the cycle check finds a cycle through a type-only import', () => {
