@@ -10,7 +10,7 @@ import { jsonBody } from './validate.ts';
 
 /**
  * Every HTTP route of the emulator is declared once, here-shaped: method, path, who may call it, its
- * body schema and its answers. The same declaration
+ * inputs (path parameters, query, body) and its answers. The same declaration
  * - mounts the handler, which receives its path parameters, query and body parsed (`(c, { params, query, body })`:
  *   the body by the platform's rules, 400/422 shapes; a handler never reads `c.req.param()`/`c.req.query()`, a Grit
  *   rule, lint/no-raw-request-input.grit, says so),
