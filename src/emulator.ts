@@ -2,7 +2,7 @@ import type { EmulatorConfig } from './config/schema.ts';
 import type { Urls } from './shared/urls.ts';
 import type { Shared } from './wiring/area.ts';
 import { openUnits, resumeUnits, startUnits, stopUnits } from './wiring/area.ts';
-import type { AreaApis } from './wiring/areas.ts';
+import type { AreaApis } from './wiring/area-apis.ts';
 import { assemble } from './wiring/assemble.ts';
 import type { AreaName } from './wiring/define-area.ts';
 import { createState, type StateOptions } from './wiring/state.ts';
@@ -15,7 +15,7 @@ export type EmulatorOptions = StateOptions;
 /** One emulator instance: the shared state (src/wiring/area.ts), every area (`area(name)`), its lifecycle. */
 export interface Emulator extends Omit<Shared, 'urls' | 'setUrls' | 'upstreams'> {
   readonly urls: Urls;
-  /** What an area gives the others (src/wiring/areas.ts): `emu.area('logs').append(…)`. */
+  /** What an area gives the others (src/wiring/area-apis.ts): `emu.area('logs').append(…)`. */
   area<K extends AreaName>(name: K): AreaApis[K];
   /** The HTTP app of the API port (`app.request()` in process). */
   app: AreaApis['http']['app'];

@@ -1,6 +1,7 @@
 import '@hono/zod-openapi'; // before any schema is made (see api-schemas.ts)
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { Hono, type Context, type Handler, type MiddlewareHandler } from 'hono';
+import type { ParamKeys } from 'hono/types';
 import { z } from 'zod';
 import type { AppEnv } from './env.ts';
 import { schemaOf, type SchemaLike } from './api-schemas.ts';
@@ -9,8 +10,10 @@ import { jsonBody } from './validate.ts';
 
 /**
  * Every HTTP route of the emulator is declared once, here-shaped: method, path, who may call it, its
- * body schema and its answers. The same declaration
- * - mounts the handler (with the body parsed and validated by the platform's rules: 400/422 shapes),
+ * inputs (path parameters, query, body) and its answers. The same declaration
+ * - mounts the handler, which receives its path parameters, query and body parsed (`(c, { params, query, body })`:
+ *   the body by the platform's rules, 400/422 shapes; a handler never reads `c.req.param()`/`c.req.query()`, a Grit
+ *   rule, lint/no-raw-request-input.grit, says so),
  * - documents it in the OpenAPI 3.1 document served at /_emulator/openapi.json,
  * - tells the authentication middleware which routes are public,
  * - loads the `:app` of the path (visible to the caller, else 404) before the handler runs,
@@ -47,6 +50,7 @@ export interface RouteDef<
   P extends string = string,
   B extends SchemaLike | undefined = SchemaLike | undefined,
   Q extends SchemaLike<z.ZodObject> | undefined = SchemaLike<z.ZodObject> | undefined,
+  R extends SchemaLike<z.ZodObject> | undefined = SchemaLike<z.ZodObject> | undefined,
 > {
   method: Method | Method[];
   /** Hono syntax (`/v1/apps/:app/containers/:id`); the document writes `{app}`. */
@@ -72,8 +76,15 @@ export interface RouteDef<
   /** The handler reads the body itself (raw uploads, several accepted shapes); `body` only documents it. */
   rawBody?: boolean;
   /**
+   * The path's parameters. Without a schema, each `:name` reaches the handler as the string the path holds (the
+   * service then answers 404 for one that names nothing); a schema (one key per `:name`) parses them before the query
+   * and body, and documents them. A value that does not fit names nothing: the platform's 404 `{resource, error}`
+   * with the parameter's name as the resource.
+   */
+  params?: R;
+  /**
    * Query parameters, validated before the body is read (a value that does not fit is a 400 `{error}` naming
-   * it; parameters not declared are ignored) and handed to the handler parsed, as its third argument. A
+   * it; parameters not declared are ignored) and handed to the handler parsed, as `query`. A
    * required one that is missing is left to the handler, which answers as the platform does (a signed URL
    * without its signature is a 403, an invitation without its token a 422).
    */
@@ -88,10 +99,18 @@ type Made<S> = S extends z.ZodType ? S : S extends () => infer M ? M : undefined
 type BodyOf<B> = Made<B> extends z.ZodType ? z.infer<Made<B>> : undefined;
 // Partial: a missing required parameter reaches the handler (see `query`).
 type QueryOf<Q> = Made<Q> extends z.ZodObject ? Partial<z.infer<Made<Q>>> : undefined;
-export type RouteHandler<P extends string, B, Q = undefined> = (
+type ParamsOf<P extends string, R> =
+  Made<R> extends z.ZodObject ? z.infer<Made<R>> : { [K in ParamKeys<P> & string]: string };
+
+/** What a handler receives besides the context: its declaration's inputs, parsed. */
+export interface RouteInput<P extends string, B, Q = undefined, R = undefined> {
+  params: ParamsOf<P, R>;
+  query: QueryOf<Q>;
+  body: BodyOf<B>;
+}
+export type RouteHandler<P extends string, B, Q = undefined, R = undefined> = (
   c: Context<AppEnv, P>,
-  body: BodyOf<B>,
-  query: QueryOf<Q>,
+  input: RouteInput<P, B, Q, R>,
 ) => Response | Promise<Response>;
 
 /** One step of a declared route: its app loading, a middleware, or its handler. */
@@ -126,7 +145,8 @@ export class ApiRoutes extends Hono<AppEnv> {
     P extends string,
     B extends SchemaLike | undefined = undefined,
     Q extends SchemaLike<z.ZodObject> | undefined = undefined,
-  >(def: RouteDef<P, B, Q>, handler: RouteHandler<P, B, Q>): this {
+    R extends SchemaLike<z.ZodObject> | undefined = undefined,
+  >(def: RouteDef<P, B, Q, R>, handler: RouteHandler<P, B, Q, R>): this {
     const auth = def.auth ?? (def.path.startsWith('/v1/') ? 'user' : 'public');
     const declared: DeclaredRoute = { def: def as RouteDef, auth, area: this.area };
     this.declared.push(declared);
@@ -140,23 +160,24 @@ export class ApiRoutes extends Hono<AppEnv> {
     let query: z.ZodObject | undefined;
     const queryOf = (c: Context<AppEnv>) =>
       (def.query ? parseQuery(c, (query ??= schemaOf(def.query).partial())) : undefined) as QueryOf<Q>;
+    const paramsOf = (c: Context<AppEnv>) =>
+      (def.params ? parseParams(c, schemaOf(def.params)) : c.req.param()) as RouteInput<P, B, Q, R>['params'];
     const steps: RouteStep[] = [
       ...pre,
       ...(def.middleware ?? []),
       parse
         ? async (c) => {
             c.set('route', declared);
-            const q = queryOf(c);
-            return handler(
-              c as unknown as Context<AppEnv, P>,
-              (await jsonBody(c, schemaOf(parse), def.bodyRoot)) as BodyOf<B>,
-              q,
-            );
+            const params = paramsOf(c);
+            const query = queryOf(c);
+            const body = (await jsonBody(c, schemaOf(parse), def.bodyRoot)) as BodyOf<B>;
+            return handler(c as unknown as Context<AppEnv, P>, { params, query, body });
           }
         : // Without a body to parse, the handler is called directly (no promise of the wrapper's own).
           (c) => {
             c.set('route', declared);
-            return handler(c as unknown as Context<AppEnv, P>, undefined as BodyOf<B>, queryOf(c));
+            const input = { params: paramsOf(c), query: queryOf(c), body: undefined as BodyOf<B> };
+            return handler(c as unknown as Context<AppEnv, P>, input);
           },
     ];
     this.steps.push(steps);
@@ -205,6 +226,13 @@ function parseQuery(c: Context<AppEnv>, schema: z.ZodObject): unknown {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw ApiError.badRequest(`invalid query parameter ${issue.path.map(String).join('.') || 'query'}: ${issue.message}`);
+}
+
+/** The path's parameters as the declaration's schema reads them; else a 404 naming the first one that does not fit. */
+function parseParams(c: Context<AppEnv>, schema: z.ZodObject): Record<string, unknown> {
+  const parsed = schema.safeParse(c.req.param());
+  if (parsed.success) return parsed.data;
+  throw ApiError.notFound(parsed.error.issues[0].path.map(String).join('.') || 'path');
 }
 
 /** Sets `c.var.app` from the path's `:app` through the loader the HTTP app installed (404 if not visible). */
@@ -273,7 +301,11 @@ function routeConfig(def: RouteDef, method: Method, auth: RouteAuth, area: strin
     security: SECURITY[auth],
     ...(auth === 'signed' ? { 'x-signed-url': true } : {}),
     request: {
-      ...(params.length ? { params: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) } : {}),
+      ...(def.params
+        ? { params: schemaOf(def.params) }
+        : params.length
+          ? { params: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) }
+          : {}),
       ...(def.query ? { query: schemaOf(def.query) } : {}),
       ...(def.body
         ? { body: { content: { 'application/json': { schema: schemaOf(def.body) } }, required: false } }

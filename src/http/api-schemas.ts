@@ -64,5 +64,8 @@ export const paginationMeta = z
 /** Free-form JSON object (for bodies whose keys are data, e.g. stats series or addon configs). */
 export const anyObject = z.record(z.string(), z.unknown());
 
+/** The signature of a pre-authenticated (signed) URL: what a signed route's handler checks (the signer's query). */
+export const signedUrlQuery = lazySchema(() => z.object({ token: z.string(), timestamp: z.string() }));
+
 /** The `page` / `per_page` query of a paginated list (read by `pageParams`, src/http/validate.ts). */
 export const pageQuery = z.object({ page: z.string().optional(), per_page: z.string().optional() });

@@ -130,13 +130,16 @@ function article(t: string): string {
   return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
 }
 
-/** Query parameters for `page`/`per_page`, clamped to the resource's maximum. */
+/**
+ * The page a paginated list asks for, from its parsed `pageQuery` (api-schemas.ts): `page`/`per_page` as whole
+ * numbers, per_page clamped to the resource's maximum; anything else is the platform's 422 naming the field.
+ */
 export function pageParams(
-  c: Context,
+  query: { page?: string; per_page?: string },
   defaults: { defaultPerPage: number; maxPerPage: number },
 ): { page: number; perPage: number } {
-  const page = intParam(c.req.query('page'), 'page', 1);
-  const perPage = intParam(c.req.query('per_page'), 'per_page', defaults.defaultPerPage);
+  const page = intParam(query.page, 'page', 1);
+  const perPage = intParam(query.per_page, 'per_page', defaults.defaultPerPage);
   return { page, perPage: Math.min(perPage, defaults.maxPerPage) };
 }
 

@@ -2,7 +2,8 @@
 // their lifecycle units in LIFECYCLE order and gathers their app hooks in AREAS order.
 import type { AppHooks } from '../modules/apps/apps.service.ts';
 import { routesOf, type Shared, type Unit } from './area.ts';
-import { AREAS, type AreaApis } from './areas.ts';
+import type { AreaApis } from './area-apis.ts';
+import { AREAS } from './areas.ts';
 import { type AreaDefinition, type AreaName, AreaNotBuilt, type Built, type Deps } from './define-area.ts';
 import { LIFECYCLE } from './lifecycle.ts';
 
@@ -26,9 +27,9 @@ export function assemble(
 ): Assembled {
   const built = new Map<string, Built<unknown>>();
   const get = (name: string, asker: string) => {
-    const b = built.get(name);
-    if (!b) throw new AreaNotBuilt(name, asker);
-    return b.api;
+    const area = built.get(name);
+    if (!area) throw new AreaNotBuilt(name, asker);
+    return area.api;
   };
   const builtUnits = () => [...built.values()].flatMap((b) => b.units ?? []);
 

@@ -4,39 +4,33 @@
 import { defined } from '../shared/defined.ts';
 import { PLATFORM_USER_ID } from '../modules/alerts/alert-engine.ts';
 import { createCronStore } from '../modules/cron/cron.store.ts';
-import { createCronService, type CronService } from '../modules/cron/cron.service.ts';
+import { createCronService } from '../modules/cron/cron.service.ts';
 import type { Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 import { lazyRoutes } from './lazy-routes.ts';
-
-export interface Cron {
-  service: CronService;
-  /** Code of a finished build (its cron.json): the deployments call it. */
-  recordFromBuild: CronService['recordFromBuild'];
-}
 
 export const cronArea = defineArea({
   name: 'cron',
   folders: ['cron'],
   needs: ['accounts', 'apps'],
   later: ['one-off'],
-  build(s, deps) {
-    const c = s.config.cron;
+  build(shared, deps) {
+    const cronConfig = shared.config.cron;
     const { auth, events } = deps.accounts;
     const oneOff = () => deps.late('one-off').service;
     const service = createCronService({
-      store: createCronStore(s.db),
+      store: createCronStore(shared.db),
       apps: deps.apps.apps,
-      clock: s.clock,
-      logger: s.logger,
+      clock: shared.clock,
+      logger: shared.logger,
       rules: {
-        maxJobs: c.maxJobs,
-        minIntervalMs: c.minIntervalMinutes * 60_000,
-        secondsField: c.secondsField,
-        sizes: s.config.containerSizes.map((z) => z.name),
+        maxJobs: cronConfig.maxJobs,
+        minIntervalMs: cronConfig.minIntervalMinutes * 60_000,
+        secondsField: cronConfig.secondsField,
+        sizes: shared.config.containerSizes.map((z) => z.name),
       },
-      maxRunMs: c.maxRunMinutes * 60_000,
-      syncMs: c.syncMs,
+      maxRunMs: cronConfig.maxRunMinutes * 60_000,
+      syncMs: cronConfig.syncMs,
       runUser: () => defined(auth.userById(PLATFORM_USER_ID), 'the platform user'),
       runOneOff: (user, app, input) => oneOff().run(user, app, input),
       stopOneOff: (user, app, id) => oneOff().stop(user, app, id),

@@ -1,10 +1,13 @@
-// One shape for an area's wiring: its name, the src/modules folders it assembles, the areas it needs built
-// before it (`needs`: handed to `build` as values) and the areas it calls later (`later`: built after it,
-// reached with `deps.late(name)` from a callback that runs once everything is built). AREAS (areas.ts)
-// lists the definitions in build order; assemble() (assemble.ts) builds them in that order.
+// How an area is written. Each area is one file, one `defineArea({ name, folders, needs, later, build })`:
+// - `needs`: areas built before it, handed to `build` as `deps.<name>` (typed from the list: no other declaration);
+// - `later`: areas built after it, reached with `deps.late(name)` from callbacks that run once everything is built
+//   (made inside `build`, as closures);
+// - `build(shared, deps) { … return { api, units, appHooks } }`: `api` is what the others may use, an interface of
+//   area-apis.ts (types only, so that this file imports no area and the wiring has no import cycle).
+// AREAS (areas.ts) lists the definitions in build order; assemble() (assemble.ts) builds them in that order.
 import type { AppHooks } from '../modules/apps/apps.service.ts';
 import type { RouteGroup, Shared, Unit } from './area.ts';
-import type { AreaApis } from './areas.ts';
+import type { AreaApis } from './area-apis.ts';
 
 export type AreaName = keyof AreaApis;
 

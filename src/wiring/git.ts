@@ -7,83 +7,74 @@ import { createPushDeployer, type PushContext } from '../modules/git/push-deploy
 import { createRepos } from '../modules/git/repos.ts';
 import { createSshEndpoint } from '../modules/git/ssh-server.ts';
 import type { AppHooks } from '../modules/apps/apps.service.ts';
-import type { Shared, Unit } from './area.ts';
-import type { Accounts } from './accounts.ts';
-import type { Addons } from './addons.ts';
-import type { Apps } from './apps.ts';
-import type { Containers } from './containers.ts';
-import type { Logs } from './logs.ts';
+import type { Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 
 export const gitArea = defineArea({
   name: 'git',
   folders: ['git'],
   needs: ['accounts', 'apps', 'containers', 'addons', 'logs'],
-  build: (s, deps) => buildGit(s, deps),
-});
-
-interface GitNeeds {
-  accounts: Pick<Accounts, 'keys'>;
-  apps: Pick<Apps, 'apps'>;
-  containers: Pick<Containers, 'deployments' | 'deploymentsStore'>;
-  addons: Pick<Addons, 'tunnels'>;
-  logs: Pick<Logs, 'append'>;
-}
-
-function buildGit(s: Shared, needs: GitNeeds) {
-  const { config, logger } = s;
-  const { apps } = needs.apps;
-  const { deployments, deploymentsStore } = needs.containers;
-  const repos = createRepos({ root: join(s.stateDir, 'git'), maxPushBytes: config.sources.maxArchiveBytes });
-  const appendLog = (id: string, container: string, text: string) => void needs.logs.append(id, container, text);
-  const onPush = createPushDeployer({ apps, deployments, deploymentsStore, repos, urls: s.urls, appendLog, logger });
-  const hooks = createHookServer<PushContext>({ logger, onPush });
-  const ssh = createSshEndpoint({
-    host: config.host,
-    port: config.sshPort,
-    hostKeyFile: s.dataDir ? join(s.dataDir, 'ssh_host_ed25519_key') : null,
-    keys: needs.accounts.keys,
-    apps,
-    repos,
-    hooks,
-    limits: config.git,
-    logger,
-    tunnels: needs.addons.tunnels,
-  });
-  // The repository goes with its app (a rename keeps it: it is named by the app's id).
-  const appHooks: AppHooks[] = [
-    {
-      afterDelete: (a, gone) => {
-        if (!gone) return;
-        repos.remove(a.id).catch((err) => logger.warn({ err, app: a.name }, 'git: cannot remove the repository'));
+  build(shared, deps) {
+    const { config, logger } = shared;
+    const { apps } = deps.apps;
+    const { deployments, deploymentsStore } = deps.containers;
+    const repos = createRepos({ root: join(shared.stateDir, 'git'), maxPushBytes: config.sources.maxArchiveBytes });
+    const appendLog = (id: string, container: string, text: string) => void deps.logs.append(id, container, text);
+    const onPush = createPushDeployer({
+      apps,
+      deployments,
+      deploymentsStore,
+      repos,
+      urls: shared.urls,
+      appendLog,
+      logger,
+    });
+    const hooks = createHookServer<PushContext>({ logger, onPush });
+    const ssh = createSshEndpoint({
+      host: config.host,
+      port: config.sshPort,
+      hostKeyFile: shared.dataDir ? join(shared.dataDir, 'ssh_host_ed25519_key') : null,
+      keys: deps.accounts.keys,
+      apps,
+      repos,
+      hooks,
+      limits: config.git,
+      logger,
+      tunnels: deps.addons.tunnels,
+    });
+    // The repository goes with its app (a rename keeps it: it is named by the app's id).
+    const appHooks: AppHooks[] = [
+      {
+        afterDelete: (a, gone) => {
+          if (!gone) return;
+          repos.remove(a.id).catch((err) => logger.warn({ err, app: a.name }, 'git: cannot remove the repository'));
+        },
       },
-    },
-  ];
+    ];
 
-  async function listen(): Promise<number> {
-    await hooks.listen();
-    return ssh.listen();
-  }
-  async function close(): Promise<void> {
-    await ssh.close();
-    await hooks.close();
-  }
-  const unit: Unit = {
-    name: 'git',
-    async open() {
-      const port = await listen();
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      s.setUrls({ git: `ssh://git@${host}:${port}` });
-    },
-    stop: close,
-  };
+    async function listen(): Promise<number> {
+      await hooks.listen();
+      return ssh.listen();
+    }
+    async function close(): Promise<void> {
+      await ssh.close();
+      await hooks.close();
+    }
+    const unit: Unit = {
+      name: 'git',
+      async open() {
+        const port = await listen();
+        const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+        shared.setUrls({ git: `ssh://git@${host}:${port}` });
+      },
+      stop: close,
+    };
 
-  const api = {
-    repos,
-    /** The pre-receive hooks' port on 127.0.0.1 (tests). */
-    hookPort: hooks.port,
-  };
-  return { api, units: [unit], appHooks };
-}
-
-export type Git = ReturnType<typeof buildGit>['api'];
+    const api = {
+      repos,
+      /** The pre-receive hooks' port on 127.0.0.1 (tests). */
+      hookPort: hooks.port,
+    };
+    return { api, units: [unit], appHooks };
+  },
+});

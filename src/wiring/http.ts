@@ -9,12 +9,12 @@ export const httpArea = defineArea({
   name: 'http',
   folders: [],
   needs: ['accounts', 'apps'],
-  build(s, deps) {
-    const { config } = s;
+  build(shared, deps) {
+    const { config } = shared;
     const app = createHttpApp({
-      logger: s.logger,
-      wallClock: s.wallClock,
-      faults: s.faults,
+      logger: shared.logger,
+      wallClock: shared.wallClock,
+      faults: shared.faults,
       auth: deps.accounts.auth,
       bodyLimitBytes: config.bodyLimitBytes,
       rateLimit: config.rateLimit,
@@ -26,7 +26,3 @@ export const httpArea = defineArea({
     return { api: { app } };
   },
 });
-
-export interface Http {
-  app: ReturnType<typeof createHttpApp>;
-}

@@ -5,11 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AppHooks } from '../modules/apps/apps.service.ts';
-import type { Shared, Unit } from './area.ts';
-import type { Apps } from './apps.ts';
-import type { Accounts } from './accounts.ts';
-import type { Containers } from './containers.ts';
-import type { Logs } from './logs.ts';
+import type { Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 import { createAttachSigner } from '../modules/one-off/attach-url.ts';
 import { createSessions } from '../modules/one-off/one-off.sessions.ts';
@@ -22,72 +18,69 @@ export const oneOffArea = defineArea({
   name: 'one-off',
   folders: ['one-off'],
   needs: ['accounts', 'apps', 'containers', 'logs'],
-  build: (s, deps) => buildOneOff(s, deps),
+  build(shared, deps) {
+    const { config, logger, runtime, clock, instanceId } = shared;
+    const { apps, view } = deps.apps;
+    const { containersStore: store, containers, orchestrator } = deps.containers;
+    const intervals = config.intervals;
+    const signer = createAttachSigner({ clock, ttlMs: intervals.attachUrlTtlMs });
+    const sessions = createSessions({
+      runtime,
+      store,
+      clock,
+      logger,
+      instanceId,
+      stopGraceSeconds: intervals.stopGraceSeconds,
+      keepEndedMs: intervals.attachUrlTtlMs,
+      // A detached one-off's output is app logs while the logs collector reads its container.
+      logsFollowing: (id) => deps.logs.collector.following().some((f) => f.engineId === id),
+    });
+    const service = createOneOffService({
+      store,
+      apps: apps.store,
+      orchestrator,
+      variables: deps.apps.variablesStore,
+      operations: deps.containers.operations,
+      runtime,
+      events: deps.accounts.events,
+      clock,
+      logger,
+      config,
+      instanceId,
+      signer,
+      sessions,
+      apiUrl: () => shared.urls().api,
+      hasAccess: apps.hasAccess,
+    });
+    const attacher = createAttacher({ runtime, store, sessions, logger, idleMs: intervals.oneOffIdleMs, clock });
+    const attachServer = createAttachServer({ oneOff: service, attacher, upgrades: shared.upgrades, logger });
+    const uploadMaxBytes = config.oneOff.uploadMaxBytes;
+    const routes = oneOffRoutes({
+      oneOff: service,
+      apps,
+      containers,
+      orchestrator,
+      view,
+      urls: shared.urls,
+      uploadMaxBytes,
+    });
+
+    const unit: Unit = {
+      name: 'one-off',
+      routes: [routes],
+      start: async ({ engineUp }) => void (engineUp && (await service.resume())),
+      resume: () => service.resume(),
+      stop: () => service.close(),
+    };
+
+    const api = {
+      service,
+      signer,
+      /** The API server's 'connect' listener: the CLI's hijacked `CONNECT <attach_url>`. */
+      handleConnect: (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+        void attachServer.handleConnect(req, socket, head),
+    };
+    // Open terminals of someone who lost access to the app end.
+    return { api, units: [unit], appHooks: [{ afterAccessLost: (a) => service.revoke(a.id) }] satisfies AppHooks[] };
+  },
 });
-
-interface OneOffNeeds {
-  accounts: Pick<Accounts, 'events'>;
-  apps: Pick<Apps, 'apps' | 'variablesStore' | 'view'>;
-  containers: Pick<Containers, 'containersStore' | 'containers' | 'orchestrator' | 'operations'>;
-  logs: Pick<Logs, 'collector'>;
-}
-
-function buildOneOff(s: Shared, needs: OneOffNeeds) {
-  const { config, logger, runtime, clock, instanceId } = s;
-  const { apps, view } = needs.apps;
-  const { containersStore: store, containers, orchestrator } = needs.containers;
-  const t = config.intervals;
-  const signer = createAttachSigner({ clock, ttlMs: t.attachUrlTtlMs });
-  const sessions = createSessions({
-    runtime,
-    store,
-    clock,
-    logger,
-    instanceId,
-    stopGraceSeconds: t.stopGraceSeconds,
-    keepEndedMs: t.attachUrlTtlMs,
-    // A detached one-off's output is app logs while the logs collector reads its container.
-    logsFollowing: (id) => needs.logs.collector.following().some((f) => f.engineId === id),
-  });
-  const service = createOneOffService({
-    store,
-    apps: apps.store,
-    orchestrator,
-    variables: needs.apps.variablesStore,
-    operations: needs.containers.operations,
-    runtime,
-    events: needs.accounts.events,
-    clock,
-    logger,
-    config,
-    instanceId,
-    signer,
-    sessions,
-    apiUrl: () => s.urls().api,
-    hasAccess: apps.hasAccess,
-  });
-  const attacher = createAttacher({ runtime, store, sessions, logger, idleMs: t.oneOffIdleMs, clock });
-  const attachServer = createAttachServer({ oneOff: service, attacher, upgrades: s.upgrades, logger });
-  const uploadMaxBytes = config.oneOff.uploadMaxBytes;
-  const routes = oneOffRoutes({ oneOff: service, apps, containers, orchestrator, view, urls: s.urls, uploadMaxBytes });
-
-  const unit: Unit = {
-    name: 'one-off',
-    routes: [routes],
-    start: async ({ engineUp }) => void (engineUp && (await service.resume())),
-    resume: () => service.resume(),
-    stop: () => service.close(),
-  };
-
-  const api = {
-    service,
-    signer,
-    /** The API server's 'connect' listener: the CLI's hijacked `CONNECT <attach_url>`. */
-    handleConnect: (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-      void attachServer.handleConnect(req, socket, head),
-  };
-  // Open terminals of someone who lost access to the app end.
-  return { api, units: [unit], appHooks: [{ afterAccessLost: (a) => service.revoke(a.id) }] satisfies AppHooks[] };
-}
-
-export type OneOff = ReturnType<typeof buildOneOff>['api'];

@@ -8,12 +8,7 @@ import { serve } from '@hono/node-server';
 import { createRouter, type Router, type UpstreamSource } from '../router/proxy.ts';
 import { createRouterEvents } from '../router/events.ts';
 import { appRouteResolver, domainRouteResolver } from '../router/resolve.ts';
-import type { Shared, Unit } from './area.ts';
-import type { Apps } from './apps.ts';
-import type { Containers } from './containers.ts';
-import type { Logs } from './logs.ts';
-import type { Monitoring } from './monitoring.ts';
-import type { OneOff } from './one-off.ts';
+import type { Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 
 export const serversArea = defineArea({
@@ -21,79 +16,65 @@ export const serversArea = defineArea({
   folders: [],
   needs: ['apps', 'containers', 'monitoring', 'logs', 'one-off'],
   later: ['http'],
-  build: (s, deps) => buildServers(s, deps, () => deps.late('http').app.fetch),
+  build(shared, deps) {
+    const { config, logger, runtime } = shared;
+    const { apps, domains } = deps.apps;
+    const findApp = apps.find;
+    // The router reaches an app's running web containers at the ports the runtime publishes (on its publishHost).
+    const { containersStore } = deps.containers;
+    const running: UpstreamSource = (appId) =>
+      containersStore.liveContainers(appId).flatMap((x) => {
+        if (x.type !== 'web' || x.state !== 'running' || !x.host_port) return [];
+        return [{ containerName: `web-${x.type_index}`, host: runtime.publishHost, port: x.host_port }];
+      });
+    const upstreams = shared.upstreams ?? running;
+    const routerEvents = createRouterEvents(logger);
+    routerEvents.onRequest(deps.monitoring.recordRouterRequest);
+    routerEvents.onAccessLog((appId, line) => void deps.logs.append(appId, 'router', line));
+    let apiServer: Server | undefined;
+    let router: Router | undefined;
+    const unit: Unit = {
+      name: 'servers',
+      async open() {
+        apiServer = await new Promise<Server>((ok, fail) => {
+          // The HTTP app the API port serves: the http area is built last, so it is asked for when the server opens.
+          const srv = serve({ fetch: deps.late('http').app.fetch, port: config.port, hostname: config.host }, () =>
+            ok(srv as Server),
+          ) as Server;
+          srv.once('error', fail);
+        });
+        apiServer.on('upgrade', (req, socket, head) => void shared.upgrades.handle(req, socket, head));
+        apiServer.on('connect', deps['one-off'].handleConnect);
+        const byAppName = appRouteResolver({ findApp, upstreams, canonicalOf: domains.canonicalOf });
+        router = createRouter({
+          resolve: byAppName,
+          resolveHost: domainRouteResolver({ route: domains.route, findApp, byName: byAppName }),
+          onRequest: routerEvents.emitRequest,
+          onAccessLog: routerEvents.emitAccessLog,
+          logger,
+          clock: shared.clock,
+        });
+        const routerPort = await router.listen(config.routerPort, config.host);
+        const apiPort = (apiServer.address() as AddressInfo).port;
+        const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+        shared.setUrls({ api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort });
+      },
+      // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
+      async stop() {
+        await Promise.all([
+          router?.close(),
+          ...[apiServer].map(
+            (srv) =>
+              new Promise<void>((ok) => {
+                if (!srv?.listening) return ok();
+                srv.close(() => ok());
+                srv.closeIdleConnections();
+              }),
+          ),
+        ]);
+      },
+    };
+    /** Per-request records (router metrics) and access lines (router logs) of the router. */
+    return { api: { routerEvents }, units: [unit] };
+  },
 });
-
-interface ServersNeeds {
-  apps: Pick<Apps, 'apps' | 'domains'>;
-  containers: Pick<Containers, 'containersStore'>;
-  monitoring: Pick<Monitoring, 'recordRouterRequest'>;
-  logs: Pick<Logs, 'append'>;
-  'one-off': Pick<OneOff, 'handleConnect'>;
-}
-
-/** The HTTP app the API port serves: the http area is built last, so it is asked for when the server opens. */
-type AppFetch = () => Parameters<typeof serve>[0]['fetch'];
-
-function buildServers(s: Shared, needs: ServersNeeds, appFetch: AppFetch) {
-  const { config, logger, runtime } = s;
-  const { apps, domains } = needs.apps;
-  const findApp = apps.find;
-  // The router reaches an app's running web containers at the ports the runtime publishes (on its publishHost).
-  const { containersStore } = needs.containers;
-  const running: UpstreamSource = (appId) =>
-    containersStore.liveContainers(appId).flatMap((x) => {
-      if (x.type !== 'web' || x.state !== 'running' || !x.host_port) return [];
-      return [{ containerName: `web-${x.type_index}`, host: runtime.publishHost, port: x.host_port }];
-    });
-  const upstreams = s.upstreams ?? running;
-  const routerEvents = createRouterEvents(logger);
-  routerEvents.onRequest(needs.monitoring.recordRouterRequest);
-  routerEvents.onAccessLog((appId, line) => void needs.logs.append(appId, 'router', line));
-  let apiServer: Server | undefined;
-  let router: Router | undefined;
-  const unit: Unit = {
-    name: 'servers',
-    async open() {
-      apiServer = await new Promise<Server>((ok, fail) => {
-        const srv = serve({ fetch: appFetch(), port: config.port, hostname: config.host }, () =>
-          ok(srv as Server),
-        ) as Server;
-        srv.once('error', fail);
-      });
-      apiServer.on('upgrade', (req, socket, head) => void s.upgrades.handle(req, socket, head));
-      apiServer.on('connect', needs['one-off'].handleConnect);
-      const byAppName = appRouteResolver({ findApp, upstreams, canonicalOf: domains.canonicalOf });
-      router = createRouter({
-        resolve: byAppName,
-        resolveHost: domainRouteResolver({ route: domains.route, findApp, byName: byAppName }),
-        onRequest: routerEvents.emitRequest,
-        onAccessLog: routerEvents.emitAccessLog,
-        logger,
-        clock: s.clock,
-      });
-      const routerPort = await router.listen(config.routerPort, config.host);
-      const apiPort = (apiServer.address() as AddressInfo).port;
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      s.setUrls({ api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort });
-    },
-    // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
-    async stop() {
-      await Promise.all([
-        router?.close(),
-        ...[apiServer].map(
-          (srv) =>
-            new Promise<void>((ok) => {
-              if (!srv?.listening) return ok();
-              srv.close(() => ok());
-              srv.closeIdleConnections();
-            }),
-        ),
-      ]);
-    },
-  };
-  /** Per-request records (router metrics) and access lines (router logs) of the router. */
-  return { api: { routerEvents }, units: [unit] };
-}
-
-export type Servers = ReturnType<typeof buildServers>['api'];

@@ -6,41 +6,37 @@ import { createSourcesService } from '../modules/sources/sources.service.ts';
 import { sourcesRoutes } from '../modules/sources/sources.routes.ts';
 import { createUrlSigner } from '../modules/logs/logs-url.ts';
 import { loadSecretKey } from '../shared/secrets.ts';
-import type { Shared, Unit } from './area.ts';
+import type { Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 
 export const sourcesArea = defineArea({
   name: 'sources',
   folders: ['sources'],
   needs: [],
-  build: (s) => buildSources(s),
+  build(shared) {
+    const { config, clock, logger } = shared;
+    const sources = createSourcesService({
+      store: createSourcesStore(shared.db),
+      signer: createUrlSigner({ key: loadSecretKey(shared.dataDir, 'sources.key'), clock }),
+      clock,
+      logger,
+      dir: join(shared.stateDir, 'sources'),
+      apiUrl: () => shared.urls().api,
+      maxBytes: config.sources.maxArchiveBytes,
+      ttlMs: config.sources.uploadTtlMs,
+    });
+    let sweep: NodeJS.Timeout | undefined;
+    const unit: Unit = {
+      name: 'sources',
+      routes: [sourcesRoutes({ sources })],
+      async start() {
+        await sources.sweep();
+        const sweepOnce = () => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed'));
+        sweep = setInterval(sweepOnce, config.sources.uploadSweepMs);
+        sweep.unref();
+      },
+      stop: () => clearInterval(sweep),
+    };
+    return { api: { sources }, units: [unit] };
+  },
 });
-
-function buildSources(s: Shared) {
-  const { config, clock, logger } = s;
-  const sources = createSourcesService({
-    store: createSourcesStore(s.db),
-    signer: createUrlSigner({ key: loadSecretKey(s.dataDir, 'sources.key'), clock }),
-    clock,
-    logger,
-    dir: join(s.stateDir, 'sources'),
-    apiUrl: () => s.urls().api,
-    maxBytes: config.sources.maxArchiveBytes,
-    ttlMs: config.sources.uploadTtlMs,
-  });
-  let sweep: NodeJS.Timeout | undefined;
-  const unit: Unit = {
-    name: 'sources',
-    routes: [sourcesRoutes({ sources })],
-    async start() {
-      await sources.sweep();
-      const sweepOnce = () => void sources.sweep().catch((err) => logger.warn({ err }, 'sources: sweep failed'));
-      sweep = setInterval(sweepOnce, config.sources.uploadSweepMs);
-      sweep.unref();
-    },
-    stop: () => clearInterval(sweep),
-  };
-  return { api: { sources }, units: [unit] };
-}
-
-export type Sources = ReturnType<typeof buildSources>['api'];

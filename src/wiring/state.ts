@@ -115,23 +115,25 @@ export const stateArea = defineArea({
   name: 'state',
   folders: [],
   needs: [],
-  build: (s) => ({
-    api: {},
-    units: [
-      {
-        name: 'state',
-        async stop() {
-          try {
-            await s.runtime.close();
-          } finally {
-            if (s.db.open) s.db.close();
-            if (!s.dataDir) rmSync(s.stateDir, { recursive: true, force: true });
-            s.dataDirLock?.release();
-          }
+  build(shared) {
+    return {
+      api: {},
+      units: [
+        {
+          name: 'state',
+          async stop() {
+            try {
+              await shared.runtime.close();
+            } finally {
+              if (shared.db.open) shared.db.close();
+              if (!shared.dataDir) rmSync(shared.stateDir, { recursive: true, force: true });
+              shared.dataDirLock?.release();
+            }
+          },
         },
-      },
-      /** WebSockets still open once the servers closed (attach, deployments stream…). */
-      { name: 'upgrades', stop: () => s.upgrades.closeAll() },
-    ],
-  }),
+        /** WebSockets still open once the servers closed (attach, deployments stream…). */
+        { name: 'upgrades', stop: () => shared.upgrades.closeAll() },
+      ],
+    };
+  },
 });

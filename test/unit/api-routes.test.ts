@@ -38,7 +38,7 @@ function makeApp() {
       bodyRoot: 'thing',
       responses: { 201: z.object({ app: z.string(), size: z.number() }) },
     },
-    (c, body) => c.json({ app: c.get('app').name, size: body.thing.size }, 201),
+    (c, { body }) => c.json({ app: c.get('app').name, size: body.thing.size }, 201),
   );
   return smallHttpApp([r], apps);
 }
@@ -116,10 +116,11 @@ describe('a route declaring several content types for one status', () => {
         method: 'get',
         path: '/v1/lines',
         summary: 'lines',
+        query: z.object({ as: z.string().optional() }),
         responses: { 200: { contentType: ['text/plain', 'text/event-stream'] } },
       },
-      (c) => {
-        const as = c.req.query('as');
+      (c, { query }) => {
+        const as = query.as;
         if (as === 'sse') return c.body('data: x\n\n', 200, { 'content-type': 'text/event-stream' });
         if (as === 'json') return c.json({ lines: [] });
         return c.text('a line\n');
@@ -162,7 +163,7 @@ describe('a route declaring its query', () => {
         query,
         responses: { 200: z.object({ size: z.string(), token: z.string() }) },
       },
-      (c, _body, q) => c.json({ size: q.size ?? 'none', token: q.token ?? 'missing' }),
+      (c, { query: q }) => c.json({ size: q.size ?? 'none', token: q.token ?? 'missing' }),
     );
     const noAuth = { ...auth, authenticate: async () => ({ user, tokenId: null }) } as unknown as AuthService;
     return smallHttpApp([r], apps, { auth: noAuth, validateResponses: false });
@@ -185,5 +186,58 @@ describe('a route declaring its query', () => {
 
   it('a missing required parameter is left to the handler (a signed URL answers 403 itself)', async () => {
     expect(await get('?size=S')).toEqual({ status: 200, body: { size: 'S', token: 'missing' } });
+  });
+});
+
+describe("a route's path parameters", () => {
+  const app = () => {
+    const r = new ApiRoutes('test');
+    r.add(
+      {
+        method: 'get',
+        path: '/v1/plain/:name/:id',
+        summary: 'plain',
+        responses: { 200: z.record(z.string(), z.string()) },
+      },
+      (c, { params }) => c.json({ name: params.name, id: params.id }),
+    );
+    r.add(
+      {
+        method: 'get',
+        path: '/v1/numbered/:index',
+        summary: 'numbered',
+        params: z.object({
+          index: z
+            .string()
+            .regex(/^[1-9]\d{0,5}$/)
+            .transform(Number),
+        }),
+        query: z.object({ size: z.enum(['S', 'M']).optional() }),
+        responses: { 200: z.object({ next: z.number() }) },
+      },
+      (c, { params }) => c.json({ next: params.index + 1 }),
+    );
+    const noAuth = { ...auth, authenticate: async () => ({ user, tokenId: null }) } as unknown as AuthService;
+    return smallHttpApp([r], apps, { auth: noAuth });
+  };
+  const get = async (path: string) => {
+    const res = await app().request(path, { headers: { authorization: 'Bearer ok' } });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  it('reach the handler as the strings of the path (decoded) when the route declares no schema', async () => {
+    expect(await get('/v1/plain/a%20b/42')).toEqual({ status: 200, body: { name: 'a b', id: '42' } });
+  });
+
+  it('reach it parsed by the declared schema', async () => {
+    expect(await get('/v1/numbered/41')).toEqual({ status: 200, body: { next: 42 } });
+  });
+
+  it('a value the schema refuses names nothing: 404 {resource, error}, before the query is read', async () => {
+    expect(await get('/v1/numbered/0')).toEqual({ status: 404, body: { resource: 'index', error: 'not found' } });
+    expect(await get('/v1/numbered/x?size=XL')).toEqual({
+      status: 404,
+      body: { resource: 'index', error: 'not found' },
+    });
   });
 });

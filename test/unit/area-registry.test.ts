@@ -61,6 +61,100 @@ describe('the areas (src/wiring/areas.ts)', () => {
   });
 });
 
+// Every area file in src/wiring/ (the ones calling defineArea), read as text: the wiring's one builder shape and
+// its import graph are properties of the source, not of what the builders return.
+const WIRING = new URL('../../src/wiring/', import.meta.url);
+const wiringFiles = readdirSync(WIRING).filter((f) => f.endsWith('.ts'));
+const sourceOf = (file: string) => readFileSync(new URL(file, WIRING), 'utf8');
+
+/** Why an area file's builder is not `build(shared, deps) { … }` inside its defineArea call; empty when it is. */
+function builderShapeProblems(source: string): string[] {
+  const problems: string[] = [];
+  const methods = source.match(/^ {2}build\((shared|shared, deps)\) \{$/gm) ?? [];
+  if (methods.length !== 1) problems.push(`${methods.length} \`build(shared, deps) {\` methods (one expected)`);
+  if (/\bbuild\s*:/.test(source)) problems.push('a `build:` property (write the method `build(shared, deps) { … }`)');
+  // A builder outside the definition: a function taking the shared state, or callbacks handed in as a third argument.
+  for (const m of source.matchAll(/function (\w+)\([^)]*: Shared\b/g)) problems.push(`function ${m[1]} takes Shared`);
+  for (const m of source.matchAll(/interface (\w+(?:Needs|Later))\b/g))
+    problems.push(`interface ${m[1]} repeats the area's needs (deps is typed from \`needs\`)`);
+  if (/export type \w+ = ReturnType<typeof build/.test(source)) problems.push('an API inferred from its builder');
+  return problems;
+}
+
+/** The first import cycle among src/wiring/ files (static, type-only and dynamic imports), or null. */
+function importCycle(files: Map<string, string>): string[] | null {
+  const edges = new Map<string, string[]>();
+  for (const [file, source] of files) {
+    const targets = [...source.matchAll(/(?:from|import\()\s*'\.\/([\w.-]+\.ts)'/g)].map((m) => m[1]);
+    edges.set(
+      file,
+      targets.filter((t) => files.has(t)),
+    );
+  }
+  const done = new Set<string>();
+  const visit = (file: string, path: string[]): string[] | null => {
+    if (path.includes(file)) return [...path.slice(path.indexOf(file)), file];
+    if (done.has(file)) return null;
+    for (const next of edges.get(file) ?? []) {
+      const cycle = visit(next, [...path, file]);
+      if (cycle) return cycle;
+    }
+    done.add(file);
+    return null;
+  };
+  for (const file of files.keys()) {
+    const cycle = visit(file, []);
+    if (cycle) return cycle;
+  }
+  return null;
+}
+
+describe('the wiring files (src/wiring/)', () => {
+  const areaFiles = wiringFiles.filter((f) => /^export const \w+ = defineArea\(/m.test(sourceOf(f)));
+
+  it('every area is one file whose builder has the one shape: build(shared, deps) { … } in its defineArea', () => {
+    expect(areaFiles).toHaveLength(AREAS.length);
+    for (const f of areaFiles) expect(builderShapeProblems(sourceOf(f)), f).toEqual([]);
+  });
+
+  it('the shape check refuses the other shapes', () => {
+    const method = "defineArea({\n  name: 'x',\n  build(shared, deps) {\n    return { api: {} };\n  },\n});";
+    expect(builderShapeProblems(method)).toEqual([]);
+    expect(
+      builderShapeProblems('defineArea({\n  build: (s) => buildX(s),\n});\nfunction buildX(s: Shared) {}'),
+    ).toEqual([
+      '0 `build(shared, deps) {` methods (one expected)',
+      'a `build:` property (write the method `build(shared, deps) { … }`)',
+      'function buildX takes Shared',
+    ]);
+    expect(builderShapeProblems(`${method}\ninterface XNeeds { a: 1 }`)).toHaveLength(1);
+    expect(builderShapeProblems(`${method}\nexport type X = ReturnType<typeof buildX>['api'];`)).toHaveLength(1);
+  });
+
+  it('no import cycle among them, type-only and dynamic imports included', () => {
+    const files = new Map(wiringFiles.map((f) => [f, sourceOf(f)]));
+    expect(files.size).toBeGreaterThan(AREAS.length);
+    expect(importCycle(files)).toBeNull();
+    // define-area.ts names every area's API without importing an area: the APIs are in a module of types only.
+    expect(sourceOf('define-area.ts')).not.toMatch(/from '\.\/(areas|accounts|apps|containers)\.ts'/);
+    const apis = sourceOf('area-apis.ts');
+    expect(apis.match(/^import (?!type )/gm) ?? [], 'area-apis.ts imports values').toEqual([]);
+    expect(apis.match(/^export (?!interface |type ).*/gm) ?? [], 'area-apis.ts exports values').toEqual([]);
+  });
+
+  it('the cycle check finds a cycle through a type-only import', () => {
+    const files = new Map([
+      ['a.ts', "import { b } from './b.ts';"],
+      ['b.ts', "import type { C } from './c.ts';"],
+      ['c.ts', "const a = () => import('./a.ts');"],
+      ['d.ts', "import { a } from './a.ts';"],
+    ]);
+    expect(importCycle(files)).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts']);
+    files.set('c.ts', '');
+    expect(importCycle(files)).toBeNull();
+  });
+});
+
 describe('assemble()', () => {
   type Any = AreaDefinition<AreaName, AreaName, AreaName>;
   const logs = defineArea({
@@ -78,7 +172,7 @@ describe('assemble()', () => {
         folders: [],
         needs: [],
         later: ['logs'],
-        build: (_s, deps) => ({ api: deps.late('logs') as never }),
+        build: (_shared, deps) => ({ api: deps.late('logs') as never }),
       });
       const err = (() => {
         try {
@@ -119,7 +213,7 @@ describe('assemble()', () => {
         folders: [],
         needs: [],
         later: ['logs'],
-        build: (_s, deps) => {
+        build: (_shared, deps) => {
           call = () => deps.late('logs').append('a', 'web-1', 'x');
           return { api: {} as never };
         },

@@ -35,7 +35,7 @@ function thingsRoutes(): ApiRoutes {
       query: z.object({ n: z.coerce.number().int() }),
       responses: { 200: z.object({ app: z.string(), n: z.number().optional() }) },
     },
-    (c, _b, q) => c.json({ app: c.get('app').name, n: q.n }),
+    (c, { query: q }) => c.json({ app: c.get('app').name, n: q.n }),
   );
   r.add(
     {
@@ -47,7 +47,7 @@ function thingsRoutes(): ApiRoutes {
       middleware: [refuseLocked],
       responses: { 201: z.object({ app: z.string(), size: z.number() }) },
     },
-    (c, body) => c.json({ app: c.get('app').name, size: body.thing.size }, 201),
+    (c, { body }) => c.json({ app: c.get('app').name, size: body.thing.size }, 201),
   );
   r.add(
     { method: ['patch', 'put'], path: '/v1/open/:id', summary: 'public', auth: 'public', responses: { 204: null } },

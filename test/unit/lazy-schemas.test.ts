@@ -34,7 +34,7 @@ function declare() {
       responses: { 201: answer.schema },
     },
     // The handler's body and query are typed from the schemas the functions make.
-    (c, b, q) => c.json({ app: c.get('app').name, size: b.thing.size, query: q.size ?? 'none' }, 201),
+    (c, { body: b, query: q }) => c.json({ app: c.get('app').name, size: b.thing.size, query: q.size ?? 'none' }, 201),
   );
   r.add(
     {

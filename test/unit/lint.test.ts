@@ -53,6 +53,28 @@ describe('biome check', () => {
     }
   }, 60_000);
 
+  it('rejects a raw c.req.param()/c.req.query() in a *.routes.ts file, not elsewhere', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lint-probe-'));
+    try {
+      cpSync(join(ROOT, 'biome.json'), join(dir, 'biome.json'));
+      cpSync(join(ROOT, 'lint'), join(dir, 'lint'), { recursive: true });
+      mkdirSync(join(dir, 'src'));
+      const raw =
+        'type C = { req: { param(k?: string): string; query(k?: string): string } };\n' +
+        "export const read = (c: C) => [c.req.param('id'), c.req.query('page'), c.req.query()];\n";
+      writeFileSync(join(dir, 'src/probe.routes.ts'), raw);
+      writeFileSync(join(dir, 'src/probe-middleware.ts'), raw);
+      const r = await biome(['lint', '--colors=off', '--max-diagnostics=50'], dir);
+      const found = r.out.match(/read path parameters and query from the handler's input/g) ?? [];
+      expect(found).toHaveLength(3);
+      expect(r.out).toContain('probe.routes.ts');
+      expect(r.out).not.toContain('probe-middleware.ts');
+      expect(r.code).not.toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('rejects code the formatter would change', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'format-probe-'));
     try {

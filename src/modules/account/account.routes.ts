@@ -1,5 +1,3 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ERROR_BODY } from '../../http/api-schemas.ts';
@@ -28,8 +26,8 @@ const refused = (status: number) => ({ [status]: ERROR_BODY });
 // `apps`: the `:app` of the app routes is loaded by the route declarations (api-routes.ts).
 export function accountRoutes(deps: { pagination: { defaultPerPage: number; maxPerPage: number } }) {
   const r = new ApiRoutes('account');
-  const emptyPage = (c: Context<AppEnv>) => {
-    const { page, perPage } = pageParams(c, deps.pagination);
+  const emptyPage = (query: { page?: string; per_page?: string }) => {
+    const { page, perPage } = pageParams(query, deps.pagination);
     return paginate(0, page, perPage).meta;
   };
 
@@ -86,7 +84,7 @@ export function accountRoutes(deps: { pagination: { defaultPerPage: number; maxP
       query: pageQuery,
       responses: { 200: scmRepoLinkList },
     },
-    (c) => c.json({ scm_repo_links: [], meta: { pagination: emptyPage(c) } }),
+    (c, { query }) => c.json({ scm_repo_links: [], meta: { pagination: emptyPage(query) } }),
   );
 
   // An app's repo link: none, so 404 (the CLI prints "Your app '…' has no integration link.").
@@ -142,9 +140,9 @@ export function accountRoutes(deps: { pagination: { defaultPerPage: number; maxP
       query: pageQuery,
       responses: { 200: privateNetworkDomainNames },
     },
-    (c) => {
-      const page = c.req.query('page') ?? '1';
-      const perPage = c.req.query('per_page') ?? '20';
+    (c, { query }) => {
+      const page = query.page ?? '1';
+      const perPage = query.per_page ?? '20';
       if (!/^\d{1,9}$/.test(page) || Number(page) < 1) throw ApiError.invalid('page', 'must be greater than zero');
       if (!/^\d{1,9}$/.test(perPage) || Number(perPage) < 1 || Number(perPage) > 50)
         throw ApiError.invalid('per_page', 'must be between 1 and 50');
@@ -167,7 +165,7 @@ export function accountRoutes(deps: { pagination: { defaultPerPage: number; maxP
       query: pageQuery,
       responses: { 200: invoiceList },
     },
-    (c) => c.json({ invoices: [], meta: { pagination: emptyPage(c) } }),
+    (c, { query }) => c.json({ invoices: [], meta: { pagination: emptyPage(query) } }),
   );
   r.add(
     { method: 'get', path: '/v1/account/invoices/:id', summary: 'An invoice (always 404)', responses: refused(404) },

@@ -4,7 +4,7 @@
 // expiring URL (`to` is the time of its last line, the download stops there). Later pages are empty.
 import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { lazySchema } from '../../http/api-schemas.ts';
+import { lazySchema, signedUrlQuery } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ApiError } from '../../http/errors.ts';
 import { isoDate } from '../../shared/clock.ts';
@@ -46,9 +46,9 @@ export function addonLogsArchivesRoutes(deps: {
         query: lazySchema(() => z.object({ page: z.string().optional(), cursor: z.string().optional() })),
         responses: { 200: archiveList },
       },
-      (c) => {
-        const addon = recordedAddon(deps.addons, deps.servers, c, c.req.param('id'));
-        const page = c.req.query('page') ?? '1';
+      (c, { params, query }) => {
+        const addon = recordedAddon(deps.addons, deps.servers, c, params.id);
+        const page = query.page ?? '1';
         if (!/^\d{1,6}$/.test(page) || Number(page) < 1) throw ApiError.invalid('page', 'must be a positive integer');
         const lines = deps.servers.logs.recent(addon.id, KEEP);
         const last = lines[lines.length - 1];
@@ -72,11 +72,12 @@ export function addonLogsArchivesRoutes(deps: {
       path: '/_emulator/addon-logs-archives/:id/:to',
       summary: "Download a logs archive of an addon's server (signed URL)",
       auth: 'signed',
+      query: signedUrlQuery,
       responses: { 200: { contentType: 'application/gzip', description: 'The lines, gzipped' } },
     },
-    (c) => {
-      const { id, to } = c.req.param();
-      const check = deps.signer.check(ARCHIVE, c.req.query('token'), c.req.query('timestamp'), URL_TTL_MS);
+    (c, { params, query }) => {
+      const { id, to } = params;
+      const check = deps.signer.check(ARCHIVE, query.token, query.timestamp, URL_TTL_MS);
       if (!check.ok)
         throw ApiError.unauthorized(
           check.reason === 'expired'

@@ -18,15 +18,8 @@ const MAX_LINES = 1000;
 
 export function addonServersRoutes(deps: { addons: AddonsService; servers: AddonServers }) {
   const r = new ApiRoutes('addons');
-  const serverOf = (
-    c: Context<
-      AppEnv,
-      | '/v1/apps/:app/addons/:id/server'
-      | '/v1/apps/:app/addons/:id/server/logs'
-      | '/v1/apps/:app/addons/:id/server/dump'
-    >,
-  ) => {
-    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.get('app').id, c.req.param('id'));
+  const serverOf = (c: Context<AppEnv>, id: string) => {
+    const { addon } = deps.addons.visibleAddon(c.get('principal').user, c.get('app').id, id);
     if (!deps.servers.server(addon.id))
       throw ApiError.badRequest('this addon is a stand-in: no database server runs, so it has no logs nor backups');
     return addon;
@@ -49,8 +42,8 @@ export function addonServersRoutes(deps: { addons: AddonsService; servers: Addon
         }),
       },
     },
-    async (c) => {
-      const addon = serverOf(c);
+    async (c, { params }) => {
+      const addon = serverOf(c, params.id);
       const kind = deps.servers.server(addon.id)?.kind ?? '';
       const r = await deps.servers.running(addon.id);
       return c.json({
@@ -67,9 +60,9 @@ export function addonServersRoutes(deps: { addons: AddonsService; servers: Addon
       query: z.object({ n: z.string().optional() }),
       responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' } },
     },
-    (c) => {
-      const addon = serverOf(c);
-      const n = lineCount(c.req.query('n'), MAX_LINES) ?? 100;
+    (c, { params, query }) => {
+      const addon = serverOf(c, params.id);
+      const n = lineCount(query.n, MAX_LINES) ?? 100;
       const lines = deps.servers.logs.recent(addon.id, n).map((l) => `${formattedLine(l)}\n`);
       return c.text(lines.join(''));
     },
@@ -84,8 +77,8 @@ export function addonServersRoutes(deps: { addons: AddonsService; servers: Addon
         200: { contentType: 'application/gzip', description: 'pg_dump, mariadb-dump or an RDB snapshot, gzipped' },
       },
     },
-    async (c) => {
-      const addon = serverOf(c);
+    async (c, { params }) => {
+      const addon = serverOf(c, params.id);
       const dump = await deps.servers.dump(addon.id);
       if (!dump) throw ApiError.unavailable('the database server is not running: retry once the addon is running');
       c.header('content-type', 'application/gzip');

@@ -40,8 +40,8 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
       auth: 'public',
       responses: { 200: addonPlanList },
     },
-    (c) => {
-      const p = findProvider(c.req.param('id'));
+    (c, { params }) => {
+      const p = findProvider(params.id);
       if (!p) throw ApiError.notFound('addon_provider');
       return c.json({ plans: p.plans });
     },
@@ -58,7 +58,7 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
   );
   r.add(
     { method: 'get', path: '/v1/apps/:app/addons/:id', summary: 'Get an addon', responses: { 200: addonEnvelope } },
-    (c) => c.json({ addon: addons.toJson(addons.visibleAddon(user(c), c.get('app').id, c.req.param('id')).addon) }),
+    (c, { params }) => c.json({ addon: addons.toJson(addons.visibleAddon(user(c), c.get('app').id, params.id).addon) }),
   );
 
   r.add(
@@ -72,7 +72,7 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
       bodyRoot: 'addon',
       responses: { 201: addonChange },
     },
-    (c, { addon }) => {
+    (c, { body: { addon } }) => {
       const json = addons.provision(user(c), c.get('app').id, addon);
       const variables = addons.variablesOf(json.id);
       const message = variables.length
@@ -92,9 +92,9 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
       bodyRoot: 'addon',
       responses: { 200: addonChange },
     },
-    (c, { addon }) =>
+    (c, { params, body: { addon } }) =>
       c.json({
-        addon: addons.changePlan(user(c), c.get('app').id, c.req.param('id'), addon.plan_id),
+        addon: addons.changePlan(user(c), c.get('app').id, params.id, addon.plan_id),
         message: 'Plan changed',
         variables: [],
       }),
@@ -108,13 +108,13 @@ export function addonsRoutes(deps: { addons: AddonsService }) {
       summary: 'Get a token of the database API for an addon',
       responses: { 200: addonToken },
     },
-    (c) => c.json({ addon: { token: addons.token(user(c), c.get('app').id, c.req.param('id')) } }),
+    (c, { params }) => c.json({ addon: { token: addons.token(user(c), c.get('app').id, params.id) } }),
   );
 
   r.add(
     { method: 'delete', path: '/v1/apps/:app/addons/:id', summary: 'Remove an addon', responses: { 204: null } },
-    (c) => {
-      addons.remove(user(c), c.get('app').id, c.req.param('id'));
+    (c, { params }) => {
+      addons.remove(user(c), c.get('app').id, params.id);
       return c.body(null, 204);
     },
   );

@@ -37,8 +37,8 @@ export function databaseApiRoutes(deps: DatabaseApiDeps) {
         auth: 'addon',
         responses: { 200: databaseEnvelope },
       },
-      async (c) => {
-        const addon = tokenAddon(addons, c, c.req.param('id'));
+      async (c, { params }) => {
+        const addon = tokenAddon(addons, c, params.id);
         if (deps.describe && deps.servers?.server(addon.id))
           return c.json({ database: await deps.describe(addon, deps.appName(addon.app_id)) });
         const provider = findProvider(addon.provider_id);
@@ -77,8 +77,8 @@ export function databaseApiRoutes(deps: DatabaseApiDeps) {
         auth: 'addon',
         responses: { 400: ERROR_BODY },
       },
-      (c) => {
-        const id = c.req.param('id');
+      (c, { params }) => {
+        const id = params.id;
         throw lacks(deps.servers, tokenAddon(addons, c, id), featureOf(c.req.path, id));
       },
     );

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { lazySchema } from '../../http/api-schemas.ts';
+import { lazySchema, signedUrlQuery } from '../../http/api-schemas.ts';
 import { jsonBody, lineCount } from '../../http/validate.ts';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -79,7 +79,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 200: databaseBackupList },
       },
-      (c) => c.json({ database_backups: backups.list(recorded(c, c.req.param('id'))) }),
+      (c, { params }) => c.json({ database_backups: backups.list(recorded(c, params.id)) }),
     );
     r.add(
       {
@@ -89,8 +89,8 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 201: databaseBackupEnvelope },
       },
-      async (c) => {
-        const addon = await ready(c, c.req.param('id'));
+      async (c, { params }) => {
+        const addon = await ready(c, params.id);
         if (!(await servers.running(addon.id))) throw notReady(addon);
         return c.json({ database_backup: backups.json(backups.create(addon)) }, 201);
       },
@@ -103,7 +103,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 200: downloadUrl },
       },
-      (c) => c.json({ download_url: backups.downloadUrl(recorded(c, c.req.param('id')), c.req.param('backup')) }),
+      (c, { params }) => c.json({ download_url: backups.downloadUrl(recorded(c, params.id), params.backup) }),
     );
     // BackupShow: go-scalingo asks /backups/:id at the API's root, not under the database.
     r.add(
@@ -114,10 +114,10 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 200: databaseBackupEnvelope },
       },
-      (c) => {
+      (c, { params }) => {
         const addon = tokenAddon(deps.addons, c, undefined);
         if (!servers.server(addon.id)) throw lacks(servers, addon, 'database server features');
-        return c.json({ database_backup: backups.json(backups.show(addon, c.req.param('backup'))) });
+        return c.json({ database_backup: backups.json(backups.show(addon, params.backup)) });
       },
     );
 
@@ -129,7 +129,7 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 200: databaseUserList },
       },
-      async (c) => c.json({ 'database-users': await users.list(await ready(c, c.req.param('id'))) }),
+      async (c, { params }) => c.json({ 'database-users': await users.list(await ready(c, params.id)) }),
     );
 
     // DatabaseCreateUser / DatabaseDeleteUser: the rules are database-users.ts's.
@@ -144,9 +144,9 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         rawBody: true,
         responses: { 201: databaseUserCreated },
       },
-      async (c) => {
+      async (c, { params }) => {
         // The token and the server are checked before the body is read.
-        const addon = await ready(c, c.req.param('id'));
+        const addon = await ready(c, params.id);
         const { database_user: u } = await jsonBody(c, createUserSchema(), 'database_user');
         return c.json({ database_user: await users.create(addon, u) }, 201);
       },
@@ -159,8 +159,8 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 204: null },
       },
-      async (c) => {
-        await users.remove(await ready(c, c.req.param('id')), c.req.param('name'));
+      async (c, { params }) => {
+        await users.remove(await ready(c, params.id), params.name);
         return c.body(null, 204);
       },
     );
@@ -174,8 +174,8 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
         auth: 'addon',
         responses: { 200: logsUrl },
       },
-      (c) => {
-        const addon = recorded(c, c.req.param('id'));
+      (c, { params }) => {
+        const addon = recorded(c, params.id);
         return c.json({
           url: `${deps.apiUrl()}/_emulator/addon-logs/${addon.id}?${deps.signer.query(LOGS, addon.id)}`,
         });
@@ -189,10 +189,11 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
       path: '/_emulator/addon-backups/:backup/archive',
       summary: 'Download a backup (signed URL)',
       auth: 'signed',
+      query: signedUrlQuery,
       responses: { 200: { contentType: 'application/gzip', description: 'The backup file' } },
     },
-    (c) => {
-      const file = backups.archiveFile(c.req.param('backup'), c.req.query());
+    (c, { params, query }) => {
+      const file = backups.archiveFile(params.backup, query);
       const body = Readable.toWeb(createReadStream(file.path)) as ReadableStream;
       return c.body(body, 200, {
         'content-type': 'application/gzip',
@@ -218,13 +219,13 @@ export function databaseFeaturesRoutes(deps: DatabaseFeaturesDeps) {
       ),
       responses: { 200: { contentType: 'text/plain', description: 'One formatted line per log line' }, 204: null },
     },
-    (c) => {
-      const id = checkAddonLogsUrl(deps.signer, servers, c.req.param('id'), c.req.query());
-      if (c.req.query('stream') === 'true')
+    (c, { params, query }) => {
+      const id = checkAddonLogsUrl(deps.signer, servers, params.id, query);
+      if (query.stream === 'true')
         throw ApiError.badRequest(
           'follow the logs of an addon with a WebSocket (Upgrade: websocket), as `scalingo logs --addon -f` does',
         );
-      const n = lineCount(c.req.query('n'), MAX_LINES) ?? 100;
+      const n = lineCount(query.n, MAX_LINES) ?? 100;
       const lines = servers.logs.recent(id, n);
       // The Go CLI prints "There is no log" on 204, like for an app.
       if (!lines.length) return c.body(null, 204);

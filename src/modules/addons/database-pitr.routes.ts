@@ -41,8 +41,8 @@ export function databasePitrRoutes(deps: { addons: AddonsService; servers: Addon
         auth: 'addon',
         responses: { 200: recoveryWindow },
       },
-      async (c) => {
-        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
+      async (c, { params }) => {
+        const addon = await readyAddon(deps.addons, servers, c, params.id);
         pitr.check(addon);
         return c.json({ recovery_window: await pitr.recoveryWindow(addon) });
       },
@@ -58,8 +58,8 @@ export function databasePitrRoutes(deps: { addons: AddonsService; servers: Addon
         rawBody: true,
         responses: { 201: operation },
       },
-      async (c) => {
-        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
+      async (c, { params }) => {
+        const addon = await readyAddon(deps.addons, servers, c, params.id);
         pitr.check(addon);
         const body = await jsonBody(c, restoreBody());
         const op = await pitr.restore(addon, new Date(body.restore_time));

@@ -36,10 +36,10 @@ export function databaseRestoresRoutes(deps: {
         auth: 'addon',
         responses: { 202: restoreEnvelope },
       },
-      async (c) => {
-        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
+      async (c, { params }) => {
+        const addon = await readyAddon(deps.addons, servers, c, params.id);
         if (!(await servers.running(addon.id))) throw notReady(addon);
-        return c.json({ restore: restores.json(restores.start(addon, c.req.param('backup'))) }, 202);
+        return c.json({ restore: restores.json(restores.start(addon, params.backup)) }, 202);
       },
     );
     // Readable while the restore runs (the database itself answers 503 meanwhile).
@@ -51,9 +51,9 @@ export function databaseRestoresRoutes(deps: {
         auth: 'addon',
         responses: { 200: restoreEnvelope },
       },
-      (c) => {
-        const addon = tokenAddon(deps.addons, c, c.req.param('id'));
-        return c.json({ restore: restores.json(restores.show(addon, c.req.param('restore'))) });
+      (c, { params }) => {
+        const addon = tokenAddon(deps.addons, c, params.id);
+        return c.json({ restore: restores.json(restores.show(addon, params.restore)) });
       },
     );
   }

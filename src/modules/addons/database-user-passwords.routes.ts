@@ -74,9 +74,9 @@ export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; serve
         rawBody: true,
         responses: { 200: userWithPassword },
       },
-      async (c) => {
-        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
-        const user = await changeable(addon, c.req.param('name'));
+      async (c, { params }) => {
+        const addon = await readyAddon(deps.addons, servers, c, params.id);
+        const user = await changeable(addon, params.name);
         const { database_user: u } = await jsonBody(c, updatePasswordSchema(), 'database_user');
         await setPassword(addon, user.name, u.password);
         return c.json({
@@ -92,9 +92,9 @@ export function databaseUserPasswordsRoutes(deps: { addons: AddonsService; serve
         auth: 'addon',
         responses: { 200: userWithPassword },
       },
-      async (c) => {
-        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
-        const user = await changeable(addon, c.req.param('name'));
+      async (c, { params }) => {
+        const addon = await readyAddon(deps.addons, servers, c, params.id);
+        const user = await changeable(addon, params.name);
         const password = randomBytes(24).toString('base64url');
         await setPassword(addon, user.name, password);
         return c.json({ database_user: { name: user.name, read_only: user.readOnly, protected: false, password } });

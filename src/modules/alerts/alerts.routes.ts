@@ -30,12 +30,12 @@ export function alertsRoutes(deps: { alerts: AlertsService }) {
       bodyRoot: 'alert',
       responses: { 201: alertEnvelope },
     },
-    (c, { alert }) => c.json({ alert: alerts.create(user(c), c.get('app').id, alert) }, 201),
+    (c, { body: { alert } }) => c.json({ alert: alerts.create(user(c), c.get('app').id, alert) }, 201),
   );
 
   r.add(
     { method: 'get', path: '/v1/apps/:app/alerts/:id', summary: '#28 Get an alert', responses: { 200: alertEnvelope } },
-    (c) => c.json({ alert: alerts.show(user(c), c.get('app').id, c.req.param('id')) }),
+    (c, { params }) => c.json({ alert: alerts.show(user(c), c.get('app').id, params.id) }),
   );
 
   // The npm client wraps the body in `alert`; go-scalingo sends AlertUpdateParams unwrapped
@@ -50,16 +50,16 @@ export function alertsRoutes(deps: { alerts: AlertsService }) {
       rawBody: true,
       responses: { 200: alertEnvelope },
     },
-    async (c) => {
+    async (c, { params }) => {
       const { alert } = parseWith(updateAlertSchema, wrappedBody(await readJson(c), 'alert'), 'alert');
-      return c.json({ alert: alerts.update(user(c), c.get('app').id, c.req.param('id'), alert) });
+      return c.json({ alert: alerts.update(user(c), c.get('app').id, params.id, alert) });
     },
   );
 
   r.add(
     { method: 'delete', path: '/v1/apps/:app/alerts/:id', summary: '#30 Delete an alert', responses: { 204: null } },
-    (c) => {
-      alerts.delete(user(c), c.get('app').id, c.req.param('id'));
+    (c, { params }) => {
+      alerts.delete(user(c), c.get('app').id, params.id);
       return c.body(null, 204);
     },
   );

@@ -59,7 +59,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       bodyRoot: 'app',
       responses: { 201: appEnvelope },
     },
-    (c, { app }) => {
+    (c, { body: { app } }) => {
       const dryRun = /^true$/i.test(requestHeader(c, 'x-dry-run') ?? '');
       deps.projects?.check(user(c), app.project_id);
       const created = apps.create(user(c), app, { dryRun });
@@ -90,9 +90,9 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       app: false,
       responses: { 200: appEnvelope },
     },
-    (c) => {
+    (c, { params }) => {
       const caller = user(c);
-      const key = c.req.param('app');
+      const key = params.app;
       const body = deps.answers ? deps.answers.answer(caller, key, appAnswer) : appAnswer(caller, key);
       return answerWithRequestId(c, body, 200, 'application/json');
     },
@@ -106,7 +106,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       query: currentName,
       responses: { 204: null },
     },
-    (c, _body, q) => {
+    (c, { query: q }) => {
       // Synchronous when no area has anything to remove first: the 204 leaves without waiting on a promise.
       const pending = apps.delete(user(c), c.get('app'), q.current_name);
       return pending ? pending.then(() => answerWithRequestId(c, null, 204)) : answerWithRequestId(c, null, 204);
@@ -121,7 +121,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       body: renameSchema,
       responses: { 200: appEnvelope },
     },
-    (c, body) => {
+    (c, { body }) => {
       const row = apps.rename(user(c), c.get('app').id, body.current_name, body.new_name);
       return c.json({ app: appJson(row, view, { status: true }) });
     },
@@ -140,7 +140,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       query: currentName,
       responses: { 200: appEnvelope },
     },
-    async (c, _body, q) => {
+    async (c, { query: q }) => {
       const wrapped = wrappedBody(await readJson(c), 'app');
       const appKey = c.get('app').id;
       if (wrapped.app && typeof wrapped.app === 'object' && 'owner' in (wrapped.app as object)) {
@@ -167,7 +167,7 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       bodyRoot: 'app',
       responses: { 201: appEnvelope },
     },
-    (c, { app }) => {
+    (c, { body: { app } }) => {
       const row = apps.createChild(user(c), c.get('app').id, app.name);
       return c.json({ app: appJson(row, view, { childCreation: true }) }, 201);
     },
@@ -181,8 +181,8 @@ export function appsRoutes(deps: AppsRoutesDeps) {
       query: pageQuery,
       responses: { 200: childAppList },
     },
-    (c) => {
-      const { page, perPage } = pageParams(c, deps.pagination);
+    (c, { query }) => {
+      const { page, perPage } = pageParams(query, deps.pagination);
       const res = apps.listChildren(user(c), c.get('app').id, page, perPage);
       return c.json({ child_apps: res.apps.map((a) => appJson(a, view)), meta: res.meta });
     },

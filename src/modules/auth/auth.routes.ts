@@ -93,8 +93,8 @@ export function authRoutes(deps: {
       auth: 'password',
       responses: { 200: tokenEnvelope },
     },
-    (c) => {
-      const { row, secret } = auth.renewToken(c.get('principal').user.id, c.req.param('id'));
+    (c, { params }) => {
+      const { row, secret } = auth.renewToken(c.get('principal').user.id, params.id);
       return c.json({ token: tokenJson(row, secret) });
     },
   );
@@ -107,8 +107,8 @@ export function authRoutes(deps: {
       auth: 'password',
       responses: { 204: null },
     },
-    (c) => {
-      auth.deleteToken(c.get('principal').user.id, c.req.param('id'));
+    (c, { params }) => {
+      auth.deleteToken(c.get('principal').user.id, params.id);
       return c.body(null, 204);
     },
   );

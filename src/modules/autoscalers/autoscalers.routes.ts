@@ -32,7 +32,7 @@ export function autoscalersRoutes(deps: { autoscalers: AutoscalersService }) {
       summary: 'Get an autoscaler',
       responses: { 200: autoscalerEnvelope },
     },
-    (c) => c.json({ autoscaler: autoscalers.show(user(c), c.get('app').id, c.req.param('id')) }),
+    (c, { params }) => c.json({ autoscaler: autoscalers.show(user(c), c.get('app').id, params.id) }),
   );
 
   r.add(
@@ -44,7 +44,8 @@ export function autoscalersRoutes(deps: { autoscalers: AutoscalersService }) {
       bodyRoot: 'autoscaler',
       responses: { 201: autoscalerEnvelope },
     },
-    (c, { autoscaler }) => c.json({ autoscaler: autoscalers.create(user(c), c.get('app').id, autoscaler) }, 201),
+    (c, { body: { autoscaler } }) =>
+      c.json({ autoscaler: autoscalers.create(user(c), c.get('app').id, autoscaler) }, 201),
   );
 
   r.add(
@@ -57,13 +58,13 @@ export function autoscalersRoutes(deps: { autoscalers: AutoscalersService }) {
       rawBody: true,
       responses: { 200: autoscalerEnvelope },
     },
-    async (c) => {
+    async (c, { params }) => {
       const raw = await readJson(c);
       // go-scalingo sends {"max_containers":5}; the npm client {"autoscaler":{"max_containers":5}}.
       const wrapped =
         raw && typeof raw === 'object' && !Array.isArray(raw) && 'autoscaler' in raw ? raw : { autoscaler: raw };
       const { autoscaler } = parseWith(updateAutoscalerSchema, wrapped, 'autoscaler');
-      return c.json({ autoscaler: autoscalers.update(user(c), c.get('app').id, c.req.param('id'), autoscaler) });
+      return c.json({ autoscaler: autoscalers.update(user(c), c.get('app').id, params.id, autoscaler) });
     },
   );
 
@@ -74,8 +75,8 @@ export function autoscalersRoutes(deps: { autoscalers: AutoscalersService }) {
       summary: 'Delete an autoscaler',
       responses: { 204: null },
     },
-    (c) => {
-      autoscalers.remove(user(c), c.get('app').id, c.req.param('id'));
+    (c, { params }) => {
+      autoscalers.remove(user(c), c.get('app').id, params.id);
       return c.body(null, 204);
     },
   );

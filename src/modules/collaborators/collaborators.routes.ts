@@ -27,8 +27,8 @@ export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService;
       query: acceptQuery,
       responses: { 200: appResource },
     },
-    (c) => {
-      const token = c.req.query('token');
+    (c, { query }) => {
+      const token = query.token;
       if (!token) throw ApiError.invalid('token', 'missing field');
       return c.json(appJson(collaborators.accept(user(c), token), deps.view));
     },
@@ -53,7 +53,7 @@ export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService;
       bodyRoot: 'collaborator',
       responses: { 201: collaboratorEnvelope },
     },
-    (c, { collaborator }) =>
+    (c, { body: { collaborator } }) =>
       c.json(
         {
           collaborator: collaborators.invite(
@@ -76,9 +76,9 @@ export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService;
       bodyRoot: 'collaborator',
       responses: { 200: collaboratorEnvelope },
     },
-    (c, { collaborator }) =>
+    (c, { params, body: { collaborator } }) =>
       c.json({
-        collaborator: collaborators.setLimited(user(c), c.get('app').id, c.req.param('id'), collaborator.is_limited),
+        collaborator: collaborators.setLimited(user(c), c.get('app').id, params.id, collaborator.is_limited),
       }),
   );
 
@@ -89,8 +89,8 @@ export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService;
       summary: 'Remove a collaborator',
       responses: { 204: null },
     },
-    (c) => {
-      collaborators.remove(user(c), c.get('app').id, c.req.param('id'));
+    (c, { params }) => {
+      collaborators.remove(user(c), c.get('app').id, params.id);
       return c.body(null, 204);
     },
   );

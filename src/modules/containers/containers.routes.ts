@@ -69,7 +69,7 @@ export function containersRoutes(deps: {
       body: scaleSchema,
       responses: { 200: formationList, 202: formationList },
     },
-    async (c, body) => {
+    async (c, { body }) => {
       const app = c.get('app');
       const { formation, operation } = await containers.scale(c.get('principal').user, app, body.containers);
       if (!operation) return c.json({ containers: formation }, 200);
@@ -105,7 +105,7 @@ export function containersRoutes(deps: {
       summary: '#19 Get an operation (scale, restart, start-one-off)',
       responses: { 200: operationEnvelope },
     },
-    (c) => c.json({ operation: operationJson(deps.operations.get(c.get('app').id, c.req.param('id'))) }),
+    (c, { params }) => c.json({ operation: operationJson(deps.operations.get(c.get('app').id, params.id)) }),
   );
 
   return r;

@@ -46,7 +46,7 @@ export function controlRoutes(deps: {
       body: resetSchema,
       responses: { 204: null },
     },
-    async (c, body) => {
+    async (c, { body }) => {
       await control.reset(body);
       return c.body(null, 204);
     },
@@ -103,8 +103,8 @@ export function controlRoutes(deps: {
       middleware: [admin],
       responses: { 200: SNAPSHOT_FILE },
     },
-    (c) => {
-      const id = c.req.param('id');
+    (c, { params }) => {
+      const id = params.id;
       const data = control.snapshots.data(id);
       return c.body(new Uint8Array(data), 200, {
         'content-type': 'application/vnd.sqlite3',
@@ -121,8 +121,8 @@ export function controlRoutes(deps: {
       middleware: [admin, small],
       responses: { 204: null },
     },
-    async (c) => {
-      await control.restore(control.snapshots.find(c.req.param('id')).id);
+    async (c, { params }) => {
+      await control.restore(control.snapshots.find(params.id).id);
       return c.body(null, 204);
     },
   );
@@ -135,8 +135,8 @@ export function controlRoutes(deps: {
       middleware: [admin],
       responses: { 204: null },
     },
-    (c) => {
-      control.snapshots.remove(c.req.param('id'));
+    (c, { params }) => {
+      control.snapshots.remove(params.id);
       return c.body(null, 204);
     },
   );
@@ -187,8 +187,8 @@ export function controlRoutes(deps: {
       middleware: [admin],
       responses: { 204: null },
     },
-    (c) => {
-      control.faults.remove(c.req.param('id'));
+    (c, { params }) => {
+      control.faults.remove(params.id);
       return c.body(null, 204);
     },
   );

@@ -106,7 +106,7 @@ export function dashboardRoutes(deps: DashboardRoutesDeps) {
       body: sessionSchema,
       responses: { 200: sessionAnswer },
     },
-    async (c, body) => {
+    async (c, { body }) => {
       // Configured users only (never the platform's own system user), by username or e-mail.
       const usernames = deps.usernames();
       const users = usernames.map((u) => deps.auth.userByLogin(u)).filter((u) => !!u);
@@ -134,10 +134,10 @@ export function dashboardRoutes(deps: DashboardRoutesDeps) {
       query: alertStatesQuery,
       responses: { 200: alertStatesAnswer },
     },
-    (c) => {
-      const app = deps.apps.find(c.req.param('app'));
+    (c, { params, query }) => {
+      const app = deps.apps.find(params.app);
       if (!app) throw ApiError.notFound('app');
-      const ids = (c.req.query('ids') ?? '')
+      const ids = (query.ids ?? '')
         .split(',')
         .filter((s) => /^[\w-]{1,64}$/.test(s))
         .slice(0, 100);

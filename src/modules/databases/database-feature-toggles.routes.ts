@@ -57,8 +57,8 @@ export function databaseFeatureTogglesRoutes(deps: {
         body: enableSchema,
         responses: { 200: enabled },
       },
-      async (c, body) => {
-        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
+      async (c, { params, body }) => {
+        const addon = await readyAddon(deps.addons, servers, c, params.id);
         const name = known(body.feature.name);
         await apply(addon, name, true);
         set(addon, name, true);
@@ -74,9 +74,9 @@ export function databaseFeatureTogglesRoutes(deps: {
         query: lazySchema(() => z.object({ feature: z.string().optional() })),
         responses: { 200: disabled },
       },
-      async (c) => {
-        const addon = await readyAddon(deps.addons, servers, c, c.req.param('id'));
-        const name = known(c.req.query('feature'));
+      async (c, { params, query }) => {
+        const addon = await readyAddon(deps.addons, servers, c, params.id);
+        const name = known(query.feature);
         await apply(addon, name, false);
         set(addon, name, false);
         return c.json({ message: `feature ${name} deactivated` });

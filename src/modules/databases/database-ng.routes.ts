@@ -92,8 +92,8 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
         auth: 'addon',
         responses: { 200: firewallRuleList },
       },
-      (c) => {
-        const addon = dedicated(c, c.req.param('id'));
+      (c, { params }) => {
+        const addon = dedicated(c, params.id);
         return c.json({ rules: firewall.list(addon.id).map((x) => firewall.json(x, addon.id)) });
       },
     );
@@ -107,8 +107,8 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
         rawBody: true,
         responses: { 201: firewallRuleEnvelope },
       },
-      async (c) => {
-        const addon = dedicated(c, c.req.param('id'));
+      async (c, { params }) => {
+        const addon = dedicated(c, params.id);
         const raw = await readJson(c);
         const body = raw && typeof raw === 'object' && 'rule' in raw ? (raw as { rule: unknown }).rule : raw;
         const input = parseWith(z.object({ rule: createFirewallRuleSchema() }), { rule: body }, 'rule').rule;
@@ -123,9 +123,9 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
         auth: 'addon',
         responses: { 204: null },
       },
-      (c) => {
-        const addon = dedicated(c, c.req.param('id'));
-        firewall.remove(addon.id, c.req.param('rule'));
+      (c, { params }) => {
+        const addon = dedicated(c, params.id);
+        firewall.remove(addon.id, params.rule);
         return c.body(null, 204);
       },
     );
@@ -154,8 +154,8 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
         rawBody: true,
         responses: { 200: databaseEnvelope },
       },
-      async (c) => {
-        const addon = real(c, c.req.param('id'));
+      async (c, { params }) => {
+        const addon = real(c, params.id);
         const { database: d } = parseWith(updateDatabaseSchema(), await readJson(c), 'database');
         const at = d.periodic_backups_scheduled_at;
         deps.settings.update(addon.id, {
@@ -182,8 +182,8 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
         auth: 'addon',
         responses: { 200: maintenanceList },
       },
-      (c) => {
-        real(c, c.req.param('id'));
+      (c, { params }) => {
+        real(c, params.id);
         return c.json({
           maintenance: [],
           meta: {
@@ -200,8 +200,8 @@ export function databaseNgRoutes(deps: DatabaseNgRoutesDeps) {
         auth: 'addon',
         responses: { 200: lazySchema(() => z.object({})) },
       },
-      (c) => {
-        real(c, c.req.param('id'));
+      (c, { params }) => {
+        real(c, params.id);
         throw ApiError.notFound('maintenance');
       },
     );

@@ -66,7 +66,7 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
       summary: 'Get a dedicated database by its id or name',
       responses: { 200: databaseNgEnvelope },
     },
-    async (c) => c.json({ database: await json(c, databases.find(user(c), c.req.param('id'))) }),
+    async (c, { params }) => c.json({ database: await json(c, databases.find(user(c), params.id)) }),
   );
 
   // Networking (go-scalingo v11 databases_networking.go, CLI `database-endpoints`, `database-net-peerings*`,
@@ -79,7 +79,8 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
       summary: 'The endpoints of a dedicated database (its published port)',
       responses: { 200: endpointList },
     },
-    async (c) => c.json({ endpoints: await databases.endpoints(user(c), databases.find(user(c), c.req.param('id'))) }),
+    async (c, { params }) =>
+      c.json({ endpoints: await databases.endpoints(user(c), databases.find(user(c), params.id)) }),
   );
   r.add(
     {
@@ -88,8 +89,8 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
       summary: 'Net peerings of a dedicated database (none locally)',
       responses: { 200: z.object({ net_peerings: z.array(z.object({ id: z.string() })) }) },
     },
-    (c) => {
-      databases.find(user(c), c.req.param('id'));
+    (c, { params }) => {
+      databases.find(user(c), params.id);
       return c.json({ net_peerings: [] });
     },
   );
@@ -100,8 +101,8 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
       summary: 'Make a net peering (refused: no Outscale net locally)',
       responses: { 400: ERROR_BODY },
     },
-    (c) => {
-      databases.find(user(c), c.req.param('id'));
+    (c, { params }) => {
+      databases.find(user(c), params.id);
       throw ApiError.badRequest(
         'net peerings link an Outscale net to the database: the Scalingo emulator has none; reach the database on its ' +
           'endpoint (GET /v1/databases/:id/endpoints)',
@@ -115,8 +116,8 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
       summary: 'A net peering (none locally)',
       responses: { 404: ERROR_BODY },
     },
-    (c) => {
-      databases.find(user(c), c.req.param('id'));
+    (c, { params }) => {
+      databases.find(user(c), params.id);
       throw ApiError.notFound('net_peering');
     },
   );
@@ -127,8 +128,8 @@ export function databasesRoutes(deps: { databases: DatabasesService; view: AppVi
       summary: 'The network configuration of a dedicated database (no Outscale net)',
       responses: { 200: networkConfiguration },
     },
-    (c) => {
-      databases.find(user(c), c.req.param('id'));
+    (c, { params }) => {
+      databases.find(user(c), params.id);
       return c.json({ network_configuration: { outscale_account_id: '', outscale_net_id: '', ip_range: '' } });
     },
   );

@@ -34,7 +34,7 @@ export function deploymentsRoutes(deps: {
       bodyRoot: 'deployment',
       responses: { 201: deploymentEnvelope },
     },
-    async (c, { deployment }) => {
+    async (c, { body: { deployment } }) => {
       const app = c.get('app');
       if (!/^(https?:\/\/|file:\/\/|\/|\.)/i.test(deployment.source_url))
         throw ApiError.invalid(
@@ -59,9 +59,9 @@ export function deploymentsRoutes(deps: {
       query: pageQuery,
       responses: { 200: deploymentList },
     },
-    (c) => {
+    (c, { query }) => {
       const app = c.get('app');
-      const { page, perPage } = pageParams(c, deps.pagination);
+      const { page, perPage } = pageParams(query, deps.pagination);
       const p = paginate(deps.store.count(app.id), page, perPage);
       return c.json({
         deployments: deps.store.page(app.id, p.limit, p.offset).map((d) => json(d, app.name)),
@@ -77,9 +77,9 @@ export function deploymentsRoutes(deps: {
       summary: 'Get a deployment',
       responses: { 200: deploymentEnvelope },
     },
-    (c) => {
+    (c, { params }) => {
       const app = c.get('app');
-      const d = deps.store.get(app.id, c.req.param('id'));
+      const d = deps.store.get(app.id, params.id);
       if (!d) throw ApiError.notFound('deployment');
       return c.json({ deployment: json(d, app.name) });
     },
@@ -92,8 +92,8 @@ export function deploymentsRoutes(deps: {
       summary: 'Get the build output of a deployment',
       responses: { 200: { contentType: 'text/plain', description: 'The build output so far' } },
     },
-    (c) => {
-      const d = deps.store.get(c.get('app').id, c.req.param('id'));
+    (c, { params }) => {
+      const d = deps.store.get(c.get('app').id, params.id);
       if (!d) throw ApiError.notFound('deployment');
       return c.text(d.output);
     },

@@ -26,7 +26,7 @@ export function domainsRoutes(deps: { domains: DomainsService }) {
       summary: 'Get a custom domain',
       responses: { 200: domainEnvelope },
     },
-    (c) => c.json({ domain: domains.show(user(c), c.get('app').id, c.req.param('id')) }),
+    (c, { params }) => c.json({ domain: domains.show(user(c), c.get('app').id, params.id) }),
   );
 
   r.add(
@@ -38,7 +38,7 @@ export function domainsRoutes(deps: { domains: DomainsService }) {
       bodyRoot: 'domain',
       responses: { 201: domainEnvelope },
     },
-    (c, { domain }) => c.json({ domain: domains.add(user(c), c.get('app').id, domain) }, 201),
+    (c, { body: { domain } }) => c.json({ domain: domains.add(user(c), c.get('app').id, domain) }, 201),
   );
 
   // go-scalingo's SubresourceUpdate is a PATCH; PUT is accepted as the platform's reference allows it.
@@ -51,7 +51,8 @@ export function domainsRoutes(deps: { domains: DomainsService }) {
       bodyRoot: 'domain',
       responses: { 200: domainEnvelope },
     },
-    (c, { domain }) => c.json({ domain: domains.update(user(c), c.get('app').id, c.req.param('id'), domain) }),
+    (c, { params, body: { domain } }) =>
+      c.json({ domain: domains.update(user(c), c.get('app').id, params.id, domain) }),
   );
 
   r.add(
@@ -61,8 +62,8 @@ export function domainsRoutes(deps: { domains: DomainsService }) {
       summary: 'Remove a custom domain',
       responses: { 204: null },
     },
-    (c) => {
-      domains.remove(user(c), c.get('app').id, c.req.param('id'));
+    (c, { params }) => {
+      domains.remove(user(c), c.get('app').id, params.id);
       return c.body(null, 204);
     },
   );

@@ -23,8 +23,8 @@ export function drainsRoutes(deps: { drains: DrainsService }) {
   const add = (c: Context<AppEnv>, app: string, addon: string | undefined, drain: DrainInput) =>
     c.json({ drain: drains.add(user(c), app, addon, drain) }, 201);
   // The url comes in the query string (Go client: DELETE params are query params) or a JSON body (spec).
-  const remove = async (c: Context<AppEnv>, app: string, addon?: string) => {
-    let url = c.req.query('url');
+  const remove = async (c: Context<AppEnv>, query: { url?: string }, app: string, addon?: string) => {
+    let url = query.url;
     if (!url) {
       const body = (await readJson(c)) as { url?: unknown; drain?: { url?: unknown } } | null;
       const v = body && typeof body === 'object' ? (body.url ?? body.drain?.url) : undefined;
@@ -48,7 +48,7 @@ export function drainsRoutes(deps: { drains: DrainsService }) {
       bodyRoot: 'drain',
       responses: { 201: drainEnvelope },
     },
-    (c, { drain }) => add(c, c.get('app').id, undefined, drain),
+    (c, { body: { drain } }) => add(c, c.get('app').id, undefined, drain),
   );
   r.add(
     {
@@ -60,13 +60,13 @@ export function drainsRoutes(deps: { drains: DrainsService }) {
       rawBody: true,
       responses: { 204: null },
     },
-    (c) => remove(c, c.get('app').id),
+    (c, { query }) => remove(c, query, c.get('app').id),
   );
 
   const addon = '/v1/apps/:app/addons/:addon/log_drains';
   r.add(
     { method: 'get', path: addon, summary: '#32 List the log drains of an addon', responses: { 200: drainList } },
-    (c) => list(c, c.get('app').id, c.req.param('addon')),
+    (c, { params }) => list(c, c.get('app').id, params.addon),
   );
   r.add(
     {
@@ -77,7 +77,7 @@ export function drainsRoutes(deps: { drains: DrainsService }) {
       bodyRoot: 'drain',
       responses: { 201: drainEnvelope },
     },
-    (c, { drain }) => add(c, c.get('app').id, c.req.param('addon'), drain),
+    (c, { params, body: { drain } }) => add(c, c.get('app').id, params.addon, drain),
   );
   r.add(
     {
@@ -89,7 +89,7 @@ export function drainsRoutes(deps: { drains: DrainsService }) {
       rawBody: true,
       responses: { 204: null },
     },
-    (c) => remove(c, c.get('app').id, c.req.param('addon')),
+    (c, { params, query }) => remove(c, query, c.get('app').id, params.addon),
   );
   return r;
 }

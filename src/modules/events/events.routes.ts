@@ -41,8 +41,8 @@ export function eventsRoutes(deps: {
       query: pageQuery,
       responses: { 200: eventList },
     },
-    (c) => {
-      const { page, perPage } = pageParams(c, deps.pagination);
+    (c, { query }) => {
+      const { page, perPage } = pageParams(query, deps.pagination);
       return c.json(deps.events.listForApp(c.get('app').id, page, perPage));
     },
   );
@@ -55,8 +55,8 @@ export function eventsRoutes(deps: {
       query: pageQuery,
       responses: { 200: eventList },
     },
-    (c) => {
-      const { page, perPage } = pageParams(c, deps.pagination);
+    (c, { query }) => {
+      const { page, perPage } = pageParams(query, deps.pagination);
       return c.json(deps.events.listForUser(c.get('principal').user.id, page, perPage));
     },
   );

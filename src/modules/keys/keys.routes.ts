@@ -25,20 +25,24 @@ export function keysRoutes(deps: { keys: KeysService }) {
       bodyRoot: 'key',
       responses: { 201: keyEnvelope },
     },
-    async (c, { key }) => {
+    async (c, { body: { key } }) => {
       const row = await deps.keys.add(user(c), key);
       return c.json({ key: deps.keys.toJson(row) }, 201);
     },
   );
 
-  r.add({ method: 'get', path: '/v1/keys/:id', summary: 'Get an SSH key', responses: { 200: keyEnvelope } }, (c) =>
-    c.json({ key: deps.keys.toJson(deps.keys.get(user(c), c.req.param('id'))) }),
+  r.add(
+    { method: 'get', path: '/v1/keys/:id', summary: 'Get an SSH key', responses: { 200: keyEnvelope } },
+    (c, { params }) => c.json({ key: deps.keys.toJson(deps.keys.get(user(c), params.id)) }),
   );
 
-  r.add({ method: 'delete', path: '/v1/keys/:id', summary: 'Remove an SSH key', responses: { 204: null } }, (c) => {
-    deps.keys.remove(user(c), c.req.param('id'));
-    return c.body(null, 204);
-  });
+  r.add(
+    { method: 'delete', path: '/v1/keys/:id', summary: 'Remove an SSH key', responses: { 204: null } },
+    (c, { params }) => {
+      deps.keys.remove(user(c), params.id);
+      return c.body(null, 204);
+    },
+  );
 
   return r;
 }

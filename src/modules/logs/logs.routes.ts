@@ -39,8 +39,7 @@ export function logsRoutes(deps: { logs: LogsService; view: AppViewContext }) {
       query: archivesQuery,
       responses: { 200: logsArchiveList },
     },
-    (c) =>
-      c.json(logs.archives(user(c), c.get('app').id, { cursor: c.req.query('cursor'), page: c.req.query('page') })),
+    (c, { query }) => c.json(logs.archives(user(c), c.get('app').id, { cursor: query.cursor, page: query.page })),
   );
 
   // Text, or SSE when stream=true without an Upgrade header (WebSocket: logs.ws.ts)
@@ -60,8 +59,8 @@ export function logsRoutes(deps: { logs: LogsService; view: AppViewContext }) {
         204: null,
       },
     },
-    (c) => {
-      const read = logs.authorize(c.req.param('app'), c.req.query());
+    (c, { params, query }) => {
+      const read = logs.authorize(params.app, query);
       if (!read.stream) {
         const text = logs.text(read);
         // The Go CLI prints "There is no log for this application" on 204 (research §2.2).
@@ -91,8 +90,8 @@ export function logsRoutes(deps: { logs: LogsService; view: AppViewContext }) {
       query: signedArchiveQuery,
       responses: { 200: { contentType: 'application/gzip', description: 'The archived lines, gzipped' } },
     },
-    (c) => {
-      const file = logs.archiveFile(c.req.param('app'), c.req.param('id'), c.req.query());
+    (c, { params, query }) => {
+      const file = logs.archiveFile(params.app, params.id, query);
       const body = Readable.toWeb(createReadStream(file.path)) as ReadableStream;
       return c.body(body, 200, {
         'content-type': 'application/gzip',

@@ -39,8 +39,8 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
       query: platformSearchQuery,
       responses: { 200: notificationPlatformList },
     },
-    (c) => {
-      const name = (c.req.query('name') ?? '').toLowerCase();
+    (c, { query }) => {
+      const name = (query.name ?? '').toLowerCase();
       return c.json({ notification_platforms: PLATFORMS.filter((p) => p.name === name).map(platformJson) });
     },
   );
@@ -76,7 +76,7 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
       summary: 'Get a notifier',
       responses: { 200: notifierEnvelope },
     },
-    (c) => c.json({ notifier: notifiers.show(user(c), c.get('app').id, c.req.param('id')) }),
+    (c, { params }) => c.json({ notifier: notifiers.show(user(c), c.get('app').id, params.id) }),
   );
   r.add(
     {
@@ -88,15 +88,15 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
       rawBody: true,
       responses: { 200: notifierEnvelope },
     },
-    async (c) => {
+    async (c, { params }) => {
       const { notifier } = parseWith(updateNotifierSchema, wrappedBody(await readJson(c), 'notifier'), 'notifier');
-      return c.json({ notifier: notifiers.update(user(c), c.get('app').id, c.req.param('id'), notifier) });
+      return c.json({ notifier: notifiers.update(user(c), c.get('app').id, params.id, notifier) });
     },
   );
   r.add(
     { method: 'delete', path: '/v1/apps/:app/notifiers/:id', summary: 'Delete a notifier', responses: { 204: null } },
-    (c) => {
-      notifiers.delete(user(c), c.get('app').id, c.req.param('id'));
+    (c, { params }) => {
+      notifiers.delete(user(c), c.get('app').id, params.id);
       return c.body(null, 204);
     },
   );
@@ -107,8 +107,8 @@ export function notifiersRoutes(deps: { notifiers: NotifiersService }) {
       summary: 'Send a test message through a notifier',
       responses: { 200: notifierTestAnswer },
     },
-    (c) => {
-      notifiers.test(user(c), c.get('app').id, c.req.param('id'));
+    (c, { params }) => {
+      notifiers.test(user(c), c.get('app').id, params.id);
       return c.json({});
     },
   );

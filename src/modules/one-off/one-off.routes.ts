@@ -56,7 +56,7 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       body: runSchema,
       responses: { 200: runAnswer },
     },
-    async (c, input) => {
+    async (c, { body: input }) => {
       const app = c.get('app');
       const { row, attachUrl, operation } = await oneOff.run(user(c), app, input);
       const body: Record<string, unknown> = {
@@ -85,8 +85,8 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       summary: '#15 Stop a one-off container',
       responses: { 202: null },
     },
-    (c) => {
-      oneOff.stop(user(c), c.get('app'), c.req.param('container_id'));
+    (c, { params }) => {
+      oneOff.stop(user(c), c.get('app'), params.container_id);
       return c.body(null, 202);
     },
   );
@@ -100,8 +100,8 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       rawBody: true,
       responses: { 204: null },
     },
-    async (c) => {
-      await oneOff.kill(user(c), c.get('app'), c.req.param('container_id'), await readJson(c));
+    async (c, { params }) => {
+      await oneOff.kill(user(c), c.get('app'), params.container_id, await readJson(c));
       return c.body(null, 204);
     },
   );
@@ -117,8 +117,8 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       rawBody: true,
       responses: { 200: null },
     },
-    async (c) => {
-      const s = oneOff.byToken(c.req.param('token'), 'resize');
+    async (c, { params }) => {
+      const s = oneOff.byToken(params.token, 'resize');
       const { width, height } = parseWith(resizeSchema(), normaliseResize(await readJson(c)));
       if (width > 0 && height > 0) await oneOff.resize(s, width, height);
       return c.body(null, 200);
@@ -143,8 +143,8 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       ],
       responses: { 200: null },
     },
-    async (c) => {
-      const s = oneOff.byToken(c.req.param('token'), 'upload');
+    async (c, { params }) => {
+      const s = oneOff.byToken(params.token, 'upload');
       if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? ''))
         throw ApiError.invalid('file', 'post the file as multipart/form-data in the field "file"');
       let form: Record<string, unknown>;
@@ -168,7 +168,7 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
       auth: 'signed',
       responses: { 200: waitAnswer },
     },
-    async (c) => c.json(await oneOff.wait(oneOff.byToken(c.req.param('token'), 'wait'))),
+    async (c, { params }) => c.json(await oneOff.wait(oneOff.byToken(params.token, 'wait'))),
   );
 
   r.add(
@@ -185,8 +185,8 @@ export function oneOffRoutes(deps: OneOffRoutesDeps) {
         },
       },
     },
-    (c) => {
-      oneOff.byToken(c.req.param('token'), 'wait');
+    (_c, { params }) => {
+      oneOff.byToken(params.token, 'wait');
       throw ApiError.badRequest('attach with CONNECT (as the Scalingo CLI does) or a WebSocket upgrade on this URL');
     },
   );

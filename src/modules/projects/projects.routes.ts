@@ -30,11 +30,11 @@ export function projectsRoutes(deps: { projects: ProjectsService }) {
       bodyRoot: 'project',
       responses: { 201: projectEnvelope },
     },
-    (c, { project }) => c.json({ project: projects.create(user(c), project) }, 201),
+    (c, { body: { project } }) => c.json({ project: projects.create(user(c), project) }, 201),
   );
   r.add(
     { method: 'get', path: '/v1/projects/:id', summary: 'Get a project', responses: { 200: projectEnvelope } },
-    (c) => c.json({ project: projects.get(user(c), c.req.param('id')) }),
+    (c, { params }) => c.json({ project: projects.get(user(c), params.id) }),
   );
   r.add(
     {
@@ -45,12 +45,15 @@ export function projectsRoutes(deps: { projects: ProjectsService }) {
       bodyRoot: 'project',
       responses: { 200: projectEnvelope },
     },
-    (c, { project }) => c.json({ project: projects.update(user(c), c.req.param('id'), project) }),
+    (c, { params, body: { project } }) => c.json({ project: projects.update(user(c), params.id, project) }),
   );
-  r.add({ method: 'delete', path: '/v1/projects/:id', summary: 'Delete a project', responses: { 204: null } }, (c) => {
-    projects.remove(user(c), c.req.param('id'));
-    return c.body(null, 204);
-  });
+  r.add(
+    { method: 'delete', path: '/v1/projects/:id', summary: 'Delete a project', responses: { 204: null } },
+    (c, { params }) => {
+      projects.remove(user(c), params.id);
+      return c.body(null, 204);
+    },
+  );
   // Projects here never have the `private-network` flag: there is no private network to show.
   r.add(
     {
@@ -59,8 +62,8 @@ export function projectsRoutes(deps: { projects: ProjectsService }) {
       summary: "A project's private network (always 404: the emulator has none)",
       responses: { 404: ERROR_BODY },
     },
-    (c) => {
-      projects.get(user(c), c.req.param('id'));
+    (c, { params }) => {
+      projects.get(user(c), params.id);
       throw ApiError.notFound(
         'private_network',
         'this project has no private network: the emulator does not provide private networks',

@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { ApiError } from '../../http/errors.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { SOURCES_PREFIX, type SourcesService } from './sources.service.ts';
-import { signedQuery, sourceEnvelope, uploadAnswer } from './sources.schemas.ts';
+import { signedUrlQuery } from '../../http/api-schemas.ts';
+import { sourceEnvelope, uploadAnswer } from './sources.schemas.ts';
 
 /**
  * `POST /v1/sources` (authenticated) and the pre-authenticated URLs it hands out, outside /v1 like
@@ -30,14 +31,14 @@ export function sourcesRoutes(deps: { sources: SourcesService }) {
       summary: "Upload a source's archive (the raw .tar.gz body)",
       description: 'The body is the archive itself (`application/x-gzip`), streamed to disk up to the configured size.',
       auth: 'signed',
-      query: signedQuery,
+      query: signedUrlQuery,
       responses: { 200: uploadAnswer },
     },
-    async (c) => {
+    async (c, { params, query }) => {
       const size = await deps.sources.upload(
-        c.req.param('id'),
-        c.req.query('token'),
-        c.req.query('timestamp'),
+        params.id,
+        query.token,
+        query.timestamp,
         c.req.header('content-length'),
         c.req.raw.body,
       );
@@ -51,11 +52,11 @@ export function sourcesRoutes(deps: { sources: SourcesService }) {
       path: `${SOURCES_PREFIX}:id`,
       summary: "Download a source's archive",
       auth: 'signed',
-      query: signedQuery,
+      query: signedUrlQuery,
       responses: { 200: { contentType: 'application/x-gzip', description: 'The archive as uploaded' } },
     },
-    (c) => {
-      const { stream, size } = deps.sources.download(c.req.param('id'), c.req.query('token'), c.req.query('timestamp'));
+    (_c, { params, query }) => {
+      const { stream, size } = deps.sources.download(params.id, query.token, query.timestamp);
       return new Response(Readable.toWeb(stream) as ReadableStream, {
         status: 200,
         headers: { 'content-type': 'application/x-gzip', 'content-length': String(size) },

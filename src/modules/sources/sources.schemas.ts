@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { lazySchema } from '../../http/api-schemas.ts';
 
-/** The signature of a pre-authenticated source URL (as POST /v1/sources wrote it). */
-export const signedQuery = lazySchema(() => z.object({ token: z.string(), timestamp: z.string() }));
-
 // ---- Answers ----
 
 /** The Source resource (sources.service.ts `create`): where to PUT the archive and where it is read from. */

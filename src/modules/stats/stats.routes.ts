@@ -32,23 +32,23 @@ export function statsRoutes(deps: { stats: StatsService; recommended: Recommende
       query: recommendedQuery,
       responses: { 200: statPoint },
     },
-    (c) =>
-      c.json(deps.recommended.value(c.get('app'), c.req.param('metric'), c.req.query('container_type') || undefined)),
+    (c, { params, query }) =>
+      c.json(deps.recommended.value(c.get('app'), params.metric, query.container_type || undefined)),
   );
 
   // #23 the one bare-array endpoint: over the app, one container type, or one container.
-  const series = (c: Context<AppEnv>, metric: string, type?: string, index?: string) =>
-    c.json(
-      deps.stats.series(c.get('app'), metric, {
-        type,
-        index,
-        since: c.req.query('since'),
-        statusCode: c.req.query('status_code'),
-      }),
-    );
+  const series = (
+    c: Context<AppEnv>,
+    query: { since?: string; status_code?: string },
+    metric: string,
+    type?: string,
+    index?: string,
+  ) =>
+    c.json(deps.stats.series(c.get('app'), metric, { type, index, since: query.since, statusCode: query.status_code }));
   const declare = { method: 'get', query: seriesQuery, responses: { 200: statSeries } } as const;
-  r.add({ ...declare, path: '/v1/apps/:app/stats/:metric', summary: '#23 Get a metric series of an app' }, (c) =>
-    series(c, c.req.param('metric')),
+  r.add(
+    { ...declare, path: '/v1/apps/:app/stats/:metric', summary: '#23 Get a metric series of an app' },
+    (c, { params, query }) => series(c, query, params.metric),
   );
   r.add(
     {
@@ -56,7 +56,7 @@ export function statsRoutes(deps: { stats: StatsService; recommended: Recommende
       path: '/v1/apps/:app/stats/:metric/:container',
       summary: '#23 Get a metric series of one container type',
     },
-    (c) => series(c, c.req.param('metric'), c.req.param('container')),
+    (c, { params, query }) => series(c, query, params.metric, params.container),
   );
   r.add(
     {
@@ -64,7 +64,7 @@ export function statsRoutes(deps: { stats: StatsService; recommended: Recommende
       path: '/v1/apps/:app/stats/:metric/:container/:index',
       summary: '#23 Get a metric series of one container',
     },
-    (c) => series(c, c.req.param('metric'), c.req.param('container'), c.req.param('index')),
+    (c, { params, query }) => series(c, query, params.metric, params.container, params.index),
   );
   return r;
 }

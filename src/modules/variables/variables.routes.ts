@@ -73,9 +73,9 @@ export function variablesRoutes(deps: { variables: VariablesService }) {
       rawBody: true,
       responses: { 200: variableEnvelope },
     },
-    async (c) => {
+    async (c, { params }) => {
       const s = scope(c);
-      const existing = variables.byId(s, c.req.param('id'));
+      const existing = variables.byId(s, params.id);
       const { variable } = await jsonBody(c, updateVariableSchema, 'variable');
       return c.json({ variable: variables.update(s, existing, variable.value) });
     },
@@ -83,9 +83,9 @@ export function variablesRoutes(deps: { variables: VariablesService }) {
 
   r.add(
     { method: 'delete', path: '/v1/apps/:app/variables/:id', summary: 'Delete a variable', responses: { 204: null } },
-    (c) => {
+    (c, { params }) => {
       const s = scope(c);
-      variables.delete(s, variables.byId(s, c.req.param('id')));
+      variables.delete(s, variables.byId(s, params.id));
       return c.body(null, 204);
     },
   );
