@@ -154,6 +154,8 @@ describe('archive extraction limits', () => {
 
   it('a local source must exist and be a regular file; git values starting with - are refused', async () => {
     const wd = tmp();
+    // What an injected option would write: a path of this test's own, so nothing else on the machine decides.
+    const injected = join(wd, 'injected');
     await expect(
       prepareSource({ kind: 'archive', location: '/dev/null' }, join(wd, 'b'), () => undefined, LIMITS),
     ).rejects.toThrow(/character device/);
@@ -161,12 +163,22 @@ describe('archive extraction limits', () => {
       prepareSource({ kind: 'archive', location: wd }, join(wd, 'c'), () => undefined, LIMITS),
     ).rejects.toThrow(/directory/);
     await expect(
-      prepareSource({ kind: 'git', location: '--upload-pack=touch /tmp/x' }, join(wd, 'd'), () => undefined, LIMITS),
+      prepareSource(
+        { kind: 'git', location: `--upload-pack=touch ${injected}` },
+        join(wd, 'd'),
+        () => undefined,
+        LIMITS,
+      ),
     ).rejects.toThrow(/not a repository URL/);
     await expect(
-      prepareSource({ kind: 'git', location: wd, gitRef: '--output=/tmp/x' }, join(wd, 'e'), () => undefined, LIMITS),
+      prepareSource(
+        { kind: 'git', location: wd, gitRef: `--output=${injected}` },
+        join(wd, 'e'),
+        () => undefined,
+        LIMITS,
+      ),
     ).rejects.toThrow(/not a branch/);
-    expect(existsSync('/tmp/x')).toBe(false);
+    expect(existsSync(injected)).toBe(false);
   });
 });
 
