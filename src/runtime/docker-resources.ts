@@ -5,6 +5,7 @@ import { type Duplex, PassThrough, type Readable } from 'node:stream';
 import type { ContainerRuntime } from './runtime.ts';
 import { LABELS } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
+import { pullImage } from './image-pull.ts';
 
 import { isStatus } from './docker-errors.ts';
 import { labelledDockerfile, readSmall } from './build-labels.ts';
@@ -19,6 +20,7 @@ type Resources = Pick<
   | 'imageCommand'
   | 'imageLabels'
   | 'importImage'
+  | 'pullImage'
   | 'commit'
   | 'ensureNetwork'
   | 'removeNetwork'
@@ -112,6 +114,10 @@ export function dockerResources(engine: () => Promise<Docker>): Resources {
         changes,
       })) as unknown as NodeJS.ReadableStream;
       await followBuild(docker, stream);
+    },
+
+    async pullImage(ref, onLine) {
+      return pullImage(await engine(), ref, onLine);
     },
 
     async commit(engineId, { tag, changes }) {

@@ -163,6 +163,7 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
     imageCommand: (tag) => manager.imageCommand(tag),
     imageLabels: (tag) => manager.imageLabels(tag),
     importImage: (o) => manager.importImage(o),
+    pullImage: (ref, onLine) => manager.pullImage(ref, onLine),
     async commit(engineId, o) {
       const t = await target(engineId);
       await t.engine.commit(t.cid, o);

@@ -197,6 +197,7 @@ function createServers(
     clock: s.clock,
     logger: s.logger,
     instanceId: s.instanceId,
+    imageSource: s.config.images.source,
     setStatus,
     restartApp: async (appId) => {
       const since = s.clock.now();

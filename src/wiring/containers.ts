@@ -132,6 +132,7 @@ function buildContainers(s: Shared, needs: ContainersNeeds, w: ContainersLater) 
     buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined,
     appEnv: (id) => variablesStore.asEnv(id),
     buildNetwork: config.builds.network,
+    imageSource: config.images.source,
     stopping: s.shutdownGate.signal,
   });
   const appHooks: AppHooks[] = [

@@ -4,6 +4,7 @@ import type { Logger } from '../../shared/logger.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import { findRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
+import type { ImageSource } from '../../runtime/registry-images.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { VariablesStore } from '../variables/variables.store.ts';
 import type { AddonRow } from './addons.store.ts';
@@ -30,6 +31,8 @@ export interface AddonServersDeps {
   clock: Clock;
   logger: Logger;
   instanceId: string;
+  /** `images.source`: where the server's image comes from when the engine lacks it. */
+  imageSource?: ImageSource;
   /** The addon row's status changed (provisioning → running, running → provisioning after an outage, or error). */
   setStatus: (addonId: string, status: string) => void;
   /** The app's containers are replaced so they get the new variables and the network. */
@@ -88,6 +91,7 @@ export function createAddonServers(deps: AddonServersDeps) {
     // The app's containers join this network as soon as the addon exists: make it before a long image build.
     await ensureNetwork(row.app_id);
     await ensureRecipeImage(runtime, recipe, {
+      source: deps.imageSource,
       onStart: (r) =>
         progress(
           row,
