@@ -28,7 +28,11 @@ export interface RegistryBase {
 // MariaDB 10.11, Redis 7). Their servers run as the emulator's scripts say (addon-kinds.ts), which read
 // Debian's self-signed "snakeoil" pair for TLS: ssl-cert brings it, and its group lets postgres read the key.
 const ADDON_IMAGES: Record<string, RegistryBase> = {
-  postgresql: { image: 'postgres:15', packages: ['ssl-cert'], customize: ['usermod -aG ssl-cert postgres'] },
+  postgresql: {
+    image: 'postgres:15',
+    packages: ['ssl-cert'],
+    customize: ['id -nG postgres | grep -qw ssl-cert || usermod -aG ssl-cert postgres'],
+  },
   mysql: { image: 'mariadb:10.11', packages: ['ssl-cert'], customize: [] },
   redis: { image: 'redis:7', packages: ['ssl-cert'], customize: [] },
 };
