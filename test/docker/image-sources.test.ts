@@ -14,16 +14,18 @@ import { registryBase } from '../../src/runtime/registry-images.ts';
 import { BUSYBOX_REGISTRY_IMAGE, ensureBusyboxImage } from '../../src/runtime/images.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { debianSuite } from '../../src/runtime/rootfs.ts';
-import { eventually, giveUp } from '../support/docker-cli.ts';
+import { docker, eventually, giveUp } from '../support/docker-cli.ts';
 import { FAST, archiveOf, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
 import { startNetnsDockerd, type NetnsDockerd } from '../support/netns-dockerd.ts';
+import { freePort } from '../support/free-port.ts';
 
 // Issue 36: the images from the engine's registry, on an engine that has no image of the emulator's and a
 // host without mmdebstrap (as on macOS or Fedora with Docker Desktop). The engine is a second dockerd in a
 // network namespace this test makes (as the swarm test's second node), reached through its socket; its
 // registry mirror is Debian's `docker-registry` on that namespace's loopback, holding stand-ins pushed under
 // the official names (this machine pulls nothing from Docker Hub): the Debian-built stack and server images of
-// the machine's engine, which already hold every package the adapting build would install. The containers'
+// the machine's engine, which already hold every package the adapting build would install. They are pushed by the
+// machine's engine to a second registry process on the machine's loopback over the same storage. The containers'
 // ports are published on the namespace's end of a veth pair the test makes, where the router reaches them.
 // First without a mirror (the addon ends in error, the deployment in build-error, each naming both ways), then
 // with it (SIGHUP reloads the daemon's registry-mirrors): a PostgreSQL and a Redis addon, a Node app through the router.
@@ -72,12 +74,28 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
   const daemonJson = join(dir, 'daemon.json');
   const path = process.env.PATH;
   let engine: NetnsDockerd | undefined;
-  let registry: ChildProcess | undefined;
+  const registries: ChildProcess[] = [];
   let h: Harness | undefined;
   let archive = '';
   /** Official name → the digest the registry got at the push. */
   const pushed = new Map<string, string>();
   const inNs = (...args: string[]) => run('nsenter', `--net=/var/run/netns/${ns}`, ...args);
+  /** Debian's docker-registry on `addr` (in the namespace when it is the mirror), over `storage`. */
+  const startRegistry = (name: string, addr: string, storage: string, mirror: boolean): ChildProcess => {
+    const config = join(dir, `${name}.yml`);
+    const readonly = mirror ? '  maintenance:\n    readonly:\n      enabled: true\n' : '';
+    writeFileSync(
+      config,
+      `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\n${readonly}http:\n  addr: ${addr}\n`,
+    );
+    const cmd = mirror
+      ? ['nsenter', [`--net=/var/run/netns/${ns}`, 'docker-registry', 'serve', config]]
+      : ['docker-registry', ['serve', config]];
+    const child = spawn(cmd[0] as string, cmd[1] as string[], { stdio: ['ignore', 'ignore', 'ignore'] });
+    child.on('error', () => undefined);
+    registries.push(child);
+    return child;
+  };
 
   beforeAll(async () => {
     if (!existsSync('/usr/bin/docker-registry'))
@@ -96,21 +114,42 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     run('ip', '-n', ns, 'link', 'set', nsIf, 'up');
     run('ip', '-n', ns, 'link', 'set', 'lo', 'up');
 
-    const config = join(dir, 'registry.yml');
-    writeFileSync(
-      config,
-      `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'registry')}\nhttp:\n  addr: ${MIRROR}\n`,
+    // The stand-ins are pushed from the machine's engine to a registry on the machine's loopback, under the official
+    // names; the mirror is a second registry process on the namespace's loopback serving the same storage, read-only.
+    const storage = join(dir, 'registry');
+    const pushPort = await freePort();
+    const pusher = startRegistry('push', `127.0.0.1:${pushPort}`, storage, false);
+    await eventually(
+      async () => {
+        if (pusher.exitCode !== null) throw giveUp(`docker-registry exited (${pusher.exitCode})`);
+        return (await fetch(`http://127.0.0.1:${pushPort}/v2/`)).ok;
+      },
+      { timeoutMs: 30_000, what: 'the pushed-to registry answering' },
     );
-    registry = spawn('nsenter', [`--net=/var/run/netns/${ns}`, 'docker-registry', 'serve', config], {
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
-    registry.on('error', () => undefined);
+    // The busybox stand-in is the base image of the host's busybox: a static busybox at /bin/busybox, as the official one.
+    const standins: [string, string][] = [
+      ...STANDINS.map((r): [string, string] => [r.tag, registryBase(r, r.suite ?? debianSuite()).image]),
+      [DEFAULT_STACK_IMAGE, BUSYBOX_REGISTRY_IMAGE],
+    ];
+    for (const [local, official] of standins) {
+      const target = `127.0.0.1:${pushPort}/library/${official}`;
+      docker('tag', local, target);
+      try {
+        const out = docker('push', target);
+        const digest = /digest: (sha256:[0-9a-f]{64})/.exec(out)?.[1];
+        if (!digest) throw new Error(`no digest in the push of ${target}: ${out}`);
+        pushed.set(official, digest);
+      } finally {
+        docker('rmi', target); // the tag this test made; the image stays under its own name
+      }
+    }
+    const mirror = startRegistry('mirror', MIRROR, storage, true);
     await eventually(
       () => {
-        if (registry?.exitCode !== null) throw giveUp(`docker-registry exited (${registry?.exitCode})`);
+        if (mirror.exitCode !== null) throw giveUp(`docker-registry exited (${mirror.exitCode})`);
         return inNs('busybox', 'wget', '-q', '-O', '-', `http://${MIRROR}/v2/`) === '{}';
       },
-      { timeoutMs: 30_000, what: 'the registry answering' },
+      { timeoutMs: 30_000, what: 'the mirror answering' },
     );
 
     writeFileSync(daemonJson, '{}');
@@ -121,23 +160,6 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
       bip: `10.234.${octet}.1/24`,
       args: ['--config-file', daemonJson],
     });
-    // The stand-ins go to the second engine, then to the registry under the official names; the engine keeps none.
-    // The busybox stand-in is the base image of the host's busybox: a static busybox at /bin/busybox, as the official one.
-    const standins: [string, string][] = [
-      ...STANDINS.map((r): [string, string] => [r.tag, registryBase(r, r.suite ?? debianSuite()).image]),
-      [DEFAULT_STACK_IMAGE, BUSYBOX_REGISTRY_IMAGE],
-    ];
-    const names = standins.map(([local]) => local);
-    run('sh', '-c', `docker save ${names.join(' ')} | docker -H unix://${engine.socket} load -q`);
-    for (const [local, official] of standins) {
-      const target = `${MIRROR}/library/${official}`;
-      engine.cli('tag', local, target);
-      const out = engine.cli('push', target);
-      const digest = /digest: (sha256:[0-9a-f]{64})/.exec(out)?.[1];
-      if (!digest) throw new Error(`no digest in the push of ${target}: ${out}`);
-      pushed.set(official, digest);
-      engine.cli('rmi', target, local);
-    }
     expect(engine.cli('images', '-q')).toBe('');
     archive = await archiveOf('node-pg-redis');
     process.env.PATH = pathWithoutMmdebstrap(dir);
@@ -155,7 +177,7 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     await h?.stop();
     // Every container, image and volume of this test is the second engine's: they go with its data root.
     if (engine && !(await engine.stop())) throw new Error(`the second dockerd (${engine.pid()}) did not stop`);
-    registry?.kill('SIGTERM');
+    for (const r of registries) r.kill('SIGTERM');
     quiet('ip', 'link', 'del', hostIf);
     quiet('ip', 'netns', 'del', ns);
     rmSync(dir, { recursive: true, force: true });
