@@ -179,7 +179,8 @@ async function main(argv: string[]): Promise<number> {
         (missing) =>
           missing.length &&
           console.log(
-            `  Not built yet: ${missing.join(', ')} — each is built from Debian packages the first time an app or addon needs it ` +
+            `  Not built yet: ${missing.join(', ')} — each is made the first time an app or addon needs it, from the engine's ` +
+              `registry or Debian's packages (images.source ${emulator.config.images.source}) ` +
               '(about a minute each), or ahead with `npm run images`',
           ),
         () => undefined,
