@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ContainerRuntime } from './runtime.ts';
 import { IMAGE_RECIPES, RECIPE_LABEL, recipeHash, type ImageRecipe } from './image-recipes.ts';
 import { buildRootfs, debianSuite, removeBuildDir } from './rootfs.ts';
-import { buildFromRegistry, registryBase, type ImageSource } from './registry-images.ts';
+import { buildFromRegistry, endsEveryWay, registryBase, type ImageSource } from './registry-images.ts';
 
 // Images from recipes, built once and cached by the recipe hash in the image's label (the first source: an
 // image the engine has under the emulator's name, from either path); else made from the engine's registry
@@ -132,6 +132,7 @@ async function build(
       await buildFromRegistry(runtime, recipe, suite, hash, say);
       return built();
     } catch (err) {
+      if (endsEveryWay(err)) throw err;
       registryFailure = (err as Error).message;
       if (source === 'registry')
         throw new Error(

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { ImageRecipe } from './image-recipes.ts';
 import { RECIPE_LABEL } from './image-recipes.ts';
 import type { ContainerRuntime } from './runtime.ts';
+import { EngineUnavailableError } from './errors.ts';
+import { EmulatorStoppingError } from './shutdown-gate.ts';
 
 /** Where a recipe image comes from: `auto` tries the engine's registry, then the Debian path. */
 export type ImageSource = 'auto' | 'registry' | 'debian';
@@ -85,6 +87,7 @@ export async function buildFromRegistry(
   try {
     ({ digest } = await runtime.pullImage(base.image, say));
   } catch (err) {
+    if (endsEveryWay(err)) throw err;
     throw new Error(`pulling ${base.image} failed: ${engineReason(err)}`);
   }
   say(`pulled ${digest}; adapting it (packages, the emulator's settings)`);
@@ -98,10 +101,19 @@ export async function buildFromRegistry(
       onLine: say,
     });
   } catch (err) {
+    if (endsEveryWay(err)) throw err;
     throw new Error(`adapting ${base.image} failed: ${engineReason(err)}`);
   } finally {
     rmSync(context, { recursive: true, force: true });
   }
+}
+
+/**
+ * Failures no other way gets past: the engine out of reach (the Debian path imports into it too) or the emulator
+ * stopping. They are thrown as they are, not as a reason to try the next way.
+ */
+export function endsEveryWay(err: unknown): boolean {
+  return err instanceof EngineUnavailableError || err instanceof EmulatorStoppingError;
 }
 
 /** The engine's own words, without dockerode's `(HTTP code 500) server error - ` prefix. */

@@ -4,6 +4,8 @@ import { debianSuite } from '../../src/runtime/rootfs.ts';
 import { ensureRecipeImage } from '../../src/runtime/recipe-images.ts';
 import { BASE_IMAGE_LABEL, registryBase, registryDockerfile } from '../../src/runtime/registry-images.ts';
 import { FakeRuntime } from '../support/fake-runtime.ts';
+import { EngineUnavailableError } from '../../src/runtime/errors.ts';
+import { withShutdownGate } from '../../src/runtime/shutdown-gate.ts';
 
 // Issue 36: `images.source` — the engine's registry (the official image pulled by the engine, adapted by a build),
 // the Debian path, each way alone, and the error naming both when none gives the image. The engine here is the
@@ -90,5 +92,22 @@ describe('image sources', () => {
       /failed: mmdebstrap is not installed: .*; the other way is the engine's registry \(images\.source "auto" or "registry": the engine pulls redis:7\)$/,
     );
     expect(runtime.pulled).toEqual([]);
+  });
+
+  it('an engine out of reach or the emulator stopping ends the build at once: the Debian path is not tried', async () => {
+    const lines: string[] = [];
+    const down = new FakeRuntime();
+    down.pullImage = async () => {
+      throw new EngineUnavailableError(Object.assign(new Error('connect ENOENT'), { code: 'ENOENT' }));
+    };
+    await expect(ensureRecipeImage(down, recipe('redis'), { onLine: (l) => lines.push(l) })).rejects.toThrow(
+      /^building the Redis server image \(scalingo-emulator\/addon-redis:2\) failed: the Docker engine cannot be reached \(ENOENT\)$/,
+    );
+    const gate = withShutdownGate(new OnlineRuntime());
+    await gate.close();
+    await expect(ensureRecipeImage(gate.runtime, recipe('redis'), { onLine: (l) => lines.push(l) })).rejects.toThrow(
+      /the emulator is stopping: pullImage refused$/,
+    );
+    expect(lines.some((l) => /Debian/.test(l))).toBe(false);
   });
 });
