@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import Docker from 'dockerode';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +46,7 @@ const STANDINS = ['node', 'postgresql', 'redis'].map((id) => findRecipe(id) as I
 /** The base image as a machine without a static busybox makes it (from the official busybox image). */
 const BASE = `scalingo-emu-test/base-${tag}:1`;
 
+const execFileAsync = promisify(execFile);
 const run = (cmd: string, ...args: string[]) =>
   execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 }).trim();
 const quiet = (cmd: string, ...args: string[]) => {
@@ -131,18 +133,21 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
       ...STANDINS.map((r): [string, string] => [r.tag, registryBase(r, r.suite ?? debianSuite()).image]),
       [DEFAULT_STACK_IMAGE, BUSYBOX_REGISTRY_IMAGE],
     ];
-    for (const [local, official] of standins) {
-      const target = `127.0.0.1:${pushPort}/library/${official}`;
-      docker('tag', local, target);
-      try {
-        const out = docker('push', target);
-        const digest = /digest: (sha256:[0-9a-f]{64})/.exec(out)?.[1];
-        if (!digest) throw new Error(`no digest in the push of ${target}: ${out}`);
-        pushed.set(official, digest);
-      } finally {
-        docker('rmi', target); // the tag this test made; the image stays under its own name
-      }
-    }
+    // Pushed side by side: each push compresses its one layer on a core of its own.
+    await Promise.all(
+      standins.map(async ([local, official]) => {
+        const target = `127.0.0.1:${pushPort}/library/${official}`;
+        docker('tag', local, target);
+        try {
+          const { stdout } = await execFileAsync('docker', ['push', target], { maxBuffer: 16 * 1024 * 1024 });
+          const digest = /digest: (sha256:[0-9a-f]{64})/.exec(stdout)?.[1];
+          if (!digest) throw new Error(`no digest in the push of ${target}: ${stdout}`);
+          pushed.set(official, digest);
+        } finally {
+          docker('rmi', target); // the tag this test made; the image stays under its own name
+        }
+      }),
+    );
     const mirror = startRegistry('mirror', MIRROR, storage, true);
     await eventually(
       () => {
