@@ -6,7 +6,10 @@
 #   git, openssh-client: git_source deployments and the git push endpoint (git's own receive-pack);
 #   postgresql-client: psql through a db-tunnel; socat: the reliability suite's proxy socket;
 #   openssl: the remote-engine test's certificates; chromium: the dashboard test, headless;
-#   iproute2, util-linux (ip netns, nsenter): the swarm test's second node, a dockerd in its own network namespace.
+#   iproute2, util-linux (ip netns, nsenter): the swarm test's second node, a dockerd in its own network namespace;
+#   docker-registry: the image sources' test, a registry mirror on that namespace's loopback (the emulator
+#   itself needs none of these tools but a Docker engine, git for git push deploys, and mmdebstrap only for
+#   the Debian path of its images: README "Quick start").
 
 has() { command -v "$1" >/dev/null 2>&1; }
 static_busybox() { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x httpd >/dev/null; }
@@ -24,6 +27,7 @@ missing_packages() {
   has openssl || echo openssl
   has ip || echo iproute2
   has nsenter || echo util-linux
+  has docker-registry || echo docker-registry
   { has chromium || [ -x /usr/bin/chromium ]; } || printf '%s\n' chromium fonts-dejavu-core
 }
 

@@ -30,6 +30,7 @@ Options:
   --docker-host <url>       the engine: unix:///path or tcp://host:2376    [default DOCKER_HOST, else the local socket]
   --docker-cert-path <dir>  ca.pem, cert.pem, key.pem for a tcp:// engine  [default DOCKER_CERT_PATH]
   --docker-publish-host <ip>  where published container ports are reached [default 127.0.0.1]
+  --images-source <s>  auto|registry|debian: where missing stack and addon images come from [default auto]
   -h, --help          this help
 
 Precedence: defaults < config file < EMULATOR_* environment variables < flags.`;
@@ -70,6 +71,7 @@ async function main(argv: string[]): Promise<number> {
         'docker-host': { type: 'string' },
         'docker-cert-path': { type: 'string' },
         'docker-publish-host': { type: 'string' },
+        'images-source': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -117,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
           publishHost: values['docker-publish-host'],
           ...(values['docker-cert-path'] ? { tls: { certPath: values['docker-cert-path'] } } : {}),
         },
+        images: { source: values['images-source'] },
       },
     });
     logger = createLogger(config.logLevel);
@@ -176,7 +179,8 @@ async function main(argv: string[]): Promise<number> {
         (missing) =>
           missing.length &&
           console.log(
-            `  Not built yet: ${missing.join(', ')} — each is built from Debian packages the first time an app or addon needs it ` +
+            `  Not built yet: ${missing.join(', ')} — each is made the first time an app or addon needs it, from the engine's ` +
+              `registry or Debian's packages (images.source ${emulator.config.images.source}) ` +
               '(about a minute each), or ahead with `npm run images`',
           ),
         () => undefined,

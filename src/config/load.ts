@@ -33,6 +33,7 @@ const ENV_KEYS: Record<string, { path: string[]; kind: 'string' | 'int' | 'bool'
   EMULATOR_STOP_CONTAINERS_ON_EXIT: { path: ['docker', 'stopContainersOnExit'], kind: 'bool' },
   EMULATOR_DOCKER_MODE: { path: ['docker', 'mode'], kind: 'string' },
   EMULATOR_DOCKER_ONE_OFF_NODE: { path: ['docker', 'swarm', 'oneOffNode'], kind: 'string' },
+  EMULATOR_IMAGES_SOURCE: { path: ['images', 'source'], kind: 'string' },
   EMULATOR_BUILDS_NETWORK: { path: ['builds', 'network'], kind: 'string' },
   EMULATOR_VALIDATE_RESPONSES: { path: ['validateResponses'], kind: 'bool' },
 };

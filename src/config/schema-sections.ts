@@ -4,11 +4,12 @@ import { z } from 'zod';
 
 /**
  * The container engine (docs/architecture.md "Runtime"). Which one: docker.host, else docker.socketPath,
- * else Docker's own DOCKER_HOST / DOCKER_TLS_VERIFY / DOCKER_CERT_PATH, else /var/run/docker.sock.
+ * else Docker's own DOCKER_HOST / DOCKER_TLS_VERIFY / DOCKER_CERT_PATH, else the current docker context,
+ * else Docker Desktop's ~/.docker/run/docker.sock, else /var/run/docker.sock (engine-context.ts).
  */
 export const dockerConfig = z
   .object({
-    /** Docker socket; empty = DOCKER_HOST, else /var/run/docker.sock. */
+    /** Docker socket; empty = DOCKER_HOST, else the docker context, else ~/.docker/run/docker.sock, else /var/run/docker.sock. */
     socketPath: z.string().default(''),
     /** DOCKER_HOST-style address: `unix:///var/run/docker.sock` or `tcp://host:2376` (TLS; plain TCP only on loopback). */
     host: z

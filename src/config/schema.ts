@@ -149,6 +149,16 @@ export const configSchema = z
         enabled: z.boolean().default(true),
       })
       .prefault({}),
+    /** Where the stack and addon server images come from when the engine lacks them (issue 36; docs/architecture.md "Images"). */
+    images: z
+      .object({
+        /**
+         * `auto`: the engine's registry (official images pulled by the engine, adapted by a local build), else the
+         * Debian path (mmdebstrap and a Debian mirror); `registry` or `debian`: that way only.
+         */
+        source: z.enum(['auto', 'registry', 'debian']).default('auto'),
+      })
+      .prefault({}),
     /** What build steps may reach (issue 34). */
     builds: z
       .object({

@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 import { join } from 'node:path';
 import type { ContainerRuntime } from './runtime.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
+import { pullImage } from './image-pull.ts';
 import { isStatus } from './docker-errors.ts';
 import { labelledDockerfile, readSmall } from './build-labels.ts';
 
@@ -16,6 +17,7 @@ type Images = Pick<
   | 'imageCommand'
   | 'imageLabels'
   | 'importImage'
+  | 'pullImage'
   | 'commit'
 >;
 
@@ -101,6 +103,10 @@ export function dockerImages(engine: () => Promise<Docker>): Images {
         changes,
       })) as unknown as NodeJS.ReadableStream;
       await followBuild(docker, stream);
+    },
+
+    async pullImage(ref, onLine) {
+      return pullImage(await engine(), ref, onLine);
     },
 
     async commit(engineId, { tag, changes }) {

@@ -50,6 +50,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       'imageCommand',
       'imageLabels',
       'importImage',
+      'pullImage',
       'removeNetwork',
       'removeVolume',
       'networkLabels',

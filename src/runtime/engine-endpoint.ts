@@ -1,11 +1,13 @@
 // Where the Docker engine is, from the configuration (docker.host / docker.socketPath / docker.tls)
 // or, when none says, from Docker's own environment (DOCKER_HOST, DOCKER_TLS_VERIFY,
-// DOCKER_CERT_PATH), as the docker CLI reads them (docs.docker.com/reference/cli/docker/#environment-variables).
+// DOCKER_CERT_PATH), as the docker CLI reads them (docs.docker.com/reference/cli/docker/#environment-variables),
+// then the current docker context and Docker Desktop's socket (engine-context.ts), then /var/run/docker.sock.
 // A TCP engine is spoken to over TLS with the server certificate verified and a client certificate
 // shown (dockerd --tlsverify); plain TCP is only accepted on a loopback address.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { currentContextEngine, desktopSocket } from './engine-context.ts';
 
 export interface EngineTlsFiles {
   /** A directory holding ca.pem, cert.pem and key.pem (DOCKER_CERT_PATH layout). */
@@ -29,8 +31,15 @@ export type EngineEndpoint =
 export const DEFAULT_SOCKET = '/var/run/docker.sock';
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i;
 
-/** The endpoint named by the configuration, else by Docker's environment variables. Throws with plain words. */
-export function resolveEngineEndpoint(cfg: EngineConfig, env: NodeJS.ProcessEnv = process.env): EngineEndpoint {
+/**
+ * The endpoint named by the configuration, else by Docker's environment variables, else the current docker
+ * context, else Docker Desktop's socket, else the system socket. Throws with plain words.
+ */
+export function resolveEngineEndpoint(
+  cfg: EngineConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir(),
+): EngineEndpoint {
   if (cfg.host) return parseHost(cfg.host, cfg.tls, 'docker.host');
   if (cfg.socketPath) return { kind: 'socket', socketPath: cfg.socketPath, label: `unix://${cfg.socketPath}` };
   if (env.DOCKER_HOST) {
@@ -42,6 +51,15 @@ export function resolveEngineEndpoint(cfg: EngineConfig, env: NodeJS.ProcessEnv 
       (verify || env.DOCKER_CERT_PATH ? { certPath: env.DOCKER_CERT_PATH || join(homedir(), '.docker') } : undefined);
     return parseHost(env.DOCKER_HOST, tls, 'DOCKER_HOST');
   }
+  const context = currentContextEngine(env, home);
+  if (context)
+    return parseHost(
+      context.host,
+      cfg.tls ?? (context.certPath ? { certPath: context.certPath } : undefined),
+      context.source,
+    );
+  const desktop = desktopSocket(env, home);
+  if (desktop) return { kind: 'socket', socketPath: desktop, label: `unix://${desktop}` };
   return { kind: 'socket', socketPath: DEFAULT_SOCKET, label: `unix://${DEFAULT_SOCKET}` };
 }
 

@@ -3,7 +3,8 @@ import { DATABASE_CLIENT_PACKAGES, dbclientFetcherInstall } from './dbclient-fet
 
 // Recipes of the images built from Debian's packages (issue #15): language stacks the buildpack-like
 // builds run on, and the servers of the database addons. Each is one `mmdebstrap` root filesystem
-// (minbase + the listed packages) imported with `docker import`; no image registry is contacted.
+// (minbase + the listed packages) imported with `docker import` (the Debian path), or the official image of the same
+// software pulled by the engine and adapted (registry-images.ts: the engine's registry).
 // The recipe's hash is the image's label: an image is rebuilt only when its recipe changes.
 
 export interface ImageRecipe {

@@ -7,44 +7,66 @@ import { join, posix, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { loadTarStream } from '../shared/tar-stream.ts';
 
-// Images are built locally from nothing — no registry is ever contacted. The base stack image is
-// `FROM scratch` + a static busybox (shell, httpd, nc…) taken from the host.
+// The base stack image is `FROM scratch` + a static busybox (shell, httpd, nc…): the host's (Debian's
+// busybox-static) when it has one, else the one of the official `busybox` image, which the engine pulls from its
+// registry (macOS, Windows, other Linux distributions: no host tool but the engine, issue 36).
 
 export const BUSYBOX_CANDIDATES = ['/bin/busybox', '/usr/bin/busybox'];
+/** The official image whose static (musl) busybox the base image takes when the host has none. */
+export const BUSYBOX_REGISTRY_IMAGE = 'busybox:stable-musl';
 
-const STACK_DOCKERFILE = `FROM scratch
-COPY busybox /bin/busybox
-RUN ["/bin/busybox", "--install", "-s", "/bin"]
+const STACK_DOCKERFILE_TAIL = `RUN ["/bin/busybox", "--install", "-s", "/bin"]
 ENV PATH=/usr/local/bin:/usr/bin:/bin HOME=/app
 WORKDIR /app
 CMD ["sh"]
 `;
+const STACK_DOCKERFILE = `FROM scratch
+COPY busybox /bin/busybox
+${STACK_DOCKERFILE_TAIL}`;
+const REGISTRY_STACK_DOCKERFILE = `FROM ${BUSYBOX_REGISTRY_IMAGE} AS busybox
+FROM scratch
+COPY --from=busybox /bin/busybox /bin/busybox
+${STACK_DOCKERFILE_TAIL}`;
 
-export function findStaticBusybox(): string {
-  for (const p of BUSYBOX_CANDIDATES) if (existsSync(p)) return p;
-  throw new Error(
-    `no static busybox found (looked at ${BUSYBOX_CANDIDATES.join(', ')}): install Debian's busybox-static (scripts/docker-up.sh does)`,
-  );
+/** The host's static busybox, or null. */
+function hostBusybox(candidates: string[]): string | null {
+  return candidates.find((p) => existsSync(p)) ?? null;
 }
 
-/** Builds `tag` from the busybox recipe unless the engine already has it. Returns true when it built. */
-export async function ensureBusyboxImage(docker: Docker, tag: string): Promise<boolean> {
+/**
+ * Builds `tag` from the busybox recipe unless the engine already has it: with the host's busybox, else with the
+ * official image's. Returns true when it built; throws naming both ways when neither gives a busybox.
+ */
+export async function ensureBusyboxImage(
+  docker: Docker,
+  tag: string,
+  candidates: string[] = BUSYBOX_CANDIDATES,
+): Promise<boolean> {
   try {
     await docker.getImage(tag).inspect();
     return false;
   } catch {
     // not there yet: build it
   }
+  const host = hostBusybox(candidates);
   const { pack } = await loadTarStream();
   const tar = pack();
-  tar.entry({ name: 'Dockerfile' }, STACK_DOCKERFILE);
-  tar.entry({ name: 'busybox', mode: 0o755 }, readFileSync(findStaticBusybox()));
+  tar.entry({ name: 'Dockerfile' }, host ? STACK_DOCKERFILE : REGISTRY_STACK_DOCKERFILE);
+  if (host) tar.entry({ name: 'busybox', mode: 0o755 }, readFileSync(host));
   tar.finalize();
-  const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, {
-    t: tag,
-    labels: { 'io.scalingo-emulator.base': 'busybox' },
-  });
-  await followBuild(docker, stream);
+  const labels: Record<string, string> = { 'io.scalingo-emulator.base': 'busybox' };
+  if (!host) labels['io.scalingo-emulator.base-image'] = BUSYBOX_REGISTRY_IMAGE;
+  try {
+    const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, labels });
+    await followBuild(docker, stream);
+  } catch (err) {
+    if (host) throw err;
+    throw new Error(
+      `no static busybox on this machine (looked at ${candidates.join(', ')}) and the engine could not build from ` +
+        `${BUSYBOX_REGISTRY_IMAGE} (${(err as Error).message}): let the engine reach Docker Hub or a registry mirror, ` +
+        `or install Debian's busybox-static`,
+    );
+  }
   return true;
 }
 

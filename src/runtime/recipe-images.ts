@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import type { ContainerRuntime } from './runtime.ts';
 import { IMAGE_RECIPES, RECIPE_LABEL, recipeHash, type ImageRecipe } from './image-recipes.ts';
 import { buildRootfs, debianSuite, removeBuildDir } from './rootfs.ts';
+import { buildFromRegistry, endsEveryWay, registryBase, type ImageSource } from './registry-images.ts';
 
-// Images from recipes, built once and cached by the recipe hash in the image's label: `npm run
+// Images from recipes, built once and cached by the recipe hash in the image's label (the first source: an
+// image the engine has under the emulator's name, from either path); else made from the engine's registry
+// (registry-images.ts), then by the Debian path (mmdebstrap), as `images.source` says: `npm run
 // images` builds them ahead (with progress), the emulator builds a missing one on first use (a
 // deployment's output, an addon's logs and status message, and the terminal show the progress).
 // One build per tag at once in a process: a second need of the same image waits for the first
@@ -16,6 +19,8 @@ import { buildRootfs, debianSuite, removeBuildDir } from './rootfs.ts';
 export interface BuildHooks {
   onStart?: (recipe: ImageRecipe) => void;
   onLine?: (line: string) => void;
+  /** `images.source`: where a missing image comes from (default `auto`: the engine's registry, then Debian's packages). */
+  source?: ImageSource;
 }
 
 /** Every build of the process, for the terminal's progress line. */
@@ -70,7 +75,7 @@ export async function ensureRecipeImage(
   let running = inFlight.get(recipe.tag);
   if (!running) {
     if (await recipeImageCurrent(runtime, recipe)) return false;
-    running = inFlight.get(recipe.tag) ?? startBuild(runtime, recipe);
+    running = inFlight.get(recipe.tag) ?? startBuild(runtime, recipe, hooks.source ?? 'auto');
   }
   hooks.onStart?.(recipe);
   const onLine = hooks.onLine;
@@ -83,7 +88,7 @@ export async function ensureRecipeImage(
   }
 }
 
-function startBuild(runtime: ContainerRuntime, recipe: ImageRecipe): Build {
+function startBuild(runtime: ContainerRuntime, recipe: ImageRecipe, source: ImageSource): Build {
   const listeners = new Set<(line: string) => void>();
   const say = (line: string) => {
     for (const l of listeners) l(line);
@@ -93,7 +98,7 @@ function startBuild(runtime: ContainerRuntime, recipe: ImageRecipe): Build {
   emit({ phase: 'start', recipe });
   // Started on the next tick: the caller that made the entry registers its listener first.
   const done = Promise.resolve()
-    .then(() => build(runtime, recipe, say))
+    .then(() => build(runtime, recipe, source, say))
     .then(
       () => emit({ phase: 'done', recipe, seconds: Math.round((Date.now() - started) / 1000) }),
       (err: Error) => {
@@ -109,12 +114,57 @@ function startBuild(runtime: ContainerRuntime, recipe: ImageRecipe): Build {
   return entry;
 }
 
-async function build(runtime: ContainerRuntime, recipe: ImageRecipe, say: (line: string) => void): Promise<void> {
-  removeAbandonedRootfsDirs();
+/** The image from the sources `source` allows, in order; when none gives it, an error naming both ways. */
+async function build(
+  runtime: ContainerRuntime,
+  recipe: ImageRecipe,
+  source: ImageSource,
+  say: (line: string) => void,
+): Promise<void> {
   const suite = recipe.suite ?? debianSuite();
   const hash = recipeHash(recipe, suite);
-  const dir = mkdtempSync(join(tmpdir(), `${ROOTFS_DIR_PREFIX}${recipe.id}-${process.pid}-`));
   const started = Date.now();
+  const built = () => say(`${recipe.tag} built in ${Math.round((Date.now() - started) / 1000)} s`);
+  const official = registryBase(recipe, suite).image;
+  let registryFailure = '';
+  if (source !== 'debian') {
+    try {
+      await buildFromRegistry(runtime, recipe, suite, hash, say);
+      return built();
+    } catch (err) {
+      if (endsEveryWay(err)) throw err;
+      registryFailure = (err as Error).message;
+      if (source === 'registry')
+        throw new Error(
+          `the engine's registry could not give it (images.source "registry"): ${registryFailure}; ` +
+            `the other way is the Debian path (images.source "auto" or "debian", with mmdebstrap and a Debian mirror)`,
+        );
+      say(`the engine's registry could not give it (${registryFailure}): trying the Debian path`);
+    }
+  }
+  try {
+    await buildFromDebian(runtime, recipe, suite, hash, say);
+    return built();
+  } catch (err) {
+    const debianFailure = (err as Error).message;
+    throw new Error(
+      source === 'debian'
+        ? `${debianFailure}; the other way is the engine's registry (images.source "auto" or "registry": the engine pulls ${official})`
+        : `${debianFailure}; and the engine's registry, the other way, could not give it either: ${registryFailure} ` +
+            '(let the engine reach Docker Hub, or give it a registry mirror)',
+    );
+  }
+}
+
+async function buildFromDebian(
+  runtime: ContainerRuntime,
+  recipe: ImageRecipe,
+  suite: string,
+  hash: string,
+  say: (line: string) => void,
+): Promise<void> {
+  removeAbandonedRootfsDirs();
+  const dir = mkdtempSync(join(tmpdir(), `${ROOTFS_DIR_PREFIX}${recipe.id}-${process.pid}-`));
   try {
     say(
       `building from Debian ${suite} packages (${recipe.packages.join(' ')}); the first build downloads them, later ones reuse the package cache`,
@@ -124,7 +174,6 @@ async function build(runtime: ContainerRuntime, recipe: ImageRecipe, say: (line:
     say('importing the root filesystem into Docker');
     const labels = [`LABEL ${RECIPE_LABEL}=${hash}`, 'LABEL io.scalingo-emulator.base=debian'];
     await runtime.importImage({ tarPath: tar, tag: recipe.tag, changes: [...recipe.changes, ...labels] });
-    say(`${recipe.tag} built in ${Math.round((Date.now() - started) / 1000)} s`);
   } finally {
     removeBuildDir(dir);
   }

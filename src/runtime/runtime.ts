@@ -166,6 +166,11 @@ export interface ContainerRuntime {
   imageCommand(tag: string): Promise<string>;
   /** Labels of an image, or null when the engine has no such image. */
   imageLabels(tag: string): Promise<Record<string, string> | null>;
+  /**
+   * `docker pull` of an image by name, from where the engine's registry configuration says (Docker Hub or its
+   * mirrors); progress lines go to onLine. Resolves the digest the engine recorded (`debian@sha256:…`).
+   */
+  pullImage(ref: string, onLine?: (line: string) => void): Promise<{ digest: string }>;
   /** `docker import` of a root filesystem tarball, with Dockerfile-like changes (ENV, CMD, LABEL…). */
   importImage(opts: { tarPath: string; tag: string; changes: string[] }): Promise<void>;
   /** `docker commit`: a container's filesystem as an image, with changes (CMD, ENV, LABEL…). */

@@ -12,6 +12,7 @@ const GATED = new Set<keyof ContainerRuntime>([
   'ensureNetwork',
   'ensureBaseImage',
   'importImage',
+  'pullImage',
   'commit',
 ]);
 // Quick calls a stop waits for, so that a listing made after it sees what they created; image builds

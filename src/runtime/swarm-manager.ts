@@ -54,6 +54,7 @@ type ManagerResources = Pick<
   | 'imageCommand'
   | 'imageLabels'
   | 'importImage'
+  | 'pullImage'
   | 'ensureNetwork'
   | 'removeNetwork'
   | 'networkLabels'
@@ -75,6 +76,7 @@ export function swarmManagerResources(
     imageCommand: (tag) => manager.imageCommand(tag),
     imageLabels: (tag) => manager.imageLabels(tag),
     importImage: (o) => manager.importImage(o),
+    pullImage: (ref, onLine) => manager.pullImage(ref, onLine),
 
     async ensureNetwork(name, labels) {
       const d = await docker();

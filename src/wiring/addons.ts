@@ -51,6 +51,7 @@ export const addonsArea = defineArea({
           clock: shared.clock,
           logger: shared.logger,
           instanceId: shared.instanceId,
+          imageSource: shared.config.images.source,
           setStatus,
           restartApp: async (appId) => {
             const since = shared.clock.now();

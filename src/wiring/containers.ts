@@ -106,6 +106,7 @@ export const containersArea = defineArea({
       buildCacheDir: config.buildpacks.enabled ? (id) => buildCacheDir(stateDir, id) : undefined,
       appEnv: (id) => variablesStore.asEnv(id),
       buildNetwork: config.builds.network,
+      imageSource: config.images.source,
       stopping: shared.shutdownGate.signal,
     });
     const appHooks: AppHooks[] = [

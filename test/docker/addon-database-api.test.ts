@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../support/free-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
@@ -22,14 +22,6 @@ const psqlIn = (container: string, db: string, sql: string) =>
   docker('exec', '-u', 'postgres', container, 'psql', '-d', db, '-tAc', sql);
 const spawnIn = (container: string, cmd: string[]) =>
   spawnSync('docker', ['exec', container, ...cmd], { encoding: 'utf8' });
-const freePort = () =>
-  new Promise<number>((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-
 describe('database API of a real PostgreSQL addon (real Docker)', () => {
   let h: Harness;
   let instance = '';

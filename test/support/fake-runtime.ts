@@ -324,6 +324,13 @@ export class FakeRuntime implements ContainerRuntime {
     const labels = this.images.get(tag);
     return labels ? { ...labels } : null;
   }
+  /** No registry here: the fake engine's pulls fail as an offline engine's do. */
+  async pullImage(ref: string): Promise<{ digest: string }> {
+    this.check();
+    throw new Error(
+      `Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host (pulling ${ref})`,
+    );
+  }
   async importImage(o: { tag: string }) {
     this.images.set(o.tag, {});
   }

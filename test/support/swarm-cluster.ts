@@ -4,12 +4,13 @@
 // pid file, containerd namespace and unix socket (reachable from here: that is how the emulator asks node 2
 // for logs and stats). Node 2 joins over the veth; its engine address goes on its node label
 // `io.scalingo-emulator.engine`. leave() undoes all of it: services and networks go with `swarm leave`.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { docker } from './docker-cli.ts';
+import { startNetnsDockerd, type NetnsDockerd } from './netns-dockerd.ts';
 
 const run = (cmd: string, ...args: string[]) =>
   execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -48,7 +49,7 @@ export async function startSwarm(): Promise<SwarmCluster> {
   const managerAddr = `10.231.${octet}.1`;
   const node2Addr = `10.231.${octet}.2`;
   const dir = mkdtempSync(join(tmpdir(), 'emu-swarm-'));
-  let daemon: ChildProcess | null = null;
+  let daemon: NetnsDockerd | null = null;
   let daemonPid = 0;
   run('ip', 'netns', 'add', ns);
   run('ip', 'link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', ns);
@@ -64,42 +65,8 @@ export async function startSwarm(): Promise<SwarmCluster> {
     managerAddr,
     managerNodeId,
     async addNode() {
-      const socket = join(dir, 'docker.sock');
-      // nsenter enters the network namespace only (`ip netns exec` would remount /sys and hide the cgroups).
-      daemon = spawn(
-        'nsenter',
-        [
-          `--net=/var/run/netns/${ns}`,
-          'dockerd',
-          '--data-root',
-          join(dir, 'data'),
-          '--exec-root',
-          join(dir, 'exec'),
-          '--pidfile',
-          join(dir, 'dockerd.pid'),
-          '-H',
-          `unix://${socket}`,
-          '--bip',
-          `10.232.${octet}.1/24`,
-          '--containerd-namespace',
-          `emu-node2-${tag}`,
-          '--containerd-plugins-namespace',
-          `emu-node2-${tag}-plugins`,
-        ],
-        { stdio: ['ignore', 'ignore', 'ignore'] },
-      );
-      daemon.on('error', () => undefined);
-      const cli = (...args: string[]) => run('docker', '-H', `unix://${socket}`, ...args);
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        try {
-          cli('version', '--format', '{{.Server.Version}}');
-          break;
-        } catch {
-          if (Date.now() > deadline) throw new Error('the second dockerd did not answer within 60 s');
-          await new Promise((r) => setTimeout(r, 300));
-        }
-      }
+      daemon = await startNetnsDockerd({ ns, dir, tag, bip: `10.232.${octet}.1/24` });
+      const { socket, cli } = daemon;
       cli(
         'swarm',
         'join',
@@ -116,26 +83,16 @@ export async function startSwarm(): Promise<SwarmCluster> {
       cluster.node2 = { id, socket, addr: node2Addr, cli };
     },
     async loseNode2() {
-      const pidFile = join(dir, 'dockerd.pid');
-      daemonPid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : (daemon?.pid ?? 0);
-      if (!daemonPid) throw new Error('node 2 has no daemon to stop');
-      run('kill', String(daemonPid));
-      const deadline = Date.now() + 60_000;
-      while (existsSync(`/proc/${daemonPid}`)) {
-        if (Date.now() > deadline) throw new Error(`node 2's dockerd (${daemonPid}) did not stop within 60 s`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      daemonPid = daemon?.pid() ?? 0;
+      if (!daemon || !daemonPid) throw new Error('node 2 has no daemon to stop');
+      if (!(await daemon.stop(60_000))) throw new Error(`node 2's dockerd (${daemonPid}) did not stop within 60 s`);
     },
     async leave() {
       if (cluster.node2) quiet('docker', '-H', `unix://${cluster.node2.socket}`, 'swarm', 'leave', '--force');
       quiet('docker', 'swarm', 'leave', '--force');
       if (daemon) {
-        const pidFile = join(dir, 'dockerd.pid');
-        const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : (daemon.pid ?? 0);
-        daemonPid = pid;
-        if (pid) quiet('kill', String(pid));
-        const deadline = Date.now() + 30_000;
-        while (pid && existsSync(`/proc/${pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+        daemonPid = daemon.pid();
+        await daemon.stop();
       }
       quiet('ip', 'link', 'del', hostIf);
       quiet('ip', 'netns', 'del', ns);

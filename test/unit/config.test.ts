@@ -104,4 +104,13 @@ describe('configuration', () => {
       /builds\.network: must be "none", "bridge" or the name of a user-defined Docker network/,
     );
   });
+
+  it('images.source: auto by default; registry or debian from the file, EMULATOR_IMAGES_SOURCE or the flag; anything else is an error', () => {
+    const load = (env: Record<string, string>, overrides = {}) =>
+      loadConfig({ ignoreDefaultFile: true, env, overrides });
+    expect(load({}).images.source).toBe('auto');
+    expect(load({ EMULATOR_IMAGES_SOURCE: 'registry' }).images.source).toBe('registry');
+    expect(load({ EMULATOR_IMAGES_SOURCE: 'registry' }, { images: { source: 'debian' } }).images.source).toBe('debian');
+    expect(() => load({ EMULATOR_IMAGES_SOURCE: 'docker-hub' })).toThrow(/images\.source/);
+  });
 });

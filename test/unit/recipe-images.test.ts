@@ -32,14 +32,23 @@ describe('images built on first use', () => {
       const results = await Promise.allSettled(needs);
       for (const r of results) {
         expect(r.status).toBe('rejected');
+        // Both ways are named: the Debian path's reason, then the engine's registry's (the fake engine is offline).
         expect((r as PromiseRejectedResult).reason.message).toBe(
-          'building the Node.js stack image (scalingo-emulator/stack-node:3) failed: mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`',
+          'building the Node.js stack image (scalingo-emulator/stack-node:3) failed: mmdebstrap is not installed: run `sudo bash scripts/docker-up.sh` (it installs it), or `apt-get install mmdebstrap`; ' +
+            `and the engine's registry, the other way, could not give it either: pulling debian:${debianSuite()}-slim failed: ` +
+            `Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host (pulling debian:${debianSuite()}-slim) ` +
+            '(let the engine reach Docker Hub, or give it a registry mirror)',
         );
       }
       expect(starts).toEqual(['Node.js stack', 'Node.js stack']);
       expect(events.filter((e) => e.phase === 'start')).toHaveLength(1);
       expect(events.filter((e) => e.phase === 'fail')).toHaveLength(1);
-      expect(lines[0][0]).toMatch(
+      // Tried in order, each said: the engine's registry, then the Debian path.
+      expect(lines[0][0]).toBe(`pulling debian:${debianSuite()}-slim from the engine's registry`);
+      expect(lines[0][1]).toMatch(
+        /^the engine's registry could not give it \(pulling debian:\S+ failed: .*\): trying the Debian path$/,
+      );
+      expect(lines[0][2]).toMatch(
         /^building from Debian \S+ packages \(ca-certificates git g\+\+ make python3 postgresql-client mariadb-client-core redis-tools\)/,
       );
       expect(lines[1]).toEqual(lines[0]);

@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import { findRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
+import type { ImageSource } from '../../runtime/registry-images.ts';
 import { defined } from '../../shared/defined.ts';
 import type { AddonServerRow } from './addon-servers.store.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
@@ -46,6 +47,8 @@ export function createServerStarter(o: {
   runtime: ContainerRuntime;
   clock: Clock;
   instanceId: string;
+  /** `images.source`: where the server's image comes from when the engine lacks it. */
+  imageSource?: ImageSource;
   networks: AddonNetworks;
   logs: AddonLogs;
   progress: AddonProgress;
@@ -59,6 +62,7 @@ export function createServerStarter(o: {
     // The app's containers join this network as soon as the addon exists: make it before a long image build.
     await networks.ensureNetwork(row.app_id);
     await ensureRecipeImage(runtime, recipe, {
+      source: o.imageSource,
       onStart: (r) =>
         progress.note(
           row,

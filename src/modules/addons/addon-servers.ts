@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import type { ImageSource } from '../../runtime/registry-images.ts';
 import type { AppRow } from '../apps/apps.store.ts';
 import type { VariablesStore } from '../variables/variables.store.ts';
 import type { AddonRow } from './addons.store.ts';
@@ -32,6 +33,8 @@ export interface AddonServersDeps {
   clock: Clock;
   logger: Logger;
   instanceId: string;
+  /** `images.source`: where the server's image comes from when the engine lacks it. */
+  imageSource?: ImageSource;
   /** The addon row's status changed (provisioning → running, running → provisioning after an outage, or error). */
   setStatus: (addonId: string, status: string) => void;
   /** The app's containers are replaced so they get the new variables and the network. */
@@ -52,6 +55,7 @@ export function createAddonServers(deps: AddonServersDeps) {
     runtime,
     clock: deps.clock,
     instanceId: deps.instanceId,
+    imageSource: deps.imageSource,
     networks,
     logs,
     progress,

@@ -7,6 +7,7 @@ import type { ContainersStore } from '../containers/containers.store.ts';
 import { parseProcfile } from './procfile.ts';
 import { detectBuildpack } from './buildpacks.ts';
 import { buildpackBuild } from './slug-build.ts';
+import type { ImageSource } from '../../runtime/registry-images.ts';
 import { missingNetworkHint, OFFLINE_BUILDS, watchOfflineBuild } from './build-network.ts';
 
 export interface BuildReleaseDeps {
@@ -18,6 +19,8 @@ export interface BuildReleaseDeps {
   buildCacheDir?: (appId: string) => string;
   /** The app's environment variables, which the buildpack-like build sees (as the platform's builds do). */
   appEnv?: (appId: string) => Record<string, string>;
+  /** `images.source`: where the stack image comes from when the engine lacks it. */
+  imageSource?: ImageSource;
   /** The network of buildpack-like build steps (`builds.network`: none, bridge or a network's name); default none. */
   buildNetwork?: string;
   /** Aborted when the emulator stops (the shutdown gate's): work on the host under way ends. */
@@ -83,6 +86,7 @@ export async function buildRelease(
           procfile,
           env: deps.appEnv?.(app.id) ?? {},
           network,
+          imageSource: deps.imageSource,
           signal: deps.stopping,
           say: offline.say,
         },

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { ContainerRuntime } from '../../runtime/runtime.ts';
 import { recipeHash, stackRecipe, type ImageRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
+import type { ImageSource } from '../../runtime/registry-images.ts';
 import { debianSuite } from '../../runtime/rootfs.ts';
 import { defaultProcessTypes, type Language } from './buildpacks.ts';
 import { dependencyLayer } from './dependency-layer.ts';
@@ -31,6 +32,8 @@ export interface BuildpackBuild {
   procfile: Record<string, string> | null;
   /** The app's environment variables, visible to the build as on the platform (none when absent). */
   env?: Record<string, string>;
+  /** images.source: where the stack image comes from when the engine lacks it. */
+  imageSource?: ImageSource;
   /** builds.network: what the steps reach (build-network.ts); absent = offline. */
   network?: string;
   /** Aborted when the emulator stops: the host's package downloads end then. */
@@ -49,6 +52,7 @@ export async function buildpackBuild(b: BuildpackBuild, lang: Language): Promise
   const stack =
     lang === 'node' ? defined(stackRecipe(lang), 'the node stack recipe') : debianStack(lang, b.context, say);
   await ensureRecipeImage(runtime, stack, {
+    source: b.imageSource,
     onStart: (r) => say(`-----> Building the ${r.title} image (first use)…`),
     onLine: (l) => say(`       ${l}`),
   });

@@ -1,0 +1,14 @@
+import { createServer } from 'node:net';
+
+/** A port free on the machine's loopback now (for a server the test starts that cannot take port 0 itself). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
