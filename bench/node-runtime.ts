@@ -50,7 +50,7 @@ export const section: Section = {
     )) as typeof import('../src/modules/deployments/buildpacks.ts');
     const runtime = createDockerRuntime();
     const version = benchVersion();
-    const rounds = ctx.quick ? 1 : Math.min(ctx.rounds, 2);
+    const rounds = ctx.quick ? 1 : Math.min(ctx.rounds, 3);
     const tmp = mkdtempSync(join(tmpdir(), 'bench-node-runtime-'));
     const fig = new Map<string, number[]>();
     const add = (k: string, v: number) => fig.set(k, [...(fig.get(k) ?? []), v]);

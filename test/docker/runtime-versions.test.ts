@@ -80,6 +80,21 @@ describe('runtime versions asked by the app (real Docker, Debian-built stacks)',
           `grep -c 'define NODE_MAJOR_VERSION 22' $HOME/.cache/node-gyp/${version}/include/node/node_version.h`,
         ),
       ).toBe('1');
+      // They compile as an addon's would, OpenSSL's included: its configuration headers select the engine's
+      // platform (the image keeps that platform's only), and the official tarball's files are where it puts them.
+      const addon =
+        '#include <node_api.h>\\n#include <openssl/ssl.h>\\nint main(void) { return OPENSSL_VERSION_MAJOR; }\\n';
+      expect(
+        docker(
+          'exec',
+          web,
+          'sh',
+          '-c',
+          `printf '${addon}' | gcc -fsyntax-only -x c -I $HOME/.cache/node-gyp/${version}/include/node - && echo compiled`,
+        ),
+      ).toBe('compiled');
+      const layout = 'cd /usr/local && ls LICENSE share/man/man1/node.1 && (test -e package.json || echo no-manifest)';
+      expect(docker('exec', web, 'sh', '-c', layout)).toBe('LICENSE\nshare/man/man1/node.1\nno-manifest');
       // Debian's Node.js is not in the stack any more: the binary is the runtime.
       expect(docker('exec', web, 'sh', '-c', 'test -e /usr/bin/node && echo debian || echo none')).toBe('none');
       expect((await routerGet(b.h.emu.urls.routerPort, 'node22')).body).toBe(`v${version}`);

