@@ -23,6 +23,7 @@ import { spawnEmulator, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
 import { processCpuMs } from './lib/cpu.ts';
 import { bestMedian, int, median, ms, pct, percentile, sleep } from './lib/stats.ts';
+import { lineTimeMs } from './lib/line-time.ts';
 
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();
@@ -33,32 +34,6 @@ const RAW_LABEL = 'io.scalingo-emulator.bench=logs-raw';
 const PACE = { lines: 500, usleep: 25_000 }; // ≤ 20,000 lines/s
 // A rate both paths keep up with even on a loaded shared machine (≤ 4,000 lines/s), for the latency target.
 const TRICKLE = { lines: 100, usleep: 25_000 };
-
-/**
- * Epoch ms (with the sub-millisecond digits) of a line starting `YYYY-MM-DD?HH:MM:SS[.fraction]`:
- * the emulator's Go-style time (space, trailing zeros trimmed) and Docker's RFC 3339 Nano (T…Z)
- * alike. The whole-second part is cached: consecutive lines almost always share it.
- */
-let cachedSecond = '';
-let cachedMs = 0;
-function lineTimeMs(line: string): number {
-  const second = line.slice(0, 19);
-  if (second !== cachedSecond) {
-    cachedSecond = second;
-    cachedMs = Date.UTC(
-      +line.slice(0, 4),
-      +line.slice(5, 7) - 1,
-      +line.slice(8, 10),
-      +line.slice(11, 13),
-      +line.slice(14, 16),
-      +line.slice(17, 19),
-    );
-  }
-  if (line.charCodeAt(19) !== 46 /* . */) return cachedMs;
-  let end = 20;
-  while (end < line.length && line.charCodeAt(end) >= 48 && line.charCodeAt(end) <= 57) end++;
-  return cachedMs + Number(`0.${line.slice(20, end)}`) * 1000;
-}
 
 /** What one path (emulator WebSocket or raw `docker logs -f`) delivered of lines 1..n. */
 class Receipt {

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { docker, removeByLabel, eventually } from '../support/docker-cli.ts';
+import { docker, removeByLabel, eventually, giveUp } from '../support/docker-cli.ts';
 import { createApp, logsUrl, readLogs, messageOf, containerOf, openWs, openSse } from '../support/logs.ts';
 import { tcpSyslogServer, udpSyslogServer, closedPort } from '../support/syslog-servers.ts';
 
@@ -159,6 +159,43 @@ describe('logs of real containers', () => {
     expect(read().map(messageOf)).toEqual(dockerLines(id));
     expect(read()).toHaveLength(2000);
   });
+
+  it('a 50,000-line burst reaches a WebSocket subscriber and a file drain: every line once, in order, as docker logs has it', async () => {
+    const burstApp = await createApp(h, 'docker-burst-app');
+    const url = (
+      await h.call('POST', `/v1/apps/${burstApp.name}/log_drains`, {
+        body: { drain: { type: 'elk', url: 'https://elk-burst.example.test' } },
+      })
+    ).body.drain.url;
+    const row = h.emu.db.prepare<[string], { id: string }>('SELECT id FROM log_drains WHERE url = ?').get(url);
+    if (!row) throw new Error('the drain row is missing');
+    const file = h.emu.area('logs').dispatcher.fileOf(row.id);
+    const ws = await openWs(await logsUrl(h, burstApp.name), '&n=0');
+    const count = 50_000;
+    try {
+      // busybox seq prints as fast as the container can: batches many lines a read of the engine's stream.
+      const id = await run('burst', 1, ['sh', '-c', `seq 1 ${count}; exec sleep 3600`], burstApp);
+      const read = () => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n') : []);
+      await eventually(
+        () => {
+          if (ws.closed) throw giveUp(`the socket was closed after ${ws.lines.length} lines`);
+          const inFile = read().length;
+          if (ws.lines.length < count || inFile < count)
+            throw new Error(`${ws.lines.length} lines on the socket, ${inFile} in the drain file`);
+          return true;
+        },
+        { what: `${count} lines on the socket and in the drain file`, timeoutMs: 120_000 },
+      );
+      const expected = Array.from({ length: count }, (_, i) => String(i + 1));
+      expect(dockerLines(id)).toEqual(expected);
+      expect(ws.lines.map(messageOf)).toEqual(expected);
+      expect(new Set(ws.lines.map(containerOf))).toEqual(new Set(['burst-1']));
+      expect(read().map(messageOf)).toEqual(expected);
+      await h.emu.runtime.remove(id);
+    } finally {
+      ws.close();
+    }
+  }, 180_000);
 });
 
 describe('archives of real container output', () => {

@@ -48,6 +48,16 @@ export interface PipelineDeps {
   onStored?: (count: number, lines: StoredLine[]) => void;
 }
 
+/**
+ * While lines keep coming (the previous batch was taken less than this ago), the next batch waits for the rest of
+ * that window: a burst is stored and sent in batches of hundreds of lines (one transaction, one WebSocket message
+ * a subscriber, one drain write each) rather than in one per read of the engine's stream, whose chunks hold a
+ * line or a few when the reader keeps up (issue 40: per-batch costs were most of the emulator's CPU a line). A
+ * line after a pause is flushed at once: a quiet app's lines wait for nothing. Real time, not the emulator's
+ * clock (a manual clock does not move while a test waits for its lines).
+ */
+const COALESCE_MS = 5;
+
 /** What a taken slot of the queue holds until the queue is compacted (the line itself is let go). */
 const TAKEN = newLine('', '', 0, '', 0, '');
 
@@ -61,6 +71,9 @@ export function createLogsPipeline(deps: PipelineDeps) {
   let head = 0;
   const waiting = () => queue.length - head;
   let scheduled = false;
+  // The coalescing window's timer (null: the flush, if scheduled, runs on the next turn of the loop).
+  let windowTimer: NodeJS.Timeout | null = null;
+  let lastTaken = Number.NEGATIVE_INFINITY;
   let roomWaiters: (() => void)[] = [];
   let idleWaiters: (() => void)[] = [];
   const persisted = new Map<string, Cursor & { appId: string }>();
@@ -84,14 +97,26 @@ export function createLogsPipeline(deps: PipelineDeps) {
   };
 
   function schedule(): void {
-    if (scheduled) return;
+    if (scheduled) {
+      // A full batch is waiting: no reason to wait for the window's end.
+      if (windowTimer && waiting() >= deps.batchMaxLines) {
+        clearTimeout(windowTimer);
+        windowTimer = null;
+        setImmediate(flush);
+      }
+      return;
+    }
     scheduled = true;
-    setImmediate(flush);
+    const wait = lastTaken + COALESCE_MS - performance.now();
+    if (wait > 0 && waiting() < deps.batchMaxLines) windowTimer = setTimeout(flush, wait);
+    else setImmediate(flush);
   }
 
   function flush(): void {
     scheduled = false;
+    windowTimer = null;
     if (!waiting()) return settle();
+    lastTaken = performance.now();
     const from = head;
     const to = Math.min(queue.length, head + deps.batchMaxLines);
     const batch = from === 0 && to === queue.length ? queue : queue.slice(from, to);
