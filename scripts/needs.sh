@@ -6,7 +6,8 @@
 #   git, openssh-client: git_source deployments and the git push endpoint (git's own receive-pack);
 #   postgresql-client: psql through a db-tunnel; socat: the reliability suite's proxy socket;
 #   openssl: the remote-engine test's certificates; chromium: the dashboard test, headless;
-#   iproute2, util-linux (ip netns, nsenter): the swarm test's second node, a dockerd in its own network namespace.
+#   iproute2, util-linux (ip netns, nsenter): the swarm test's second node, a dockerd in its own network namespace;
+#   docker-compose: the compose example's test (Debian bookworm has Compose v1, 1.29, only).
 
 has() { command -v "$1" >/dev/null 2>&1; }
 static_busybox() { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x httpd >/dev/null; }
@@ -24,6 +25,7 @@ missing_packages() {
   has openssl || echo openssl
   has ip || echo iproute2
   has nsenter || echo util-linux
+  { has docker-compose || docker compose version >/dev/null 2>&1; } || echo docker-compose
   { has chromium || [ -x /usr/bin/chromium ]; } || printf '%s\n' chromium fonts-dejavu-core
 }
 
