@@ -11,5 +11,5 @@ until busybox wget -q -O /dev/null "$api/_emulator/health"; do
 done
 # `up` writes into its folder's state: a copy of the read-only sources.
 cp -R /src /tmp/web && cd /tmp/web
-scalingo-emulator up . --app web --detach --port "$EMULATOR_PORT" --router-port "$EMULATOR_ROUTER_PORT" --ssh-port "$EMULATOR_SSH_PORT"
-busybox wget -q -O - --header "Host: web.localhost" "http://127.0.0.1:$EMULATOR_ROUTER_PORT/"
+scalingo-emulator up . --app compose-web --detach --port "$EMULATOR_PORT" --router-port "$EMULATOR_ROUTER_PORT" --ssh-port "$EMULATOR_SSH_PORT"
+busybox wget -q -O - --header "Host: compose-web.localhost" "http://127.0.0.1:$EMULATOR_ROUTER_PORT/"

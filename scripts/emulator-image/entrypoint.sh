@@ -44,8 +44,9 @@ if [ "${EMULATOR_RESET_ON_STOP:-false}" = true ] && [ "${1:-start}" = start ]; t
   [ -n "${EMULATOR_ADMIN_TOKEN:-}" ] || fail "EMULATOR_RESET_ON_STOP needs EMULATOR_ADMIN_TOKEN (the control plane's token)"
   /usr/local/bin/scalingo-emulator "$@" &
   pid=$!
+  # (no -T: busybox 1.35's wget crashes with it; the container's stop timeout bounds the wait)
   reset_then_stop() {
-    busybox wget -q -O /dev/null -T 60 --header "Authorization: Bearer $EMULATOR_ADMIN_TOKEN" \
+    busybox wget -q -O /dev/null --header "Authorization: Bearer $EMULATOR_ADMIN_TOKEN" \
       --header "Content-Type: application/json" --post-data '{}' \
       "http://127.0.0.1:${EMULATOR_PORT:-5100}/_emulator/reset" || echo "scalingo-emulator: the reset before stopping failed" >&2
     kill -TERM "$pid"
