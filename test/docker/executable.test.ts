@@ -137,7 +137,8 @@ describe('the single executable, on a PATH without node or npm', () => {
         const url = await eventually(
           () => {
             if (p.child.exitCode !== null) throw giveUp(`up exited ${p.child.exitCode}: ${p.stderr()}`);
-            return /Ctrl-C stops the app/.test(p.stdout()) && /http:\/\/exe-up\.localhost:(\d+)/.exec(p.stdout());
+            if (!/Ctrl-C stops the app/.test(p.stdout())) return null;
+            return /http:\/\/exe-up\.localhost:(\d+)/.exec(p.stdout());
           },
           { timeoutMs: 240_000, what: 'up to serve the app' },
         );
