@@ -66,7 +66,7 @@ describe('scriptArgs', () => {
 
   it("the emulator's own commands are not scripts", () => {
     expect(scriptArgs([])).toBeNull();
-    expect(scriptArgs(['start', '--port', '0'])).toBeNull();
+    expect(scriptArgs(['start', '--in-memory'])).toBeNull();
     expect(scriptArgs(['--help'])).toBeNull();
     expect(scriptArgs(['up', root])).toBeNull();
     expect(scriptArgs([root])).toBeNull(); // a directory
