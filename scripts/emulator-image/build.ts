@@ -4,7 +4,7 @@
 // (scripts/build-exe.ts) with its files already written out, and the entrypoint that checks the container's set-up.
 // The image is kept while its hash label (recipe, executable, entrypoint) is the same.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import type { ContainerRuntime } from '../../src/runtime/runtime.ts';
 import { buildRootfs, debianSuite, removeBuildDir } from '../../src/runtime/rootfs.ts';
 import { VERSION } from '../../src/version.ts';
 import { buildExe } from '../build-exe.ts';
-import { hostArch } from '../exe/node-binary.ts';
+import { EXE_CACHE, hostArch } from '../exe/node-binary.ts';
 
 export const EMULATOR_IMAGE = `scalingo-emulator:${VERSION}`;
 /** Where the executable's files are in the image (EMULATOR_EXE_CACHE_DIR): written at build time, not at each start. */
@@ -62,7 +62,7 @@ export async function ensureEmulatorImage(runtime: ContainerRuntime, say = conso
   const dir = mkdtempSync(join(tmpdir(), `scalingo-emu-rootfs-emulator-${process.pid}-`));
   try {
     const tar = join(dir, 'rootfs.tar');
-    await buildRootfs(recipe, suite, tar, say);
+    await debianRootfs(suite, tar, say);
     const files = join(dir, 'files');
     mkdirSync(join(files, 'usr/local/bin'), { recursive: true });
     copyFileSync(exe, join(files, 'usr/local/bin/scalingo-emulator'));
@@ -89,6 +89,26 @@ export async function ensureEmulatorImage(runtime: ContainerRuntime, say = conso
   } finally {
     removeBuildDir(dir);
   }
+}
+
+/**
+ * The Debian part of the image, kept by its recipe hash (node_modules/.cache/scalingo-emulator-exe/): a new executable
+ * or entrypoint (every change of the sources) re-imports the image without making its root filesystem again.
+ */
+async function debianRootfs(suite: string, out: string, say: (line: string) => void): Promise<void> {
+  const kept = join(EXE_CACHE, `rootfs-${recipe.id}-${recipeHash(recipe, suite)}.tar`);
+  if (!existsSync(kept)) {
+    // mmdebstrap picks its output format by the extension: the stage ends in .tar too.
+    const made = kept.replace(/\.tar$/, `.${process.pid}.tmp.tar`);
+    mkdirSync(EXE_CACHE, { recursive: true });
+    try {
+      await buildRootfs(recipe, suite, made, say);
+      renameSync(made, kept);
+    } finally {
+      rmSync(made, { force: true });
+    }
+  }
+  copyFileSync(kept, out);
 }
 
 if (process.argv[1] === import.meta.filename) {
