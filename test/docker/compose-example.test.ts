@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { ensureEmulatorImage } from '../../scripts/emulator-image/build.ts';
+import { EMULATOR_IMAGE, ensureEmulatorImage } from '../../scripts/emulator-image/build.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { routerGet } from '../support/apps.ts';
@@ -174,4 +174,35 @@ describe('the compose example (emulator image + client container)', () => {
     },
     LONG,
   );
+});
+
+describe("the image's bad set-ups: one line on stderr, exit 1", () => {
+  const run = (...args: string[]) =>
+    spawnSync('docker', ['run', '--rm', ...args], { encoding: 'utf8', timeout: 60_000 });
+
+  it('no engine socket: not mounted, or mounted from a path that does not exist', () => {
+    const unmounted = run(EMULATOR_IMAGE);
+    expect(unmounted.status).toBe(1);
+    expect(unmounted.stderr.trim().split('\n')).toEqual([
+      "scalingo-emulator: no Docker engine socket at /var/run/docker.sock: mount the engine's socket (-v /var/run/docker.sock:/var/run/docker.sock) or set DOCKER_HOST",
+    ]);
+    // The engine makes a directory for a bind whose source is missing: an anonymous volume stands in for it here.
+    const notASocket = run('-v', '/var/run/docker.sock', EMULATOR_IMAGE);
+    expect(notASocket.status).toBe(1);
+    expect(notASocket.stderr).toMatch(/^scalingo-emulator: no Docker engine socket at \/var\/run\/docker\.sock: /);
+  });
+
+  it('a read-only data volume', () => {
+    const volume = `emu-ro-data-${process.pid}`;
+    docker('volume', 'create', volume);
+    try {
+      const ro = run('-v', '/var/run/docker.sock:/var/run/docker.sock', '-v', `${volume}:/data:ro`, EMULATOR_IMAGE);
+      expect(ro.status).toBe(1);
+      expect(ro.stderr.trim().split('\n')).toEqual([
+        'scalingo-emulator: the data directory /data is not writable (a read-only volume?): mount a writable volume there',
+      ]);
+    } finally {
+      docker('volume', 'rm', volume);
+    }
+  });
 });
