@@ -155,6 +155,7 @@ function publish(files) {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.name === '.v8-cache') continue; // the command's code cache: it sweeps its own stale files
+      if (e.name.startsWith('scalingo-emulator-linux-')) continue; // the executables (scripts/build-exe.ts) and their stamps
       if (e.isDirectory()) sweep(p);
       else if (!keep.has(p)) rmSync(p, { force: true });
     }

@@ -10,6 +10,7 @@
 #   docker-registry: the image sources' test, a registry mirror on that namespace's loopback (the emulator
 #   itself needs none of these tools but a Docker engine, git for git push deploys, and mmdebstrap only for
 #   the Debian path of its images: README "Quick start").
+#   docker-compose: the compose example's test (Debian bookworm has Compose v1, 1.29, only).
 
 has() { command -v "$1" >/dev/null 2>&1; }
 static_busybox() { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x httpd >/dev/null; }
@@ -28,6 +29,7 @@ missing_packages() {
   has ip || echo iproute2
   has nsenter || echo util-linux
   has docker-registry || echo docker-registry
+  { has docker-compose || docker compose version >/dev/null 2>&1; } || echo docker-compose
   { has chromium || [ -x /usr/bin/chromium ]; } || printf '%s\n' chromium fonts-dejavu-core
 }
 

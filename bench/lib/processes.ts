@@ -34,6 +34,8 @@ export interface EmulatorSpawn {
   bundled?: boolean;
   /** Options for node itself, before the entry (e.g. --inspect=127.0.0.1:0). */
   nodeArgs?: string[];
+  /** The single executable (`npm run build:exe`) to run instead of node: no entry, node options or profile. */
+  executable?: string;
 }
 
 // The emulator's start banner (src/main.ts).
@@ -67,9 +69,7 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
     ? [...command.nodeOptions, join(o.emulatorDir, 'dist/main.mjs')]
     : ['--import', 'tsx', join(o.emulatorDir, 'src/main.ts')];
   const args = [
-    ...(o.nodeArgs ?? []),
-    ...prof,
-    ...entry,
+    ...(o.executable ? [] : [...(o.nodeArgs ?? []), ...prof, ...entry]),
     'start',
     '--port',
     '0',
@@ -81,11 +81,18 @@ export function spawnEmulator(o: EmulatorSpawn): Promise<Child> {
     '--log-level',
     'silent',
   ];
-  return start('emulator', args, o.emulatorDir, cleanEnv({ ...command.env, ...o.env }), (out) => {
-    const api = API_LINE.exec(out)?.[1];
-    const token = TOKEN_LINE.exec(out)?.[1];
-    return api && token ? { api, token } : null;
-  });
+  return start(
+    'emulator',
+    args,
+    o.emulatorDir,
+    cleanEnv({ ...command.env, ...o.env }),
+    (out) => {
+      const api = API_LINE.exec(out)?.[1];
+      const token = TOKEN_LINE.exec(out)?.[1];
+      return api && token ? { api, token } : null;
+    },
+    o.executable,
+  );
 }
 
 export function spawnHello(
@@ -122,9 +129,10 @@ function start(
   cwd: string,
   env: NodeJS.ProcessEnv,
   parse: (stdout: string) => { api: string; token: string | null } | null,
+  program = process.execPath,
 ): Promise<Child> {
   const spawnedAt = performance.now();
-  const proc = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(proc);
   proc.once('exit', () => live.delete(proc));
   let out = '';

@@ -146,6 +146,8 @@ export const addonsArea = defineArea({
       }
     };
     const tunnels = servers && createTunnelTargets({ servers, canAccess });
+    /** Removals of the servers of deleted apps under way (afterDelete does not wait for them): the stop does. */
+    const removingLeftovers = new Set<Promise<void>>();
 
     const units: Unit[] = [
       {
@@ -153,6 +155,9 @@ export const addonsArea = defineArea({
         start: async ({ engineUp }) => void (engineUp && (await servers?.reconcile())),
         async stop() {
           await servers?.idle();
+          // The servers of apps a reset just removed go before the emulator does (a container stopped right after
+          // `POST /_emulator/reset`, the image's EMULATOR_RESET_ON_STOP, leaves none behind).
+          await Promise.all(removingLeftovers);
           servers?.stop();
         },
       },
@@ -178,10 +183,15 @@ export const addonsArea = defineArea({
       appHooks.push({
         afterCreate: (app) => servers.appCreated(app.id),
         beforeDelete: (app) => servers.removeApp(app.id),
-        afterDelete: (app) =>
-          void servers.removeLeftovers(app.id).catch((err: Error) => {
-            logger.warn({ err: err.message }, 'addon servers of a removed app not removed');
-          }),
+        afterDelete: (app) => {
+          const removing = servers
+            .removeLeftovers(app.id)
+            .catch((err: Error) => {
+              logger.warn({ err: err.message }, 'addon servers of a removed app not removed');
+            })
+            .finally(() => removingLeftovers.delete(removing));
+          removingLeftovers.add(removing);
+        },
       });
     return { api: { addons, servers, tunnels, store }, units, appHooks };
   },

@@ -30,11 +30,18 @@ export interface EmulatorProcess {
   stop(): Promise<void>;
 }
 
-/** Writes `<dataDir>/emulator.config.json` and starts the emulator on free ports. */
-export async function spawnEmulator(dataDir: string, config: Record<string, unknown> = {}): Promise<EmulatorProcess> {
+/**
+ * Writes `<dataDir>/emulator.config.json` and starts the emulator on free ports (`command`: another way to run it than
+ * src/main.ts through tsx, such as the single executable).
+ */
+export async function spawnEmulator(
+  dataDir: string,
+  config: Record<string, unknown> = {},
+  command?: StartCommand,
+): Promise<EmulatorProcess> {
   const configFile = join(dataDir, 'emulator.config.json');
   writeFileSync(configFile, JSON.stringify({ users: TEST_USERS, logLevel: 'warn', ...config }));
-  const proc = spawnStart(dataDir, ['--config', configFile]);
+  const proc = spawnStart(dataDir, ['--config', configFile], command);
   let out = '';
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const api = await new Promise<string>((ok, fail) => {
@@ -123,14 +130,28 @@ export async function poll<T>(
   }
 }
 
+/** The program run for `start` and its environment (default: src/main.ts through tsx, with the test's environment). */
+export interface StartCommand {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+const FROM_SOURCES: StartCommand = {
+  argv: [process.execPath, '--import', 'tsx', join(ROOT, 'src/main.ts')],
+  env: { ...process.env, NODE_OPTIONS: '' },
+};
+
 /** `start` on `dataDir` as a process of its own, on free ports (`extra`: more flags), as a user runs it. */
-export function spawnStart(dataDir: string, extra: string[] = []): ChildProcessByStdio<null, Readable, Readable> {
+export function spawnStart(
+  dataDir: string,
+  extra: string[] = [],
+  command: StartCommand = FROM_SOURCES,
+): ChildProcessByStdio<null, Readable, Readable> {
   return spawn(
-    process.execPath,
+    command.argv[0],
     [
-      '--import',
-      'tsx',
-      join(ROOT, 'src/main.ts'),
+      ...command.argv.slice(1),
       'start',
       ...extra,
       '--data-dir',
@@ -142,6 +163,6 @@ export function spawnStart(dataDir: string, extra: string[] = []): ChildProcessB
       '--ssh-port',
       '0',
     ],
-    { cwd: ROOT, env: { ...process.env, EMULATOR_CONFIG: '', NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: command.cwd ?? ROOT, env: { ...command.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
 }

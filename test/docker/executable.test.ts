@@ -1,0 +1,173 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildExe } from '../../scripts/build-exe.ts';
+import { hostArch } from '../../scripts/exe/node-binary.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { archiveOf, FIXTURES, routerGet } from '../support/apps.ts';
+import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
+import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
+
+// The single executable (`npm run build:exe`) as a machine without Node.js runs it: copied to a scratch folder and run
+// with a PATH holding every command of this machine but node, npm, npx and corepack. Its apps are Procfile apps on the
+// busybox stack: a Node.js app's build needs the host's npm (README, "One executable file").
+const LONG = 600_000;
+const scratch = mkdtempSync(join(tmpdir(), 'emu-exe-'));
+const exe = join(scratch, 'scalingo-emulator');
+const NO_NODE = /^(node|nodejs|npm|npx|corepack)$/;
+let env: NodeJS.ProcessEnv = {};
+
+function run(args: string[], cwd = scratch) {
+  const child = spawn(exe, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+const instanceOf = (app: string) =>
+  docker('ps', '-a', '--filter', `label=${LABELS.appName}=${app}`, '--format', `{{.Label "${LABELS.instance}"}}`)
+    .split('\n')
+    .filter(Boolean)[0];
+
+beforeAll(async () => {
+  // Built once per content (kept in dist/ while its inputs are the same).
+  copyFileSync(await buildExe(hostArch() === 'arm64' ? 'arm64' : 'x64'), exe);
+  chmodSync(exe, 0o755);
+  const bin = join(scratch, 'bin');
+  mkdirSync(bin);
+  for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'])
+    for (const name of existsSync(dir) ? readdirSync(dir) : [])
+      if (!NO_NODE.test(name) && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
+  env = {
+    PATH: bin,
+    HOME: scratch,
+    XDG_CACHE_HOME: join(scratch, 'cache'),
+    XDG_STATE_HOME: join(scratch, 'state'),
+    NO_COLOR: '1',
+    ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+  };
+  const which = spawnSync('sh', ['-c', 'command -v node || command -v npm || command -v npx'], {
+    env,
+    encoding: 'utf8',
+  });
+  expect(which.stdout, 'the PATH of the test still holds node or npm').toBe('');
+}, LONG);
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('the single executable, on a PATH without node or npm', () => {
+  it(
+    'start: the API answers and an app deploys, served through the router',
+    async () => {
+      const dataDir = join(scratch, 'data-start');
+      mkdirSync(dataDir);
+      let emu: EmulatorProcess | undefined;
+      let instance = '';
+      try {
+        emu = await spawnEmulator(dataDir, {}, { argv: [exe], env, cwd: scratch });
+        const e = emu;
+        const health = await e.call('GET', '/_emulator/health', { as: null });
+        expect(health.status, health.text).toBe(200);
+        expect((await e.call('POST', '/v1/apps', { body: { app: { name: 'exe-web' } } })).status).toBe(201);
+        const source_url = await archiveOf('busybox-web');
+        expect(
+          (await e.call('POST', '/v1/apps/exe-web/deployments', { body: { deployment: { source_url } } })).status,
+        ).toBe(201);
+        const d = await eventually(
+          async () => {
+            const [last] = (await e.call('GET', '/v1/apps/exe-web/deployments')).body.deployments;
+            if (/error/.test(last?.status ?? '')) throw giveUp(`the deployment ended in ${last.status}`);
+            return last?.status === 'success' ? last : null;
+          },
+          { timeoutMs: 180_000, what: 'the deployment of exe-web' },
+        );
+        expect(d.status).toBe('success');
+        instance = instanceOf('exe-web');
+        const web = dockerPs([`${LABELS.appName}=exe-web`, `${LABELS.type}=web`]);
+        expect(web.map((c) => c.state)).toEqual(['running']);
+        const routerPort = Number(/Router\s+http:\/\/<app>\.localhost:(\d+)/.exec(e.output())?.[1]);
+        const page = await routerGet(routerPort, 'exe-web');
+        expect(page.status).toBe(200);
+        expect(page.body).toBe('version 1 from web-1\n');
+      } finally {
+        await emu?.call('DELETE', '/v1/apps/exe-web?current_name=exe-web').catch(() => undefined);
+        await emu?.stop();
+        if (instance) removeInstance(instance);
+      }
+    },
+    LONG,
+  );
+
+  it(
+    'exec -- <command>: the command sees the emulator, and its exit code is the executable’s',
+    async () => {
+      const ok = run(['exec', '--', 'sh -c \'busybox wget -q -O - "$EMULATOR_API_URL/_emulator/health"\'']);
+      expect(await ok.exited, ok.stderr()).toBe(0);
+      expect(ok.stdout()).toMatch(/"status"/);
+      const failing = run(['exec', '--', 'sh', '-c', 'exit 7']);
+      expect(await failing.exited, failing.stderr()).toBe(7);
+    },
+    LONG,
+  );
+
+  it(
+    'up on a fixture project: deployed and served; Ctrl-C stops it and removes its containers',
+    async () => {
+      const project = join(scratch, 'exe-up');
+      mkdirSync(project);
+      for (const f of ['Procfile', 'index.html']) copyFileSync(join(FIXTURES, 'busybox-web', f), join(project, f));
+      const p = run([
+        'up',
+        project,
+        '--no-watch',
+        '--in-memory',
+        '--port',
+        '0',
+        '--router-port',
+        '0',
+        '--ssh-port',
+        '0',
+      ]);
+      try {
+        const url = await eventually(
+          () => {
+            if (p.child.exitCode !== null) throw giveUp(`up exited ${p.child.exitCode}: ${p.stderr()}`);
+            if (!/Ctrl-C stops the app/.test(p.stdout())) return null;
+            return /http:\/\/exe-up\.localhost:(\d+)/.exec(p.stdout());
+          },
+          { timeoutMs: 240_000, what: 'up to serve the app' },
+        );
+        const running = dockerPs([`${LABELS.appName}=exe-up`, `${LABELS.type}=web`]);
+        expect(running.map((c) => c.state)).toEqual(['running']);
+        expect((await routerGet(Number(url[1]), 'exe-up')).body).toBe('version 1 from web-1\n');
+        p.child.kill('SIGINT');
+        expect(await p.exited, p.stderr()).toBe(0);
+        expect(dockerPs([`${LABELS.appName}=exe-up`], true)).toEqual([]);
+      } finally {
+        if (p.child.exitCode === null) p.child.kill('SIGKILL');
+        for (const c of dockerPs([`${LABELS.appName}=exe-up`], true)) docker('rm', '-f', c.id);
+      }
+    },
+    LONG,
+  );
+
+  it('a cache directory others can write: one line, exit 1', async () => {
+    const open = join(scratch, 'open-cache');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const p = spawnSync(exe, ['start', '--in-memory', '--port', '0'], {
+      env: { ...env, EMULATOR_EXE_CACHE_DIR: open },
+      encoding: 'utf8',
+    });
+    expect(p.status).toBe(1);
+    expect(p.stderr.trim().split('\n')).toEqual([
+      `scalingo-emulator: cannot use its cache directory: ${open} is writable by others (mode 777) (set EMULATOR_EXE_CACHE_DIR to a directory only you can write)`,
+    ]);
+    expect(readdirSync(open)).toEqual([]);
+  });
+});
