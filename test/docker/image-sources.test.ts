@@ -16,23 +16,36 @@ import { BUSYBOX_REGISTRY_IMAGE, ensureBusyboxImage } from '../../src/runtime/im
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { debianSuite } from '../../src/runtime/rootfs.ts';
 import { docker, eventually, giveUp } from '../support/docker-cli.ts';
-import { FAST, archiveOf, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
+import { FAST, archiveOf, waitForDeployment } from '../support/apps.ts';
 import { startNetnsDockerd, type NetnsDockerd } from '../support/netns-dockerd.ts';
+import {
+  appWithRedis,
+  checkMysqlAddon,
+  checkNodeApp,
+  checkPostgresAndRedis,
+  checkPythonApp,
+  checkRubyApp,
+  type EngineUnderTest,
+} from '../support/stack-addon-checks.ts';
 import { freePort } from '../support/free-port.ts';
 
 // Issue 36: the images from the engine's registry, on an engine that has no image of the emulator's and a
 // host without mmdebstrap (as on macOS or Fedora with Docker Desktop). The engine is a second dockerd in a
 // network namespace this test makes (as the swarm test's second node), reached through its socket; its
 // registry mirror is Debian's `docker-registry` on that namespace's loopback, holding stand-ins pushed under
-// the official names (this machine pulls nothing from Docker Hub): the Debian-built stack and server images of
-// the machine's engine, which already hold every package the adapting build would install. They are pushed by the
+// the official names (this machine pulls nothing from Docker Hub): the Debian-built server images of the machine's
+// engine and its three stacks merged into one base, which already hold every package the adapting build would install. They are pushed by the
 // machine's engine to a second registry process on the machine's loopback over the same storage. The containers'
 // ports are published on the namespace's end of a veth pair the test makes, where the router reaches them.
 // First without a mirror (the addon ends in error, the deployment in build-error, each naming both ways), then
-// with it (SIGHUP reloads the daemon's registry-mirrors): a PostgreSQL and a Redis addon, a Node app through the router.
+// with it (SIGHUP reloads the daemon's registry-mirrors): the stack and addon checks the Debian-made images pass
+// (stack-addon-checks.ts) on every image the registry path makes: PostgreSQL, Redis and MySQL servers, Node, Python
+// and Ruby apps through the router.
 const LONG = 900_000;
 const APP_FAILING = 'img-nowhere';
 const APP = 'img-mirror';
+const APP_PYTHON = 'img-python';
+const APP_RUBY = 'img-ruby';
 const tag = randomBytes(3).toString('hex');
 const ns = `emu-img-${tag}`;
 const hostIf = `emim${tag}h`;
@@ -42,7 +55,30 @@ const hostAddr = `10.233.${octet}.1`;
 const engineAddr = `10.233.${octet}.2`;
 // The namespace is this test's own: nothing else listens on its loopback.
 const MIRROR = '127.0.0.1:5000';
-const STANDINS = ['node', 'postgresql', 'redis'].map((id) => findRecipe(id) as ImageRecipe);
+/** Every image the registry path makes: the three stacks (one official base) and the three addon servers. */
+const RECIPES = ['node', 'python', 'ruby', 'postgresql', 'mysql', 'redis'].map((id) => findRecipe(id) as ImageRecipe);
+const STACKS = RECIPES.filter((r) => r.kind === 'stack');
+/**
+ * The stacks' one official base (`debian:<suite>-slim`) stands in as the Debian-built stacks merged: each stack's
+ * files over the Node stack, dpkg's status the union of theirs (the first stanza of a package kept; one suite, one
+ * version), so the adapting build finds every package of every stack installed.
+ */
+const MERGED_STACKS = `scalingo-emu-test/stacks-${tag}:1`;
+const mergedStacksDockerfile = (): string => {
+  const statuses = STACKS.slice(0, -1).map((_, i) => `/tmp/status-${i}`);
+  const merge = [
+    `awk 'BEGIN { RS = ""; ORS = "\\n\\n" } { p = $0; sub(/^Package: /, "", p); sub(/\\n.*/, "", p); if (!seen[p]++) print }'`,
+    `/var/lib/dpkg/status ${statuses.join(' ')} > /tmp/status && mv /tmp/status /var/lib/dpkg/status && rm ${statuses.join(' ')}`,
+  ].join(' ');
+  return [
+    ...STACKS.map((r, i) => `FROM ${r.tag} AS stack${i}`),
+    'FROM stack0',
+    ...STACKS.slice(1).map((_, i) => `COPY --from=stack${i + 1} / /`),
+    ...statuses.map((status, i) => `COPY --from=stack${i} /var/lib/dpkg/status ${status}`),
+    `RUN ${JSON.stringify(['sh', '-c', merge])}`,
+    '',
+  ].join('\n');
+};
 /** The base image as a machine without a static busybox makes it (from the official busybox image). */
 const BASE = `scalingo-emu-test/base-${tag}:1`;
 
@@ -79,6 +115,7 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
   const registries: ChildProcess[] = [];
   let h: Harness | undefined;
   let archive = '';
+  const archives: Record<string, string> = {};
   /** Official name → the digest the registry got at the push. */
   const pushed = new Map<string, string>();
   const inNs = (...args: string[]) => run('nsenter', `--net=/var/run/netns/${ns}`, ...args);
@@ -99,12 +136,21 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     return child;
   };
 
+  /** The merged stacks' stand-in, built by the machine's engine from its Debian-built stacks. */
+  const buildMergedStacks = async (): Promise<string> => {
+    const context = join(dir, 'stacks');
+    mkdirSync(context);
+    writeFileSync(join(context, 'Dockerfile'), mergedStacksDockerfile());
+    await execFileAsync('docker', ['build', '-q', '-t', MERGED_STACKS, context], { maxBuffer: 16 * 1024 * 1024 });
+    return MERGED_STACKS;
+  };
+
   beforeAll(async () => {
     if (!existsSync('/usr/bin/docker-registry'))
       throw new Error("Debian's docker-registry is not installed: npm test's set-up installs it (scripts/needs.sh)");
     // The stand-ins' sources: the machine's Debian-built images (built now when missing, mmdebstrap still on PATH).
     const main = createDockerRuntime();
-    for (const r of STANDINS) await ensureRecipeImage(main, r, { source: 'debian' });
+    for (const r of RECIPES) await ensureRecipeImage(main, r, { source: 'debian' });
     await main.ensureBaseImage(DEFAULT_STACK_IMAGE);
     await main.close();
 
@@ -129,13 +175,20 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
       { timeoutMs: 30_000, what: 'the pushed-to registry answering' },
     );
     // The busybox stand-in is the base image of the host's busybox: a static busybox at /bin/busybox, as the official one.
-    const standins: [string, string][] = [
-      ...STANDINS.map((r): [string, string] => [r.tag, registryBase(r, r.suite ?? debianSuite()).image]),
-      [DEFAULT_STACK_IMAGE, BUSYBOX_REGISTRY_IMAGE],
+    const stacksBase = registryBase(STACKS[0], debianSuite()).image;
+    expect(STACKS.map((r) => registryBase(r, r.suite ?? debianSuite()).image)).toEqual(STACKS.map(() => stacksBase));
+    const standins: [string, string | Promise<string>][] = [
+      [stacksBase, buildMergedStacks()],
+      ...RECIPES.filter((r) => r.kind === 'addon').map((r): [string, string] => [
+        registryBase(r, debianSuite()).image,
+        r.tag,
+      ]),
+      [BUSYBOX_REGISTRY_IMAGE, DEFAULT_STACK_IMAGE],
     ];
-    // Pushed side by side: each push compresses its one layer on a core of its own.
+    // Pushed side by side (the merged stacks as soon as they are built): each push compresses its layers on a core of its own.
     await Promise.all(
-      standins.map(async ([local, official]) => {
+      standins.map(async ([official, made]) => {
+        const local = await made;
         const target = `127.0.0.1:${pushPort}/library/${official}`;
         docker('tag', local, target);
         try {
@@ -167,6 +220,7 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     });
     expect(engine.cli('images', '-q')).toBe('');
     archive = await archiveOf('node-pg-redis');
+    for (const fixture of ['python-web', 'ruby-web']) archives[fixture] = await archiveOf(fixture);
     process.env.PATH = pathWithoutMmdebstrap(dir);
     h = await startEmulator({
       docker: { host: `unix://${engine.socket}`, publishHost: engineAddr },
@@ -177,7 +231,7 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
 
   afterAll(async () => {
     process.env.PATH = path;
-    for (const app of [APP_FAILING, APP])
+    for (const app of [APP_FAILING, APP, APP_PYTHON, APP_RUBY])
       await h?.call('DELETE', `/v1/apps/${app}?current_name=${app}`).catch(() => undefined);
     await h?.stop();
     // Every container, image and volume of this test is the second engine's: they go with its data root.
@@ -186,7 +240,8 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     quiet('ip', 'link', 'del', hostIf);
     quiet('ip', 'netns', 'del', ns);
     rmSync(dir, { recursive: true, force: true });
-    if (archive) rmSync(archive, { force: true });
+    for (const a of [archive, ...Object.values(archives)]) if (a) rmSync(a, { force: true });
+    quiet('docker', 'rmi', MERGED_STACKS);
   }, LONG);
 
   const call = (method: string, p: string, body?: unknown) =>
@@ -240,7 +295,7 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
   );
 
   it(
-    "with the mirror: the Node stack and the PostgreSQL and Redis servers from the engine's registry, the app answering through the router",
+    "with the mirror: every stack and addon server image from the engine's registry passes the Debian-path images' checks",
     async () => {
       const e = engine as NetnsDockerd;
       writeFileSync(daemonJson, JSON.stringify({ 'registry-mirrors': [`http://${MIRROR}`] }));
@@ -250,50 +305,39 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
         what: 'the second engine to take the mirror',
       });
 
+      // The stack and addon checks the Debian-made images pass (stack-addon-checks.ts), on this engine's images.
+      const t: EngineUnderTest = { h: h as Harness, cli: e.cli };
       expect((await call('POST', '/v1/apps', { app: { name: APP } })).status).toBe(201);
-      const ids: string[] = [];
-      for (const [provider, plan] of [
-        ['scalingo-postgresql', 'postgresql-sandbox'],
-        ['scalingo-redis', 'redis-sandbox'],
-      ]) {
-        const r = await call('POST', `/v1/apps/${APP}/addons`, {
-          addon: { addon_provider_id: provider, plan_id: plan },
-        });
-        expect(r.status).toBe(201);
-        ids.push(r.body.addon.id);
-      }
-      for (const id of ids) await waitForAddon(call, APP, id, LONG);
-
-      const posted = await call('POST', `/v1/apps/${APP}/deployments`, { deployment: { source_url: archive } });
-      expect(posted.status).toBe(201);
-      const d = await waitForDeployment(h as Harness, APP, undefined, LONG);
-      const output = (await call('GET', `/v1/apps/${APP}/deployments/${d.id}/output`)).text as string;
-      expect(d.status, output).toBe('success');
+      const servers = await checkPostgresAndRedis(t, APP);
+      const output = await checkNodeApp(t, APP, archive, servers);
       expect(output).toContain(`pulling debian:${debianSuite()}-slim from the engine's registry`);
       expect(output).toContain('the image has every package the recipe needs');
       expect(output).not.toContain('building from Debian');
+      // The other stacks and the MySQL server side by side: each is its own app.
+      const [mysqlId] = await Promise.all([
+        checkMysqlAddon(t, APP),
+        appWithRedis(t, APP_PYTHON).then((redis) => checkPythonApp(t, APP_PYTHON, archives['python-web'], redis)),
+        appWithRedis(t, APP_RUBY).then((redis) => checkRubyApp(t, APP_RUBY, archives['ruby-web'], redis)),
+      ]);
 
       // Observed on the engine: each image made from the official one the mirror served, by its pushed digest.
-      for (const r of STANDINS) {
+      for (const r of RECIPES) {
         const official = registryBase(r, r.suite ?? debianSuite()).image;
         const labels = JSON.parse(e.cli('image', 'inspect', '--format', '{{json .Config.Labels}}', r.tag));
-        expect(labels['io.scalingo-emulator.base']).toBe('registry');
-        expect(labels['io.scalingo-emulator.base-image']).toBe(`${official.split(':')[0]}@${pushed.get(official)}`);
+        expect(labels['io.scalingo-emulator.base'], r.tag).toBe('registry');
+        expect(labels['io.scalingo-emulator.base-image'], r.tag).toBe(
+          `${official.split(':')[0]}@${pushed.get(official)}`,
+        );
       }
-      // The servers run on those images, and the app's web container answers through the router with both.
+      // The servers run on those images.
       for (const [id, image] of [
-        [ids[0], 'scalingo-emulator/addon-postgresql:1'],
-        [ids[1], 'scalingo-emulator/addon-redis:2'],
+        [servers.pg.id, 'scalingo-emulator/addon-postgresql:1'],
+        [servers.redis.id, 'scalingo-emulator/addon-redis:2'],
+        [mysqlId, 'scalingo-emulator/addon-mysql:2'],
       ]) {
         const ps = e.cli('ps', '--filter', `label=${LABELS.addonId}=${id}`, '--format', '{{.Image}} {{.State}}');
         expect(ps).toBe(`${image} running`);
       }
-      const answer = await routerGet((h as Harness).emu.urls.routerPort, APP);
-      expect(answer.status, answer.body).toBe(200);
-      // notes: a PostgreSQL query's rows; hits: Redis's counter (the readiness check's request counted too).
-      const seen = JSON.parse(answer.body);
-      expect(seen.notes).toEqual([]);
-      expect(seen.hits).toBeGreaterThan(0);
 
       // The base image without a host busybox: the official image's, through the mirror; its shell and httpd run.
       expect(await ensureBusyboxImage(new Docker({ socketPath: e.socket }), BASE, [])).toBe(true);

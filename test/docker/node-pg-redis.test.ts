@@ -6,11 +6,18 @@ import { gunzipSync } from 'node:zlib';
 import { startEmulator, TOKENS, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
+import { FAST, archiveOf, routerGet, waitForDeployment } from '../support/apps.ts';
+import {
+  checkNodeApp,
+  checkPostgresAndRedis,
+  type PostgresServer,
+  type RedisServer,
+} from '../support/stack-addon-checks.ts';
 
 // Issue #15 end to end, observed in Docker and in the databases themselves: a Node app built by the
 // buildpack-like build (npm packages from the registry), a real PostgreSQL and a real Redis beside
-// it, data written with psql/redis-cli read back through the router, one-offs on the same image,
+// it, data written with psql/redis-cli read back through the router (the checks of stack-addon-checks.ts, which the
+// registry-path images pass too: image-sources.test.ts), one-offs on the same image,
 // an emulator restart keeping the data, plan changes and removals.
 const APP = 'node-pg';
 // The first use of an image builds it from Debian's packages (minutes); later runs find it built.
@@ -30,8 +37,9 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
     logs: { drains: { mode: 'file' as const } },
   };
   let instance = '';
-  let pg: { id: string; container: string; db: string };
-  let redis: { id: string; container: string; password: string };
+  let pg: PostgresServer;
+  let redis: RedisServer;
+  const onMachine = () => ({ h, cli: docker });
   let archive = '';
 
   beforeAll(async () => {
@@ -51,38 +59,7 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
     'provisions real PostgreSQL and Redis servers: containers with the plan memory, variables on the app, databases answering',
     async () => {
       expect((await h.call('POST', '/v1/apps', { body: { app: { name: APP } } })).status).toBe(201);
-      const add = await h.call('POST', `/v1/apps/${APP}/addons`, {
-        body: { addon: { addon_provider_id: 'scalingo-postgresql', plan_id: 'postgresql-sandbox' } },
-      });
-      expect(add.status).toBe(201);
-      expect(add.body.variables).toEqual(['SCALINGO_POSTGRESQL_URL', 'DATABASE_URL']);
-      const addR = await h.call('POST', `/v1/apps/${APP}/addons`, {
-        body: { addon: { addon_provider_id: 'scalingo-redis', plan_id: 'redis-sandbox' } },
-      });
-      expect(addR.body.variables).toEqual(['SCALINGO_REDIS_URL', 'REDIS_URL']);
-      for (const id of [add.body.addon.id, addR.body.addon.id]) await waitForAddon(h.call, APP, id, 600_000);
-      const vars = Object.fromEntries(
-        (await h.call('GET', `/v1/apps/${APP}/variables`)).body.variables.map((v: { name: string; value: string }) => [
-          v.name,
-          v.value,
-        ]),
-      );
-      expect(vars.DATABASE_URL).toBe(vars.SCALINGO_POSTGRESQL_URL);
-      expect(vars.DATABASE_URL).toMatch(/^postgres:\/\/[a-z0-9_]+:[^@]+@postgresql-[0-9a-f]{8}:5432\/[a-z0-9_]+$/);
-      expect(vars.REDIS_URL).toMatch(/^redis:\/\/:[^@]+@redis-[0-9a-f]{8}:6379$/);
-      const pgC = addonContainer(add.body.addon.id);
-      expect(pgC.state).toBe('running');
-      expect(docker('inspect', '-f', '{{.HostConfig.Memory}}', pgC.id)).toBe(String(256 * 1024 * 1024));
-      pg = { id: add.body.addon.id, container: pgC.id, db: new URL(vars.DATABASE_URL).pathname.slice(1) };
-      expect(psql(pg.container, pg.db, 'SELECT current_database()')).toBe(pg.db);
-      redis = {
-        id: addR.body.addon.id,
-        container: addonContainer(addR.body.addon.id).id,
-        password: decodeURIComponent(new URL(vars.REDIS_URL).password),
-      };
-      expect(docker('exec', redis.container, 'redis-cli', '-a', redis.password, '--no-auth-warning', 'PING')).toBe(
-        'PONG',
-      );
+      ({ pg, redis } = await checkPostgresAndRedis(onMachine(), APP));
       // Reachable from the host at a port published on 127.0.0.1 only.
       expect(docker('port', pg.container, '5432')).toMatch(/^127\.0\.0\.1:\d+$/);
     },
@@ -92,23 +69,7 @@ describe('a Node app with PostgreSQL and Redis (real Docker, Debian-built images
   it(
     'deploys the Node app with the buildpack-like build; it answers through the router with data written by psql and redis-cli',
     async () => {
-      expect(
-        (await h.call('POST', `/v1/apps/${APP}/deployments`, { body: { deployment: { source_url: archive } } })).status,
-      ).toBe(201);
-      const d = await waitForDeployment(h, APP, undefined, 900_000);
-      const output = (await h.call('GET', `/v1/apps/${APP}/deployments/${d.id}/output`)).text;
-      expect(d.status, output).toBe('success');
-      expect(output).toContain('-----> Node.js app detected');
-      expect(output).toContain('-----> Installing dependencies\n       Installing node modules\n');
-      expect(output).toContain('Process types: web (npm start)');
-      psql(pg.container, pg.db, "INSERT INTO notes (text) VALUES ('written with psql')");
-      docker('exec', redis.container, 'redis-cli', '-a', redis.password, '--no-auth-warning', 'SET', 'hits', '41');
-      const res = await routerGet(h.emu.urls.routerPort, APP);
-      expect(res.status, res.body).toBe(200);
-      expect(JSON.parse(res.body)).toMatchObject({ container: 'web-1', notes: ['written with psql'], hits: 42 });
-      expect(
-        docker('exec', redis.container, 'redis-cli', '-a', redis.password, '--no-auth-warning', 'GET', 'hits'),
-      ).toBe('42');
+      await checkNodeApp(onMachine(), APP, archive, { pg, redis });
     },
     LONG,
   );

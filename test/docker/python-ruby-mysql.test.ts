@@ -6,21 +6,21 @@ import { c as tarCreate } from 'tar';
 import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, copyFixture, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
+import { FAST, archiveOf, copyFixture, waitForDeployment } from '../support/apps.ts';
+import { appWithRedis, checkMysqlAddon, checkPythonApp, checkRubyApp } from '../support/stack-addon-checks.ts';
 
 // Issue #15 for the other languages and MySQL: Python and Ruby apps (standard library only) built by
 // the buildpack-like build with their default web process, reading a real Redis; a dependency that
 // needs the (unreachable) package index fails the build with a clear message; a MySQL addon is a
-// real MariaDB server the app's variable points at.
+// real MariaDB server the app's variable points at (the checks of stack-addon-checks.ts, which the registry-path
+// images pass too: image-sources.test.ts).
 const LONG = 900_000;
 const ADMIN = 'admin-token-for-addon-tests-000000';
-const addonContainer = (addonId: string) => dockerPs([`${LABELS.addonId}=${addonId}`], true)[0];
 
 describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () => {
   let h: Harness;
   let instance = '';
   const files: string[] = [];
-  const redisOf: Record<string, { container: string; password: string }> = {};
 
   const deploy = async (app: string, archive: string) => {
     expect(
@@ -29,22 +29,7 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
     const d = await waitForDeployment(h, app, undefined, LONG);
     return { d, output: (await h.call('GET', `/v1/apps/${app}/deployments/${d.id}/output`)).text as string };
   };
-  const withRedis = async (app: string) => {
-    await h.call('POST', '/v1/apps', { body: { app: { name: app } } });
-    const add = await h.call('POST', `/v1/apps/${app}/addons`, {
-      body: { addon: { addon_provider_id: 'scalingo-redis', plan_id: 'redis-sandbox' } },
-    });
-    await waitForAddon(h.call, app, add.body.addon.id, LONG);
-    const url = (await h.call('GET', `/v1/apps/${app}/variables`)).body.variables.find(
-      (v: { name: string }) => v.name === 'REDIS_URL',
-    ).value;
-    redisOf[app] = {
-      container: addonContainer(add.body.addon.id).id,
-      password: decodeURIComponent(new URL(url).password),
-    };
-  };
-  const redisCli = (app: string, ...args: string[]) =>
-    docker('exec', redisOf[app].container, 'redis-cli', '-a', redisOf[app].password, '--no-auth-warning', ...args);
+  const onMachine = () => ({ h, cli: docker });
 
   beforeAll(async () => {
     h = await startEmulator({
@@ -65,20 +50,9 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
   it(
     'a Python app: detected, default web process, answers through the router with what redis-cli wrote',
     async () => {
-      await withRedis('py-web');
-      redisCli('py-web', 'SET', 'greeting', 'hello from redis-cli');
       const archive = await archiveOf('python-web');
       files.push(archive);
-      const { d, output } = await deploy('py-web', archive);
-      expect(d.status, output).toBe('success');
-      expect(output).toContain('-----> Python app detected');
-      expect(output).toContain('No dependencies to install');
-      expect(output).toContain('Process types: web (python3 app.py)');
-      // (The boot check's own request counted a hit already: the counter is compared with Redis itself.)
-      const res = await routerGet(h.emu.urls.routerPort, 'py-web');
-      const body = JSON.parse(res.body);
-      expect(body).toMatchObject({ language: 'python', greeting: 'hello from redis-cli' });
-      expect(redisCli('py-web', 'GET', 'python-hits')).toBe(String(body.hits));
+      await checkPythonApp(onMachine(), 'py-web', archive, await appWithRedis(onMachine(), 'py-web'));
     },
     LONG,
   );
@@ -86,18 +60,9 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
   it(
     'a Ruby app: detected, bundler runs offline, default web process reads Redis',
     async () => {
-      await withRedis('rb-web');
-      redisCli('rb-web', 'SET', 'greeting', 'hi ruby');
       const archive = await archiveOf('ruby-web');
       files.push(archive);
-      const { d, output } = await deploy('rb-web', archive);
-      expect(d.status, output).toBe('success');
-      expect(output).toContain('-----> Ruby app detected');
-      expect(output).toContain('Process types: web (bundle exec ruby app.rb)');
-      const res = await routerGet(h.emu.urls.routerPort, 'rb-web');
-      const body = JSON.parse(res.body);
-      expect(body).toMatchObject({ language: 'ruby', greeting: 'hi ruby' });
-      expect(redisCli('rb-web', 'GET', 'ruby-hits')).toBe(String(body.hits));
+      await checkRubyApp(onMachine(), 'rb-web', archive, await appWithRedis(onMachine(), 'rb-web'));
     },
     LONG,
   );
@@ -123,49 +88,8 @@ describe('Python and Ruby apps, MySQL (real Docker, Debian-built images)', () =>
   it(
     'a MySQL addon is a real MariaDB server: the app variable points at it, the database answers as its user',
     async () => {
-      await h.call('POST', '/v1/apps', { body: { app: { name: 'my-app' } } });
-      const add = await h.call('POST', '/v1/apps/my-app/addons', {
-        body: { addon: { addon_provider_id: 'scalingo-mysql', plan_id: 'mysql-sandbox' } },
-      });
-      expect(add.body.variables).toEqual(['SCALINGO_MYSQL_URL']);
-      await waitForAddon(h.call, 'my-app', add.body.addon.id, LONG);
-      const url = new URL(
-        (await h.call('GET', '/v1/apps/my-app/variables')).body.variables.find(
-          (v: { name: string }) => v.name === 'SCALINGO_MYSQL_URL',
-        ).value,
-      );
-      expect(url.protocol).toBe('mysql:');
-      const c = addonContainer(add.body.addon.id).id;
-      const db = url.pathname.slice(1);
-      const sql = (q: string) =>
-        docker(
-          'exec',
-          c,
-          'mariadb',
-          '-h',
-          '127.0.0.1',
-          '-u',
-          url.username,
-          `-p${decodeURIComponent(url.password)}`,
-          db,
-          '-N',
-          '-e',
-          q,
-        );
-      sql("CREATE TABLE t (v VARCHAR(20)); INSERT INTO t VALUES ('kept')");
-      expect(sql('SELECT v FROM t')).toBe('kept');
-      // The server restarts on its volume with the data.
-      docker('restart', c);
-      await eventually(
-        () => {
-          try {
-            return sql('SELECT v FROM t') === 'kept';
-          } catch {
-            return false;
-          }
-        },
-        { timeoutMs: 60_000, what: 'mysql back with its data' },
-      );
+      expect((await h.call('POST', '/v1/apps', { body: { app: { name: 'my-app' } } })).status).toBe(201);
+      await checkMysqlAddon(onMachine(), 'my-app');
     },
     LONG,
   );
