@@ -38,6 +38,7 @@ const NO_DEBIAN_IMAGE = [
     'logs-restart',
     'one-off',
     'programmatic',
+    'ps-engine-state',
     'remote-engine-tls',
     'runtime',
     'runtime-contract.docker',

@@ -72,7 +72,7 @@ export function managedFilter(labels: Record<string, string>): string {
 
 type Containers = Pick<
   ContainerRuntime,
-  'run' | 'start' | 'stop' | 'kill' | 'remove' | 'inspect' | 'ready' | 'list' | 'wait'
+  'run' | 'start' | 'stop' | 'kill' | 'remove' | 'inspect' | 'ready' | 'list' | 'states' | 'wait'
 >;
 
 export function dockerContainers(engine: () => Promise<Docker>, publishHost: string): Containers {
@@ -146,6 +146,12 @@ export function dockerContainers(engine: () => Promise<Docker>, publishHost: str
       const found = await docker.listContainers({ all: true, filters: managedFilter(labels) });
       const infos = await Promise.all(found.map((c) => inspect(c.Id)));
       return infos.filter((i): i is ContainerInfo => i !== null);
+    },
+
+    async states(labels) {
+      const docker = await engine();
+      const found = await docker.listContainers({ all: true, filters: managedFilter(labels) });
+      return found.map((c) => ({ engineId: c.Id, state: c.State }));
     },
 
     async wait(engineId) {

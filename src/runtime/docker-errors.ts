@@ -74,6 +74,7 @@ export const CONTAINER_CALLS = [
   'remove',
   'inspect',
   'list',
+  'states',
   'wait',
   'logs',
   'stats',

@@ -125,6 +125,12 @@ export {
  * ConflictError when the state of a container refuses the call. Calls documented as tolerant
  * (stop and remove of a missing container, inspect/stats answering null) do not throw those.
  */
+/** A container's engine id and the engine's state of it (`running`, `exited`, `paused`…). */
+export interface ContainerState {
+  engineId: string;
+  state: string;
+}
+
 export interface ContainerRuntime {
   /**
    * Where the ports it publishes are reached from this process (the router, readiness, db-tunnels):
@@ -196,6 +202,11 @@ export interface ContainerRuntime {
   inspect(engineId: string): Promise<ContainerInfo | null>;
   /** Every emulator-managed container matching all these labels (running or not). */
   list(labels: Record<string, string>): Promise<ContainerInfo[]>;
+  /**
+   * The engine's state now (`running`, `exited`…) of every emulator-managed container matching all these labels:
+   * one engine call, no inspect per container (what `ps` answers on every request).
+   */
+  states(labels: Record<string, string>): Promise<ContainerState[]>;
   /**
    * Readiness of a web container, checked once (the caller polls within its own deadline): whether
    * its process answers on the published port. Docker answers TCP on a published port before the

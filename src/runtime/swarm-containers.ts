@@ -23,7 +23,7 @@ import type { createServiceDoors } from './swarm-forward.ts';
 
 type Containers = Pick<
   ContainerRuntime,
-  'run' | 'start' | 'stop' | 'remove' | 'inspect' | 'list' | 'ready' | 'wait' | 'updateMemory' | 'stats'
+  'run' | 'start' | 'stop' | 'remove' | 'inspect' | 'list' | 'states' | 'ready' | 'wait' | 'updateMemory' | 'stats'
 >;
 
 export function swarmContainers(o: {
@@ -38,6 +38,23 @@ export function swarmContainers(o: {
 }): Containers {
   const { manager, docker, nodes, tasks, placement, doors, inspectService, publishHost } = o;
   const { engineOfPlain } = placement;
+
+  async function list(labels: Record<string, string>): Promise<ContainerInfo[]> {
+    const services = (await (
+      await docker()
+    ).listServices({
+      filters: managedFilter(labels),
+    })) as unknown as SwarmService[];
+    const out = await Promise.all(services.map((s) => inspectService(s)));
+    for (const e of [manager, ...(await nodes.otherEngines())]) {
+      // Another node's engine out of reach: its plain containers (one-offs) are not listed meanwhile.
+      const found = await e
+        .list(labels)
+        .catch((err) => (e !== manager && err instanceof EngineUnavailableError ? [] : Promise.reject(err)));
+      for (const c of found) if (!c.labels[TASK_LABELS.serviceId]) out.push(c);
+    }
+    return out;
+  }
 
   return {
     async run(spec, ro = {}) {
@@ -118,21 +135,11 @@ export function swarmContainers(o: {
       return s ? inspectService(s) : null;
     },
 
-    async list(labels) {
-      const services = (await (
-        await docker()
-      ).listServices({
-        filters: managedFilter(labels),
-      })) as unknown as SwarmService[];
-      const out = await Promise.all(services.map((s) => inspectService(s)));
-      for (const e of [manager, ...(await nodes.otherEngines())]) {
-        // Another node's engine out of reach: its plain containers (one-offs) are not listed meanwhile.
-        const found = await e
-          .list(labels)
-          .catch((err) => (e !== manager && err instanceof EngineUnavailableError ? [] : Promise.reject(err)));
-        for (const c of found) if (!c.labels[TASK_LABELS.serviceId]) out.push(c);
-      }
-      return out;
+    list,
+
+    // A service's state is its newest task's container's: no cheaper than the inspects list makes.
+    async states(labels) {
+      return (await list(labels)).map((c) => ({ engineId: c.engineId, state: c.state }));
     },
 
     ready: readyOn(publishHost),

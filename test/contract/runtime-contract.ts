@@ -84,12 +84,18 @@ export function runtimeContract(name: string, make: () => Promise<ContractSubjec
       const listed = await rt.list({ [LABELS.instance]: instance, [LABELS.type]: 'worker' });
       expect(listed.map((c) => c.engineId)).toEqual([created.engineId]);
       expect(await rt.list({ [LABELS.instance]: instance, [LABELS.type]: 'nothing-has-this' })).toEqual([]);
+      // states: the same containers with the engine's state now, from the list alone (what ps answers).
+      const workers = { [LABELS.instance]: instance, [LABELS.type]: 'worker' };
+      expect(await rt.states(workers)).toEqual([{ engineId: created.engineId, state: 'running' }]);
+      expect(await rt.states({ [LABELS.instance]: instance, [LABELS.type]: 'nothing-has-this' })).toEqual([]);
       await rt.stop(created.engineId, 1);
       const stopped = await rt.inspect(created.engineId);
       expect(stopped?.state).toBe('exited');
       expect(stopped?.exitCode).not.toBeNull();
+      expect(await rt.states(workers)).toEqual([{ engineId: created.engineId, state: 'exited' }]);
       await rt.remove(created.engineId);
       expect(await rt.inspect(created.engineId)).toBeNull();
+      expect(await rt.states(workers)).toEqual([]);
       await until(
         () =>
           ['start', 'die', 'destroy'].every((a) =>

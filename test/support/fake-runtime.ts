@@ -235,6 +235,9 @@ export class FakeRuntime implements ContainerRuntime {
       .filter((c) => Object.entries(labels).every(([k, v]) => c.info.labels[k] === v))
       .map((c) => ({ ...c.info }));
   }
+  async states(labels: Record<string, string>) {
+    return (await this.list(labels)).map((c) => ({ engineId: c.engineId, state: c.state }));
+  }
   async wait(engineId: string): Promise<number> {
     const c = this.get(engineId);
     if (c.pinned || c.info.state !== 'running' || !c.exited) return c.info.exitCode ?? 0;

@@ -100,13 +100,15 @@ export function createContainersService(deps: ContainersServiceDeps) {
 
   return {
     containerJson,
-    /** #10 — every container, one-off included, with the state Docker reports now. */
+    /**
+     * #10 — every container, one-off included, with the state Docker reports now: one engine list of the app's
+     * containers (no inspect per container), so one that died or was removed behind the emulator's back shows at once.
+     */
     async ps(app: AppRow) {
       const rows = store.liveContainers(app.id);
-      const engine = await deps.runtime.list({ [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id });
-      return rows.map((r) =>
-        containerJson(r, engine.find((e) => e.engineId === r.engine_id)?.state ?? (r.engine_id ? 'gone' : undefined)),
-      );
+      const engine = await deps.runtime.states({ [LABELS.instance]: deps.instanceId, [LABELS.appId]: app.id });
+      const stateOf = new Map(engine.map((e) => [e.engineId, e.state]));
+      return rows.map((r) => containerJson(r, r.engine_id ? (stateOf.get(r.engine_id) ?? 'gone') : undefined));
     },
 
     /** #11 */
