@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, spawnHello, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
 import { hammer, type LoadFigures } from './lib/load.ts';
+import { type Child, spawnEmulator, spawnHello } from './lib/processes.ts';
 import { bestMedian, int, median, ms, pct, us } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 // Issue 2's targets.
 const MIN_RATIO = 0.6;

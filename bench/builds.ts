@@ -2,10 +2,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchContext, Result, Section } from './lib/types.ts';
 import { run, s, timed } from './lib/commands.ts';
-import { bestMedian, median } from './lib/stats.ts';
 import { nodeBaseImage } from './lib/node-image.ts';
+import { bestMedian, median } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const MAX_RATIO = 1.2;
 const BASE_LABEL = 'io.scalingo-emulator.bench=builds';

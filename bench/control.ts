@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchContext, Result, Section } from './lib/types.ts';
 import { bestMedian, median, ms } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const MAX_RESET_MS = 20; // issue 14: a reset cheap enough to run before every test
 const APPS = 100;

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
+import { type Child, spawnEmulator } from './lib/processes.ts';
 import { median, ms, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 // Issue 22's target: restoring a 100 MB PostgreSQL backup through the database API takes at most 1.3×
 // a plain pg_restore of the same file into the same server.

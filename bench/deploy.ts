@@ -2,10 +2,6 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, type Child } from './lib/processes.ts';
-import { ApiClient } from './lib/emulator-client.ts';
-import { ensureEmulatorBundle } from './lib/bundle.ts';
 import {
   archiveOf,
   deleteApp,
@@ -17,7 +13,11 @@ import {
   untilRunning,
   untilServed,
 } from './lib/app-deploy.ts';
+import { ensureEmulatorBundle } from './lib/bundle.ts';
+import { ApiClient } from './lib/emulator-client.ts';
+import { type Child, spawnEmulator } from './lib/processes.ts';
 import { bestMedian, median, ms, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const MAX_RATIO = 1.2;
 const RAW_LABEL = 'io.scalingo-emulator.bench=deploy-raw';

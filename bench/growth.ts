@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
-import type { BenchContext, Result, Section, Table } from './lib/types.ts';
-import { spawnEmulator, type Child } from './lib/processes.ts';
-import { ApiClient } from './lib/emulator-client.ts';
-import { ensureEmulatorBundle } from './lib/bundle.ts';
 import {
   archiveOf,
   deleteApp,
+  instanceIdOf,
   postDeployment,
   removeInstanceContainers,
-  instanceIdOf,
   untilRunning,
 } from './lib/app-deploy.ts';
+import { ensureEmulatorBundle } from './lib/bundle.ts';
+import { ApiClient } from './lib/emulator-client.ts';
+import { type Child, spawnEmulator } from './lib/processes.ts';
 import { int, median, ms, percentile } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section, type Table } from './lib/types.ts';
 
 const FLAT_MAX = 1.5;
 const PROBE = 'growth-probe';

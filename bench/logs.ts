@@ -1,5 +1,4 @@
 import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
 import {
   closeSync,
   copyFileSync,
@@ -7,23 +6,24 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
-  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { c as tarCreate } from 'tar';
 import WebSocket from 'ws';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, type Child } from './lib/processes.ts';
-import { ApiClient } from './lib/emulator-client.ts';
 import { processCpuMs } from './lib/cpu.ts';
-import { bestMedian, int, median, ms, pct, percentile, sleep } from './lib/stats.ts';
+import { ApiClient } from './lib/emulator-client.ts';
 import { lineTimeMs } from './lib/line-time.ts';
+import { type Child, spawnEmulator } from './lib/processes.ts';
+import { bestMedian, int, median, ms, pct, percentile, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();

@@ -1,19 +1,19 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { c as tarCreate } from 'tar';
 import WebSocket from 'ws';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, type Child } from './lib/processes.ts';
 import { ensureEmulatorBundle } from './lib/bundle.ts';
-import { ApiClient } from './lib/emulator-client.ts';
 import { processCpuMs } from './lib/cpu.ts';
-import { processMemory, settledMemory } from './lib/proc-memory.ts';
-import { lineTimeMs } from './lib/line-time.ts';
+import { ApiClient } from './lib/emulator-client.ts';
 import { followEngineLogs } from './lib/engine-logs.ts';
+import { lineTimeMs } from './lib/line-time.ts';
+import { processMemory, settledMemory } from './lib/proc-memory.ts';
+import { type Child, spawnEmulator } from './lib/processes.ts';
 import { bestMedian, median, ms, percentile, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args, { maxBuffer: 16 * 1024 * 1024 })).stdout.trim();

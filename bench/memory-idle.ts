@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, spawnScript, type Child } from './lib/processes.ts';
 import { bundleBaseline, ensureEmulatorBundle } from './lib/bundle.ts';
-import { mib, settledMemory, type Memory } from './lib/proc-memory.ts';
+import { type Memory, mib, settledMemory } from './lib/proc-memory.ts';
+import { type Child, spawnEmulator, spawnScript } from './lib/processes.ts';
 import { bestMedian, median } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 export const IDLE_MAX_MIB = 80;
 

@@ -2,24 +2,24 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, type Child } from './lib/processes.ts';
-import { ApiClient } from './lib/emulator-client.ts';
-import { ensureEmulatorBundle } from './lib/bundle.ts';
-import { IDLE_MAX_MIB, IDLE_TARGET, dataDirsIn, idleRun, settleFor } from './memory-idle.ts';
-import { mib, processMemory, settledMemory } from './lib/proc-memory.ts';
 import {
   archiveOf,
   deleteApp,
   docker,
+  instanceIdOf,
   postDeployment,
   removeInstanceContainers,
-  instanceIdOf,
   untilRunning,
 } from './lib/app-deploy.ts';
+import { ensureEmulatorBundle } from './lib/bundle.ts';
+import { ApiClient } from './lib/emulator-client.ts';
 import { FUZZ_SEED, fuzzOverHttp, fuzzRoutes } from './lib/fuzz.ts';
 import { collectGarbage, memoryUsage } from './lib/inspector.ts';
+import { mib, processMemory, settledMemory } from './lib/proc-memory.ts';
+import { type Child, spawnEmulator } from './lib/processes.ts';
 import { int, pct, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
+import { dataDirsIn, IDLE_MAX_MIB, IDLE_TARGET, idleRun, settleFor } from './memory-idle.ts';
 
 const LOADED_MAX_MIB = 200;
 const FUZZ_MAX_GROWTH = 0.2;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
-import type { BenchContext, Result, Section } from './lib/types.ts';
 import { run, s, timed } from './lib/commands.ts';
 import { median } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 // Issue 34: Node.js from the npm registry. The first build of a Node 24 app on a machine that has never
 // fetched that Node.js (the binary fetched through the host's npm, its image built) against a plain

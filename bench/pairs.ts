@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, spawnHello, type Child } from './lib/processes.ts';
-import { ApiClient } from './lib/emulator-client.ts';
-import { bestMedian, int, median, ms, pct, percentile, us } from './lib/stats.ts';
 import { withCpu } from './lib/cpu.ts';
+import { ApiClient } from './lib/emulator-client.ts';
+import { type Child, spawnEmulator, spawnHello } from './lib/processes.ts';
+import { bestMedian, int, median, ms, pct, percentile, us } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const MIN_PAIRS_PER_S = 2000; // issue 2
 

@@ -1,12 +1,12 @@
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir, loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { appendReport, codeVersion, machineInfo, renderResult, renderRun } from './lib/report.ts';
 import { profilesIn, summarise } from './lib/profile.ts';
+import { appendReport, codeVersion, machineInfo, renderResult, renderRun } from './lib/report.ts';
 import { snapshotTree } from './lib/snapshot.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const USAGE = `Usage: npm run bench -- [section…] [options]
 

@@ -1,15 +1,15 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { c as tarCreate } from 'tar';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, type Child } from './lib/processes.ts';
-import { ApiClient } from './lib/emulator-client.ts';
 import { processCpuMs, processProbe } from './lib/cpu.ts';
+import { ApiClient } from './lib/emulator-client.ts';
+import { type Child, spawnEmulator } from './lib/processes.ts';
 import { bestMedian, max, median, min, ms, pct as pct1, sleep, us } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();

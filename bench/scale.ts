@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { c as tarCreate } from 'tar';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, type Child } from './lib/processes.ts';
 import { ApiClient } from './lib/emulator-client.ts';
+import { type Child, spawnEmulator } from './lib/processes.ts';
 import { bestMedian, median, ms, pct, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 const run = promisify(execFile);
 const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();

@@ -6,9 +6,9 @@ import { buildExe } from '../scripts/build-exe.ts';
 import { EMULATOR_IMAGE, ensureEmulatorImage } from '../scripts/emulator-image/build.ts';
 import { hostArch } from '../scripts/exe/node-binary.ts';
 import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
-import type { BenchContext, Result, Section } from './lib/types.ts';
 import { type Child, spawnEmulator } from './lib/processes.ts';
 import { bestMedian, median, ms, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 // Issue 39: the single executable's start to healthy ÷ `npm start`'s bundle start ≤ 1.2×, and the image's container
 // start to healthy ≤ 2 s on this machine.

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { spawnEmulator, spawnHello, type Child } from './lib/processes.ts';
+import { type Child, spawnEmulator, spawnHello } from './lib/processes.ts';
 import { bestMedian, median, min, ms, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 // Issue 16: `npm start` (the bundle) to a healthy answer ≤ 1.2× the bare Hono server's start, both
 // measured here in the same rounds (issue 2 had ≤ 400 ms).

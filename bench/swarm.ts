@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { ms, sleep } from './lib/stats.ts';
-import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
-import { createSwarmRuntime } from '../src/runtime/swarm-runtime.ts';
-import { LABELS, type ContainerInfo, type ContainerRuntime } from '../src/runtime/runtime.ts';
 import { DEFAULT_STACK_IMAGE } from '../src/config/schema.ts';
+import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
+import { type ContainerInfo, type ContainerRuntime, LABELS } from '../src/runtime/runtime.ts';
+import { createSwarmRuntime } from '../src/runtime/swarm-runtime.ts';
 import { startSwarm } from '../test/support/swarm-cluster.ts';
+import { ms, sleep } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 // Issue 26: the swarm runtime's cost as containers and nodes grow, against the Docker runtime on one engine.
 // Measured at the runtime (src/runtime), the layer the swarm changes: what the API adds on top is the same

@@ -3,13 +3,13 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { BenchContext, Result, Section } from './lib/types.ts';
-import { docker, routerPage, untilServed, directPage } from './lib/app-deploy.ts';
-import { bestMedian, median, ms } from './lib/stats.ts';
 import { up } from '../src/cli/up/up.ts';
 import { ADDON_KINDS } from '../src/modules/addons/addon-kinds.ts';
 import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
+import { directPage, docker, routerPage, untilServed } from './lib/app-deploy.ts';
 import { nodeBaseImage } from './lib/node-image.ts';
+import { bestMedian, median, ms } from './lib/stats.ts';
+import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
 // Issue 21: `up` of fixtures/apps/node-pg-redis against the same work done by hand with docker.
 // - First up: from nothing (fresh npm cache, no image of the app, no addon server) until the router

@@ -3,11 +3,12 @@
 // recipe without the clients (as before issue #22) and the current one are built under scratch tags, one after
 // the other, with the same warm .deb cache, so both pay the same mmdebstrap + docker import; then their sizes are
 // read and the scratch images removed.
-import { loadavg } from 'node:os';
+
 import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { DATABASE_CLIENT_PACKAGES, dbclientFetcherInstall } from '../src/runtime/dbclient-fetcher.ts';
 import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
 import { findRecipe, type ImageRecipe } from '../src/runtime/image-recipes.ts';
-import { DATABASE_CLIENT_PACKAGES, dbclientFetcherInstall } from '../src/runtime/dbclient-fetcher.ts';
 import { ensureRecipeImage } from '../src/runtime/recipe-images.ts';
 
 const runtime = createDockerRuntime();

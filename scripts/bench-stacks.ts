@@ -4,16 +4,17 @@
 // 2. the Node sample app built by the buildpack-like build, cold (empty build cache) then after a code change
 //    (cache warm), against a plain `docker build` of the same app on the same stack image (package*.json copied
 //    first, `npm ci --offline` from the same prefetched npm cache), cold (--no-cache) then after the same change.
-import { cpSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+
 import { execFileSync } from 'node:child_process';
-import { tmpdir, loadavg, cpus } from 'node:os';
+import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { resolvePackageManager } from '../src/modules/deployments/package-manager.ts';
+import { prefetchPackages } from '../src/modules/deployments/package-prefetch.ts';
+import { buildpackBuild } from '../src/modules/deployments/slug-build.ts';
 import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
 import { findRecipe } from '../src/runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../src/runtime/recipe-images.ts';
-import { buildpackBuild } from '../src/modules/deployments/slug-build.ts';
-import { resolvePackageManager } from '../src/modules/deployments/package-manager.ts';
-import { prefetchPackages } from '../src/modules/deployments/package-prefetch.ts';
 
 const runtime = createDockerRuntime();
 const scratch = mkdtempSync(join(tmpdir(), 'bench-stacks-'));

@@ -2,11 +2,12 @@
 // xterm.js for the web terminal),
 // next to its page and style sheet. Used by scripts/build.mjs (into dist/dashboard/) and, when the
 // emulator runs from its sources, in memory by src/modules/dashboard/dashboard.assets.ts.
-import { build } from 'esbuild';
+
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
+import { build } from 'esbuild';
 
 const srcDir = join(dirname(fileURLToPath(import.meta.url)), '../src/dashboard');
 const require = createRequire(import.meta.url);

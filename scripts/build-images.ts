@@ -8,9 +8,9 @@
 // runtime versions apps ask for: `npm run images -- node-trixie`) are built only when named.
 import { DEFAULT_STACK_IMAGE } from '../src/config/schema.ts';
 import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
-import { IMAGE_RECIPES, findRecipe } from '../src/runtime/image-recipes.ts';
+import { findRecipe, IMAGE_RECIPES } from '../src/runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../src/runtime/recipe-images.ts';
-import type { ImageSource } from '../src/runtime/registry-images.ts';
+import { type ImageSource } from '../src/runtime/registry-images.ts';
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => w !== 'busybox' && !findRecipe(w));

@@ -7,20 +7,21 @@
 //   dist/dashboard/      the dashboard's browser bundle and page (served at /_emulator/)
 // `npm start` runs it before starting (it rebuilds only when a source is newer); `npm pack` runs it
 // through `prepack` with --force. Type declarations are index.d.ts at the package root (kept in sync by a test).
-import { build } from 'esbuild';
+
 import {
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
-  statSync,
-  mkdirSync,
-  rmSync,
   renameSync,
+  rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');

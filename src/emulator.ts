@@ -1,10 +1,9 @@
-import type { EmulatorConfig } from './config/schema.ts';
-import type { Urls } from './shared/urls.ts';
-import type { Shared } from './wiring/area.ts';
-import { openUnits, resumeUnits, startUnits, stopUnits } from './wiring/area.ts';
-import type { AreaApis } from './wiring/area-apis.ts';
+import { type EmulatorConfig } from './config/schema.ts';
+import { type Urls } from './shared/urls.ts';
+import { openUnits, resumeUnits, type Shared, startUnits, stopUnits } from './wiring/area.ts';
+import { type AreaApis } from './wiring/area-apis.ts';
 import { assemble } from './wiring/assemble.ts';
-import type { AreaName } from './wiring/define-area.ts';
+import { type AreaName } from './wiring/define-area.ts';
 import { createState, type StateOptions } from './wiring/state.ts';
 
 export { VERSION } from './version.ts';

@@ -4,17 +4,17 @@
 // The published declarations are index.d.ts at the package root (test/unit/package-types.test.ts
 // checks they match these types).
 import { loadConfig } from './config/load.ts';
-import type { ConfigInput } from './config/schema.ts';
-import { createEmulator, VERSION, type Emulator } from './emulator.ts';
+import { type ConfigInput } from './config/schema.ts';
+import { createEmulator, type Emulator, VERSION } from './emulator.ts';
 import { defined } from './shared/defined.ts';
 
-export { VERSION };
-// `up`: a project folder running as the platform would run it (scalingo-emulator up).
-export { up, type UpOptions, type UpHandle } from './cli/up/up.ts';
 export type { AddonAccess } from './cli/up/addon-access.ts';
 export type { DeploymentResult } from './cli/up/deploy.ts';
+// `up`: a project folder running as the platform would run it (scalingo-emulator up).
+export { type UpHandle, type UpOptions, up } from './cli/up/up.ts';
 export { UpError } from './cli/up/up-error.ts';
-export { DataDirInUseError, type DataDirHolder } from './db/data-dir-lock.ts';
+export { type DataDirHolder, DataDirInUseError } from './db/data-dir-lock.ts';
+export { VERSION };
 
 export interface StartEmulatorOptions {
   /** Any key of emulator.config.json (users, apps, intervals, clock…); applied over the defaults. */

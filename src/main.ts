@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { loadConfig, ConfigError } from './config/load.ts';
-import { createEmulator, VERSION } from './emulator.ts';
-import { DataDirInUseError } from './db/data-dir-lock.ts';
-import { missingRecipeImages } from './runtime/recipe-images.ts';
-import { createProgress } from './cli/progress.ts';
-import { createLogger, type Logger } from './shared/logger.ts';
 import { applyRuntimeV8Flags } from './boot/v8-flags.ts';
 import { ensureBaseImageWithProgress, followDeployments, followImageBuilds } from './cli/follow.ts';
+import { createProgress } from './cli/progress.ts';
+import { ConfigError, loadConfig } from './config/load.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
+import { createEmulator, VERSION } from './emulator.ts';
+import { missingRecipeImages } from './runtime/recipe-images.ts';
+import { createLogger, type Logger } from './shared/logger.ts';
 
 const USAGE = `Usage: scalingo-emulator [start] [options]
        scalingo-emulator run <app> [--api URL] [--token TOKEN] -- <command…>   (run --help for more)

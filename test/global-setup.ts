@@ -1,9 +1,9 @@
-import Docker from 'dockerode';
 import { rmSync } from 'node:fs';
-import { ensureBusyboxImage } from '../src/runtime/images.ts';
+import Docker from 'dockerode';
 import { DEFAULT_STACK_IMAGE } from '../src/config/schema.ts';
-import { debCacheDir } from '../src/runtime/rootfs.ts';
 import { registryCacheDir } from '../src/modules/deployments/registry-packages.ts';
+import { ensureBusyboxImage } from '../src/runtime/images.ts';
+import { debCacheDir } from '../src/runtime/rootfs.ts';
 
 // The suite needs an engine (Docker-backed tests never skip): without one the run stops here, at
 // once, with one message — not after minutes of timeouts (`npm test`'s pretest step provisions one

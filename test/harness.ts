@@ -1,5 +1,5 @@
 import { loadConfig } from '../src/config/load.ts';
-import type { ConfigInput } from '../src/config/schema.ts';
+import { type ConfigInput } from '../src/config/schema.ts';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../src/emulator.ts';
 
 // Fixed API tokens of the test users (config `apiTokens`), so tests need no login dance.

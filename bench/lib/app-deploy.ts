@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { c as tarCreate } from 'tar';
-import type { ApiClient } from './emulator-client.ts';
-import type { Child } from './processes.ts';
+import { type ApiClient } from './emulator-client.ts';
+import { type Child } from './processes.ts';
 import { sleep } from './stats.ts';
 
 /** Deploying an app through the API and waiting for it, as the deploy, memory and growth sections do. */

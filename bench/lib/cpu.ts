@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU time actually spent by a process (all its threads), from /proc/<pid>/stat: unlike wall-clock

@@ -1,7 +1,8 @@
 // A container's output followed straight from the engine (the request `docker logs -f --timestamps` makes), as
 // lines: the raw baseline of a log path when many containers are followed at once by one client.
+
+import { type Readable } from 'node:stream';
 import Docker from 'dockerode';
-import type { Readable } from 'node:stream';
 import { frameDemuxer, lineSplitter } from '../../src/runtime/engine-parse.ts';
 
 let engine: Docker | null = null;

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
-import { percentile } from './stats.ts';
 import { withCpu } from './cpu.ts';
+import { percentile } from './stats.ts';
 
 /** One autocannon run's figures; requests that were not 2xx or failed are counted, never hidden. */
 export interface LoadFigures {

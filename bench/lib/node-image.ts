@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ContainerRuntime } from '../../src/runtime/runtime.ts';
+import { type ContainerRuntime } from '../../src/runtime/runtime.ts';
 
 /**
  * The image a plain `docker build` of a Node.js app starts from, to compare with the emulator's build:

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import type { Result } from './types.ts';
+import { type Result } from './types.ts';
 
 export interface Machine {
   cores: number;

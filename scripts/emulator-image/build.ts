@@ -3,16 +3,17 @@
 // machine's mirror (src/runtime/rootfs.ts) and imported into the engine, nothing pulled; on top, the single executable
 // (scripts/build-exe.ts) with its files already written out, and the entrypoint that checks the container's set-up.
 // The image is kept while its hash label (recipe, executable, entrypoint) is the same.
+
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { r as appendToTar } from 'tar';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { type ImageRecipe, RECIPE_LABEL, recipeHash } from '../../src/runtime/image-recipes.ts';
-import type { ContainerRuntime } from '../../src/runtime/runtime.ts';
 import { buildRootfs, debianSuite, removeBuildDir } from '../../src/runtime/rootfs.ts';
+import { type ContainerRuntime } from '../../src/runtime/runtime.ts';
 import { VERSION } from '../../src/version.ts';
 import { buildExe } from '../build-exe.ts';
 import { EXE_CACHE, hostArch } from '../exe/node-binary.ts';

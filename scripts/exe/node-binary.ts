@@ -2,8 +2,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { join } from 'node:path';
 import { x } from 'tar';
 import { runNpm } from '../../src/modules/deployments/host-npm.ts';
-import { fetchTarball, resolvePublished } from '../../src/modules/deployments/registry-packages.ts';
 import { nodePackageFor, RECOMMENDED_LTS_RANGE } from '../../src/modules/deployments/node-versions.ts';
+import { fetchTarball, resolvePublished } from '../../src/modules/deployments/registry-packages.ts';
 
 // The executable's Node.js and its native module: the official binaries of the npm registry's `node-linux-*`
 // packages (the same fetch and cache as the app builds, src/modules/deployments/registry-packages.ts), and

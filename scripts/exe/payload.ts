@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { PayloadFile, PayloadManifest } from '../../src/boot/exe-payload.ts';
+import { type PayloadFile, type PayloadManifest } from '../../src/boot/exe-payload.ts';
 
 // What the executable carries (src/boot/exe-entry.ts writes it out and runs it): the tree the npm package runs from —
 // package.json, dist/ as scripts/build.mjs made it, and the packages it requires at run time (the package's

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Script } from 'node:vm';
-import type { CodeCacheStore } from './code-cache-store.ts';
+import { type CodeCacheStore } from './code-cache-store.ts';
 
 interface ChunkModule {
   exports: unknown;

@@ -1,15 +1,16 @@
 // `scalingo-emulator exec -- <command…>`: Firebase's `emulators:exec` for this platform. Starts an
 // emulator (port 0, in memory unless told otherwise), runs the command with the client variables
 // pointing at it, passes the command's exit code through, and stops — containers removed.
-import { parseArgs } from 'node:util';
+
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import type { Writable } from 'node:stream';
-import { loadConfig, ConfigError } from '../config/load.ts';
+import { type Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config/load.ts';
 import { createEmulator, type Emulator } from '../emulator.ts';
 import { createLogger } from '../shared/logger.ts';
-import { createProgress } from './progress.ts';
 import { ensureBaseImageWithProgress, followDeployments, followImageBuilds } from './follow.ts';
+import { createProgress } from './progress.ts';
 
 export const EXEC_USAGE = `Usage: scalingo-emulator exec [options] -- <command…>
 

@@ -1,11 +1,10 @@
 // What a running emulator shows of its long work: the first build of the base image and every
 // deployment (bound directories, git_source apps, API deployments), through `Progress`.
 import { DEFAULT_STACK_IMAGE } from '../config/schema.ts';
-import type { Emulator } from '../emulator.ts';
-import type { DeploymentStreamEvent } from '../modules/deployments/deployments.service.ts';
-import { FINISHED } from '../modules/deployments/deployments.service.ts';
+import { type Emulator } from '../emulator.ts';
+import { type DeploymentStreamEvent, FINISHED } from '../modules/deployments/deployments.service.ts';
 import { watchImageBuilds } from '../runtime/recipe-images.ts';
-import type { Progress, Task } from './progress.ts';
+import { type Progress, type Task } from './progress.ts';
 
 /** Builds the base stack image when the engine does not have it yet, with progress. */
 export async function ensureBaseImageWithProgress(emu: Emulator, progress: Progress): Promise<void> {

@@ -1,8 +1,8 @@
 // Progress of long work (first base-image build, deployments, `exec`'s start and stop) for the
 // commands. On a terminal: one line per task, redrawn in place with a spinner and the elapsed time,
 // then a ✔/✖ line. Anywhere else (CI logs, pipes): no animation, structured pino lines instead.
-import type { Writable } from 'node:stream';
-import type { Logger } from '../shared/logger.ts';
+import { type Writable } from 'node:stream';
+import { type Logger } from '../shared/logger.ts';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 

@@ -2,10 +2,11 @@
 // the way the official Go CLI's `scalingo run` does it (docs/research/clients-runtime.md §1): POST
 // /run, follow the start-one-off operation, `CONNECT <attach_url>`, raw bytes both ways, PUT resizes
 // on SIGWINCH, then `GET <attach_url>/wait` for the exit code, which becomes this process's own.
-import { parseArgs } from 'node:util';
+
 import { connect as netConnect, type Socket } from 'node:net';
+import { type Readable, type Writable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
-import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
 
 export const RUN_USAGE = `Usage: scalingo-emulator run <app> [options] -- <command…>
 

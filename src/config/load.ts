@@ -1,7 +1,7 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { z } from 'zod';
-import { configSchema, type ConfigInput, type EmulatorConfig } from './schema.ts';
+import { type z } from 'zod';
+import { type ConfigInput, configSchema, type EmulatorConfig } from './schema.ts';
 
 export const DEFAULT_CONFIG_FILE = 'emulator.config.json';
 

@@ -1,9 +1,10 @@
 // One addon on the addons page: status and plan (change, remove, with confirmation), how to connect
 // from the host (URL and the client's command line, masked, with copy), backups (list, make, restore:
 // the database API with the addon's own token, as the CLI's `backups` commands) and the server's output.
-import { api, databaseApi, ApiFailure } from './api.ts';
-import { h, fill, badge, ago, refill, secretText, maskUrl } from './dom.ts';
+
 import { addonKind, clientCommand, hostUrl, urlVariable } from './addon-access.ts';
+import { ApiFailure, api, databaseApi } from './api.ts';
+import { ago, badge, fill, h, maskUrl, refill, secretText } from './dom.ts';
 import { attempt, type MessageLine } from './operations.ts';
 
 export interface Addon {

@@ -1,7 +1,8 @@
 // An app's addons (#/apps/<name>/addons): one card each (addon-card.ts), refreshed every few seconds.
+
+import { type Addon, addonCard } from './addon-card.ts';
 import { api } from './api.ts';
-import { h, fill, every } from './dom.ts';
-import { addonCard, type Addon } from './addon-card.ts';
+import { every, fill, h } from './dom.ts';
 import { messageLine } from './operations.ts';
 
 export function showAddons(box: HTMLElement, name: string): void {

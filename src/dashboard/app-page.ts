@@ -1,11 +1,12 @@
 // An app's page: its name, the tabs (#/apps/<name>/<tab>) and the view of the tab picked.
-import { h, fill } from './dom.ts';
-import { showApp } from './app-view.ts';
+
 import { showAddons } from './addons-view.ts';
-import { showEnvironment } from './environment-view.ts';
+import { showApp } from './app-view.ts';
 import { showDeployments } from './deployments-view.ts';
-import { showTerminal } from './terminal-view.ts';
+import { fill, h } from './dom.ts';
+import { showEnvironment } from './environment-view.ts';
 import { showSettings } from './settings-view.ts';
+import { showTerminal } from './terminal-view.ts';
 
 const TABS: [string, string, (box: HTMLElement, name: string) => void][] = [
   ['overview', 'Overview', showApp],

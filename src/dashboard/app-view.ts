@@ -1,9 +1,9 @@
 // An app's overview (#/apps/<name>): its containers (live) with scale and restart controls, live
 // logs, metrics charts, events, alerts (firing or not) and the deployments with their output.
-import { api, control, logsSocketUrl, type ApiFailure } from './api.ts';
-import { h, fill, badge, ago, every, onLeave } from './dom.ts';
-import { drawChart, percent, bytes, perMinute, type Point } from './charts.ts';
+import { type ApiFailure, api, control, logsSocketUrl } from './api.ts';
+import { bytes, drawChart, type Point, percent, perMinute } from './charts.ts';
 import { showDeployments } from './deployments-view.ts';
+import { ago, badge, every, fill, h, onLeave } from './dom.ts';
 import { followOperation, messageLine, restartApp } from './operations.ts';
 
 interface Formation {

@@ -1,17 +1,17 @@
 // The dashboard's entry: credentials first (src/dashboard/api.ts), then a hash router between
 // the apps list (#/) and an app's page (#/apps/<name>[/<tab>]).
 import {
+  ApiFailure,
   adminToken,
-  setAdminToken,
   forgetAdminToken,
   openSession,
-  sessionUsers,
   sessionUser,
-  ApiFailure,
+  sessionUsers,
+  setAdminToken,
 } from './api.ts';
-import { h, fill, leavePage, byId } from './dom.ts';
-import { showApps } from './apps-view.ts';
 import { showAppPage } from './app-page.ts';
+import { showApps } from './apps-view.ts';
+import { byId, fill, h, leavePage } from './dom.ts';
 
 const main = byId('main');
 const crumbs = byId('crumbs');

@@ -1,6 +1,6 @@
 // The list of apps with their status, refreshed every few seconds.
 import { api } from './api.ts';
-import { h, fill, badge, ago, every } from './dom.ts';
+import { ago, badge, every, fill, h } from './dom.ts';
 
 interface App {
   id: string;

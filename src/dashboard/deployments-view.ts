@@ -2,7 +2,7 @@
 // of the one picked — read from GET …/deployments/:id/output, and followed live through the app's
 // deployments stream (links.deployments_stream, the clients' WebSocket) while it runs.
 import { api, sessionBearer, socketUrl } from './api.ts';
-import { h, fill, badge, ago, every, onLeave, refill } from './dom.ts';
+import { ago, badge, every, fill, h, onLeave, refill } from './dom.ts';
 
 interface Deployment {
   id: string;

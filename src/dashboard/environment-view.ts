@@ -2,7 +2,7 @@
 // As on the platform, a change reaches the containers at their next restart: the page says so and
 // offers the API's restart (POST /v1/apps/:app/restart), followed to its end.
 import { api } from './api.ts';
-import { h, fill, every, refill, secretText } from './dom.ts';
+import { every, fill, h, refill, secretText } from './dom.ts';
 import { attempt, messageLine, restartApp } from './operations.ts';
 
 interface Variable {

@@ -1,8 +1,8 @@
 // An app's settings (#/apps/<name>/settings): the router settings as switches (PATCH /v1/apps/:app,
 // as `scalingo force-https`, `sticky-session`, `router-logs`), and read views of its domains,
 // collaborators, cron tasks and autoscalers.
-import { api, ApiFailure } from './api.ts';
-import { h, fill, badge, ago, every, refill } from './dom.ts';
+import { ApiFailure, api } from './api.ts';
+import { ago, badge, every, fill, h, refill } from './dom.ts';
 import { attempt, messageLine } from './operations.ts';
 
 type Setting = 'force_https' | 'sticky_session' | 'router_logs';

@@ -3,10 +3,11 @@
 // (src/modules/one-off/attach-server.ts): output in binary frames, keystrokes sent as binary frames,
 // `{"type":"resize"}` when the terminal's size changes, `{"type":"exit","exit_code":N}` at the end.
 // Leaving the page or closing the tab closes the socket, and the emulator stops the one-off then.
-import { Terminal } from '@xterm/xterm';
+
 import { FitAddon } from '@xterm/addon-fit';
+import { Terminal } from '@xterm/xterm';
 import { api, socketUrl } from './api.ts';
-import { h, fill, onLeave } from './dom.ts';
+import { fill, h, onLeave } from './dom.ts';
 import { attempt, messageLine } from './operations.ts';
 
 export function showTerminal(box: HTMLElement, name: string): void {

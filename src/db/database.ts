@@ -1,8 +1,8 @@
-import type BetterSqlite3 from 'better-sqlite3';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync, mkdirSync, chmodSync, closeSync, existsSync, openSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type BetterSqlite3 from 'better-sqlite3';
 import { countWrites } from './write-count.ts';
 
 /**

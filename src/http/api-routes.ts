@@ -1,10 +1,10 @@
 import '@hono/zod-openapi'; // before any schema is made (see api-schemas.ts)
-import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
-import { Hono, type Context, type Handler, type MiddlewareHandler } from 'hono';
-import type { ParamKeys } from 'hono/types';
+import { type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
+import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
+import { type ParamKeys } from 'hono/types';
 import { z } from 'zod';
-import type { AppEnv } from './env.ts';
-import { schemaOf, type SchemaLike } from './api-schemas.ts';
+import { type SchemaLike, schemaOf } from './api-schemas.ts';
+import { type AppEnv } from './env.ts';
 import { ApiError } from './errors.ts';
 import { jsonBody } from './validate.ts';
 

@@ -1,6 +1,6 @@
-import type { Principal, UserRow } from '../modules/auth/principal.ts';
-import type { AppRow } from '../modules/apps/apps.store.ts';
-import type { DeclaredRoute } from './api-routes.ts';
+import { type AppRow } from '../modules/apps/apps.store.ts';
+import { type Principal, type UserRow } from '../modules/auth/principal.ts';
+import { type DeclaredRoute } from './api-routes.ts';
 
 /** Hono context variables set by the middleware chain. */
 export interface AppEnv {

@@ -1,4 +1,4 @@
-import type { Result, Router } from 'hono/router';
+import { type Result, type Router } from 'hono/router';
 import { PathShapes } from './path-shapes.ts';
 
 /** At most this many (method, path) results are kept; the table is emptied when full. */

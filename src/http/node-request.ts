@@ -1,5 +1,5 @@
-import type { Context } from 'hono';
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage } from 'node:http';
+import { type Context } from 'hono';
 
 /**
  * Reading a header through hono's `c.req.header()` on @hono/node-server copies the raw header list, checks the name

@@ -1,7 +1,7 @@
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from './env.ts';
-import { ERROR_BODY, anyObject } from './api-schemas.ts';
-import { ApiRoutes, registerRoutes, type DeclaredRoute } from './api-routes.ts';
+import { type OpenAPIHono } from '@hono/zod-openapi';
+import { ApiRoutes, type DeclaredRoute, registerRoutes } from './api-routes.ts';
+import { anyObject, ERROR_BODY } from './api-schemas.ts';
+import { type AppEnv } from './env.ts';
 
 /**
  * GET /_emulator/openapi.json: the OpenAPI 3.1 document of every declared route (public: it only

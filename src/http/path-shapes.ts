@@ -1,4 +1,4 @@
-import type { Result } from 'hono/router';
+import { type Result } from 'hono/router';
 
 /** At most this many segment positions are learned per method (the API's paths have a handful of `:param` depths). */
 const MAX_POSITIONS = 8;

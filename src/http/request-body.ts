@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 
 /** What a body being read keeps between Node's events (on the request, so that the listeners are made once). */

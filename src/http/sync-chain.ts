@@ -1,7 +1,7 @@
-import type { Context, ErrorHandler } from 'hono';
-import type { Result } from 'hono/router';
-import type { RouterRoute } from 'hono/types';
-import type { AppEnv } from './env.ts';
+import { type Context, type ErrorHandler } from 'hono';
+import { type Result } from 'hono/router';
+import { type RouterRoute } from 'hono/types';
+import { type AppEnv } from './env.ts';
 
 /** A middleware or handler as the chain calls it: its `next` may answer synchronously, its result may be a promise. */
 type Step = (c: Context<AppEnv>, next: () => unknown) => unknown;

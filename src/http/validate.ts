@@ -1,5 +1,5 @@
-import type { Context } from 'hono';
-import type { z } from 'zod';
+import { type Context } from 'hono';
+import { type z } from 'zod';
 import { ApiError, type FieldErrors } from './errors.ts';
 import { readNodeBody } from './request-body.ts';
 

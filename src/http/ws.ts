@@ -1,11 +1,11 @@
 // WebSocket upgrades on the API port. Node hands `Upgrade:` requests to the server's 'upgrade'
 // event, not to Hono, so areas register here by path prefix (logs stream, deployment stream,
 // one-off attach…). emulator.ts wires `handle` to the server once.
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import type { WebSocket, WebSocketServer } from 'ws';
+import { type IncomingMessage } from 'node:http';
+import { type Duplex } from 'node:stream';
+import { type WebSocket, type WebSocketServer } from 'ws';
+import { type Logger } from '../shared/logger.ts';
 import { ApiError } from './errors.ts';
-import type { Logger } from '../shared/logger.ts';
 
 /**
  * Handles an upgrade whose path starts with its prefix. Return false to pass it to the next

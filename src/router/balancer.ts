@@ -2,7 +2,7 @@
 // container the client's `sc-sticky-session` cookie pins, while that container still exists.
 // Platform: https://doc.scalingo.com/platform/app/sticky-sessions and /platform/internals/routing.
 import { createHmac, randomBytes } from 'node:crypto';
-import type { RouteTarget, Upstream } from './types.ts';
+import { type RouteTarget, type Upstream } from './types.ts';
 
 export const STICKY_COOKIE = 'sc-sticky-session';
 /** The platform's cookie lasts 24 hours and is renewed at every response. */

@@ -1,8 +1,8 @@
 // Emulator-level fan-out of what the router sees: one record per request (router metrics: requests per
 // minute, 5XX, p95) and, for apps with router_logs on, one access line per request (the logs area stores
 // it under the container name `router`). Listeners subscribe and unsubscribe; the router only emits.
-import type { Logger } from '../shared/logger.ts';
-import type { RouterRequestRecord } from './types.ts';
+import { type Logger } from '../shared/logger.ts';
+import { type RouterRequestRecord } from './types.ts';
 
 export type RequestListener = (rec: RouterRequestRecord) => void;
 /** `line` is the message only (`method=GET path="/" …`); the logs area adds the date and `[router]`. */

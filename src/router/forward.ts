@@ -2,7 +2,7 @@
 // sees. The forwarded headers are the platform's (https://doc.scalingo.com/platform/internals/routing):
 // X-Forwarded-For, X-Real-Ip, X-Forwarded-Proto, X-Forwarded-Port, X-Request-ID, X-Request-Start.
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 
 /** The only address the router ever connects to: containers are reached through ports published on it. */
 export const LOOPBACK = '127.0.0.1';

@@ -1,7 +1,7 @@
 // The router's own answers (unknown app, no web container, redirects, gateway errors): small HTML
 // pages, plus the platform's X-Scalingo-Error header that says what went wrong on the router side.
-import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import { type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
+import { type Duplex } from 'node:stream';
 import { rawHead } from './forward.ts';
 
 export interface Page {

@@ -2,31 +2,31 @@
 // through the ports Docker publishes on 127.0.0.1. Round-robin or sticky (balancer.ts), Force HTTPS,
 // router logs and per-request records for the router metrics. Platform behaviour and its sources:
 // docs/fidelity.md, "Router".
-import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { Agent, createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '../shared/logger.ts';
-import type { Clock } from '../shared/clock.ts';
-import { createBalancer, type Balancer } from './balancer.ts';
+import { type Duplex } from 'node:stream';
+import { type Clock } from '../shared/clock.ts';
+import { type Logger } from '../shared/logger.ts';
+import { formatAccessLine } from './access-log.ts';
+import { type Balancer, createBalancer } from './balancer.ts';
 import {
   addSetCookie,
   appNameFromHost,
   bareHostname,
+  type ClientInfo,
   clientInfo,
   clientResponseHeaders,
   hasBody,
   LOOPBACK,
-  upstreamRequestHeaders,
   UpstreamTimeout,
-  type ClientInfo,
+  upstreamRequestHeaders,
 } from './forward.ts';
-import { errorPage, redirectPage, sendPage, sendRawPage, type Page } from './pages.ts';
-import { formatAccessLine } from './access-log.ts';
+import { errorPage, type Page, redirectPage, sendPage, sendRawPage } from './pages.ts';
+import { type RouterRequestRecord, type RouteTarget } from './types.ts';
 import { proxyUpgrade, type Tunnel } from './websocket.ts';
-import type { RouteTarget, RouterRequestRecord } from './types.ts';
 
-export type { Upstream, UpstreamSource, RouteTarget, RouterRequestRecord } from './types.ts';
+export type { RouterRequestRecord, RouteTarget, Upstream, UpstreamSource } from './types.ts';
 
 export interface RouterDeps {
   /** The app a host names (`<app>.localhost`), or null when there is no such app. Called at every request. */

@@ -1,6 +1,6 @@
 // Turns an app row (settings stored as 0/1) and the app's running web containers into what the
 // router needs for one request. Read at every request, so a settings change applies at once.
-import type { RouteTarget, UpstreamSource } from './types.ts';
+import { type RouteTarget, type UpstreamSource } from './types.ts';
 
 /** The columns of an app row the router reads (structural, so the router does not depend on the apps store). */
 export interface RoutableApp {

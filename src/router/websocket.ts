@@ -1,19 +1,19 @@
 // Upgrade requests (WebSocket): the same routing as any request, then the two sockets are piped both
 // ways. The platform applies its inactivity timeout to these too (apps ping to keep them open).
-import { request, STATUS_CODES, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { type IncomingMessage, request, STATUS_CODES } from 'node:http';
+import { type Socket } from 'node:net';
+import { type Duplex } from 'node:stream';
 import {
   addSetCookie,
+  type ClientInfo,
   clientResponseHeaders,
   LOOPBACK,
   rawHead,
-  upstreamRequestHeaders,
   UpstreamTimeout,
-  type ClientInfo,
+  upstreamRequestHeaders,
 } from './forward.ts';
 import { errorPage, sendRawPage } from './pages.ts';
-import type { Upstream } from './types.ts';
+import { type Upstream } from './types.ts';
 
 /** An established tunnel, destroyed when the router closes. */
 export interface Tunnel {

@@ -2,17 +2,17 @@
 // client (loaded on first use), the engine's up/down state (engine-state.ts) and the probe. The swarm
 // runtime reaches its manager through the same client loader.
 import type Docker from 'dockerode';
-import type { EngineStatus } from './runtime.ts';
-import { EngineUnavailableError } from './errors.ts';
-import { describeDockerError, translateDockerError, type ErrorEndpoint } from './docker-errors.ts';
+import { describeDockerError, type ErrorEndpoint, translateDockerError } from './docker-errors.ts';
 import {
   dockerodeOptions,
-  resolveEngineEndpoint,
   type EngineEndpoint,
   type EngineTlsFiles,
+  resolveEngineEndpoint,
 } from './engine-endpoint.ts';
-import { createEngineState, type EngineStateTracker } from './engine-state.ts';
 import { versionOverSocket } from './engine-probe.ts';
+import { createEngineState, type EngineStateTracker } from './engine-state.ts';
+import { EngineUnavailableError } from './errors.ts';
+import { type EngineStatus } from './runtime.ts';
 
 export interface DockerRuntimeOptions {
   /** The engine: `unix:///path` or `tcp://host:port` (docker.host); else socketPath; else DOCKER_HOST… (engine-endpoint.ts). */

@@ -1,12 +1,13 @@
 // The Docker runtime's container streams: logs (docker-logs.ts), stats, attach and its terminal size,
 // and files put into a container.
+
+import { type Duplex } from 'node:stream';
 import type Docker from 'dockerode';
-import type { Duplex } from 'node:stream';
-import type { ContainerRuntime, StatsSample } from './runtime.ts';
 import { isStatus } from './docker-errors.ts';
-import type { EngineStateTracker } from './engine-state.ts';
 import { containerLogs } from './docker-logs.ts';
 import { statsFromDocker } from './engine-parse.ts';
+import { type EngineStateTracker } from './engine-state.ts';
+import { type ContainerRuntime, type StatsSample } from './runtime.ts';
 
 type ContainerIo = Pick<ContainerRuntime, 'logs' | 'stats' | 'attach' | 'resize' | 'putArchive'>;
 

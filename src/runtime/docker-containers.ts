@@ -1,12 +1,11 @@
 // The Docker runtime's containers: their life (run, start, stop, kill, remove, wait) and what the
 // engine says of them (inspect, list, ready). Their streams: docker-container-io.ts.
 import type Docker from 'dockerode';
-import type { ContainerInfo, ContainerRuntime, ContainerSpec } from './runtime.ts';
-import { LABELS } from './runtime.ts';
-import { NoSuchContainerError } from './errors.ts';
 import { isStatus } from './docker-errors.ts';
-import { readyOn } from './readiness.ts';
+import { NoSuchContainerError } from './errors.ts';
 import { namedVolumes, volumeLabelsFor } from './ownership.ts';
+import { readyOn } from './readiness.ts';
+import { type ContainerInfo, type ContainerRuntime, type ContainerSpec, LABELS } from './runtime.ts';
 
 /** What the engine's inspect says of a container; its port: the one published on publishHost (or on every address). */
 export function containerInfoOf(d: Docker.ContainerInspectInfo, publishHost: string): ContainerInfo {

@@ -1,13 +1,13 @@
 // The Docker runtime's engine events: one subscription to the engine's container events (of this
 // emulator's containers), shared by every listener, resumed after a cut or an engine outage without
 // delivering an event twice (event-replay.ts).
+
+import { type Readable } from 'node:stream';
 import type Docker from 'dockerode';
-import type { Readable } from 'node:stream';
-import type { ContainerRuntime, RuntimeEvent } from './runtime.ts';
-import { LABELS } from './runtime.ts';
-import { createEventReplay } from './event-replay.ts';
-import type { EngineStateTracker } from './engine-state.ts';
 import { lineSplitter } from './engine-parse.ts';
+import { type EngineStateTracker } from './engine-state.ts';
+import { createEventReplay } from './event-replay.ts';
+import { type ContainerRuntime, LABELS, type RuntimeEvent } from './runtime.ts';
 
 export function dockerEvents(
   engine: () => Promise<Docker>,

@@ -1,7 +1,8 @@
 // Commands run in a running container of the Docker runtime (exec), their output collected or streamed.
-import type Docker from 'dockerode';
+
 import { type Duplex, PassThrough, type Readable } from 'node:stream';
-import type { ContainerRuntime } from './runtime.ts';
+import type Docker from 'dockerode';
+import { type ContainerRuntime } from './runtime.ts';
 
 export function dockerExec(engine: () => Promise<Docker>): Pick<ContainerRuntime, 'exec' | 'execStream'> {
   return {

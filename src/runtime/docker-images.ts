@@ -1,12 +1,13 @@
 // Images of the Docker runtime: the base image, builds (with the labels and a generated Dockerfile),
 // imports, commits, and what an image says (its command, its labels).
-import type Docker from 'dockerode';
+
 import { join } from 'node:path';
-import type { ContainerRuntime } from './runtime.ts';
-import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
-import { pullImage } from './image-pull.ts';
-import { isStatus } from './docker-errors.ts';
+import type Docker from 'dockerode';
 import { labelledDockerfile, readSmall } from './build-labels.ts';
+import { isStatus } from './docker-errors.ts';
+import { pullImage } from './image-pull.ts';
+import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
+import { type ContainerRuntime } from './runtime.ts';
 
 type Images = Pick<
   ContainerRuntime,

@@ -1,9 +1,10 @@
 // Output of one container as lines (ContainerRuntime.logs), from the engine's multiplexed or TTY stream.
+
+import { type Readable } from 'node:stream';
 import type Docker from 'dockerode';
-import type { Readable } from 'node:stream';
-import type { ContainerRuntime, LogLine } from './runtime.ts';
 import { AsyncQueue } from './async-queue.ts';
 import { demuxBuffer, frameDemuxer, lineSplitter, parseTimestampedLine } from './engine-parse.ts';
+import { type ContainerRuntime, type LogLine } from './runtime.ts';
 
 const FOLLOW_QUEUE_LINES = 1_000;
 

@@ -1,9 +1,8 @@
 // Networks and volumes of the Docker runtime, and a container's memory limit changed in place. Images:
 // docker-images.ts; exec: docker-exec.ts (docker-runtime.ts spreads these into the runtime and guards them alike).
 import type Docker from 'dockerode';
-import type { ContainerRuntime } from './runtime.ts';
-import { LABELS } from './runtime.ts';
 import { isStatus } from './docker-errors.ts';
+import { type ContainerRuntime, LABELS } from './runtime.ts';
 
 type Resources = Pick<
   ContainerRuntime,

@@ -2,16 +2,17 @@
 // connection (docker-connection.ts), containers (docker-containers.ts), their streams
 // (docker-container-io.ts), images (docker-images.ts), exec (docker-exec.ts), networks and volumes
 // (docker-resources.ts), and the engine's events (docker-events.ts). Every engine call of the parts is guarded here alike.
-import type { ContainerRuntime } from './runtime.ts';
-import { EngineUnavailableError } from './errors.ts';
-import { CONTAINER_CALLS, guardEngineCalls } from './docker-errors.ts';
+
 import { connectDocker, type DockerRuntimeOptions } from './docker-connection.ts';
-import { dockerContainers } from './docker-containers.ts';
 import { dockerContainerIo } from './docker-container-io.ts';
+import { dockerContainers } from './docker-containers.ts';
+import { CONTAINER_CALLS, guardEngineCalls } from './docker-errors.ts';
 import { dockerEvents } from './docker-events.ts';
-import { dockerResources } from './docker-resources.ts';
-import { dockerImages } from './docker-images.ts';
 import { dockerExec } from './docker-exec.ts';
+import { dockerImages } from './docker-images.ts';
+import { dockerResources } from './docker-resources.ts';
+import { EngineUnavailableError } from './errors.ts';
+import { type ContainerRuntime } from './runtime.ts';
 
 export type { DockerRuntimeOptions } from './docker-connection.ts';
 

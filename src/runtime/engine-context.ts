@@ -3,7 +3,7 @@
 // ~/.docker/contexts/meta/<sha256 of the name>/meta.json, its TLS files in ~/.docker/contexts/tls/<same>/docker),
 // then Docker Desktop's per-user socket ~/.docker/run/docker.sock (macOS, and Linux's Docker Desktop), then the
 // system socket (docs.docker.com/engine/manage-resources/contexts/, "docker context").
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ContextEngine {

@@ -1,5 +1,5 @@
 // Pure translations of the engine's answers (no engine access here): log lines, stats, states.
-import type { LogLine, StatsSample } from './runtime.ts';
+import { type LogLine, type StatsSample } from './runtime.ts';
 
 /** Longest line kept whole: a stream that writes more without a newline is handed in lines of this length. */
 export const MAX_LINE_BYTES = 256 * 1024;

@@ -1,4 +1,4 @@
-import { request, type RequestOptions } from 'node:http';
+import { type RequestOptions, request } from 'node:http';
 
 export interface EngineVersion {
   Version: string;

@@ -2,7 +2,7 @@
 // runtime reports here (an answer: up; an unreachable socket: down); while down, the engine is
 // pinged every `retryMs` so its return is noticed without anyone asking. Consumers (log
 // collection, events, the API's 503s) subscribe to the transitions instead of guessing.
-import { isEngineUnreachable, type EngineState } from './runtime.ts';
+import { type EngineState, isEngineUnreachable } from './runtime.ts';
 
 export interface EngineStateOptions {
   /** Resolves when the engine answers; rejects otherwise (within its own timeout). */

@@ -1,10 +1,9 @@
-import type Docker from 'dockerode';
-import { readFileSync, existsSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
-import { readdir, lstat, readlink } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type Docker from 'dockerode';
 import { loadTarStream } from '../shared/tar-stream.ts';
 
 // The base stack image is `FROM scratch` + a static busybox (shell, httpd, nc…): the host's (Debian's

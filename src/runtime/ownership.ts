@@ -2,7 +2,7 @@
 // at removal time. The database names containers, images and volumes, and a database can come from elsewhere (an
 // imported snapshot, a colleague's file): a name in it is no proof of ownership (issue 37). The composition root
 // wraps the runtime once (src/wiring/state.ts), so every area's removals go through the check.
-import { LABELS, type ContainerRuntime } from './runtime.ts';
+import { type ContainerRuntime, LABELS } from './runtime.ts';
 
 export type RemovedKind = 'container' | 'image' | 'volume' | 'network';
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ContainerRuntime } from './runtime.ts';
-import { IMAGE_RECIPES, RECIPE_LABEL, recipeHash, type ImageRecipe } from './image-recipes.ts';
+import { IMAGE_RECIPES, type ImageRecipe, RECIPE_LABEL, recipeHash } from './image-recipes.ts';
+import { buildFromRegistry, endsEveryWay, type ImageSource, registryBase } from './registry-images.ts';
 import { buildRootfs, debianSuite, removeBuildDir } from './rootfs.ts';
-import { buildFromRegistry, endsEveryWay, registryBase, type ImageSource } from './registry-images.ts';
+import { type ContainerRuntime } from './runtime.ts';
 
 // Images from recipes, built once and cached by the recipe hash in the image's label (the first source: an
 // image the engine has under the emulator's name, from either path); else made from the engine's registry

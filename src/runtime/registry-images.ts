@@ -6,10 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ImageRecipe } from './image-recipes.ts';
-import { RECIPE_LABEL } from './image-recipes.ts';
-import type { ContainerRuntime } from './runtime.ts';
 import { EngineUnavailableError } from './errors.ts';
+import { type ImageRecipe, RECIPE_LABEL } from './image-recipes.ts';
+import { type ContainerRuntime } from './runtime.ts';
 import { EmulatorStoppingError } from './shutdown-gate.ts';
 
 /** Where a recipe image comes from: `auto` tries the engine's registry, then the Debian path. */

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ImageRecipe } from './image-recipes.ts';
 import { userCacheDir } from '../shared/cache-dir.ts';
+import { type ImageRecipe } from './image-recipes.ts';
 
 // Root filesystems from Debian's packages with mmdebstrap, using the machine's own Debian mirror
 // configuration (/etc/apt/sources.list*): the only package source reachable offline. Downloaded

@@ -2,7 +2,7 @@
 // over dockerode on one engine (with docker-resources.ts and images.ts), swarm-runtime.ts over a Docker Swarm;
 // tests pass an in-memory one (test/support/fake-runtime.ts). All pass the same contract suite
 // (test/contract/runtime-contract.ts); docs/architecture.md "Runtime" describes the whole.
-import type { Duplex, Readable } from 'node:stream';
+import { type Duplex, type Readable } from 'node:stream';
 import { EngineUnavailableError } from './errors.ts';
 
 /** `arch`: Docker's name of the engine's architecture (amd64, arm64), where the engine says it. */
@@ -113,10 +113,10 @@ export type EngineState = 'up' | 'down';
 export {
   ConflictError,
   EngineUnavailableError,
+  isEngineUnavailable,
   NoSuchContainerError,
   NoSuchImageError,
   RuntimeError,
-  isEngineUnavailable,
 } from './errors.ts';
 
 /**

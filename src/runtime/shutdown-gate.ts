@@ -2,7 +2,7 @@
 // starts on the engine (containers, networks, images), so that a stop wins over the work in flight
 // (provisioning, builds, hooks, a watcher's redeploy): each meets a refusal at its next step and
 // ends. Teardown calls (stop, kill, remove, list, inspect, wait…) pass as before.
-import type { ContainerRuntime } from './runtime.ts';
+import { type ContainerRuntime } from './runtime.ts';
 
 /** What creates something on the engine. */
 const GATED = new Set<keyof ContainerRuntime>([

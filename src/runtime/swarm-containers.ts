@@ -1,25 +1,24 @@
 // The swarm runtime's containers: app and addon containers are services of one replica (swarm-services.ts);
 // what needs a terminal or no network, and builds, run as plain containers (swarm-placement.ts).
 import type Docker from 'dockerode';
-import type { ContainerRuntime, ContainerInfo } from './runtime.ts';
-import { LABELS } from './runtime.ts';
+import { managedFilter } from './docker-containers.ts';
 import { isStatus } from './docker-errors.ts';
 import { EngineUnavailableError, NoSuchContainerError, NoSuchImageError } from './errors.ts';
 import { readyOn } from './readiness.ts';
-import { managedFilter } from './docker-containers.ts';
+import { type ContainerInfo, type ContainerRuntime, LABELS } from './runtime.ts';
+import { type createServiceDoors } from './swarm-forward.ts';
+import { type SwarmNodes } from './swarm-nodes.ts';
+import { type SwarmPlacement } from './swarm-placement.ts';
 import {
   isContainerId,
+  newestTask,
+  SWARM_LABELS,
+  type SwarmService,
   serviceInfo,
   serviceSpec,
-  SWARM_LABELS,
   TASK_LABELS,
-  newestTask,
-  type SwarmService,
 } from './swarm-services.ts';
-import type { SwarmNodes } from './swarm-nodes.ts';
-import type { SwarmTasks } from './swarm-tasks.ts';
-import type { SwarmPlacement } from './swarm-placement.ts';
-import type { createServiceDoors } from './swarm-forward.ts';
+import { type SwarmTasks } from './swarm-tasks.ts';
 
 type Containers = Pick<
   ContainerRuntime,

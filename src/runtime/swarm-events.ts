@@ -3,11 +3,10 @@
 // emulator knows); those of an older task, or of a task Swarm is moving off a drained or lost node, are
 // not the app's (its container lives on, elsewhere). A watch of the nodes (every `watchMs`) subscribes to
 // nodes that joined and gives a new task to the services of a node drained or lost (swarm-tasks.ts).
-import type { ContainerRuntime, RuntimeEvent } from './runtime.ts';
-import { LABELS } from './runtime.ts';
+import { type ContainerRuntime, LABELS, type RuntimeEvent } from './runtime.ts';
+import { type SwarmNodes } from './swarm-nodes.ts';
 import { newestTask, TASK_LABELS } from './swarm-services.ts';
-import type { SwarmNodes } from './swarm-nodes.ts';
-import type { SwarmTasks } from './swarm-tasks.ts';
+import { type SwarmTasks } from './swarm-tasks.ts';
 
 export function createSwarmEvents(o: {
   manager: ContainerRuntime;

@@ -1,11 +1,12 @@
 // A service as the swarm runtime shows it: one container (ContainerInfo), from the service, its newest
 // task and that task's container on the node running it; its port is the door that follows the task.
-import type { ContainerInfo } from './runtime.ts';
+
 import { EngineUnavailableError } from './errors.ts';
-import { newestTask, serviceInfo, taskPort, type SwarmService } from './swarm-services.ts';
-import type { SwarmNodes } from './swarm-nodes.ts';
-import type { SwarmTasks } from './swarm-tasks.ts';
-import type { DoorTarget, createServiceDoors } from './swarm-forward.ts';
+import { type ContainerInfo } from './runtime.ts';
+import { type createServiceDoors, type DoorTarget } from './swarm-forward.ts';
+import { type SwarmNodes } from './swarm-nodes.ts';
+import { newestTask, type SwarmService, serviceInfo, taskPort } from './swarm-services.ts';
+import { type SwarmTasks } from './swarm-tasks.ts';
 
 export function createServiceInspector(o: {
   nodes: SwarmNodes;

@@ -2,11 +2,10 @@
 // images (kept there and spread to the nodes when a service needs them), overlay networks and the
 // volumes of addon servers (pinned to the manager).
 import type Docker from 'dockerode';
-import type { ContainerRuntime, EngineStatus } from './runtime.ts';
-import { LABELS } from './runtime.ts';
 import { isStatus } from './docker-errors.ts';
 import { ConflictError } from './errors.ts';
-import type { SwarmNodes } from './swarm-nodes.ts';
+import { type ContainerRuntime, type EngineStatus, LABELS } from './runtime.ts';
+import { type SwarmNodes } from './swarm-nodes.ts';
 
 /** How long removeVolume waits for Swarm to remove the container of a removed service's task, which holds the volume. */
 const VOLUME_FREE_MS = 30_000;

@@ -4,13 +4,14 @@
 // attach and events of a task are asked of the engine of the node that runs it. Images live on the
 // manager (builds, imports): a service's image is copied to every node that lacks it (`docker save` |
 // `docker load`, engine to engine) before the service is created, since nodes never pull.
+
+import { type Readable } from 'node:stream';
 import type Docker from 'dockerode';
-import type { Readable } from 'node:stream';
-import { createDockerRuntime } from './docker-runtime.ts';
-import type { EngineTlsFiles } from './engine-endpoint.ts';
 import { engineEndpoint, lazyEngineClient } from './docker-connection.ts';
+import { createDockerRuntime } from './docker-runtime.ts';
+import { type EngineTlsFiles } from './engine-endpoint.ts';
 import { EngineUnavailableError } from './errors.ts';
-import type { ContainerRuntime } from './runtime.ts';
+import { type ContainerRuntime } from './runtime.ts';
 import { SWARM_LABELS } from './swarm-services.ts';
 
 export interface SwarmNode {

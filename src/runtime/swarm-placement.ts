@@ -1,10 +1,11 @@
 // Where a per-container call of the swarm runtime goes: a service's task container on the engine of
 // the node running it (swarm-tasks.ts), or a plain container (one-off, build) on the engine it was run on.
-import type { ContainerRuntime } from './runtime.ts';
+
 import { RuntimeError } from './errors.ts';
+import { type ContainerRuntime } from './runtime.ts';
+import { type SwarmNodes } from './swarm-nodes.ts';
 import { isContainerId } from './swarm-services.ts';
-import type { SwarmNodes } from './swarm-nodes.ts';
-import type { SwarmTasks } from './swarm-tasks.ts';
+import { type SwarmTasks } from './swarm-tasks.ts';
 
 export function createSwarmPlacement(o: {
   manager: ContainerRuntime;

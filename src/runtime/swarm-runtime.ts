@@ -6,18 +6,19 @@
 // (swarm-nodes.ts); images stay on the manager and are copied to the nodes (nodes never pull).
 // Put together from its parts: the manager (swarm-manager.ts), containers (swarm-containers.ts, shown by
 // swarm-inspect.ts), where per-container calls go (swarm-placement.ts) and events (swarm-events.ts).
-import type { ContainerRuntime } from './runtime.ts';
-import { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.ts';
+
 import { engineEndpoint, lazyEngineClient } from './docker-connection.ts';
 import { CONTAINER_CALLS, guardEngineCalls } from './docker-errors.ts';
-import { createSwarmNodes } from './swarm-nodes.ts';
-import { createSwarmTasks } from './swarm-tasks.ts';
+import { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.ts';
+import { type ContainerRuntime } from './runtime.ts';
+import { swarmContainers } from './swarm-containers.ts';
 import { createSwarmEvents } from './swarm-events.ts';
 import { createServiceDoors } from './swarm-forward.ts';
-import { swarmManagerHealth, swarmManagerResources } from './swarm-manager.ts';
-import { createSwarmPlacement, forwardedCalls } from './swarm-placement.ts';
 import { createServiceInspector } from './swarm-inspect.ts';
-import { swarmContainers } from './swarm-containers.ts';
+import { swarmManagerHealth, swarmManagerResources } from './swarm-manager.ts';
+import { createSwarmNodes } from './swarm-nodes.ts';
+import { createSwarmPlacement, forwardedCalls } from './swarm-placement.ts';
+import { createSwarmTasks } from './swarm-tasks.ts';
 
 export { NOT_A_MANAGER } from './swarm-manager.ts';
 

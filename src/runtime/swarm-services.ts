@@ -4,9 +4,8 @@
 // crash events), so a service per container keeps every ContainerRuntime call a call on one thing
 // (docs/architecture.md "Swarm").
 import { createHash } from 'node:crypto';
-import type { ContainerInfo, ContainerSpec } from './runtime.ts';
-import { LABELS } from './runtime.ts';
 import { volumeLabelsFor } from './ownership.ts';
+import { type ContainerInfo, type ContainerSpec, LABELS } from './runtime.ts';
 
 /** Labels only the swarm runtime sets on its services. */
 export const SWARM_LABELS = {

@@ -3,10 +3,10 @@
 import type Docker from 'dockerode';
 import { isStatus } from './docker-errors.ts';
 import { ConflictError, NoSuchContainerError, RuntimeError } from './errors.ts';
-import type { ContainerRuntime } from './runtime.ts';
+import { type ContainerRuntime } from './runtime.ts';
+import { type SwarmNode, type SwarmNodes } from './swarm-nodes.ts';
 import { pickPort, SERVICE_PORTS } from './swarm-ports.ts';
 import { newestTask, type ServiceSpec, type SwarmService, type SwarmTask } from './swarm-services.ts';
-import type { SwarmNode, SwarmNodes } from './swarm-nodes.ts';
 
 const START_TIMEOUT_MS = 120_000;
 const EXITED = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned', 'remove']);

@@ -1,6 +1,6 @@
 // A full disk under the data directory: how a refused write is recognised, and how a write that must
 // not be lost (the end of a deployment) waits for space to return.
-import type { Logger } from './logger.ts';
+import { type Logger } from './logger.ts';
 
 /** A write refused because the disk is full: the file system's ENOSPC/EDQUOT, or SQLite's SQLITE_FULL. */
 export function isDiskFull(err: unknown): boolean {

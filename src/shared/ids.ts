@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID, createHash } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 // Identifier shapes follow what the real platform returns (see docs/fidelity.md):
 // apps, events and operations carry 24-hex ids (Mongo ObjectId-like), users `us-<uuid>`,

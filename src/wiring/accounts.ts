@@ -1,14 +1,15 @@
 // Users and what they own outside apps: accounts and tokens (auth), SSH keys, the events feed's store.
 // Built first among the services: every other area finds users through `auth`, records through `events`.
-import { createAuthStore } from '../modules/auth/auth.store.ts';
+
 import { createAuthService } from '../modules/auth/auth.service.ts';
-import { createEventsStore } from '../modules/events/events.store.ts';
+import { createAuthStore } from '../modules/auth/auth.store.ts';
 import { createEventsService } from '../modules/events/events.service.ts';
-import { createKeysStore } from '../modules/keys/keys.store.ts';
+import { createEventsStore } from '../modules/events/events.store.ts';
 import { createKeysService } from '../modules/keys/keys.service.ts';
-import { loadSecretKey } from '../shared/secrets.ts';
+import { createKeysStore } from '../modules/keys/keys.store.ts';
 import { defined } from '../shared/defined.ts';
-import type { Unit } from './area.ts';
+import { loadSecretKey } from '../shared/secrets.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 import { lazyRoutes } from './lazy-routes.ts';
 

@@ -1,20 +1,21 @@
 // Apps and what hangs on them without a container: collaborators, projects, custom domains, variables,
 // the events feed, the account's listings, stacks and build caches. The apps unit's routes hold the
 // `/v1/apps/:app` catch-alls: it is the last of LIFECYCLE.
-import { createAppsStore } from '../modules/apps/apps.store.ts';
-import { createAppsService } from '../modules/apps/apps.service.ts';
+
 import { createAppAnswerCache } from '../modules/apps/app-answer-cache.ts';
-import type { AppViewContext } from '../modules/apps/apps.view.ts';
-import { createCollaboratorsStore } from '../modules/collaborators/collaborators.store.ts';
-import { createCollaboratorsService } from '../modules/collaborators/collaborators.service.ts';
-import { createProjectsStore } from '../modules/projects/projects.store.ts';
-import { createProjectsService } from '../modules/projects/projects.service.ts';
-import { createDomainsStore } from '../modules/domains/domains.store.ts';
-import { createDomainsService } from '../modules/domains/domains.service.ts';
-import { createVariablesStore } from '../modules/variables/variables.store.ts';
-import { createVariablesService } from '../modules/variables/variables.service.ts';
+import { createAppsService } from '../modules/apps/apps.service.ts';
+import { createAppsStore } from '../modules/apps/apps.store.ts';
+import { type AppViewContext } from '../modules/apps/apps.view.ts';
 import { dropBuildCacheOnEvent } from '../modules/caches/build-cache.ts';
-import type { Unit } from './area.ts';
+import { createCollaboratorsService } from '../modules/collaborators/collaborators.service.ts';
+import { createCollaboratorsStore } from '../modules/collaborators/collaborators.store.ts';
+import { createDomainsService } from '../modules/domains/domains.service.ts';
+import { createDomainsStore } from '../modules/domains/domains.store.ts';
+import { createProjectsService } from '../modules/projects/projects.service.ts';
+import { createProjectsStore } from '../modules/projects/projects.store.ts';
+import { createVariablesService } from '../modules/variables/variables.service.ts';
+import { createVariablesStore } from '../modules/variables/variables.store.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 import { lazyRoutes } from './lazy-routes.ts';
 

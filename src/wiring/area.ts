@@ -3,18 +3,19 @@
 // opened and started in order, stopped in reverse order, so what a unit needs is earlier in the list and is
 // still there while it stops. Route groups are mounted in the same order (more specific paths first: the apps
 // unit, with its catch-alls, is last).
-import type { HttpAppDeps } from '../http/app.ts';
-import type { UpgradeTable } from '../http/ws.ts';
-import type { EmulatorConfig } from '../config/schema.ts';
-import type { Db } from '../db/database.ts';
-import type { DataDirLock } from '../db/data-dir-lock.ts';
-import type { ContainerRuntime } from '../runtime/runtime.ts';
-import type { ShutdownGate } from '../runtime/shutdown-gate.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Logger } from '../shared/logger.ts';
-import type { Urls } from '../shared/urls.ts';
-import type { Faults } from '../modules/control/faults.ts';
-import type { UpstreamSource } from '../router/proxy.ts';
+
+import { type EmulatorConfig } from '../config/schema.ts';
+import { type DataDirLock } from '../db/data-dir-lock.ts';
+import { type Db } from '../db/database.ts';
+import { type HttpAppDeps } from '../http/app.ts';
+import { type UpgradeTable } from '../http/ws.ts';
+import { type Faults } from '../modules/control/faults.ts';
+import { type UpstreamSource } from '../router/proxy.ts';
+import { type ContainerRuntime } from '../runtime/runtime.ts';
+import { type ShutdownGate } from '../runtime/shutdown-gate.ts';
+import { type Clock } from '../shared/clock.ts';
+import { type Logger } from '../shared/logger.ts';
+import { type Urls } from '../shared/urls.ts';
 
 /** Whatever `createHttpApp({ routes })` mounts (a Hono sub-app today). */
 export type RouteGroup = HttpAppDeps['routes'][number];

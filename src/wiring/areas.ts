@@ -3,21 +3,22 @@
 // typed by AreaApis (area-apis.ts). Lifecycle order (open, start, stop, route mounting) is not this order: it is
 // LIFECYCLE (lifecycle.ts), by unit name. docs/architecture.md's table of areas is written from these definitions
 // (npm run docs:areas).
-import { stateArea } from './state.ts';
+
 import { accountsArea } from './accounts.ts';
-import { appsArea } from './apps.ts';
-import { sourcesArea } from './sources.ts';
-import { cronArea } from './cron.ts';
-import { containersArea } from './containers.ts';
 import { addonsArea } from './addons.ts';
+import { appsArea } from './apps.ts';
+import { autoscalersArea } from './autoscalers.ts';
+import { containersArea } from './containers.ts';
+import { controlArea } from './control.ts';
+import { cronArea } from './cron.ts';
+import { gitArea } from './git.ts';
+import { httpArea } from './http.ts';
 import { logsArea } from './logs.ts';
 import { monitoringArea } from './monitoring.ts';
-import { autoscalersArea } from './autoscalers.ts';
 import { oneOffArea } from './one-off.ts';
-import { controlArea } from './control.ts';
-import { gitArea } from './git.ts';
 import { serversArea } from './servers.ts';
-import { httpArea } from './http.ts';
+import { sourcesArea } from './sources.ts';
+import { stateArea } from './state.ts';
 
 export const AREAS = [
   stateArea,

@@ -1,8 +1,8 @@
 // Builds the areas of AREAS in their order, each from the shared state and the areas it needs; then puts
 // their lifecycle units in LIFECYCLE order and gathers their app hooks in AREAS order.
-import type { AppHooks } from '../modules/apps/apps.service.ts';
+import { type AppHooks } from '../modules/apps/apps.service.ts';
 import { routesOf, type Shared, type Unit } from './area.ts';
-import type { AreaApis } from './area-apis.ts';
+import { type AreaApis } from './area-apis.ts';
 import { AREAS } from './areas.ts';
 import { type AreaDefinition, type AreaName, AreaNotBuilt, type Built, type Deps } from './define-area.ts';
 import { LIFECYCLE } from './lifecycle.ts';

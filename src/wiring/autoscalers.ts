@@ -1,9 +1,10 @@
 // Wiring of the autoscalers area: the API, and the engine that scales after each stats round as the
 // platform's autoscaler user (routes only: the engine runs on the monitoring area's sample rounds).
-import { defined } from '../shared/defined.ts';
-import { createAutoscalersStore } from '../modules/autoscalers/autoscalers.store.ts';
-import { AUTOSCALER_USER_ID, createAutoscalersService } from '../modules/autoscalers/autoscalers.service.ts';
+
 import { createAutoscalerEngine } from '../modules/autoscalers/autoscaler-engine.ts';
+import { AUTOSCALER_USER_ID, createAutoscalersService } from '../modules/autoscalers/autoscalers.service.ts';
+import { createAutoscalersStore } from '../modules/autoscalers/autoscalers.store.ts';
+import { defined } from '../shared/defined.ts';
 import { defineArea } from './define-area.ts';
 import { lazyRoutes } from './lazy-routes.ts';
 

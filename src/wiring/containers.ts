@@ -4,22 +4,22 @@
 // and stops reacting before the deployments and addon work drain.
 import { join } from 'node:path';
 import { DEFAULT_STACK_IMAGE } from '../config/schema.ts';
-import type { AppRow } from '../modules/apps/apps.store.ts';
-import type { AppHooks } from '../modules/apps/apps.service.ts';
-import { createContainersStore } from '../modules/containers/containers.store.ts';
-import { createOrchestrator } from '../modules/containers/orchestrator.ts';
-import { createContainersService } from '../modules/containers/containers.service.ts';
-import { createOperationsStore } from '../modules/operations/operations.store.ts';
-import { createOperationsService } from '../modules/operations/operations.service.ts';
-import { createDeploymentsStore } from '../modules/deployments/deployments.store.ts';
-import { createDeploymentsService } from '../modules/deployments/deployments.service.ts';
-import { bindDirectories } from '../modules/deployments/watcher.ts';
-import { registerDeploymentsStream } from '../modules/deployments/deployments.stream.ts';
-import { buildCacheDir } from '../modules/caches/build-cache.ts';
-import { createDeployHookRunner } from '../modules/containers/deploy-hook.ts';
 import { sayStandIns, waitForAddons } from '../modules/addons/addons-started.ts';
+import { type AppHooks } from '../modules/apps/apps.service.ts';
+import { type AppRow } from '../modules/apps/apps.store.ts';
+import { buildCacheDir } from '../modules/caches/build-cache.ts';
+import { createContainersService } from '../modules/containers/containers.service.ts';
+import { createContainersStore } from '../modules/containers/containers.store.ts';
+import { createDeployHookRunner } from '../modules/containers/deploy-hook.ts';
 import { killOneShots, removeOneShots } from '../modules/containers/one-shots.ts';
-import type { Unit } from './area.ts';
+import { createOrchestrator } from '../modules/containers/orchestrator.ts';
+import { createDeploymentsService } from '../modules/deployments/deployments.service.ts';
+import { createDeploymentsStore } from '../modules/deployments/deployments.store.ts';
+import { registerDeploymentsStream } from '../modules/deployments/deployments.stream.ts';
+import { bindDirectories } from '../modules/deployments/watcher.ts';
+import { createOperationsService } from '../modules/operations/operations.service.ts';
+import { createOperationsStore } from '../modules/operations/operations.store.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 import { lazyRoutes } from './lazy-routes.ts';
 

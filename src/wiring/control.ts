@@ -2,14 +2,15 @@
 // --import / --export-on-exit) and the dashboard. The control unit opens before the servers (an imported
 // snapshot is the state before anything answers) and stops after the work under way ended (the export
 // holds its outcome).
-import { healthRoutes } from '../modules/health/health.routes.ts';
-import { emulatorRoutes } from '../modules/health/emulator.routes.ts';
-import { dashboardRoutes } from '../modules/dashboard/dashboard.routes.ts';
-import { createControl } from '../modules/control/control.ts';
-import { controlRoutes } from '../modules/control/control.routes.ts';
+
 import { adminFailureWindow } from '../modules/control/admin-auth.ts';
+import { controlRoutes } from '../modules/control/control.routes.ts';
+import { createControl } from '../modules/control/control.ts';
+import { dashboardRoutes } from '../modules/dashboard/dashboard.routes.ts';
+import { emulatorRoutes } from '../modules/health/emulator.routes.ts';
+import { healthRoutes } from '../modules/health/health.routes.ts';
 import { VERSION } from '../version.ts';
-import type { Unit } from './area.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 
 export const controlArea = defineArea({

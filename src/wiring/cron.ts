@@ -1,11 +1,12 @@
 // Wiring of the Scalingo Scheduler: cron.json read at build time, GET cron_tasks, and the schedules that
 // run the jobs as detached one-offs of the platform user. The containers area hands `recordFromBuild`
 // to the deployments; the one-off area, built later, runs the jobs.
-import { defined } from '../shared/defined.ts';
+
 import { PLATFORM_USER_ID } from '../modules/alerts/alert-engine.ts';
-import { createCronStore } from '../modules/cron/cron.store.ts';
 import { createCronService } from '../modules/cron/cron.service.ts';
-import type { Unit } from './area.ts';
+import { createCronStore } from '../modules/cron/cron.store.ts';
+import { defined } from '../shared/defined.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 import { lazyRoutes } from './lazy-routes.ts';
 

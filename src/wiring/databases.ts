@@ -1,26 +1,26 @@
 // Dedicated databases and the database API's settings, firewall rules and logs archives (issue 22),
 // built beside the addons service (wiring/addons.ts), whose routes they precede.
-import type { Db } from '../db/database.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { AppsService } from '../modules/apps/apps.service.ts';
-import type { AppViewContext } from '../modules/apps/apps.view.ts';
-import type { AddonsService } from '../modules/addons/addons.service.ts';
-import type { AddonServers } from '../modules/addons/addon-servers.ts';
-import type { UrlSigner } from '../modules/logs/logs-url.ts';
+import { type Db } from '../db/database.ts';
+import { type AddonBackups } from '../modules/addons/addon-backups.ts';
 import { addonLogsArchivesRoutes } from '../modules/addons/addon-logs-archives.routes.ts';
-import { databaseUserPasswordsRoutes } from '../modules/addons/database-user-passwords.routes.ts';
-import { databaseRestoresRoutes } from '../modules/addons/database-restores.routes.ts';
 import { createAddonRestores } from '../modules/addons/addon-restores.ts';
-import type { AddonBackups } from '../modules/addons/addon-backups.ts';
-import type { Logger } from '../shared/logger.ts';
-import { createDatabasesStore } from '../modules/databases/databases.store.ts';
-import { createDatabasesService, type DatabasesServiceDeps } from '../modules/databases/databases.service.ts';
-import { createDatabaseSettings } from '../modules/databases/database-settings.ts';
-import { createFirewallRules } from '../modules/databases/firewall-rules.ts';
-import { lazyRoutes } from './lazy-routes.ts';
-import { databaseNgRoutes } from '../modules/databases/database-ng.routes.ts';
+import { type AddonServers } from '../modules/addons/addon-servers.ts';
+import { type AddonsService } from '../modules/addons/addons.service.ts';
+import { databaseRestoresRoutes } from '../modules/addons/database-restores.routes.ts';
+import { databaseUserPasswordsRoutes } from '../modules/addons/database-user-passwords.routes.ts';
+import { type AppsService } from '../modules/apps/apps.service.ts';
+import { type AppViewContext } from '../modules/apps/apps.view.ts';
 import { databaseFeatureTogglesRoutes } from '../modules/databases/database-feature-toggles.routes.ts';
-import type { RouteGroup } from './area.ts';
+import { databaseNgRoutes } from '../modules/databases/database-ng.routes.ts';
+import { createDatabaseSettings } from '../modules/databases/database-settings.ts';
+import { createDatabasesService, type DatabasesServiceDeps } from '../modules/databases/databases.service.ts';
+import { createDatabasesStore } from '../modules/databases/databases.store.ts';
+import { createFirewallRules } from '../modules/databases/firewall-rules.ts';
+import { type UrlSigner } from '../modules/logs/logs-url.ts';
+import { type Clock } from '../shared/clock.ts';
+import { type Logger } from '../shared/logger.ts';
+import { type RouteGroup } from './area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 export interface DatabasesWiringDeps {
   db: Db;

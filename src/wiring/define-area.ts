@@ -5,9 +5,9 @@
 // - `build(shared, deps) { … return { api, units, appHooks } }`: `api` is what the others may use, an interface of
 //   area-apis.ts (types only, so that this file imports no area and the wiring has no import cycle).
 // AREAS (areas.ts) lists the definitions in build order; assemble() (assemble.ts) builds them in that order.
-import type { AppHooks } from '../modules/apps/apps.service.ts';
-import type { RouteGroup, Shared, Unit } from './area.ts';
-import type { AreaApis } from './area-apis.ts';
+import { type AppHooks } from '../modules/apps/apps.service.ts';
+import { type RouteGroup, type Shared, type Unit } from './area.ts';
+import { type AreaApis } from './area-apis.ts';
 
 export type AreaName = keyof AreaApis;
 

@@ -2,12 +2,12 @@
 // git on them, and the pre-receive hooks' way back in, which deploys what is pushed. Its area binds the
 // SSH port when the emulator starts and closes it after the API server.
 import { join } from 'node:path';
+import { type AppHooks } from '../modules/apps/apps.service.ts';
 import { createHookServer } from '../modules/git/hook-server.ts';
 import { createPushDeployer, type PushContext } from '../modules/git/push-deploy.ts';
 import { createRepos } from '../modules/git/repos.ts';
 import { createSshEndpoint } from '../modules/git/ssh-server.ts';
-import type { AppHooks } from '../modules/apps/apps.service.ts';
-import type { Unit } from './area.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 
 export const gitArea = defineArea({

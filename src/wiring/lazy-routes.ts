@@ -4,10 +4,10 @@
 // from the real groups; test/unit/lazy-routes.test.ts fails when it differs from them). At start the group mounts one
 // stand-in route per manifest entry, in the manifest's order, with the same method and path as the real one; each
 // runs the real route's steps once the group is built. docs/architecture.md, "Start and idle memory".
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { ApiRoutes, type DeclaredRoute, type RouteAuth } from '../http/api-routes.ts';
-import type { AppEnv } from '../http/env.ts';
-import { ROUTES_MANIFEST, type ManifestRoute } from './routes-manifest.ts';
+import { type AppEnv } from '../http/env.ts';
+import { type ManifestRoute, ROUTES_MANIFEST } from './routes-manifest.ts';
 
 /**
  * Only groups whose routes the HTTP app authenticates itself (before any route runs) may be lazy: a request

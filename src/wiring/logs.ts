@@ -2,22 +2,22 @@
 // SSE) and drains (files, syslog, addon drains); archives. The logs and drains folders do not know each
 // other's wiring: it is here. Its unit stops before the servers close (streams end).
 import { join } from 'node:path';
-import type { ClockTimer } from '../shared/clock.ts';
-import { createLogsStore } from '../modules/logs/logs.store.ts';
-import { createLogsPipeline } from '../modules/logs/logs.pipeline.ts';
-import { createLogsHub } from '../modules/logs/logs.hub.ts';
-import { createLogsCollector } from '../modules/logs/logs.collector.ts';
-import { createArchiver } from '../modules/logs/archives.ts';
-import { createUrlSigner } from '../modules/logs/logs-url.ts';
-import { loadSecretKey } from '../shared/secrets.ts';
-import { createLogsService } from '../modules/logs/logs.service.ts';
-import { logsRoutes } from '../modules/logs/logs.routes.ts';
-import { registerLogsWebSocket } from '../modules/logs/logs.ws.ts';
-import { createDrainsStore } from '../modules/drains/drains.store.ts';
+import { type AppHooks } from '../modules/apps/apps.service.ts';
 import { createDrainDispatcher } from '../modules/drains/drains.dispatcher.ts';
 import { createDrainsService } from '../modules/drains/drains.service.ts';
-import type { AppHooks } from '../modules/apps/apps.service.ts';
-import type { Unit } from './area.ts';
+import { createDrainsStore } from '../modules/drains/drains.store.ts';
+import { createArchiver } from '../modules/logs/archives.ts';
+import { createLogsCollector } from '../modules/logs/logs.collector.ts';
+import { createLogsHub } from '../modules/logs/logs.hub.ts';
+import { createLogsPipeline } from '../modules/logs/logs.pipeline.ts';
+import { logsRoutes } from '../modules/logs/logs.routes.ts';
+import { createLogsService } from '../modules/logs/logs.service.ts';
+import { createLogsStore } from '../modules/logs/logs.store.ts';
+import { registerLogsWebSocket } from '../modules/logs/logs.ws.ts';
+import { createUrlSigner } from '../modules/logs/logs-url.ts';
+import { type ClockTimer } from '../shared/clock.ts';
+import { loadSecretKey } from '../shared/secrets.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 import { lazyRoutes } from './lazy-routes.ts';
 

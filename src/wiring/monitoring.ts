@@ -3,21 +3,20 @@
 // notifiers folders do not know each other's wiring: it is here. Two units: the monitoring one stops late
 // (notifications of the work that ends at stop still go out), the sampler starts last and stops first.
 import { join } from 'node:path';
-import type { Unit } from './area.ts';
-import { defineArea } from './define-area.ts';
-import { lazyRoutes } from './lazy-routes.ts';
-import { createStatsStore } from '../modules/stats/stats.store.ts';
+import { createAlertEngine } from '../modules/alerts/alert-engine.ts';
+import { createAlertsService } from '../modules/alerts/alerts.service.ts';
+import { createAlertsStore } from '../modules/alerts/alerts.store.ts';
+import { createDelivery } from '../modules/notifiers/delivery.ts';
+import { createNotifiersService } from '../modules/notifiers/notifiers.service.ts';
+import { createNotifiersStore } from '../modules/notifiers/notifiers.store.ts';
+import { createRecommended } from '../modules/stats/recommended.ts';
 import { createRouterRecorder, type RouterRequestInput } from '../modules/stats/router-records.ts';
-import type { SampleRow } from '../modules/stats/stats.store.ts';
 import { createSampler } from '../modules/stats/sampler.ts';
 import { createStatsService } from '../modules/stats/stats.service.ts';
-import { createRecommended } from '../modules/stats/recommended.ts';
-import { createAlertsStore } from '../modules/alerts/alerts.store.ts';
-import { createAlertsService } from '../modules/alerts/alerts.service.ts';
-import { createAlertEngine } from '../modules/alerts/alert-engine.ts';
-import { createNotifiersStore } from '../modules/notifiers/notifiers.store.ts';
-import { createNotifiersService } from '../modules/notifiers/notifiers.service.ts';
-import { createDelivery } from '../modules/notifiers/delivery.ts';
+import { createStatsStore, type SampleRow } from '../modules/stats/stats.store.ts';
+import { type Unit } from './area.ts';
+import { defineArea } from './define-area.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 export const monitoringArea = defineArea({
   name: 'monitoring',

@@ -2,17 +2,17 @@
 // HTTP routes, its CONNECT and WebSocket terminals, and the sessions behind them. Its area starts once
 // the engine answers (sessions resume after the containers are reconciled) and stops before the API
 // server closes (hijacked sockets would keep close() waiting).
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import type { AppHooks } from '../modules/apps/apps.service.ts';
-import type { Unit } from './area.ts';
-import { defineArea } from './define-area.ts';
-import { createAttachSigner } from '../modules/one-off/attach-url.ts';
-import { createSessions } from '../modules/one-off/one-off.sessions.ts';
-import { createAttacher } from '../modules/one-off/attach-session.ts';
+import { type IncomingMessage } from 'node:http';
+import { type Duplex } from 'node:stream';
+import { type AppHooks } from '../modules/apps/apps.service.ts';
 import { createAttachServer } from '../modules/one-off/attach-server.ts';
-import { createOneOffService } from '../modules/one-off/one-off.service.ts';
+import { createAttacher } from '../modules/one-off/attach-session.ts';
+import { createAttachSigner } from '../modules/one-off/attach-url.ts';
 import { oneOffRoutes } from '../modules/one-off/one-off.routes.ts';
+import { createOneOffService } from '../modules/one-off/one-off.service.ts';
+import { createSessions } from '../modules/one-off/one-off.sessions.ts';
+import { type Unit } from './area.ts';
+import { defineArea } from './define-area.ts';
 
 export const oneOffArea = defineArea({
   name: 'one-off',

@@ -1,6 +1,6 @@
 // Written by `npm run routes:manifest` (scripts/routes-manifest.ts) from the lazy route groups (lazy-routes.ts): do not
 // edit. Each group's routes in declaration order: methods, path, auth, area.
-import type { RouteAuth } from '../http/api-routes.ts';
+import { type RouteAuth } from '../http/api-routes.ts';
 
 export type ManifestRoute = readonly [methods: readonly string[], path: string, auth: RouteAuth, area: string];
 

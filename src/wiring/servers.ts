@@ -2,13 +2,13 @@
 // and the router (http://<app>.localhost:<port> to the apps' web containers, custom domains). After the
 // units holding long-lived connections in LIFECYCLE (log streams, one-off terminals), which end first:
 // a server's close() waits for its open connections.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { createRouter, type Router, type UpstreamSource } from '../router/proxy.ts';
 import { createRouterEvents } from '../router/events.ts';
+import { createRouter, type Router, type UpstreamSource } from '../router/proxy.ts';
 import { appRouteResolver, domainRouteResolver } from '../router/resolve.ts';
-import type { Unit } from './area.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 
 export const serversArea = defineArea({

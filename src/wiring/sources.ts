@@ -1,12 +1,12 @@
 // Uploaded sources (`scalingo deploy <archive>`): signed upload/download URLs, files in <state dir>/sources,
 // swept of expired uploads at start and on a timer.
 import { join } from 'node:path';
-import { createSourcesStore } from '../modules/sources/sources.store.ts';
-import { createSourcesService } from '../modules/sources/sources.service.ts';
-import { sourcesRoutes } from '../modules/sources/sources.routes.ts';
 import { createUrlSigner } from '../modules/logs/logs-url.ts';
+import { sourcesRoutes } from '../modules/sources/sources.routes.ts';
+import { createSourcesService } from '../modules/sources/sources.service.ts';
+import { createSourcesStore } from '../modules/sources/sources.store.ts';
 import { loadSecretKey } from '../shared/secrets.ts';
-import type { Unit } from './area.ts';
+import { type Unit } from './area.ts';
 import { defineArea } from './define-area.ts';
 
 export const sourcesArea = defineArea({

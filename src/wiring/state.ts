@@ -2,27 +2,28 @@
 // layer of the control plane), the clock, the logger, the URLs and the WebSocket upgrade table. Its unit
 // comes first in LIFECYCLE, so it closes last: the engine connection, the database, an in-memory run's
 // temporary directory.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { tmpdir } from 'node:os';
+
 import { randomBytes } from 'node:crypto';
-import type { EmulatorConfig } from '../config/schema.ts';
-import { openDatabase, metaValue } from '../db/database.ts';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type EmulatorConfig } from '../config/schema.ts';
 import { lockDataDir } from '../db/data-dir-lock.ts';
-import { createLogger, type Logger } from '../shared/logger.ts';
-import { systemClock, ManualClock, type Clock } from '../shared/clock.ts';
-import type { Urls } from '../shared/urls.ts';
-import { secret } from '../shared/ids.ts';
-import type { ContainerRuntime } from '../runtime/runtime.ts';
-import { createDockerRuntime } from '../runtime/docker-runtime.ts';
-import { createSwarmRuntime } from '../runtime/swarm-runtime.ts';
-import { removingOnlyOwned } from '../runtime/ownership.ts';
+import { metaValue, openDatabase } from '../db/database.ts';
 import { createUpgradeTable } from '../http/ws.ts';
 import { createFaults } from '../modules/control/faults.ts';
 import { withFaults } from '../modules/control/runtime-faults.ts';
+import { type UpstreamSource } from '../router/proxy.ts';
+import { createDockerRuntime } from '../runtime/docker-runtime.ts';
+import { removingOnlyOwned } from '../runtime/ownership.ts';
+import { type ContainerRuntime } from '../runtime/runtime.ts';
 import { withShutdownGate } from '../runtime/shutdown-gate.ts';
-import type { UpstreamSource } from '../router/proxy.ts';
-import type { Shared } from './area.ts';
+import { createSwarmRuntime } from '../runtime/swarm-runtime.ts';
+import { type Clock, ManualClock, systemClock } from '../shared/clock.ts';
+import { secret } from '../shared/ids.ts';
+import { createLogger, type Logger } from '../shared/logger.ts';
+import { type Urls } from '../shared/urls.ts';
+import { type Shared } from './area.ts';
 import { defineArea } from './define-area.ts';
 
 export interface StateOptions {

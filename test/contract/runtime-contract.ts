@@ -2,19 +2,20 @@
 // runtime (test/docker/runtime-contract.docker.test.ts) and the in-memory fake the fast tests use
 // (test/unit/runtime-contract.fake.test.ts), so the fake cannot drift from the engine. A new runtime
 // (CONTRIBUTING.md "Adding a runtime") gets a test file calling runtimeContract with its factory.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import {
   ConflictError,
-  LABELS,
-  NoSuchContainerError,
-  NoSuchImageError,
   type ContainerRuntime,
   type ContainerSpec,
+  LABELS,
   type LogLine,
+  NoSuchContainerError,
+  NoSuchImageError,
   type RuntimeEvent,
 } from '../../src/runtime/runtime.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 
 export interface ContractSubject {
   runtime: ContainerRuntime;

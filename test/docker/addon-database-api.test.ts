@@ -1,16 +1,16 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from '../support/free-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { freePort } from '../support/free-port.ts';
+import { type Running, ssh, sshOptions, start } from '../support/git-cli.ts';
 import { keyPair } from '../support/ssh-keys.ts';
-import { ssh, sshOptions, start, type Running } from '../support/git-cli.ts';
 
 // The database API of a REAL PostgreSQL addon (issue #15) as go-scalingo calls it: backups made by
 // pg_dump and downloaded from a signed URL, the server's users, its logs URL, and db-tunnel's

@@ -1,12 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // The database API of real PostgreSQL, MySQL (MariaDB) and Redis addons (issue 22), as go-scalingo calls
 // it: backups made and downloaded, a backup restored into the running server, user passwords changed

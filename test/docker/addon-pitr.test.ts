@@ -1,13 +1,13 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
-import { FAST } from '../support/apps.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgTime } from '../../src/modules/addons/addon-pitr.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { FAST } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // Point-in-time recovery of a real PostgreSQL addon (issue 22), as the Go CLI's `database-pitr-recovery-window`
 // and `database-pitr-restore` call it (go-scalingo DatabaseGetPITRRecoveryWindow, DatabaseRestorePITR): the

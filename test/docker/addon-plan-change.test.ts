@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST, waitForAddon } from '../support/apps.ts';
+import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
 
 // addons-upgrade of an addon whose server runs (issue 22): the server is stopped and brought up again with the
 // plan's memory, the addon `updating` meanwhile, then `running` — or `error` with the reason in its

@@ -1,12 +1,12 @@
-import { describe, it, expect } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { startEmulator } from '../harness.ts';
+import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
 import { FAST, waitForAddon } from '../support/apps.ts';
-import { spawnEmulator, type EmulatorProcess } from '../reliability/emulator-process.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // Addon servers that stop without the emulator asking, and an emulator that dies while one is being
 // provisioned (issues #20 and #23). Observed in Docker and in PostgreSQL itself.

@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, waitForStatus } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // The autoscaler against real containers, on the memory metric (CPU readings would depend on what else
 // the shared machine runs): web containers hold 60 MB while /tmp/hold exists — a subshell keeps a string

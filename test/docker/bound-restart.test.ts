@@ -1,10 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
+import { archiveOf, copyFixture, FAST, routerGet, waitForDeployment, waitForStatus } from '../support/apps.ts';
 import { removeInstance } from '../support/docker-cli.ts';
-import { FAST, archiveOf, copyFixture, routerGet, waitForDeployment, waitForStatus } from '../support/apps.ts';
 
 // A directory bound in the config, at the emulator's start: up to date when no file changed since its
 // running version (the newest successful deployment) was deployed. A deployment that failed after it

@@ -1,8 +1,8 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { docker } from '../support/docker-cli.ts';
 import { routerGet } from '../support/apps.ts';
 import { useBuildApps } from '../support/build-apps.ts';
+import { docker } from '../support/docker-cli.ts';
 
 // Detection as on the platform (issue 34, point 4): code a buildpack detects is built by that buildpack
 // whatever else it holds, a Dockerfile included (the platform's Node buildpack ignores it); a Dockerfile is

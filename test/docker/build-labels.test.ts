@@ -1,11 +1,11 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { docker, removeByLabel } from '../support/docker-cli.ts';
 
 // A build's labels reach the image in one LABEL step (the API's `labels` option costs a step per label).

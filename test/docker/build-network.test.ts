@@ -1,13 +1,13 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { removeInstance, docker } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST, routerGet, waitForDeployment } from '../support/apps.ts';
+import { docker, removeInstance } from '../support/docker-cli.ts';
 
 // builds.network (issue 34, point 6): the platform's builds reach the internet, the emulator's are offline
 // by default. The test reaches nothing outside: it makes a user-defined Docker network with an HTTP server

@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_IMAGE, ensureEmulatorImage } from '../../scripts/emulator-image/build.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';

@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
-import { FAST, copyFixture, routerGet, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, routerGet, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { docker, dockerPs, removeInstance } from '../support/docker-cli.ts';
 
 // #10–#13, #19 observed in Docker: ps, formation, scale, restart, operations, variables.
 const MB = 1024 * 1024;

@@ -1,11 +1,11 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { waitForStatus } from '../support/apps.ts';
+import { dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // Platform time of real containers on the manual clock: an operation whose containers never listen
 // times out only when the clock passes the boot timeout; a crashed container is restarted only when

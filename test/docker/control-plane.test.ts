@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { docker, dockerPs, removeByLabel, removeImagesByLabel, eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, gitRepoOf, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, gitRepoOf, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeByLabel, removeImagesByLabel } from '../support/docker-cli.ts';
 import { createApp, logsUrl, openWs } from '../support/logs.ts';
 
 // The control plane against real containers, observed in Docker: workload faults (crash, oom,

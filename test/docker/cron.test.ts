@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForDeployment, waitForStatus } from '../support/apps.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, waitForDeployment, waitForStatus } from '../support/apps.ts';
+import { dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { logsUrl, readLogs } from '../support/logs.ts';
 
 // cron.json jobs run on schedule as detached one-offs: seen in `docker ps -a` while they run, their output

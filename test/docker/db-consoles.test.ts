@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
-import { FAST, archiveOf, waitForAddon, waitForDeployment } from '../support/apps.ts';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
+import { archiveOf, FAST, waitForAddon, waitForDeployment } from '../support/apps.ts';
+import { docker, dockerPs, removeInstance } from '../support/docker-cli.ts';
 import { connectTerminal, runAttached } from '../support/terminal.ts';
 
 // Issue #22: the Go CLI's database consoles. The CLI reads the addon's URL from the app's variables

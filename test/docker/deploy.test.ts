@@ -1,18 +1,18 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { writeFileSync, rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import {
-  FAST,
   archiveOf,
   copyFixture,
+  FAST,
   gitRepoOf,
   routerGet,
   waitForDeployment,
   waitForStatus,
 } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // Code reaches apps three ways — a watched directory, git_source, an archive — and runs in real containers.
 const webOf = (h: Harness, app: string) =>

@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, waitForStatus } from '../support/apps.ts';
+import { docker, dockerPs, removeInstance } from '../support/docker-cli.ts';
 
 // A deployed app's real web container answers on its custom domains through the router (Host header, as a
 // browser sends for http://shop.localhost:<port>/), and other hosts are redirected to the canonical one.

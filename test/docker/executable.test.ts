@@ -1,14 +1,14 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExe } from '../../scripts/build-exe.ts';
 import { hostArch } from '../../scripts/exe/node-binary.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
+import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
 import { archiveOf, FIXTURES, routerGet } from '../support/apps.ts';
 import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
-import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
 
 // The single executable (`npm run build:exe`) as a machine without Node.js runs it: copied to a scratch folder and run
 // with a PATH holding every command of this machine but node, npm, npx and corepack. Its apps are Procfile apps on the

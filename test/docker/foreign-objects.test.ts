@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { Database } from '../../src/db/database.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { docker } from '../support/docker-cli.ts';
 
 // A snapshot file is untrusted input (issue 37): one whose rows name engine objects this emulator did not make (a

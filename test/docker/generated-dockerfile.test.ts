@@ -1,14 +1,15 @@
 // A build from a Dockerfile the emulator writes (code without one of its own) leaves nothing in /app
 // that the code did not hold (issue 37): the generated file goes under a name of its own, excluded from
 // `COPY . /app` by a .dockerignore line (the code's own .dockerignore, when it has one, is kept).
-import { describe, it, expect, afterAll } from 'vitest';
+
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { docker, removeByLabel } from '../support/docker-cli.ts';
 
 const instance = `gd-${randomBytes(4).toString('hex')}`;

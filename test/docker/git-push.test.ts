@@ -1,14 +1,14 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, routerGet } from '../support/apps.ts';
-import { keyPair } from '../support/ssh-keys.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, routerGet } from '../support/apps.ts';
+import { dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { commitAll, git, gitStart, head, initRepo, ssh } from '../support/git-cli.ts';
+import { keyPair } from '../support/ssh-keys.ts';
 
 // Deploy by `git push` with the stock git and ssh clients against the emulator's SSH endpoint,
 // observed through the router, Docker and git itself.

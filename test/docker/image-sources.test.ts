@@ -1,23 +1,24 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import Docker from 'dockerode';
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
+import { promisify } from 'node:util';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { findRecipe, type ImageRecipe } from '../../src/runtime/image-recipes.ts';
+import { BUSYBOX_REGISTRY_IMAGE, ensureBusyboxImage } from '../../src/runtime/images.ts';
 import { ensureRecipeImage } from '../../src/runtime/recipe-images.ts';
 import { registryBase } from '../../src/runtime/registry-images.ts';
-import { BUSYBOX_REGISTRY_IMAGE, ensureBusyboxImage } from '../../src/runtime/images.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { debianSuite } from '../../src/runtime/rootfs.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { archiveOf, FAST, waitForDeployment } from '../support/apps.ts';
 import { docker, eventually, giveUp } from '../support/docker-cli.ts';
-import { FAST, archiveOf, waitForDeployment } from '../support/apps.ts';
-import { startNetnsDockerd, type NetnsDockerd } from '../support/netns-dockerd.ts';
+import { freePort } from '../support/free-port.ts';
+import { type NetnsDockerd, startNetnsDockerd } from '../support/netns-dockerd.ts';
 import {
   appWithRedis,
   checkMysqlAddon,
@@ -27,7 +28,6 @@ import {
   checkRubyApp,
   type EngineUnderTest,
 } from '../support/stack-addon-checks.ts';
-import { freePort } from '../support/free-port.ts';
 
 // Issue 36: the images from the engine's registry, on an engine that has no image of the emulator's and a
 // host without mmdebstrap (as on macOS or Fedora with Docker Desktop). The engine is a second dockerd in a

@@ -1,12 +1,12 @@
-import { describe, it, expect } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator } from '../harness.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { startEmulator } from '../harness.ts';
+import { archiveOf, copyFixture, FAST, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 describe('app lifecycle (real Docker)', () => {
   it('a container that keeps crashing is restarted with back-off, then the app is `crashed`', async () => {

@@ -1,12 +1,12 @@
-import { describe, it, expect } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST, waitForStatus } from '../support/apps.ts';
-import { logsUrl, readLogs, messageOf } from '../support/logs.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { logsUrl, messageOf, readLogs } from '../support/logs.ts';
 
 // The emulator restarted while a container prints: no line lost, none twice (counted against
 // Docker's own record of the container's output).

@@ -1,12 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { startEmulator, type Harness } from '../harness.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { docker, removeByLabel, eventually, giveUp } from '../support/docker-cli.ts';
-import { createApp, logsUrl, readLogs, messageOf, containerOf, openWs, openSse } from '../support/logs.ts';
-import { tcpSyslogServer, udpSyslogServer, closedPort } from '../support/syslog-servers.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { docker, eventually, giveUp, removeByLabel } from '../support/docker-cli.ts';
+import { containerOf, createApp, logsUrl, messageOf, openSse, openWs, readLogs } from '../support/logs.ts';
+import { closedPort, tcpSyslogServer, udpSyslogServer } from '../support/syslog-servers.ts';
 
 // Logs of real containers: collection through the Docker runtime, text/WS/SSE, drains, archives.
 // Containers are made directly with the emulator's runtime and the logs labels; Docker's own

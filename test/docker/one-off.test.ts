@@ -1,11 +1,11 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
+import { copyFixture, FAST, waitForStatus } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { logsUrl, readLogs } from '../support/logs.ts';
 import { connectTerminal, runAttached, upload, wsTerminal } from '../support/terminal.ts';
 

@@ -1,13 +1,14 @@
 // Containers that only run to completion are removed when finished (issue 35): after a buildpack
 // build (its dependency step runs in a container), a postdeploy hook and a detached one-off, Docker
 // holds no exited or created container of the emulator, only the app's running ones.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, waitForDeployment } from '../support/apps.ts';
 import { docker, eventually, removeInstance } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForDeployment } from '../support/apps.ts';
 
 const APP = 'one-shots-app';
 

@@ -1,11 +1,11 @@
-import { describe, it, expect } from 'vitest';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fetchPackage } from '../../src/modules/deployments/registry-packages.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs } from '../support/docker-cli.ts';
 import { routerGet } from '../support/apps.ts';
 import { useBuildApps } from '../support/build-apps.ts';
-import { fetchPackage } from '../../src/modules/deployments/registry-packages.ts';
+import { docker, dockerPs } from '../support/docker-cli.ts';
 
 // Issue 34, points 2 and 3: the lockfile picks the package manager (npm, Yarn 1, Yarn 4 by
 // `packageManager`, pnpm), whose packages the host downloads for the offline build container; the

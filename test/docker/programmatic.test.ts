@@ -1,9 +1,9 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
-import { startEmulator, type StartedEmulator } from '../../src/index.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type StartedEmulator, startEmulator } from '../../src/index.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
 import { copyFixture, FAST, routerGet } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // The programmatic API with real containers: what it starts, `stop()` removes (in memory nothing
 // could find them again), and two instances side by side keep to their own.

@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, giveUp } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { docker, dockerPs, giveUp, removeInstance } from '../support/docker-cli.ts';
 
 // #10 ps answers from one engine list of the app's containers, at each call: a container changed behind the
 // emulator's back shows in the very next answer. `docker pause` is a change no engine event handler of the

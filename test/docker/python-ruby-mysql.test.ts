@@ -1,12 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, copyFixture, waitForDeployment } from '../support/apps.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { archiveOf, copyFixture, FAST, waitForDeployment } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { appWithRedis, checkMysqlAddon, checkPythonApp, checkRubyApp } from '../support/stack-addon-checks.ts';
 
 // Issue #15 for the other languages and MySQL: Python and Ruby apps (standard library only) built by

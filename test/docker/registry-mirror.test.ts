@@ -1,14 +1,14 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { c as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST, routerGet, waitForDeployment } from '../support/apps.ts';
-import { startNpmMirror, type NpmMirror } from '../support/npm-mirror.ts';
+import { docker, dockerPs, removeInstance } from '../support/docker-cli.ts';
+import { type NpmMirror, startNpmMirror } from '../support/npm-mirror.ts';
 
 // Issue 34, point 2: the host's npm configuration decides the registry (a user behind a mirror), and a
 // lockfile whose URLs name another registry host — here one that does not exist (`.invalid`, RFC 6761)

@@ -1,11 +1,11 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
-import { LABELS, EngineUnavailableError } from '../../src/runtime/runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { resolveEngineEndpoint } from '../../src/runtime/engine-endpoint.ts';
-import { removeInstance, docker, dockerPs } from '../support/docker-cli.ts';
-import { FAST, copyFixture, routerGet, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { EngineUnavailableError, LABELS } from '../../src/runtime/runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, routerGet, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { docker, dockerPs, removeInstance } from '../support/docker-cli.ts';
 import { startTlsEngine, type TlsEngine } from '../support/tls-engine.ts';
 
 // docker.host = tcp://… with docker.tls: the emulator drives an engine over TCP with both sides'

@@ -3,9 +3,9 @@
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { resolveEngineEndpoint } from '../../src/runtime/engine-endpoint.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
+import { runtimeContract } from '../contract/runtime-contract.ts';
 import { removeByLabel } from '../support/docker-cli.ts';
 import { startTlsEngine } from '../support/tls-engine.ts';
-import { runtimeContract } from '../contract/runtime-contract.ts';
 
 runtimeContract('Docker (dockerode, tcp:// with TLS)', async () => {
   const local = resolveEngineEndpoint({}, process.env);

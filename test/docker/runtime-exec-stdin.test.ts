@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { removeByLabel } from '../support/docker-cli.ts';
 
 // The runtime's exec with a stream on the command's stdin (a restore's archive, issue 22), against a real engine.

@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import semver from 'semver';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs } from '../support/docker-cli.ts';
 import { routerGet } from '../support/apps.ts';
 import { useBuildApps } from '../support/build-apps.ts';
+import { docker, dockerPs } from '../support/docker-cli.ts';
 
 // Runtime versions: Node.js is the official binary of the version engines.node asks for (issue 34:
 // any published version, resolved and fetched through the npm registry), Python and Ruby the version

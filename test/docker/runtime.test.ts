@@ -1,12 +1,12 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { LABELS, type RuntimeEvent } from '../../src/runtime/runtime.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { docker, dockerPs, removeByLabel, eventually } from '../support/docker-cli.ts';
+import { docker, dockerPs, eventually, removeByLabel } from '../support/docker-cli.ts';
 
 // The Docker runtime against a real engine, observed with the docker CLI.
 const instance = `rt-${randomBytes(4).toString('hex')}`;

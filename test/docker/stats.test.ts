@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { request } from 'node:http';
-import { startEmulator, type Harness } from '../harness.ts';
-import { LABELS, type ContainerInfo } from '../../src/runtime/runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { docker, removeByLabel, eventually } from '../support/docker-cli.ts';
-import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
+import { type ContainerInfo, LABELS } from '../../src/runtime/runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { docker, eventually, removeByLabel } from '../support/docker-cli.ts';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 
 // Real containers, real engine stats: a CPU burner, idle containers and one holding ~50 MB.
 // They are made directly through the emulator's runtime with its labels (the containers module is

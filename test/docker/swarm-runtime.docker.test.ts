@@ -2,19 +2,20 @@
 // runtime contract on one node, then a second node (a second dockerd in a network namespace the test
 // creates, joined to the swarm) for what only two nodes show. One file, so that one swarm at a time
 // exists: the engine can only be in one, and other files' plain containers keep running meanwhile.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwarmRuntime, NOT_A_MANAGER } from '../../src/runtime/swarm-runtime.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+
 import { rmSync } from 'node:fs';
-import { docker, eventually, removeInstance } from '../support/docker-cli.ts';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FAST, copyFixture, routerGet, waitForAddon, waitForOperation, waitForStatus } from '../support/apps.ts';
-import { logsUrl, readLogs } from '../support/logs.ts';
-import { connectTerminal, runAttached } from '../support/terminal.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { createSwarmRuntime, NOT_A_MANAGER } from '../../src/runtime/swarm-runtime.ts';
 import { defined } from '../../src/shared/defined.ts';
-import { startSwarm, type SwarmCluster } from '../support/swarm-cluster.ts';
 import { runtimeContract } from '../contract/runtime-contract.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, routerGet, waitForAddon, waitForOperation, waitForStatus } from '../support/apps.ts';
+import { docker, eventually, removeInstance } from '../support/docker-cli.ts';
+import { logsUrl, readLogs } from '../support/logs.ts';
+import { type SwarmCluster, startSwarm } from '../support/swarm-cluster.ts';
+import { connectTerminal, runAttached } from '../support/terminal.ts';
 
 let cluster: SwarmCluster | undefined;
 const APP = 'swarm-app';

@@ -1,15 +1,15 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { c as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
-import { up, type UpHandle } from '../../src/cli/up/up.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type UpHandle, up } from '../../src/cli/up/up.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST, waitForDeployment, waitForOperation } from '../support/apps.ts';
+import { dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // The TCP gateway addon (issue 34, point 5), as the platform documents it: the app's `tcp` containers listen
 // on $PORT and are reached at TCP_URL. Here TCP_URL is tcp://127.0.0.1:<port> of the host; the test

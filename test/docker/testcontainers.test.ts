@@ -1,6 +1,6 @@
-import { describe, it, expect, beforeAll } from 'vitest';
 import { createServer } from 'node:net';
 import { GenericContainer, Wait } from 'testcontainers';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_IMAGE, ensureEmulatorImage } from '../../scripts/emulator-image/build.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { docker } from '../support/docker-cli.ts';

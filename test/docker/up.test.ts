@@ -1,13 +1,13 @@
-import { describe, it, expect, afterAll } from 'vitest';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { up, type UpHandle } from '../../src/cli/up/up.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
-import { routerGet } from '../support/apps.ts';
 import { chromium } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type UpHandle, up } from '../../src/cli/up/up.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
+import { routerGet } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // `up` end to end on real Docker: a project with scalingo.json (env generators, a PostgreSQL addon,
 // formation) and a Procfile postdeploy, observed through docker ps, the router's answers, psql in the

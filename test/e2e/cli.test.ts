@@ -1,9 +1,9 @@
-import { describe, it, expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
 
 // The emulator as a user starts it: one process, one command.
 const ROOT = resolve(import.meta.dirname, '../..');

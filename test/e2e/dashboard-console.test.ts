@@ -1,13 +1,13 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startEmulator, type Harness } from '../harness.ts';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { archiveOf, copyFixture, FAST, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
 import { launchChromium, screenshotPath } from '../support/browser.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // The dashboard as the local console (issue 41), in headless Chromium against real containers and a
 // real PostgreSQL server: an addon's URL copied and used by psql on this machine, backups made and

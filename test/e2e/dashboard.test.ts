@@ -1,12 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshotPath } from '../support/browser.ts';
-import { startEmulator, type Harness } from '../harness.ts';
+import { type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { copyFixture, FAST, waitForDeployment } from '../support/apps.ts';
+import { launchChromium, screenshotPath } from '../support/browser.ts';
+import { dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // The dashboard in a real headless Chromium (Debian's package, installed by scripts/docker-up.sh),
 // against an emulator running real containers. Screenshots are kept in test-artifacts/; the app's

@@ -1,6 +1,6 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/modules/events/event-types.ts';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
 
 // Requests exactly as go-scalingo v11 (Scalingo/cli 1.48.0) and the Terraform provider (go-scalingo

@@ -1,12 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { ManualClock } from '../../src/shared/clock.ts';
-import { startEmulator, type Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, dockerPs, eventually } from '../support/docker-cli.ts';
-import { FAST, archiveOf, waitForDeployment } from '../support/apps.ts';
+import { ManualClock } from '../../src/shared/clock.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { archiveOf, FAST, waitForDeployment } from '../support/apps.ts';
+import { dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // `scalingo deploy ./app.tar.gz` as the CLI does it (Scalingo/cli deployments/deploy.go):
 // POST /v1/sources (body {}, expects 201) → PUT upload_url (Content-Type application/x-gzip,

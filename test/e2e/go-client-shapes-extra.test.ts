@@ -1,6 +1,6 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
 
 // Requests exactly as go-scalingo v11 sends them (http/api_request.go: JSON body even for POSTs without
 // params, `{}`; GET/DELETE params in the query; these headers) for domains, autoscalers, collaborators,

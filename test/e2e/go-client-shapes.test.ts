@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
 import { decodeJwt } from 'jose';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, waitForOperation, waitForStatus } from '../support/apps.ts';
 import { removeInstance } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
 
 // The Go CLI cannot run on this machine (no Go toolchain); these are the exact requests
 // go-scalingo sends and the fields it decodes (docs/research/clients-core.md), replayed as is.

@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
-import { clientFromToken, type Client } from 'scalingo';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { type Client, clientFromToken } from 'scalingo';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, dockerPs } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForStatus } from '../support/apps.ts';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
+import { copyFixture, FAST, waitForStatus } from '../support/apps.ts';
+import { dockerPs, removeInstance } from '../support/docker-cli.ts';
 
 // The official npm client, unchanged, pointed at the emulator by its two base URLs.
 describe('official npm client `scalingo`', () => {

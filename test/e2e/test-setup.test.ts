@@ -1,8 +1,8 @@
-import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
 
 // `npm test`'s pretest step (scripts/test-setup.sh): silent when everything is there; where a piece
 // is missing and cannot be installed, one message saying what to do, and exit 1 at once.

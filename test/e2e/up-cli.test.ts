@@ -1,16 +1,16 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
-import { Database } from '../../src/db/database.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { dataDirHolder } from '../../src/db/data-dir-lock.ts';
-import { routerGet } from '../support/apps.ts';
+import { Database } from '../../src/db/database.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
 import { spawnEmulator } from '../reliability/emulator-process.ts';
+import { routerGet } from '../support/apps.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
 // Ctrl-C stops the app's containers and exits 0; --detach leaves them running until `down`.

@@ -6,16 +6,17 @@
 // no running container of the emulator, nor any finished one-shot or app container (addon servers stay,
 // stopped, with their data). Then a last `up` serves the app with the data written before. The same
 // for `up --detach`, stopped while it deploys, then `down`.
-import { describe, it, expect, afterAll } from 'vitest';
+
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
 import { routerGet } from '../support/apps.ts';
+import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const NODE_TSX = [

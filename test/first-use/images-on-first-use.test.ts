@@ -1,16 +1,16 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
-import { IMAGE_RECIPES, RECIPE_LABEL, recipeHash, type ImageRecipe } from '../../src/runtime/image-recipes.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMAGE_RECIPES, type ImageRecipe, RECIPE_LABEL, recipeHash } from '../../src/runtime/image-recipes.ts';
 import { debianSuite } from '../../src/runtime/rootfs.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
 import { FAST, routerGet, waitForAddon, waitForDeployment } from '../support/apps.ts';
-import { spawnEmulator, type EmulatorProcess } from '../reliability/emulator-process.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // Issue #20: the emulator builds each Debian-based image the first time a deployment or an addon
 // needs it. This group runs before every other test file (vitest.config.ts). CI starts it with no

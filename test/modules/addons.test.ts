@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 
 // The addon surface the Go clients use beyond provisioning: the catalogue with categories and plans,
 // `options: null`, the addon token and the database API behind SCALINGO_DB_URL.

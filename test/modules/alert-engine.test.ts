@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync, existsSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
-import { FakeStatsRuntime } from '../support/fake-stats-runtime.ts';
-import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeStatsRuntime } from '../support/fake-stats-runtime.ts';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 
 // The alert engine, step by step on a manual clock: each sampleOnce() is one sample round at clock time.
 const WEBHOOK = '5982f145d48c3600273ef08a';

@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FakeStatsRuntime } from '../support/fake-stats-runtime.ts';
 
 const WEBHOOK_PLATFORM = '5982f145d48c3600273ef08a';

@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 
 // GET /v1/apps/:app answers from a cache (src/modules/apps/app-answer-cache.ts): every kind of write that
 // changes what it shows, or who may see it, must show in the very next GET.

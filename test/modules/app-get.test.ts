@@ -1,8 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { Writable } from 'node:stream';
 import { request } from 'node:http';
+import { Writable } from 'node:stream';
 import pino from 'pino';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 
 // GET /v1/apps/:app as a client sees it on the emulator's port, where it answers from its cache through the
 // HTTP app's synchronous chain (src/http/sync-chain.ts): authentication first, the access check, injected

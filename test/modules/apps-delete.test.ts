@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
-import type { AppRow } from '../../src/modules/apps/apps.store.ts';
 import { ApiError } from '../../src/http/errors.ts';
+import { type AppRow } from '../../src/modules/apps/apps.store.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 
 // DELETE /v1/apps/:app reads the app's row once (the route's loader) and learns from the DELETE itself whether a
 // concurrent deletion won: what it answers, records and tells the other areas is checked here, app hooks included.

@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d)$/;
 

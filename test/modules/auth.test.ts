@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
 
 const basicUser = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 

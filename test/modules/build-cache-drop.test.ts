@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildCacheDir } from '../../src/modules/caches/build-cache.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
 
 // An app's build cache goes with a stack change and with the app, from the start: before any request to the caches

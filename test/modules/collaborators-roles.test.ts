@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 
 // PATCH /v1/apps/:app/collaborators/:id (go-scalingo CollaboratorUpdate) and what the Limited
 // Collaborator role may not do (doc.scalingo.com/platform/user-management/teamwork/roles).

@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, TEST_USERS, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator, TEST_USERS } from '../harness.ts';
 
 describe('collaborators', () => {
   let h: Harness;

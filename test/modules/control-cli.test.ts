@@ -1,9 +1,9 @@
-import { describe, it, expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
 
 // --export-on-exit and --import through separate emulator processes, as a user runs them:
 // the state of one in-memory run is carried into the next one by a snapshot file.

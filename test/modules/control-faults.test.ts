@@ -1,6 +1,6 @@
-import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import { request } from 'node:http';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
 
 // API faults as a client sees them (status and body, latency, a dropped connection), their

@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
-import { startEmulator, TOKENS, TEST_USERS, type Harness } from '../harness.ts';
-import { keyPair } from '../support/ssh-keys.ts';
-import { eventually } from '../support/docker-cli.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopback, sameToken } from '../../src/modules/control/admin-auth.ts';
+import { type Harness, startEmulator, TEST_USERS, TOKENS } from '../harness.ts';
+import { eventually } from '../support/docker-cli.ts';
+import { keyPair } from '../support/ssh-keys.ts';
 
 // The control plane (/_emulator/*) over HTTP: its guard, reset and snapshots. No container runs here;
 // the Docker side of reset and restore is test/docker/control-plane.test.ts.

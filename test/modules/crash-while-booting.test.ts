@@ -1,14 +1,15 @@
 // A container that exits while its starter still waits on it, with the engine's answer that it runs reaching the
 // starter after the `die` event (seen under load: an app whose worker crashed in a loop never reached `crashed`, the
 // exited container kept as running). The exit is a crash all the same: recorded, and the container restarted.
-import { describe, it, expect, afterAll } from 'vitest';
+
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeRuntime } from '../support/fake-runtime.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ContainerInfo, LABELS } from '../../src/runtime/runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { copyFixture, FAST, waitForOperation, waitForStatus } from '../support/apps.ts';
 import { eventually } from '../support/docker-cli.ts';
-import { FAST, copyFixture, waitForOperation, waitForStatus } from '../support/apps.ts';
-import { LABELS, type ContainerInfo } from '../../src/runtime/runtime.ts';
+import { FakeRuntime } from '../support/fake-runtime.ts';
 
 /** The next worker exits (code 3) right after the engine answered, for it, that it runs. */
 class ExitsAfterInspect extends FakeRuntime {

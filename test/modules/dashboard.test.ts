@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 
 // The dashboard's server side: static files with a strict policy, and the session exchange
 // (admin token → a user's bearer) with its failure paths.

@@ -1,11 +1,12 @@
 // Deployments of one app posted while one runs (issue #23): they wait as `queued`, run one at a time
 // in the order posted, and at most 10 wait (the 11th answers 409 {error}). The first deployment's
 // source is an HTTP server holding its answer, so the app stays busy until the test releases it.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeRuntime } from '../support/fake-runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeRuntime } from '../support/fake-runtime.ts';
 
 describe('deployments queue per app', () => {
   let h: Harness;

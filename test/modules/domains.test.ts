@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Upstream } from '../../src/router/proxy.ts';
+import { type Clock, systemClock } from '../../src/shared/clock.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { send, startUpstream, type TestUpstream } from './router.helpers.ts';
-import { systemClock, type Clock } from '../../src/shared/clock.ts';
-import type { Upstream } from '../../src/router/proxy.ts';
 
 const tls = (f: string) => readFileSync(new URL(`../../fixtures/tls/${f}`, import.meta.url), 'utf8');
 const CERT = tls('shop.crt'); // CN=shop.localhost, SAN shop.localhost + www.shop.localhost, 10 years

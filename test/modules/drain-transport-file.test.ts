@@ -1,8 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 import { createApp } from '../support/logs.ts';
 
 // One local drain transport (the file transport, transports/file.ts) end to end with the in-memory runtime: the

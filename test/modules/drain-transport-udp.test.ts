@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 import { createApp } from '../support/logs.ts';
-import { udpSyslogServer, type Receiver } from '../support/syslog-servers.ts';
+import { type Receiver, udpSyslogServer } from '../support/syslog-servers.ts';
 
 // One drain transport (UDP, transports/udp.ts) end to end with the in-memory runtime: its URL scheme
 // chooses it, a container's lines reach a real receiver on 127.0.0.1. The template for a new transport

@@ -1,10 +1,10 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync, existsSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 import { createApp } from '../support/logs.ts';
-import { tcpSyslogServer, udpSyslogServer, closedPort, type Receiver } from '../support/syslog-servers.ts';
+import { closedPort, type Receiver, tcpSyslogServer, udpSyslogServer } from '../support/syslog-servers.ts';
 
 // Drain delivery with an in-memory runtime: syslog over TCP (octet counting) and UDP, files,
 // retries with back-off, and isolation of an unreachable drain. Docker-backed: test/docker/logs.test.ts.

@@ -1,14 +1,14 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
-import { keyPair } from '../support/ssh-keys.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
 import { git, ssh, sshOptions, start } from '../support/git-cli.ts';
+import { keyPair } from '../support/ssh-keys.ts';
 
 // The SSH git endpoint without building anything: host key, authentication, bounds, and the
 // pre-receive hook's way back in.

@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync, rmSync } from 'node:fs';
-import { startEmulator, TEST_USERS, type Harness } from '../harness.ts';
-import { fingerprint, keyPair, type KeyPair } from '../support/ssh-keys.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator, TEST_USERS } from '../harness.ts';
+import { fingerprint, type KeyPair, keyPair } from '../support/ssh-keys.ts';
 
 // /v1/keys as go-scalingo sends it (keys.go: {"key":{"name","content"}} → 201 {key}; DELETE → 204)
 // and as the CLI uses it (keys-add reads a .pub file, keys-remove finds the id by name).

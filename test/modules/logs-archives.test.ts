@@ -1,11 +1,11 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { gunzipSync } from 'node:zlib';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
-import { createApp, logsUrl, readLogs, messageOf } from '../support/logs.ts';
+import { createApp, logsUrl, messageOf, readLogs } from '../support/logs.ts';
 
 // #21: history rotates into gzip archives; list by cursor or page; signed downloads that expire.
 describe('logs archives (#21)', () => {

@@ -1,8 +1,8 @@
-import { describe, it, expect, afterEach } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
-import { createApp, logsUrl, readLogs, messageOf } from '../support/logs.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { createApp, logsUrl, messageOf, readLogs } from '../support/logs.ts';
 
 // Log collection when the engine's streams are cut (issue #10, defect 4): a cut stream of a running
 // container is reopened; an engine outage ends every stream and collection resumes on the runtime's

@@ -1,11 +1,11 @@
-import { describe, it, expect } from 'vitest';
-import { gunzipSync } from 'node:zlib';
 import { readdirSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
-import { createApp, logsUrl, readLogs, messageOf } from '../support/logs.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { createApp, logsUrl, messageOf, readLogs } from '../support/logs.ts';
 
 // Rotation while lines flow runs in the background, a slice a tick (archives.ts): whatever the
 // interleaving with a synchronous pass, archives + history hold every line exactly once, in order.

@@ -1,12 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
-import { createApp, logsUrl, readLogs, messageOf, containerOf, openWs, openSse } from '../support/logs.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { containerOf, createApp, logsUrl, messageOf, openSse, openWs, readLogs } from '../support/logs.ts';
 
 // #22 stream=true over WebSocket and SSE; resuming collection across restarts (in-memory runtime).
 describe('logs stream (#22 stream=true)', () => {

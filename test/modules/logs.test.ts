@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
-import { createApp, logsUrl, readLogs, messageOf, containerOf } from '../support/logs.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { containerOf, createApp, logsUrl, messageOf, readLogs } from '../support/logs.ts';
 
 // Logs service with an in-memory runtime: #20 URL, #22 text mode, filters, auth of the URL.
 const LINE = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,9})? \+0000 UTC \[[a-z0-9-]+\] /;

@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync, existsSync } from 'node:fs';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeStatsRuntime } from '../support/fake-stats-runtime.ts';
-import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeStatsRuntime } from '../support/fake-stats-runtime.ts';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.ts';
 
 const WEBHOOK = '5982f145d48c3600273ef08a';
 const EMAIL = '59c52ac27651ce002c1d4620';

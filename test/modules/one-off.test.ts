@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { connectTerminal, upload } from '../support/terminal.ts';
 
 // Failure paths of #14–#18 that need no container (the engine is unreachable here on purpose).

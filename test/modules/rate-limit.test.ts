@@ -1,6 +1,6 @@
-import { describe, it, expect, afterEach } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
-import { startEmulator, type Harness } from '../harness.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 
 describe('rate limit', () => {
   let h: Harness | undefined;

@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
-import { send, startUpstream, until, type TestUpstream } from './router.helpers.ts';
-import type { Upstream } from '../../src/router/proxy.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Upstream } from '../../src/router/proxy.ts';
+import { type Harness, startEmulator } from '../harness.ts';
+import { send, startUpstream, type TestUpstream, until } from './router.helpers.ts';
 
 // The router as the emulator wires it: apps from the database, settings read at each request,
 // events to emulator-level listeners. Web containers are stubbed through the `upstreams` option.

@@ -1,8 +1,8 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { request } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { startUpstream, deadPort, send, until, startTestRouter, type TestRouter } from './router.helpers.ts';
+import { deadPort, send, startTestRouter, startUpstream, type TestRouter, until } from './router.helpers.ts';
 
 // The proxying itself: headers, bodies both ways, streaming, WebSocket, failures and timeouts.
 describe('router: proxying', () => {

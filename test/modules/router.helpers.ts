@@ -1,15 +1,16 @@
 // Plain Node HTTP servers on 127.0.0.1:0 standing in for web containers, and a raw HTTP client that
 // can set any Host header (fetch cannot), for the router tests.
+
+import { createHash } from 'node:crypto';
 import {
   createServer,
-  request,
   type IncomingHttpHeaders,
   type IncomingMessage,
+  request,
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createHash } from 'node:crypto';
+import { type AddressInfo } from 'node:net';
 
 export interface TestUpstream {
   name: string;
@@ -139,13 +140,13 @@ export async function until<T>(fn: () => T | undefined | null | false, what: str
 // ---- a router over a stubbed app table ----
 import {
   createRouter,
-  type RouteTarget,
   type Router,
   type RouterRequestRecord,
+  type RouteTarget,
   type Upstream,
 } from '../../src/router/proxy.ts';
-import { createLogger } from '../../src/shared/logger.ts';
 import { systemClock } from '../../src/shared/clock.ts';
+import { createLogger } from '../../src/shared/logger.ts';
 
 export interface TestRouter {
   router: Router;

@@ -1,5 +1,5 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { startUpstream, send, until, startTestRouter, type TestUpstream, type TestRouter } from './router.helpers.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { send, startTestRouter, startUpstream, type TestRouter, type TestUpstream, until } from './router.helpers.ts';
 
 // The router over a stubbed resolve(): choosing containers, its own answers, records and router logs.
 describe('router: balancing, settings, pages, records', () => {

@@ -1,6 +1,6 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FakeStatsRuntime, MiB } from '../support/fake-stats-runtime.ts';
 
 // Known figures through a fake engine and a manual clock: series, means, router metrics and

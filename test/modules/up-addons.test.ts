@@ -1,8 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../../src/cli/up/api-client.ts';
 import { parseManifest } from '../../src/cli/up/manifest.ts';
 import { ensureAddons, wantedAddons } from '../../src/cli/up/provision.ts';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
 
 // `up` and the addons of scalingo.json it cannot run (issue 34, point 5), against an emulator whose addons are
 // all stand-ins (addons.servers false, the test default): each server-less addon gets one warning line, the

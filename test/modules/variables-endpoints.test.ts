@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeRuntime } from '../support/fake-runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { addLimitedCollaborator } from '../support/collaborators.ts';
+import { FakeRuntime } from '../support/fake-runtime.ts';
 
 // The endpoint recipe's template (CONTRIBUTING.md "Add an endpoint to an existing area"): copy this file for a new
 // endpoint. An emulator of its own on port 0 with the in-memory runtime (no Docker), the happy path, then every

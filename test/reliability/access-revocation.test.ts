@@ -1,8 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 import { createApp, messageOf, openSse, openWs, readLogs } from '../support/logs.ts';
 
 // Signed URLs are checked against current access at every use, and open streams of someone who

@@ -1,9 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 
 // Every route of the app (from app.routes), asked the way an attacker would: without credentials,
 // and with bearers that are malformed, unsigned (`alg: none`), signed with another key, or expired.

@@ -1,11 +1,12 @@
 // The manual clock at scale (issue 37), the emulator as a separate process: with one idle app, a one-year advance
 // used to block the whole process for 1.6-1.8 s and grow it by 140 MiB (every 10 s round of the year fired). Ten
 // years in one call now answer at once, and the process's memory stays where it was.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnEmulator, type EmulatorProcess } from './emulator-process.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorProcess, spawnEmulator } from './emulator-process.ts';
 
 const ADMIN = 'ad-reliability-clock-advance-0123456789';
 const YEAR = 365 * 24 * 3600_000;

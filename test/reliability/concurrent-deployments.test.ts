@@ -2,15 +2,16 @@
 // deployments of one app posted together. Every POST answers 201; the same app's deployments wait
 // in line (`queued`), run one at a time and end in the order they were posted, the last one's image
 // is what Docker runs; the emulator's memory stays ≤ 300 MB and no build directory is left.
-import { describe, it, expect } from 'vitest';
+
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnEmulator, poll, mb, MB, type EmulatorProcess } from './emulator-process.ts';
-import { createApp, postDeployment, waitForDeployment } from './support/deployments.ts';
+import { describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
+import { archiveOf, FAST } from '../support/apps.ts';
 import { docker, removeInstance } from '../support/docker-cli.ts';
-import { FAST, archiveOf } from '../support/apps.ts';
+import { type EmulatorProcess, MB, mb, poll, spawnEmulator } from './emulator-process.ts';
+import { createApp, postDeployment, waitForDeployment } from './support/deployments.ts';
 
 const ACTIVE = ['building', 'pushing', 'starting'];
 

@@ -4,12 +4,13 @@
 // (429 plain text with Retry-After past 60 a minute) while the right token still passes. `reset` and
 // a snapshot `restore` made while users write lose no write acknowledged after them, and no answer
 // is a 500.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnEmulator, type EmulatorProcess } from './emulator-process.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorProcess, spawnEmulator } from './emulator-process.ts';
 
 const ADMIN = 'ad-reliability-admin-token-0123456789abcdef';
 

@@ -1,16 +1,17 @@
 // One emulator per data dir (issue 35): a second `start` on a data dir in use exits 1 naming the
 // running one (its pid and API URL) and leaves it serving; after a kill -9 the lock the dead process
 // held is taken over by the next start; in one process, a second emulator on the dir is refused too.
-import { describe, it, expect, afterAll } from 'vitest';
+
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { spawnEmulator, spawnStart } from './emulator-process.ts';
 import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
 import { execCli } from '../../src/cli/exec.ts';
+import { DataDirInUseError, dataDirHolder } from '../../src/db/data-dir-lock.ts';
 import { createEmulator } from '../../src/emulator.ts';
 import { testConfig } from '../harness.ts';
-import { DataDirInUseError, dataDirHolder } from '../../src/db/data-dir-lock.ts';
+import { spawnEmulator, spawnStart } from './emulator-process.ts';
 
 const _ROOT = resolve(import.meta.dirname, '../..');
 const root = mkdtempSync(join(tmpdir(), 'emu-lock-'));

@@ -7,16 +7,17 @@
 // socket into a file peaks 40 MB above its idle RSS (Node 20, this kind of machine), buffers the
 // garbage collector has not freed yet.
 // Only the time limit is lowered (20 s instead of 300 s) so that the slow source ends in a test.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
-import { spawnEmulator, poll, mb, MB, type EmulatorProcess } from './emulator-process.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorProcess, MB, mb, poll, spawnEmulator } from './emulator-process.ts';
 import { createApp, deleteApp, postDeployment, waitForDeployment } from './support/deployments.ts';
 
 const TIME_LIMIT_MS = 20_000;

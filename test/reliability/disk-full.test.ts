@@ -3,8 +3,9 @@
 // during a build. Writes answer 507 {error} naming the full disk (never 500), reads go on, what was
 // acknowledged before is kept, SQLite passes `PRAGMA integrity_check`, and everything resumes once
 // space returns. Mounting a tmpfs needs root (CI runs as root): without it the test fails at once.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -17,14 +18,14 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { get as httpGet } from 'node:http';
 import Database from 'better-sqlite3';
 import { Header } from 'tar';
-import { spawnEmulator, poll, MB, type EmulatorProcess } from './emulator-process.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorProcess, MB, poll, spawnEmulator } from './emulator-process.ts';
 import { createApp, postDeployment, waitForDeployment } from './support/deployments.ts';
 
 const DISK_FULL = /disk holding the emulator's data directory is full \(no space left on device\)/;

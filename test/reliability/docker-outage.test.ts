@@ -4,16 +4,17 @@
 // endpoints answer 503 and change nothing while the rest works; once the proxy is back, logs
 // (every line once, compared with `docker logs`), stats sampling and engine events resume by
 // themselves, without an emulator restart.
-import { describe, it, expect } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Harness } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker, dockerPs, eventually } from '../support/docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST, waitForStatus } from '../support/apps.ts';
-import { logsUrl, readLogs, messageOf } from '../support/logs.ts';
+import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { logsUrl, messageOf, readLogs } from '../support/logs.ts';
 
 const ENGINE_SOCKET = process.env.DOCKER_HOST?.startsWith('unix://')
   ? process.env.DOCKER_HOST.slice(7)

@@ -1,10 +1,10 @@
 // The emulator as a separate process (src/main.ts through tsx), as a user starts it: the
 // reliability suite kills it, restarts it on the same data directory and reads its memory from
 // /proc. Talks to it with plain fetch and the test users' fixed API tokens.
-import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type Readable } from 'node:stream';
 import { Agent, fetch } from 'undici';
 import { TEST_USERS, TOKENS } from '../harness.ts';
 

@@ -1,14 +1,14 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 
 // What the emulator leaves on disk and in its log: the data directory is the owner's only (0700,
 // the database and its -wal/-shm 0600, whatever the umask, fixed on an older directory), and the

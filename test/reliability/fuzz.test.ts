@@ -1,11 +1,11 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { request as httpRequest, Agent } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
 import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
-import { hostileRequest, prng, type HostileRequest, type Route } from './support/hostile.ts';
-import { startEmulatorProcess, type EmulatorProcess } from './support/emulator-process.ts';
+import { type EmulatorProcess, startEmulatorProcess } from './support/emulator-process.ts';
+import { type HostileRequest, hostileRequest, prng, type Route } from './support/hostile.ts';
 
 // Hostile requests over every route of the Hono app (enumerated from app.routes, so routes added
 // later are fuzzed too): 0 answers ≥ 500, no crash, health 200 afterwards, memory back near idle.

@@ -2,17 +2,18 @@
 // emulator runs as a separate process whose memory is read from /proc. Every source is refused or
 // cut by a limit while it is read, the deployment ends `build-error` with a clear message, nothing is
 // written outside the build directory, no API answer is a 500, and the build directory is removed.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, statSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
-import { spawnEmulator, poll, mb, MB, type EmulatorProcess } from './emulator-process.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorProcess, MB, mb, poll, spawnEmulator } from './emulator-process.ts';
 
 // Reduced caps so the suite writes little to disk; memory does not depend on them (streams).
 // Every source here fails before a build: no container or image is made.

@@ -1,8 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { connect } from 'node:net';
-import { startEmulator, TOKENS, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator, TOKENS } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 import { createApp } from '../support/logs.ts';
 
 // Client mistakes are 4xx in the platform's shapes, never 500: bodies nested 10,000 deep, page

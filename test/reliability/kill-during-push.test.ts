@@ -2,18 +2,19 @@
 // once restarted on the same data directory, the push was either deployed or refused, never half:
 // a refused push left the app's branch where it was, its deployment ends `aborted`, no container of
 // it runs, no build directory is left, and the next push deploys.
-import { describe, it, expect } from 'vitest';
+
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnEmulator, poll, type EmulatorProcess } from './emulator-process.ts';
-import { createApp } from './support/deployments.ts';
-import { keyPair } from '../support/ssh-keys.ts';
-import { git, initRepo, commitAll, sshOptions } from '../support/git-cli.ts';
-import { FAST, FIXTURES } from '../support/apps.ts';
+import { describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
+import { FAST, FIXTURES } from '../support/apps.ts';
 import { docker, removeInstance } from '../support/docker-cli.ts';
+import { commitAll, git, initRepo, sshOptions } from '../support/git-cli.ts';
+import { keyPair } from '../support/ssh-keys.ts';
+import { type EmulatorProcess, poll, spawnEmulator } from './emulator-process.ts';
+import { createApp } from './support/deployments.ts';
 
 const sshPortOf = (emu: EmulatorProcess) =>
   Number(/Git \(SSH\)\s+ssh:\/\/git@[^:]+:(\d+)\//.exec(emu.output())?.[1] ?? 0);

@@ -2,14 +2,15 @@
 // mutating requests, a few rounds (issue #10): after each restart every acknowledged (2xx) write is
 // there, the containers are reconciled with Docker (`ps` = what Docker runs under the emulator's
 // labels, no orphan), and the build directory a killed deployment left is gone.
-import { describe, it, expect } from 'vitest';
+
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { spawnEmulator, poll, type EmulatorProcess } from './emulator-process.ts';
+import { describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { removeInstance, docker } from '../support/docker-cli.ts';
-import { FAST, archiveOf } from '../support/apps.ts';
+import { archiveOf, FAST } from '../support/apps.ts';
+import { docker, removeInstance } from '../support/docker-cli.ts';
+import { type EmulatorProcess, poll, spawnEmulator } from './emulator-process.ts';
 
 // Kill points within each round (ms after the requests start): fixed, so runs are comparable.
 const KILL_AFTER_MS = [1200, 2000, 2800];

@@ -1,8 +1,8 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startEmulator, type Harness } from '../harness.ts';
-import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startEmulator } from '../harness.ts';
 import { eventually } from '../support/docker-cli.ts';
-import { createApp, containerOf, logsUrl, openWs, readLogs } from '../support/logs.ts';
+import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
+import { containerOf, createApp, logsUrl, openWs, readLogs } from '../support/logs.ts';
 
 // `filter=(a+)+b` against a long process type: with a backtracking engine this takes 2^64 steps
 // and freezes the whole process (health included). With RE2 (linear time) the answer comes, is

@@ -2,12 +2,13 @@
 // colleague's repro), so an import is untrusted input. A file whose schema_migrations is an endlessly recursive view
 // used to freeze the whole process (health, SIGTERM); an older-looking schema answered 500. Each is now a 422 saying
 // what is wrong, the emulator answers meanwhile, and its state is untouched by the refused file.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.ts';
-import { spawnEmulator, type EmulatorProcess } from './emulator-process.ts';
+import { type EmulatorProcess, spawnEmulator } from './emulator-process.ts';
 
 const ADMIN = 'ad-reliability-snapshot-import-0123456789';
 

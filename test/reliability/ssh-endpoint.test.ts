@@ -3,21 +3,22 @@
 // git-upload-pack of another user's app, a client that stops reading halfway through a push, and a
 // push of a 200 MB repository. Throughout, the API answers (a prober calls it all along), a
 // legitimate push deploys (seen in Docker), and refusals say why.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { connect, type Socket } from 'node:net';
+
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'ssh2';
-import { spawnEmulator, poll, mb, MB, type EmulatorProcess } from './emulator-process.ts';
-import { createApp } from './support/deployments.ts';
-import { keyPair, type KeyPair } from '../support/ssh-keys.ts';
-import { git, initRepo, commitAll, sshOptions } from '../support/git-cli.ts';
-import { FAST, FIXTURES } from '../support/apps.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
+import { FAST, FIXTURES } from '../support/apps.ts';
 import { docker, removeInstance } from '../support/docker-cli.ts';
+import { commitAll, git, initRepo, sshOptions } from '../support/git-cli.ts';
+import { type KeyPair, keyPair } from '../support/ssh-keys.ts';
+import { type EmulatorProcess, MB, mb, poll, spawnEmulator } from './emulator-process.ts';
+import { createApp } from './support/deployments.ts';
 
 describe('SSH git endpoint under hostile use (emulator as a separate process, real Docker)', () => {
   let root: string;

@@ -1,13 +1,13 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { rmSync } from 'node:fs';
+import { type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import type { AddressInfo } from 'node:net';
 import { TOKENS } from '../harness.ts';
 import { copyFixture } from '../support/apps.ts';
-import { removeInstance, eventually } from '../support/docker-cli.ts';
-import { startEmulatorProcess, type EmulatorProcess } from './support/emulator-process.ts';
-import { BAD_FRAMES, closedBy, frame, rawRequest, rawUpgrade } from './support/raw-ws.ts';
+import { eventually, removeInstance } from '../support/docker-cli.ts';
 import { wsTerminal } from '../support/terminal.ts';
+import { type EmulatorProcess, startEmulatorProcess } from './support/emulator-process.ts';
+import { BAD_FRAMES, closedBy, frame, rawRequest, rawUpgrade } from './support/raw-ws.ts';
 
 // Malformed WebSocket frames, sent by hand on raw sockets, on every WebSocket path of the emulator
 // (deployments stream, logs stream, one-off attach, the router's WebSocket proxying) and hostile bytes

@@ -1,10 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { get as httpGet } from 'node:http';
 import { c as tarCreate } from 'tar';
-import type { Harness } from '../harness.ts';
+import { type Harness } from '../harness.ts';
 import { eventually, giveUp } from './docker-cli.ts';
 
 export const FIXTURES = resolve(import.meta.dirname, '../../fixtures/apps');

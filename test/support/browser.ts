@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 // Debian's Chromium (installed by scripts/docker-up.sh), driven by playwright-core: no browser download.
 export function launchChromium(): Promise<Browser> {

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, expect } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { dockerPs, removeInstance } from './docker-cli.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FAST, waitForDeployment } from './apps.ts';
+import { dockerPs, removeInstance } from './docker-cli.ts';
 
 // The set-up the build tests share (runtime versions, package managers, detection): one emulator for the
 // file, apps deployed from archives of folders the test writes, and everything removed after the file.

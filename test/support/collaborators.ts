@@ -1,4 +1,4 @@
-import type { Harness, TOKENS } from '../harness.ts';
+import { type Harness, type TOKENS } from '../harness.ts';
 
 /**
  * Makes test user `as` ('other' by default) a Limited Collaborator of `app`, owned by 'dev'. A test user's

@@ -1,5 +1,5 @@
 // A follow stream of the fake runtimes: lines pushed by the fake, ended by an exit or a cut.
-import type { LogLine } from '../../src/runtime/runtime.ts';
+import { type LogLine } from '../../src/runtime/runtime.ts';
 
 export class Follow implements AsyncIterable<LogLine> {
   private items: LogLine[] = [];

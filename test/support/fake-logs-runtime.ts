@@ -3,8 +3,7 @@
 // follow streams and start/die/destroy events. Placed containers are pinned: reconciliation may
 // "remove" or stop them (they are not the emulator's), the fake only records it.
 import { randomBytes } from 'node:crypto';
-import type { ContainerInfo, LogLine, StatsSample } from '../../src/runtime/runtime.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
+import { type ContainerInfo, LABELS, type LogLine, type StatsSample } from '../../src/runtime/runtime.ts';
 import { FakeRuntime } from './fake-runtime.ts';
 
 export class FakeLogsRuntime extends FakeRuntime {

@@ -4,25 +4,23 @@
 // `sh -c` script is read as `;`/`&&`-separated statements of which `echo …` (`>&2` for stderr),
 // `exit N`, `sleep N` and `httpd …` (listens: ready) mean something; anything else succeeds silently.
 import { randomBytes } from 'node:crypto';
-import { Readable, type Duplex } from 'node:stream';
-import type {
-  ContainerInfo,
-  ContainerRuntime,
-  ContainerSpec,
-  EngineState,
-  LogLine,
-  RuntimeEvent,
-  StatsSample,
-} from '../../src/runtime/runtime.ts';
-import {
-  ConflictError,
-  EngineUnavailableError,
-  LABELS,
-  NoSuchContainerError,
-  NoSuchImageError,
-} from '../../src/runtime/runtime.ts';
+import { type Duplex, Readable } from 'node:stream';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { namedVolumes, volumeLabelsFor } from '../../src/runtime/ownership.ts';
+import {
+  ConflictError,
+  type ContainerInfo,
+  type ContainerRuntime,
+  type ContainerSpec,
+  type EngineState,
+  EngineUnavailableError,
+  LABELS,
+  type LogLine,
+  NoSuchContainerError,
+  NoSuchImageError,
+  type RuntimeEvent,
+  type StatsSample,
+} from '../../src/runtime/runtime.ts';
 import { Follow } from './fake-follow.ts';
 
 export interface FakeContainer {

@@ -1,6 +1,6 @@
 // The logs area's in-memory runtime, with stats the test sets per container: the stats area's
 // fast tests drive the sampler and the alert engine with known figures and a manual clock.
-import type { StatsSample } from '../../src/runtime/runtime.ts';
+import { type StatsSample } from '../../src/runtime/runtime.ts';
 import { FakeLogsRuntime } from './fake-logs-runtime.ts';
 
 export const MiB = 1024 * 1024;

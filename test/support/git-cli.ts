@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 // The real git and ssh clients, driven asynchronously: the emulator under test runs in this same
 // process, so a synchronous child (execFileSync) would block the server it talks to.

@@ -1,7 +1,7 @@
 // Clients of the logs service as the official ones use it: the logs_url from #20, text GETs,
 // a WebSocket (Go CLI `logs -f`) and server-sent events.
 import { WebSocket } from 'ws';
-import type { Harness } from '../harness.ts';
+import { type Harness } from '../harness.ts';
 
 export async function createApp(h: Harness, name: string): Promise<{ id: string; name: string }> {
   const r = await h.call('POST', '/v1/apps', { body: { app: { name } } });

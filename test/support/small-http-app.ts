@@ -1,11 +1,12 @@
 // An HTTP app (src/http/app.ts) around a few test routes, without an emulator: one user, who authenticates with
 // `Authorization: Bearer ok`, and the apps of a map by name. For the route declaration tests.
+
+import { type ApiRoutes } from '../../src/http/api-routes.ts';
 import { createHttpApp, type HttpAppDeps } from '../../src/http/app.ts';
-import type { ApiRoutes } from '../../src/http/api-routes.ts';
 import { ApiError } from '../../src/http/errors.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+import { type AuthService } from '../../src/modules/auth/auth.service.ts';
 import { systemClock } from '../../src/shared/clock.ts';
-import type { AuthService } from '../../src/modules/auth/auth.service.ts';
+import { createLogger } from '../../src/shared/logger.ts';
 
 export const TEST_USER = {
   id: 'us-1',

@@ -3,10 +3,10 @@
 // CLI of the engine the emulator drives (the machine's for the Debian-path tests, the second engine's for the
 // registry-path test), and observes the servers and the apps through that engine and the router.
 import { expect } from 'vitest';
-import type { Harness } from '../harness.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { eventually } from './docker-cli.ts';
+import { type Harness } from '../harness.ts';
 import { routerGet, waitForAddon, waitForDeployment } from './apps.ts';
+import { eventually } from './docker-cli.ts';
 
 const LONG = 900_000;
 

@@ -5,12 +5,12 @@
 // for logs and stats). Node 2 joins over the veth; its engine address goes on its node label
 // `io.scalingo-emulator.engine`. leave() undoes all of it: services and networks go with `swarm leave`.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { docker } from './docker-cli.ts';
-import { startNetnsDockerd, type NetnsDockerd } from './netns-dockerd.ts';
+import { type NetnsDockerd, startNetnsDockerd } from './netns-dockerd.ts';
 
 const run = (cmd: string, ...args: string[]) =>
   execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();

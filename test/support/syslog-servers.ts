@@ -1,7 +1,7 @@
 // Syslog receivers for tests, on 127.0.0.1 port 0: TCP with RFC 6587 octet counting, and UDP.
-import { createServer, type Server, type Socket } from 'node:net';
+
 import { createSocket } from 'node:dgram';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 
 export interface Received {
   raw: string;

@@ -2,10 +2,9 @@
 // the Go CLI's hijacked `CONNECT` (CLI apps/run.go connectToRunServer) and a browser's WebSocket.
 import { connect as netConnect, type Socket } from 'node:net';
 import { WebSocket } from 'ws';
-import type { Harness } from '../harness.ts';
-import { TOKENS } from '../harness.ts';
-import { eventually } from './docker-cli.ts';
+import { type Harness, TOKENS } from '../harness.ts';
 import { waitForOperation } from './apps.ts';
+import { eventually } from './docker-cli.ts';
 
 export interface Terminal {
   status: number;

@@ -4,12 +4,12 @@
 // `dockerd --tlsverify --tlscacert ca.pem --tlscert … --tlskey … -H tcp://127.0.0.1:2376` does —
 // piping each connection to the local socket (a second dockerd is not started on a shared machine).
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { createServer, type TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createServer, type TLSSocket } from 'node:tls';
 
 function openssl(cwd: string, ...args: string[]): void {
   execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });

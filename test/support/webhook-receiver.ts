@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 
 /** A webhook endpoint on 127.0.0.1:0 that records every JSON body; the first `failFirst` answers are 500. */
 export interface Receiver {

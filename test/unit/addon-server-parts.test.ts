@@ -1,16 +1,16 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { createAddonNetworks } from '../../src/modules/addons/addon-networks.ts';
-import { newServerRow } from '../../src/modules/addons/addon-servers.ts';
-import type { AddonRow } from '../../src/modules/addons/addons.store.ts';
-import type { AppRow } from '../../src/modules/apps/apps.store.ts';
+import { type AddonProgress } from '../../src/modules/addons/addon-server-start.ts';
 import { createAddonSupervisor } from '../../src/modules/addons/addon-server-supervisor.ts';
-import type { AddonProgress } from '../../src/modules/addons/addon-server-start.ts';
-import type { AddonServerRow, AddonServersStore } from '../../src/modules/addons/addon-servers.store.ts';
+import { type AddonServerRow, type AddonServersStore } from '../../src/modules/addons/addon-servers.store.ts';
+import { newServerRow } from '../../src/modules/addons/addon-servers.ts';
+import { type AddonRow } from '../../src/modules/addons/addons.store.ts';
+import { type AppRow } from '../../src/modules/apps/apps.store.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { createLogger } from '../../src/shared/logger.ts';
-import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
-import { FakeRuntime } from '../support/fake-runtime.ts';
 import { eventually } from '../support/docker-cli.ts';
+import { FakeRuntime } from '../support/fake-runtime.ts';
 
 // Parts of the addon servers on their own, over the in-memory runtime (real servers: test/docker/addon-*.test.ts).
 

@@ -1,7 +1,7 @@
-import { describe, it, expect } from 'vitest';
-import { createAlertEngine, type AlertEngineDeps } from '../../src/modules/alerts/alert-engine.ts';
-import type { AlertRow } from '../../src/modules/alerts/alerts.store.ts';
-import type { AppRow } from '../../src/modules/apps/apps.store.ts';
+import { describe, expect, it } from 'vitest';
+import { type AlertEngineDeps, createAlertEngine } from '../../src/modules/alerts/alert-engine.ts';
+import { type AlertRow } from '../../src/modules/alerts/alerts.store.ts';
+import { type AppRow } from '../../src/modules/apps/apps.store.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
 // When an alert fires, judged on the rounds' own times (a manual clock gives rounds their tick's time).

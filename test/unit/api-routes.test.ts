@@ -1,8 +1,8 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiRoutes } from '../../src/http/api-routes.ts';
+import { type AuthService } from '../../src/modules/auth/auth.service.ts';
 import { bearerOkAuth as auth, smallHttpApp, TEST_USER as user } from '../support/small-http-app.ts';
-import type { AuthService } from '../../src/modules/auth/auth.service.ts';
 
 // The route declarations (api-routes.ts) and the conformance check, on a small app of their own.
 const apps = new Map([['mine', { id: 'ap-1', name: 'mine' }]]);

@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeEach } from 'vitest';
 import Database from 'better-sqlite3';
-import { createAppAnswerCache } from '../../src/modules/apps/app-answer-cache.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { countWrites } from '../../src/db/write-count.ts';
+import { createAppAnswerCache } from '../../src/modules/apps/app-answer-cache.ts';
 
 describe('app answer cache: dropped by any change of the database or of the URLs', () => {
   let db: Database.Database;

@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/shared/logger.ts';
 import { openUnits, resumeUnits, routesOf, startUnits, stopUnits, type Unit } from '../../src/wiring/area.ts';
 

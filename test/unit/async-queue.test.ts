@@ -1,5 +1,6 @@
-import { it, expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { AsyncQueue } from '../../src/runtime/async-queue.ts';
+
 it('drains 200k items quickly and in order', async () => {
   const q = new AsyncQueue<number>({ highWater: 1e9 });
   for (let i = 0; i < 200_000; i++) q.push(i);

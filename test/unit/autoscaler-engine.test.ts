@@ -1,8 +1,8 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { type AppRow } from '../../src/modules/apps/apps.store.ts';
 import { createAutoscalerEngine } from '../../src/modules/autoscalers/autoscaler-engine.ts';
-import type { AutoscalerRow, AutoscalersStore } from '../../src/modules/autoscalers/autoscalers.store.ts';
-import type { AppRow } from '../../src/modules/apps/apps.store.ts';
-import type { SampleRow } from '../../src/modules/stats/stats.store.ts';
+import { type AutoscalerRow, type AutoscalersStore } from '../../src/modules/autoscalers/autoscalers.store.ts';
+import { type SampleRow } from '../../src/modules/stats/stats.store.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
 // The decisions of the engine, with the platform's rules (hysteresis, cool-downs, bounds, steps).

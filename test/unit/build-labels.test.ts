@@ -1,7 +1,7 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { labelInstruction, labelledDockerfile } from '../../src/runtime/build-labels.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'emu-build-labels-'));

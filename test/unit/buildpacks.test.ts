@@ -1,16 +1,16 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultProcessTypes, detectBuildpack, detectLanguage } from '../../src/modules/deployments/buildpacks.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ADDON_KINDS, kindOfProvider, planMemoryBytes } from '../../src/modules/addons/addon-kinds.ts';
 import {
   buildContainerNetwork,
   missingNetworkHint,
   watchOfflineBuild,
 } from '../../src/modules/deployments/build-network.ts';
 import { dependencyInputs, dependencyScript } from '../../src/modules/deployments/build-scripts.ts';
-import { IMAGE_RECIPES, findRecipe, recipeHash } from '../../src/runtime/image-recipes.ts';
-import { kindOfProvider, planMemoryBytes, ADDON_KINDS } from '../../src/modules/addons/addon-kinds.ts';
+import { defaultProcessTypes, detectBuildpack, detectLanguage } from '../../src/modules/deployments/buildpacks.ts';
+import { findRecipe, IMAGE_RECIPES, recipeHash } from '../../src/runtime/image-recipes.ts';
 
 const dirs: string[] = [];
 const appDir = (files: Record<string, string>) => {

@@ -1,8 +1,8 @@
-import { describe, it, expect } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, ConfigError } from '../../src/config/load.ts';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/load.ts';
 import { configSchema } from '../../src/config/schema.ts';
 
 function tmpFile(content: string): string {

@@ -1,6 +1,6 @@
-import { describe, it, expect } from 'vitest';
-import { ManualClock } from '../../src/shared/clock.ts';
+import { describe, expect, it } from 'vitest';
 import { compilePathPattern, createFaults } from '../../src/modules/control/faults.ts';
+import { ManualClock } from '../../src/shared/clock.ts';
 
 describe('ManualClock timers', () => {
   it('advance fires due timers in due order, each seeing its own due time; later ones wait', () => {

@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
-import { parseCronJson, intervalOf } from '../../src/modules/cron/cron-json.ts';
+import { describe, expect, it } from 'vitest';
+import { intervalOf, parseCronJson } from '../../src/modules/cron/cron-json.ts';
 
 const RULES = { maxJobs: 5, minIntervalMs: 10 * 60_000, secondsField: false, sizes: ['S', 'M', 'L', 'XL', '2XL'] };
 const parse = (doc: unknown, rules = RULES) =>

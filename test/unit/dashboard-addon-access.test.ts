@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addonKind, clientCommand, hostUrl, urlVariable } from '../../src/dashboard/addon-access.ts';
 import { maskUrl } from '../../src/dashboard/dom.ts';
 import { looksSecret } from '../../src/dashboard/environment-view.ts';

@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
 import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
 
 type Files = Record<'index.html' | 'app.js' | 'style.css', string>;
 // The build's own function (scripts/build.mjs calls it for dist/dashboard/).

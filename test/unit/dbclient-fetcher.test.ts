@@ -1,14 +1,14 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   DATABASE_CLIENT_PACKAGES,
   DBCLIENT_FETCHER_PATH,
   dbclientFetcherInstall,
 } from '../../src/runtime/dbclient-fetcher.ts';
-import { IMAGE_RECIPES, findRecipe } from '../../src/runtime/image-recipes.ts';
+import { findRecipe, IMAGE_RECIPES } from '../../src/runtime/image-recipes.ts';
 
 // The stacks' dbclient-fetcher (issue #22): installed by every stack recipe, of every suite, and nowhere else;
 // the script written by the install command is run here with the host's sh for the kinds that need no client

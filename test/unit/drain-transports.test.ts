@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DRAIN_TRANSPORTS, type Transport } from '../../src/modules/drains/drain-transports.ts';
 import { normaliseDrain } from '../../src/modules/drains/drain-types.ts';
 

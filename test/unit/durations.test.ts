@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { durationInput, formatGoDuration, parseGoDuration } from '../../src/modules/alerts/durations.ts';
 
 describe('Go durations (alerts: remind_every, duration_before_trigger)', () => {

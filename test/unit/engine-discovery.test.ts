@@ -1,9 +1,9 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SOCKET, resolveEngineEndpoint } from '../../src/runtime/engine-endpoint.ts';
 
 // Issue 36: the engine found where the docker CLI finds it when nothing names it — DOCKER_HOST, the current

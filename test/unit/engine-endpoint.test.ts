@@ -1,11 +1,11 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type ConfigError } from '../../src/config/load.ts';
-import { DEFAULT_SOCKET, resolveEngineEndpoint } from '../../src/runtime/engine-endpoint.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ConfigError, loadConfig } from '../../src/config/load.ts';
 import { translateDockerError } from '../../src/runtime/docker-errors.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
+import { DEFAULT_SOCKET, resolveEngineEndpoint } from '../../src/runtime/engine-endpoint.ts';
 import {
   ConflictError,
   EngineUnavailableError,

@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
-import { frameDemuxer, demuxBuffer, lineSplitter, parseTimestampedLine } from '../../src/runtime/engine-parse.ts';
+import { describe, expect, it } from 'vitest';
+import { demuxBuffer, frameDemuxer, lineSplitter, parseTimestampedLine } from '../../src/runtime/engine-parse.ts';
 
 const frame = (type: 1 | 2, text: string) => {
   const payload = Buffer.from(text);

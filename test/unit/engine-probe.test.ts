@@ -1,9 +1,9 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SOCKET } from '../../src/runtime/engine-endpoint.ts';
 import { versionOverSocket } from '../../src/runtime/engine-probe.ts';
 

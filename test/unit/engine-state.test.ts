@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEngineState } from '../../src/runtime/engine-state.ts';
 import { EngineUnavailableError, isEngineUnreachable } from '../../src/runtime/runtime.ts';
 

@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
 import { createEventsStore } from '../../src/modules/events/events.store.ts';
 

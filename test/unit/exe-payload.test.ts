@@ -1,7 +1,7 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { exeCacheDir, scriptArgs, unpack } from '../../src/boot/exe-payload.ts';
 
 // What the single executable does before it runs the emulator (src/boot/exe-entry.ts): its cache directory's checks,

@@ -1,7 +1,7 @@
-import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestSpecification, Vitest } from 'vitest/node';
+import { describe, expect, it } from 'vitest';
+import { type TestSpecification, type Vitest } from 'vitest/node';
 import { DURATIONS_FILE, LongestFirst, RUNS_FIRST } from '../support/file-order.ts';
 
 // The order vitest.config.ts hands test files to its workers: group by group, the first-use project first in

@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cidrError, managedRanges } from '../../src/modules/databases/firewall-rules.ts';
 
 // The CIDR check of a dedicated database's custom firewall rule (issue 22).

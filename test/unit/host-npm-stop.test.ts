@@ -1,8 +1,8 @@
-import { describe, it, expect, afterAll } from 'vitest';
-import { createServer, type Socket } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runNpm } from '../../src/modules/deployments/host-npm.ts';
 import { withShutdownGate } from '../../src/runtime/shutdown-gate.ts';
 import { FakeRuntime } from '../support/fake-runtime.ts';

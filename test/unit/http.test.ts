@@ -1,12 +1,12 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { Hono } from 'hono';
-import { createEmulator, type Emulator } from '../../src/emulator.ts';
-import { testConfig, TOKENS } from '../harness.ts';
-import { createHttpApp, hasSubPath } from '../../src/http/app.ts';
-import type { AppEnv } from '../../src/http/env.ts';
 import { Writable } from 'node:stream';
+import { Hono } from 'hono';
 import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from '../../src/emulator.ts';
+import { createHttpApp, hasSubPath } from '../../src/http/app.ts';
+import { type AppEnv } from '../../src/http/env.ts';
 import { systemClock } from '../../src/shared/clock.ts';
+import { TOKENS, testConfig } from '../harness.ts';
 
 // Conventions of the HTTP layer, exercised with app.request() — no port, no socket.
 const basic = (t: string) => `Basic ${Buffer.from(`:${t}`).toString('base64')}`;

@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { type MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
+import { MANIFEST, manifestSource } from '../../scripts/routes-manifest.ts';
 import { ApiRoutes } from '../../src/http/api-routes.ts';
-import type { AppEnv } from '../../src/http/env.ts';
+import { type AppEnv } from '../../src/http/env.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { LazyRoutes, manifestEntry } from '../../src/wiring/lazy-routes.ts';
-import type { ManifestRoute } from '../../src/wiring/routes-manifest.ts';
-import { MANIFEST, manifestSource } from '../../scripts/routes-manifest.ts';
+import { type ManifestRoute } from '../../src/wiring/routes-manifest.ts';
 import { startEmulator } from '../harness.ts';
 import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 import { smallHttpApp } from '../support/small-http-app.ts';

@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiRoutes } from '../../src/http/api-routes.ts';
 import { lazySchema } from '../../src/http/api-schemas.ts';

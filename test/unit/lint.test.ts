@@ -1,8 +1,8 @@
-import { describe, it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
 
 // `npm test` (so CI's .ci/run) fails on a lint error or on unformatted code through this file: Biome with
 // biome.json, the same run as `npm run lint` (`biome check`: the linter and the formatter). The other tests

@@ -1,22 +1,22 @@
-import { describe, it, expect } from 'vitest';
 import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
-import { ManualClock } from '../../src/shared/clock.ts';
 import { ApiError } from '../../src/http/errors.ts';
+import { formatRfc5424, octetFrame } from '../../src/modules/drains/syslog-format.ts';
 import {
   archiveDate,
   compileFilter,
   formatLine,
-  normaliseTimestamp,
   newLine,
-  timestampFromMs,
+  normaliseTimestamp,
   type StoredLine,
+  timestampFromMs,
 } from '../../src/modules/logs/log-line.ts';
-import { createLogsStore } from '../../src/modules/logs/logs.store.ts';
-import { createLogsPipeline } from '../../src/modules/logs/logs.pipeline.ts';
 import { createLogsHub, type StreamSink } from '../../src/modules/logs/logs.hub.ts';
+import { createLogsPipeline } from '../../src/modules/logs/logs.pipeline.ts';
+import { createLogsStore } from '../../src/modules/logs/logs.store.ts';
 import { createUrlSigner } from '../../src/modules/logs/logs-url.ts';
-import { formatRfc5424, octetFrame } from '../../src/modules/drains/syslog-format.ts';
+import { ManualClock } from '../../src/shared/clock.ts';
 import { parse5424 } from '../support/syslog-servers.ts';
 
 const silent = pino({ level: 'silent' });

@@ -1,10 +1,9 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { type AddressInfo, connect } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { serve, type ServerType } from '@hono/node-server';
-import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestHeader } from '../../src/http/node-request.ts';
-import { startEmulator, type Harness } from '../harness.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 
 // Headers read from Node's request (src/http/node-request.ts) must be what hono's c.req.header() reads, over a
 // real socket (where the Node request exists), repeated and oddly cased headers included.

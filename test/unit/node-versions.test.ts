@@ -1,14 +1,14 @@
-import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   bundledNpmRange,
   checkRange,
   nodePackageFor,
   pickNode,
-  readEngines,
   RECOMMENDED_LTS_RANGE,
+  readEngines,
   shipsCorepack,
 } from '../../src/modules/deployments/node-versions.ts';
 

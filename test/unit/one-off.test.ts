@@ -1,16 +1,16 @@
-import { describe, it, expect } from 'vitest';
-import { ManualClock, systemClock } from '../../src/shared/clock.ts';
-import { ApiError } from '../../src/http/errors.ts';
-import { createAttachSigner } from '../../src/modules/one-off/attach-url.ts';
-import { sanitizeUploadName, uploadsArchive } from '../../src/modules/one-off/uploads.ts';
-import { normaliseResize, resizeSchema, runSchema } from '../../src/modules/one-off/one-off.schemas.ts';
-import { extract } from 'tar-stream';
 import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
-import { createSessions } from '../../src/modules/one-off/one-off.sessions.ts';
+import { extract } from 'tar-stream';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.ts';
+import { type ContainerRow, type ContainersStore } from '../../src/modules/containers/containers.store.ts';
 import { createAttacher, type TerminalClient } from '../../src/modules/one-off/attach-session.ts';
-import type { ContainerRow, ContainersStore } from '../../src/modules/containers/containers.store.ts';
-import type { ContainerRuntime } from '../../src/runtime/runtime.ts';
+import { createAttachSigner } from '../../src/modules/one-off/attach-url.ts';
+import { normaliseResize, resizeSchema, runSchema } from '../../src/modules/one-off/one-off.schemas.ts';
+import { createSessions } from '../../src/modules/one-off/one-off.sessions.ts';
+import { sanitizeUploadName, uploadsArchive } from '../../src/modules/one-off/uploads.ts';
+import { type ContainerRuntime } from '../../src/runtime/runtime.ts';
+import { ManualClock, systemClock } from '../../src/shared/clock.ts';
 
 const ID = '65a1b2c3d4e5f60718293a4b';
 

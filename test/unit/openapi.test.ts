@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { startEmulator, type Harness } from '../harness.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiPath } from '../../src/http/api-routes.ts';
+import { type Harness, startEmulator } from '../harness.ts';
 import { FakeLogsRuntime } from '../support/fake-logs-runtime.ts';
 
 describe('the OpenAPI document (/_emulator/openapi.json)', () => {

@@ -1,7 +1,7 @@
-import { describe, it, expect } from 'vitest';
-import { LABELS } from '../../src/runtime/runtime.ts';
-import { isOwnedBy, removingOnlyOwned, type RemovedKind } from '../../src/runtime/ownership.ts';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+import { isOwnedBy, type RemovedKind, removingOnlyOwned } from '../../src/runtime/ownership.ts';
+import { LABELS } from '../../src/runtime/runtime.ts';
 import { FakeRuntime } from '../support/fake-runtime.ts';
 
 // The removal check of src/runtime/ownership.ts over the in-memory runtime: what this instance made goes, the rest

@@ -1,10 +1,18 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { x } from 'tar';
-import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import { x } from 'tar';
+import { afterAll, describe, expect, it } from 'vitest';
 import { packTree } from '../../src/runtime/images.ts';
 
 // The archive a Node.js image's layer is made of (node-runtime.ts): several directories under their

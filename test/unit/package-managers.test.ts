@@ -1,19 +1,19 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
+import { afterAll, describe, expect, it } from 'vitest';
+import { shellEnv } from '../../src/modules/deployments/build-container.ts';
+import { npmLockOnRegistry, onRegistry, yarnLockOnRegistry } from '../../src/modules/deployments/lockfile-registry.ts';
+import { cacheDirectories, nodeScripts } from '../../src/modules/deployments/node-lifecycle.ts';
 import {
   assertLockfileReadable,
   lockfileOf,
+  type PackageManagerPlan,
   readPackageJson,
   resolvePackageManager,
-  type PackageManagerPlan,
 } from '../../src/modules/deployments/package-manager.ts';
-import { npmLockOnRegistry, onRegistry, yarnLockOnRegistry } from '../../src/modules/deployments/lockfile-registry.ts';
-import { cacheDirectories, nodeScripts } from '../../src/modules/deployments/node-lifecycle.ts';
-import { shellEnv } from '../../src/modules/deployments/build-container.ts';
 
 // The package manager a Node.js app is built with, its lifecycle's scripts, the lockfiles' URLs moved
 // to the host's registry (issue 34, points 2 and 3). With real Docker: test/docker/package-managers.test.ts.

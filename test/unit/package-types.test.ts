@@ -1,8 +1,8 @@
-import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
 
 // index.d.ts is written by hand; this keeps it equal to src/index.ts's types (test/types/index-dts.check.ts).
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -1,10 +1,10 @@
-import { describe, it, expect } from 'vitest';
 import { Hono } from 'hono';
+import { type Result } from 'hono/router';
 import { TrieRouter } from 'hono/router/trie-router';
-import type { Result } from 'hono/router';
+import { describe, expect, it } from 'vitest';
+import { type AppEnv } from '../../src/http/env.ts';
 import { MemoRouter } from '../../src/http/memo-router.ts';
 import { chainOfMatch } from '../../src/http/sync-chain.ts';
-import type { AppEnv } from '../../src/http/env.ts';
 
 // Matches remembered by a path's shape (src/http/path-shapes.ts): a path that differs from a remembered one in one
 // segment of free text gets the same handlers, with that text as the same parameters' value, without matching.

@@ -1,10 +1,10 @@
-import { describe, it, expect } from 'vitest';
-import { Writable } from 'node:stream';
 import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { createProgress } from '../../src/cli/progress.ts';
+import { describe, expect, it } from 'vitest';
 import { ensureBaseImageWithProgress, followDeployments } from '../../src/cli/follow.ts';
-import type { Emulator } from '../../src/emulator.ts';
+import { createProgress } from '../../src/cli/progress.ts';
+import { type Emulator } from '../../src/emulator.ts';
 
 // Progress of long work: redrawn lines on a terminal, structured log lines anywhere else.
 function sink(isTTY: boolean) {

@@ -1,11 +1,11 @@
-import { describe, it, expect, afterEach } from 'vitest';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { createProgress } from '../../src/cli/progress.ts';
+import { afterEach, describe, expect, it } from 'vitest';
 import { followImageBuilds } from '../../src/cli/follow.ts';
-import { findRecipe, recipeHash, type ImageRecipe } from '../../src/runtime/image-recipes.ts';
+import { createProgress } from '../../src/cli/progress.ts';
+import { findRecipe, type ImageRecipe, recipeHash } from '../../src/runtime/image-recipes.ts';
+import { ensureRecipeImage, type ImageBuildEvent, watchImageBuilds } from '../../src/runtime/recipe-images.ts';
 import { debianSuite } from '../../src/runtime/rootfs.ts';
-import { ensureRecipeImage, watchImageBuilds, type ImageBuildEvent } from '../../src/runtime/recipe-images.ts';
 import { FakeRuntime } from '../support/fake-runtime.ts';
 
 // One build per image at a time, shared by every waiter; a failure reaches each of them with the

@@ -1,4 +1,3 @@
-import { afterAll, describe, expect, it } from 'vitest';
 import {
   chmodSync,
   existsSync,
@@ -15,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { c, x } from 'tar';
-import { registryArchive } from '../../src/modules/deployments/registry-archive.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFilePlace } from '../../src/modules/deployments/node-runtime.ts';
+import { registryArchive } from '../../src/modules/deployments/registry-archive.ts';
 
 // The archive a Node.js image's layer is made of (node-runtime.ts): registry tarballs (gzip, files
 // under package/) re-pathed and filtered as they stream, in order, with a manifest read on the way.

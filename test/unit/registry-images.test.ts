@@ -1,11 +1,11 @@
-import { describe, it, expect, afterEach } from 'vitest';
-import { findRecipe, recipeHash, RECIPE_LABEL, type ImageRecipe } from '../../src/runtime/image-recipes.ts';
-import { debianSuite } from '../../src/runtime/rootfs.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineUnavailableError } from '../../src/runtime/errors.ts';
+import { findRecipe, type ImageRecipe, RECIPE_LABEL, recipeHash } from '../../src/runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../src/runtime/recipe-images.ts';
 import { BASE_IMAGE_LABEL, registryBase, registryDockerfile } from '../../src/runtime/registry-images.ts';
-import { FakeRuntime } from '../support/fake-runtime.ts';
-import { EngineUnavailableError } from '../../src/runtime/errors.ts';
+import { debianSuite } from '../../src/runtime/rootfs.ts';
 import { withShutdownGate } from '../../src/runtime/shutdown-gate.ts';
+import { FakeRuntime } from '../support/fake-runtime.ts';
 
 // Issue 36: `images.source` — the engine's registry (the official image pulled by the engine, adapted by a build),
 // the Debian path, each way alone, and the error naming both when none gives the image. The engine here is the

@@ -1,7 +1,6 @@
-import { describe, it, expect, afterEach } from 'vitest';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readNodeBody } from '../../src/http/request-body.ts';
 
 // The Node request's body read from its events (src/http/request-body.ts), over a real loopback connection.

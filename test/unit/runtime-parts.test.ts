@@ -1,13 +1,13 @@
-import { describe, it, expect } from 'vitest';
 import type Docker from 'dockerode';
-import { runtimeEventOf } from '../../src/runtime/docker-events.ts';
-import { containerInfoOf, createOptionsOf, managedFilter } from '../../src/runtime/docker-containers.ts';
-import { createSwarmPlacement } from '../../src/runtime/swarm-placement.ts';
-import type { SwarmNodes } from '../../src/runtime/swarm-nodes.ts';
-import type { SwarmTasks } from '../../src/runtime/swarm-tasks.ts';
-import { LABELS, RuntimeError } from '../../src/runtime/runtime.ts';
-import { FakeRuntime } from '../support/fake-runtime.ts';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
+import { containerInfoOf, createOptionsOf, managedFilter } from '../../src/runtime/docker-containers.ts';
+import { runtimeEventOf } from '../../src/runtime/docker-events.ts';
+import { LABELS, RuntimeError } from '../../src/runtime/runtime.ts';
+import { type SwarmNodes } from '../../src/runtime/swarm-nodes.ts';
+import { createSwarmPlacement } from '../../src/runtime/swarm-placement.ts';
+import { type SwarmTasks } from '../../src/runtime/swarm-tasks.ts';
+import { FakeRuntime } from '../support/fake-runtime.ts';
 
 // The engine adapters' parts, each on its own (the whole runtimes: the contract suite, test/contract/).
 

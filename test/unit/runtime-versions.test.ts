@@ -1,7 +1,7 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { requestedVersion, resolveVersion, STACK_VERSIONS } from '../../src/modules/deployments/runtime-versions.ts';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
-import { describe, it, expect, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Database, migrate, migrationFiles } from '../../src/db/database.ts';
 import { checkAndMigrate } from '../../src/modules/control/snapshot-check.ts';
 import { checkSnapshotFile } from '../../src/modules/control/snapshot-check-process.ts';

@@ -1,16 +1,16 @@
-import { describe, it, expect, afterEach } from 'vitest';
-import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   entryProblem,
   extractArchive,
   SourceError,
-  timeLimit,
   type SourceLimits,
+  timeLimit,
 } from '../../src/modules/deployments/archive-extract.ts';
 import { prepareSource } from '../../src/modules/deployments/sources.ts';
 import { startEmulator } from '../harness.ts';

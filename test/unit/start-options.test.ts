@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startCommand } from '../../bench/lib/start-options.ts';
 import { ensureEmulatorBundle } from '../../bench/lib/bundle.ts';
 import { spawnEmulator } from '../../bench/lib/processes.ts';
+import { startCommand } from '../../bench/lib/start-options.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 

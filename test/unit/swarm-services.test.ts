@@ -1,21 +1,22 @@
 // The swarm runtime's mapping of a ContainerSpec onto a service, and of a service and its newest task
 // back onto a ContainerInfo (pure functions of src/runtime/swarm-services.ts; the runtime itself is
 // tested on a real swarm in test/docker/swarm-runtime.docker.test.ts).
-import { describe, expect, it } from 'vitest';
+
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { DOOR_PORTS, SERVICE_PORTS, pickPort, portFree } from '../../src/runtime/swarm-ports.ts';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
+import { DOOR_PORTS, pickPort, portFree, SERVICE_PORTS } from '../../src/runtime/swarm-ports.ts';
 import {
   newestTask,
+  SWARM_LABELS,
+  type SwarmService,
+  type SwarmTask,
   serviceInfo,
   serviceName,
   serviceSpec,
-  SWARM_LABELS,
   taskState,
-  type SwarmService,
-  type SwarmTask,
 } from '../../src/runtime/swarm-services.ts';
 
 const MiB = 1024 * 1024;

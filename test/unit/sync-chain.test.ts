@@ -1,9 +1,9 @@
-import { describe, it, expect } from 'vitest';
-import { Hono, type ErrorHandler } from 'hono';
-import { SmartRouter } from 'hono/router/smart-router';
+import { type ErrorHandler, Hono } from 'hono';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { SmartRouter } from 'hono/router/smart-router';
 import { TrieRouter } from 'hono/router/trie-router';
-import type { AppEnv } from '../../src/http/env.ts';
+import { describe, expect, it } from 'vitest';
+import { type AppEnv } from '../../src/http/env.ts';
 import { MemoRouter } from '../../src/http/memo-router.ts';
 import { chainOfMatch } from '../../src/http/sync-chain.ts';
 

@@ -1,6 +1,6 @@
-import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
 
 // A user may have `npm start` running on the default ports while `npm test` runs: a test that starts an emulator

@@ -1,15 +1,15 @@
-import { describe, it, expect } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { manifestVariables, parseManifest } from '../../src/cli/up/manifest.ts';
+import { describe, expect, it } from 'vitest';
 import { loadIgnore } from '../../src/cli/up/ignore.ts';
+import { createLogPrinter, splitLogLine } from '../../src/cli/up/log-printer.ts';
+import { manifestVariables, parseManifest } from '../../src/cli/up/manifest.ts';
+import { appNameFrom } from '../../src/cli/up/project.ts';
+import { UpError } from '../../src/cli/up/up-error.ts';
 import { watchFolder } from '../../src/cli/up/watch.ts';
 import { eventually } from '../support/docker-cli.ts';
-import { appNameFrom } from '../../src/cli/up/project.ts';
-import { createLogPrinter, splitLogLine } from '../../src/cli/up/log-printer.ts';
-import { UpError } from '../../src/cli/up/up-error.ts';
 
 // The pure pieces of `up`: the manifest's rules, the generators, .gitignore matching, names, log lines.
 describe('scalingo.json', () => {

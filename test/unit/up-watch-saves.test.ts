@@ -4,11 +4,12 @@
 // it) do, and reports exactly one change naming only that file. "Exactly one" without waiting out a
 // delay: after each save a marker file is written, and the next change must name only the marker (a
 // late event of the save would come before it, in the same change or one of its own).
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { watchFolder } from '../../src/cli/up/watch.ts';
 import { eventually } from '../support/docker-cli.ts';
 

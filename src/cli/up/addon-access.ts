@@ -1,7 +1,7 @@
 // How to reach each addon from the host: its server's port on 127.0.0.1 with the URL variable's
 // credentials (psql/redis-cli/mysql work as is), or the CLI's db-tunnel when no port is published.
-import type { ApiClient } from './api-client.ts';
-import type { AddonJson } from './provision.ts';
+import { type ApiClient } from './api-client.ts';
+import { type AddonJson } from './provision.ts';
 
 export interface AddonAccess {
   kind: string;

@@ -1,7 +1,7 @@
 // One deployment of the folder, the way `scalingo deploy` makes it: the code archived, uploaded to a
 // source (POST /v1/sources, PUT), deployed from its URL, and followed until it ends, its build
 // output passed on line by line.
-import { callSignal, retryConflicts, type ApiClient } from './api-client.ts';
+import { type ApiClient, callSignal, retryConflicts } from './api-client.ts';
 import { archiveFolder } from './archive.ts';
 
 const FINISHED = new Set(['success', 'build-error', 'crashed-error', 'timeout-error', 'aborted', 'hook-error']);

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dataDirHolder } from '../../db/data-dir-lock.ts';
-import { runningEmulator, upConfig, type EndpointOptions } from './emulator-endpoint.ts';
+import { type EndpointOptions, runningEmulator, upConfig } from './emulator-endpoint.ts';
 import { UpError } from './up-error.ts';
 
 const START_WAIT_MS = 60_000;

@@ -8,12 +8,12 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dataDirHolder } from '../../db/data-dir-lock.ts';
-import { apiClient, type ApiClient } from './api-client.ts';
-import { openEndpoint, probeEmulator, upConfig, userToken, type EndpointOptions } from './emulator-endpoint.ts';
-import { readProject } from './project.ts';
+import { type ApiClient, apiClient } from './api-client.ts';
+import { type EndpointOptions, openEndpoint, probeEmulator, upConfig, userToken } from './emulator-endpoint.ts';
 import { stopEmulatorProcess } from './emulator-process.ts';
-import { readUpRecord, recordedDataDir, writeUpRecord, type UpRecord } from './up-record.ts';
+import { readProject } from './project.ts';
 import { UpError } from './up-error.ts';
+import { readUpRecord, recordedDataDir, type UpRecord, writeUpRecord } from './up-record.ts';
 
 export type DownOptions = EndpointOptions & { dir?: string; app?: string; volumes?: boolean };
 

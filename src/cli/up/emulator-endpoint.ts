@@ -3,11 +3,11 @@
 // API, with a token of the configured user), or its own, started in this process and stopped with it
 // (containers and addon servers stop too; their data stays in the data dir).
 import { resolve } from 'node:path';
-import { loadConfig, ConfigError } from '../../config/load.ts';
-import type { EmulatorConfig } from '../../config/schema.ts';
+import { ConfigError, loadConfig } from '../../config/load.ts';
+import { type EmulatorConfig } from '../../config/schema.ts';
+import { DataDirInUseError, dataDirHolder } from '../../db/data-dir-lock.ts';
 import { createEmulator, type Emulator } from '../../emulator.ts';
 import { createLogger } from '../../shared/logger.ts';
-import { DataDirInUseError, dataDirHolder } from '../../db/data-dir-lock.ts';
 import { UpError } from './up-error.ts';
 
 export interface EndpointOptions {

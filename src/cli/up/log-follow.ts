@@ -1,6 +1,6 @@
 // The app's logs followed as the API serves them (a signed logs URL, Server-Sent Events), each line
 // handed on with its container's name. Reconnects while `up` runs (a restarted emulator, a cut socket).
-import type { ApiClient } from './api-client.ts';
+import { type ApiClient } from './api-client.ts';
 import { splitLogLine } from './log-printer.ts';
 
 export function followLogs(

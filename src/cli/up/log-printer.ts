@@ -1,6 +1,6 @@
 // Lines as foreman and `heroku local` print them: `web-1      | text`, one colour per process
 // (by the order names appear), plain when the output is not a terminal (or NO_COLOR is set).
-import type { Writable } from 'node:stream';
+import { type Writable } from 'node:stream';
 
 // foreman's palette: cyan, yellow, green, magenta, red, blue, then the bright ones.
 const PALETTE = [36, 33, 32, 35, 31, 34, 96, 93, 92, 95, 91, 94];

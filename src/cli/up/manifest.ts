@@ -2,8 +2,9 @@
 // scalingo.schema.json), as `up` reads it: env (value, generators secret/url/template, required),
 // addons ("provider:plan", options.version), formation (amount and size per type), stack and
 // scripts.first-deploy. Every mistake is one line naming the field (docs/fidelity.md, "up").
-import { z } from 'zod';
+
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { UpError } from './up-error.ts';
 
 /** Bigger than any real manifest; a larger file is a mistake, refused before it is parsed. */

@@ -2,7 +2,7 @@
 // its scalingo.json say. Read once per (re)deployment; every refusal is one UpError line.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { parseManifest, MANIFEST_MAX_BYTES, type Manifest } from './manifest.ts';
+import { MANIFEST_MAX_BYTES, type Manifest, parseManifest } from './manifest.ts';
 import { UpError } from './up-error.ts';
 
 /** What makes a folder an app: a Procfile, a Dockerfile, or a language the stacks build (the platform's detection). */

@@ -1,7 +1,7 @@
 // The app as scalingo.json describes it, made through the API: the app (with its stack), its addons
 // (real servers: `up` waits until they run), its variables, and its formation after the first deployment.
-import { retryConflicts, type ApiClient } from './api-client.ts';
-import { manifestVariables, type Manifest } from './manifest.ts';
+import { type ApiClient, retryConflicts } from './api-client.ts';
+import { type Manifest, manifestVariables } from './manifest.ts';
 import { UpError } from './up-error.ts';
 
 interface Plan {

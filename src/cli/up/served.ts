@@ -2,7 +2,7 @@
 // restart the emulator brings the containers back in the background, and until then the router answers
 // 502/503. Any other answer is the app's own. Apps without web containers are not waited for.
 import { request } from 'node:http';
-import type { ApiClient } from './api-client.ts';
+import { type ApiClient } from './api-client.ts';
 import { UpError } from './up-error.ts';
 
 const SERVED_WAIT_MS = 120_000;

@@ -1,13 +1,13 @@
 // `scalingo-emulator up [DIR]` and `down [DIR]`: the command lines of up.ts and down.ts. A user's
 // mistake is one line on stderr and exit 1; Ctrl-C (SIGINT or SIGTERM) stops cleanly and exits 0.
-import { parseArgs } from 'node:util';
+
 import { resolve } from 'node:path';
-import { up } from './up.ts';
-import { upConfig } from './emulator-endpoint.ts';
+import { parseArgs } from 'node:util';
+import { type DetachedEmulator, detachEmulator } from './detach.ts';
 import { down } from './down.ts';
-import { detachEmulator, type DetachedEmulator } from './detach.ts';
+import { upConfig } from './emulator-endpoint.ts';
 import { stopEmulatorProcess } from './emulator-process.ts';
-import type { UpOptions } from './up.ts';
+import { type UpOptions, up } from './up.ts';
 import { UpError } from './up-error.ts';
 
 export const UP_USAGE = `Usage: scalingo-emulator up [DIR] [options]     run the folder (default .) as the platform would, redeploy on change

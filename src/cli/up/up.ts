@@ -1,31 +1,32 @@
 // `up`: a project folder running as the platform would run it, in one call. Reads the folder and its
 // scalingo.json, makes the app, its addons and variables through the API of an emulator (already
 // running, or started here), deploys, applies the formation, follows the logs, and redeploys on change.
-import type { Writable } from 'node:stream';
-import { apiClient, type ApiClient } from './api-client.ts';
-import { openEndpoint, type Endpoint, type EndpointOptions } from './emulator-endpoint.ts';
-import { readManifest, readProject, type Project } from './project.ts';
+
+import { resolve } from 'node:path';
+import { type Writable } from 'node:stream';
+import { type Emulator } from '../../emulator.ts';
+import { type AddonAccess, addonAccess } from './addon-access.ts';
+import { type ApiClient, apiClient } from './api-client.ts';
+import { newestChange } from './changes.ts';
+import { type DeploymentResult, deployFolder } from './deploy.ts';
+import { type Endpoint, type EndpointOptions, openEndpoint } from './emulator-endpoint.ts';
+import { followLogs } from './log-follow.ts';
+import { createLogPrinter, type LogPrinter } from './log-printer.ts';
+import { manifestVariables } from './manifest.ts';
+import { type Project, readManifest, readProject } from './project.ts';
 import {
+  type AddonJson,
   addonsRunning,
   applyFormation,
   ensureAddons,
   ensureApp,
   ensureVariables,
   wantedAddons,
-  type AddonJson,
 } from './provision.ts';
-import { deployFolder, type DeploymentResult } from './deploy.ts';
-import { createLogPrinter, type LogPrinter } from './log-printer.ts';
-import { followLogs } from './log-follow.ts';
-import { describeChange, watchFolder } from './watch.ts';
-import { addonAccess, type AddonAccess } from './addon-access.ts';
-import { newestChange } from './changes.ts';
 import { waitUntilServed } from './served.ts';
 import { UpError } from './up-error.ts';
-import { manifestVariables } from './manifest.ts';
-import type { Emulator } from '../../emulator.ts';
 import { readUpRecord, writeUpRecord } from './up-record.ts';
-import { resolve } from 'node:path';
+import { describeChange, watchFolder } from './watch.ts';
 
 export interface UpOptions extends EndpointOptions {
   /** The project folder (default: the working directory). */

@@ -4,9 +4,10 @@
 // rename-on-save) into one `change` and leaves out swap and backup files (`.x.swp`, `x~`), and
 // `awaitWriteFinish` holds each event until the file stops growing, so a temporary file renamed or
 // deleted before that (sed -i's `sedXXXXXX`, vim's `4913` probe, an editor's `.tmp`) makes none.
-import { watch } from 'chokidar';
-import { relative, sep } from 'node:path';
+
 import { statSync } from 'node:fs';
+import { relative, sep } from 'node:path';
+import { watch } from 'chokidar';
 import { loadIgnore } from './ignore.ts';
 
 /** How long a file's size must stay the same before its event (chokidar polls it every STABLE_POLL_MS). */

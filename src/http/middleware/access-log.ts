@@ -1,6 +1,6 @@
-import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../env.ts';
-import type { Logger } from '../../shared/logger.ts';
+import { type MiddlewareHandler } from 'hono';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppEnv } from '../env.ts';
 import { requestLogger } from './request-id.ts';
 
 /**

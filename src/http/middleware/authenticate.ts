@@ -1,7 +1,7 @@
-import type { Context, MiddlewareHandler, Next } from 'hono';
-import type { AppEnv } from '../env.ts';
-import type { AuthService } from '../../modules/auth/auth.service.ts';
-import type { RouteAuth } from '../api-routes.ts';
+import { type Context, type MiddlewareHandler, type Next } from 'hono';
+import { type AuthService } from '../../modules/auth/auth.service.ts';
+import { type RouteAuth } from '../api-routes.ts';
+import { type AppEnv } from '../env.ts';
 import { singleAuthorization } from '../node-request.ts';
 
 /**

@@ -1,9 +1,9 @@
-import type { MiddlewareHandler } from 'hono';
-import type { z } from 'zod';
-import type { AppEnv } from '../env.ts';
-import type { Logger } from '../../shared/logger.ts';
+import { type MiddlewareHandler } from 'hono';
+import { type z } from 'zod';
+import { type Logger } from '../../shared/logger.ts';
 import { isSchema } from '../api-routes.ts';
 import { ERROR_BODY, schemaOf } from '../api-schemas.ts';
+import { type AppEnv } from '../env.ts';
 
 /**
  * Checks every answer against what its route declares (`validateResponses`, on in the test suite):

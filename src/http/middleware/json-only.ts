@@ -1,7 +1,7 @@
-import type { Context, MiddlewareHandler, Next } from 'hono';
+import { type Context, type MiddlewareHandler, type Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { type AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
-import type { AppEnv } from '../env.ts';
 import { requestHeader } from '../node-request.ts';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,7 +1,7 @@
-import type { MiddlewareHandler } from 'hono';
+import { type MiddlewareHandler } from 'hono';
+import { type Clock } from '../../shared/clock.ts';
+import { type AppEnv } from '../env.ts';
 import { ApiError } from '../errors.ts';
-import type { AppEnv } from '../env.ts';
-import type { Clock } from '../../shared/clock.ts';
 import { setHeaderEarly } from './request-id.ts';
 
 /**

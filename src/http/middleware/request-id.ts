@@ -1,9 +1,9 @@
-import type { Context, MiddlewareHandler } from 'hono';
-import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { ContentfulStatusCode, StatusCode } from 'hono/utils/http-status';
-import type { AppEnv } from '../env.ts';
-import type { Logger } from '../../shared/logger.ts';
+import { type ServerResponse } from 'node:http';
+import { type Context, type MiddlewareHandler } from 'hono';
+import { type ContentfulStatusCode, type StatusCode } from 'hono/utils/http-status';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppEnv } from '../env.ts';
 import { sentRequestId } from '../node-request.ts';
 
 const VALID_ID = /^[\w.-]{1,128}$/;

@@ -1,9 +1,8 @@
-import { ApiError } from '../../http/errors.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { ERROR_BODY } from '../../http/api-schemas.ts';
+import { ERROR_BODY, pageQuery } from '../../http/api-schemas.ts';
+import { ApiError } from '../../http/errors.ts';
 import { pageParams } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
-import { pageQuery } from '../../http/api-schemas.ts';
 import {
   invoiceList,
   privateNetworkDomainNames,

@@ -4,18 +4,17 @@
 // and times to SQLite; the download is a signed, expiring URL streaming the file.
 import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
 import { ApiError } from '../../http/errors.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import { objectId } from '../../shared/ids.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { UrlSigner } from '../logs/logs-url.ts';
-import type { AddonRow } from './addons.store.ts';
-import type { AddonServers } from './addon-servers.ts';
-import type { AddonBackupRow, AddonBackupsStore } from './addon-backups.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
+import { objectId } from '../../shared/ids.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type UrlSigner } from '../logs/logs-url.ts';
+import { type AddonBackupRow, type AddonBackupsStore } from './addon-backups.store.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { type AddonRow } from './addons.store.ts';
 
 /** Backups kept per addon: the oldest go (row and file) beyond this. */
 const KEEP = 20;

@@ -6,6 +6,7 @@
 
 import { PITR_AT_START, PITR_SERVER_ARGS } from './addon-pitr-scripts.ts';
 import {
+  type ForceSslScripts,
   MYSQL_FORCE_SSL,
   MYSQL_TLS_ARGS,
   PG_FORCE_SSL,
@@ -13,7 +14,6 @@ import {
   REDIS_FORCE_SSL,
   REDIS_READY,
   REDIS_TLS_ARGS,
-  type ForceSslScripts,
 } from './addon-tls-scripts.ts';
 
 export type AddonKind = 'postgresql' | 'mysql' | 'redis';

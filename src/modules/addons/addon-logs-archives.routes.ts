@@ -4,14 +4,14 @@
 // expiring URL (`to` is the time of its last line, the download stops there). Later pages are empty.
 import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { lazySchema, signedUrlQuery } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { lazySchema, signedUrlQuery } from '../../http/api-schemas.ts';
 import { ApiError } from '../../http/errors.ts';
 import { isoDate } from '../../shared/clock.ts';
 import { formattedLine, type StoredLine } from '../logs/log-line.ts';
-import type { UrlSigner } from '../logs/logs-url.ts';
-import type { AddonsService } from './addons.service.ts';
-import type { AddonServers } from './addon-servers.ts';
+import { type UrlSigner } from '../logs/logs-url.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { type AddonsService } from './addons.service.ts';
 import { DATABASE_API_BASES, recordedAddon } from './database-api.ts';
 
 const ARCHIVE = 'addon-logs-archive';

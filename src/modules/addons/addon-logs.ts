@@ -1,6 +1,6 @@
-import type { Logger } from '../../shared/logger.ts';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import type { StoredLine } from '../logs/log-line.ts';
+import { type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type StoredLine } from '../logs/log-line.ts';
 
 // The output of addon servers (issue #15): followed from Docker, kept as a bounded recent history
 // per addon (what `logs --addon` shows), handed to live subscribers and to the addon's drains.

@@ -1,12 +1,12 @@
 // `scalingo logs --addon <id> -f`: the CLI opens the addon's logs URL with `stream=true` as a
 // WebSocket (cli logs.Stream), like an app's. Checked like the text request, then 101 and the same
 // `{event:"log"…}` events as app logs (logs.hub.ts), one per line of the addon server's output.
-import type { WebSocket } from 'ws';
-import type { UpgradeTable } from '../../http/ws.ts';
-import type { UrlSigner } from '../logs/logs-url.ts';
-import { logEvent } from '../logs/logs.hub.ts';
+import { type WebSocket } from 'ws';
+import { type UpgradeTable } from '../../http/ws.ts';
 import { formattedLine } from '../logs/log-line.ts';
-import type { AddonServers } from './addon-servers.ts';
+import { logEvent } from '../logs/logs.hub.ts';
+import { type UrlSigner } from '../logs/logs-url.ts';
+import { type AddonServers } from './addon-servers.ts';
 import { checkAddonLogsUrl } from './database-features.routes.ts';
 
 const PATH = /^\/_emulator\/addon-logs\/([^/]+)\/?$/;

@@ -1,6 +1,6 @@
 // The app's own Docker network that its addon servers and its containers join: made once per app
 // (one creation at a time per name), named after the app, removed with the app.
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 
 export function createAddonNetworks(runtime: ContainerRuntime, instanceId: string) {
   // One creation per network at once: two addons provisioned together would make two networks of one

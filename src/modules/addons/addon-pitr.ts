@@ -6,12 +6,12 @@
 // asked, then `running` (or `error`, with the server's reason).
 import { ApiError } from '../../http/errors.ts';
 import { isoDate } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { OperationRow } from '../operations/operations.store.ts';
-import type { AddonRow } from './addons.store.ts';
-import type { AddonServers } from './addon-servers.ts';
-import { findPlan, findProvider } from './addons.catalog.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type OperationRow } from '../operations/operations.store.ts';
 import { PITR_BASE_TIME, PITR_ENABLE, PITR_PREPARE } from './addon-pitr-scripts.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { findPlan, findProvider } from './addons.catalog.ts';
+import { type AddonRow } from './addons.store.ts';
 
 /** A time as recovery_target_time takes it: a numeric offset (PostgreSQL refuses zone abbreviations such as `Z`). */
 export const pgTime = (at: Date) => at.toISOString().replace('T', ' ').replace('Z', '+00');

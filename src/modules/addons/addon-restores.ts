@@ -4,13 +4,12 @@
 // GET /databases/:id/restores/:restore says how it ended. One restore or backup at a time per addon.
 import { createReadStream } from 'node:fs';
 import { ApiError } from '../../http/errors.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { AddonRow } from './addons.store.ts';
-import type { AddonServers } from './addon-servers.ts';
-import type { AddonBackups } from './addon-backups.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AddonBackups } from './addon-backups.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { type AddonRow } from './addons.store.ts';
 
 /** Restores remembered (the newest), for GET …/restores/:id. */
 const KEEP = 200;

@@ -1,7 +1,7 @@
-import type { Readable } from 'node:stream';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AddonServerRow } from './addon-servers.store.ts';
+import { type Readable } from 'node:stream';
+import { type ContainerRuntime } from '../../runtime/runtime.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
+import { type AddonServerRow } from './addon-servers.store.ts';
 
 // What runs inside an addon's running server, through the runtime's exec: dumps and backup
 // archives, restores, users, TLS, point-in-time recovery. Each script of the kind (addon-kinds.ts) gets the addon's

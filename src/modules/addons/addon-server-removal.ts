@@ -1,15 +1,16 @@
 // Removing addon servers: one server with its volume and the variables it set (addon deletion), an
 // app's servers and network (app deletion), what Docker still holds of a deleted app (leftovers), and
 // stopping every server at exit.
-import type { Logger } from '../../shared/logger.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { VariablesStore } from '../variables/variables.store.ts';
-import type { AddonServersStore, AddonServerRow } from './addon-servers.store.ts';
-import type { createAddonLogs } from './addon-logs.ts';
+
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type VariablesStore } from '../variables/variables.store.ts';
+import { type createAddonLogs } from './addon-logs.ts';
+import { type AddonNetworks } from './addon-networks.ts';
+import { type AddonProgress } from './addon-server-start.ts';
+import { type createAddonSupervisor } from './addon-server-supervisor.ts';
+import { type AddonServerRow, type AddonServersStore } from './addon-servers.store.ts';
 import { removeAddonVariables } from './addon-variables.ts';
-import type { AddonNetworks } from './addon-networks.ts';
-import type { AddonProgress } from './addon-server-start.ts';
-import type { createAddonSupervisor } from './addon-server-supervisor.ts';
 
 export function addonServerRemoval(o: {
   store: AddonServersStore;

@@ -1,16 +1,17 @@
 // Starting one addon server: its kind's image (built on first use), the app's network, the container
 // (created on the server's volume, or the existing one started) and the wait until it answers.
-import type { Clock } from '../../shared/clock.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+
 import { findRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
-import type { ImageSource } from '../../runtime/registry-images.ts';
+import { type ImageSource } from '../../runtime/registry-images.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
+import { type Clock } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
-import type { AddonServerRow } from './addon-servers.store.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
-import type { createAddonLogs } from './addon-logs.ts';
+import { type createAddonLogs } from './addon-logs.ts';
+import { type AddonNetworks } from './addon-networks.ts';
 import { serverEnv } from './addon-server-exec.ts';
-import type { AddonNetworks } from './addon-networks.ts';
+import { type AddonServerRow } from './addon-servers.store.ts';
 
 const READY_TIMEOUT_MS = 180_000;
 

@@ -1,9 +1,10 @@
 // Keeping addon servers up: one start at a time per addon (bringUp), the addon's status following it,
 // and a server that stops without the emulator asking started again on its volume.
-import type { Logger } from '../../shared/logger.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AddonServersStore, AddonServerRow } from './addon-servers.store.ts';
-import type { AddonProgress } from './addon-server-start.ts';
+
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AddonProgress } from './addon-server-start.ts';
+import { type AddonServerRow, type AddonServersStore } from './addon-servers.store.ts';
 
 export function createAddonSupervisor(o: {
   store: AddonServersStore;

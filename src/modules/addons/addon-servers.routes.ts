@@ -1,13 +1,13 @@
+import { type Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { z } from 'zod';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AppEnv } from '../../http/env.ts';
-import type { Context } from 'hono';
+import { type AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
 import { lineCount } from '../../http/validate.ts';
 import { formattedLine } from '../logs/log-line.ts';
-import type { AddonsService } from './addons.service.ts';
-import type { AddonServers } from './addon-servers.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { type AddonsService } from './addons.service.ts';
 
 // What the real addon servers can give beyond the platform's addon resource (issue #15), under the
 // emulator's own sub-path (server/) of the addon, with the user's usual credentials: the server's recent output (what

@@ -1,21 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { ImageSource } from '../../runtime/registry-images.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { VariablesStore } from '../variables/variables.store.ts';
-import type { AddonRow } from './addons.store.ts';
-import type { AddonServersStore, AddonServerRow } from './addon-servers.store.ts';
+import { type ImageSource } from '../../runtime/registry-images.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
+import { type Clock } from '../../shared/clock.ts';
+import { defined } from '../../shared/defined.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type VariablesStore } from '../variables/variables.store.ts';
 import { kindOfProvider, planMemoryBytes } from './addon-kinds.ts';
 import { createAddonLogs } from './addon-logs.ts';
-import { setAddonVariables } from './addon-variables.ts';
-import { createAddonServerExec, type RunningServer } from './addon-server-exec.ts';
-import { defined } from '../../shared/defined.ts';
 import { createAddonNetworks } from './addon-networks.ts';
+import { createAddonServerExec, type RunningServer } from './addon-server-exec.ts';
+import { addonServerRemoval } from './addon-server-removal.ts';
 import { createAddonProgress, createServerStarter } from './addon-server-start.ts';
 import { createAddonSupervisor } from './addon-server-supervisor.ts';
-import { addonServerRemoval } from './addon-server-removal.ts';
+import { type AddonServerRow, type AddonServersStore } from './addon-servers.store.ts';
+import { setAddonVariables } from './addon-variables.ts';
+import { type AddonRow } from './addons.store.ts';
 
 // Real database servers for the postgresql, mysql and redis addons (issue #15). Each addon gets a
 // container of its kind's Debian-built image, its data in a named Docker volume (kept across

@@ -1,7 +1,7 @@
-import type { EventsService } from '../events/events.service.ts';
 import { PLATFORM_USER_ID } from '../events/event-types.ts';
+import { type EventsService } from '../events/events.service.ts';
 import { findPlan, findProvider } from './addons.catalog.ts';
-import type { AddonsStore } from './addons.store.ts';
+import { type AddonsStore } from './addons.store.ts';
 
 // An addon's status as its server changes it (provisioning → running, running → provisioning
 // during an outage, → error): the row, and the timeline event the platform records for it,

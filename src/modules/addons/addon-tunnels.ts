@@ -5,9 +5,9 @@
 // access (owner or full collaborator: a limited one may not reach the database) are allowed, and
 // the connection goes to the port Docker publishes on the runtime's publishHost (127.0.0.1 unless
 // configured) — never to a container or bridge address. Everything else is refused.
-import type { UserRow } from '../auth/principal.ts';
-import type { AddonServers } from './addon-servers.ts';
+import { type UserRow } from '../auth/principal.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
+import { type AddonServers } from './addon-servers.ts';
 
 export type TunnelTarget = { host: string; port: number; addonId: string } | { refused: string };
 

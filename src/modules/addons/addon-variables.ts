@@ -1,7 +1,7 @@
 import { objectId } from '../../shared/ids.ts';
-import type { VariablesStore } from '../variables/variables.store.ts';
-import type { AddonServerRow } from './addon-servers.store.ts';
+import { type VariablesStore } from '../variables/variables.store.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
+import { type AddonServerRow } from './addon-servers.store.ts';
 
 // The app's variables an addon server sets (SCALINGO_POSTGRESQL_URL, DATABASE_URL…), pointing at the server's
 // alias on the app's network, and their removal with the server.

@@ -1,8 +1,9 @@
 // A deployment's wait for the app's addon servers that are still starting (provisioned with the app,
 // they start while it builds): its hook and new containers then find them answering. An addon in
 // error does not hold the deployment; the wait is bounded (a first use builds the server's image).
-import type { AddonRow } from './addons.store.ts';
+
 import { findProvider } from './addons.catalog.ts';
+import { type AddonRow } from './addons.store.ts';
 import { TCP_GATEWAY_PROVIDER } from './tcp-gateways.ts';
 
 const POLL_MS = 250;

@@ -1,8 +1,7 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { AddonsService } from './addons.service.ts';
 import { ADDON_PROVIDERS, findProvider, providerListJson } from './addons.catalog.ts';
 import {
   addonChange,
@@ -14,6 +13,7 @@ import {
   provisionSchema,
   upgradeSchema,
 } from './addons.schemas.ts';
+import { type AddonsService } from './addons.service.ts';
 
 /** Addons (research §3.3): list, show, provision, change plan, remove; and the catalogue. */
 export function addonsRoutes(deps: { addons: AddonsService }) {

@@ -1,19 +1,17 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import { prefixedUuid } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { AddonRow, AddonsStore } from './addons.store.ts';
-import { ADDON_PROVIDERS, findPlan, findProvider, isDedicated, providerJson } from './addons.catalog.ts';
-import type { AddonServers } from './addon-servers.ts';
-import type { TcpGateways } from './tcp-gateways.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
+import { prefixedUuid } from '../../shared/ids.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { ADDON_PROVIDERS, findPlan, findProvider, isDedicated, providerJson } from './addons.catalog.ts';
+import { type AddonRow, type AddonsStore } from './addons.store.ts';
+import { type TcpGateways } from './tcp-gateways.ts';
 
 export interface AddonsServiceDeps {
   db: Db;

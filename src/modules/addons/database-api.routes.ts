@@ -6,11 +6,11 @@
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ERROR_BODY } from '../../http/api-schemas.ts';
 import { isoDate } from '../../shared/clock.ts';
-import type { AddonsService } from './addons.service.ts';
-import type { AddonServers } from './addon-servers.ts';
-import type { AddonRow } from './addons.store.ts';
+import { type AddonServers } from './addon-servers.ts';
 import { findPlan, findProvider } from './addons.catalog.ts';
 import { databaseEnvelope } from './addons.schemas.ts';
+import { type AddonsService } from './addons.service.ts';
+import { type AddonRow } from './addons.store.ts';
 import { DATABASE_API_BASES, featureOf, lacks, tokenAddon } from './database-api.ts';
 
 const ALL_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as ('get' | 'post' | 'put' | 'patch' | 'delete')[];

@@ -1,12 +1,12 @@
 // The database API's shared rules (SCALINGO_DB_URL, prefix /api): which addon a bearer token opens, and
 // the clear 400 for a feature an addon cannot give (a stand-in runs no server; a real server's
 // feature the API does not serve yet). Used by database-api.routes.ts and database-features.routes.ts.
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { ApiError } from '../../http/errors.ts';
-import type { AddonsService } from './addons.service.ts';
-import type { AddonRow } from './addons.store.ts';
-import type { AddonServers } from './addon-servers.ts';
+import { type AddonServers } from './addon-servers.ts';
 import { findProvider } from './addons.catalog.ts';
+import { type AddonsService } from './addons.service.ts';
+import { type AddonRow } from './addons.store.ts';
 
 /** SCALINGO_DB_URL=<api> gives /api/…; without it the clients use the region's database_api (/_emulator/databases). */
 export const DATABASE_API_BASES = ['/api', '/_emulator/databases/api'] as const;

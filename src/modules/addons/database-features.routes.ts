@@ -3,21 +3,20 @@
 // the addon's logs URL (addons.go AddonLogsURL). Mounted before database-api.routes.ts; for a
 // stand-in addon every handler answers the stand-in's clear 400 (database-api.ts `lacks`).
 // The signed download and logs URLs are served here too, outside /v1 (their query is the credential).
-import type { Context } from 'hono';
-import { z } from 'zod';
-import { limitBody } from '../../http/middleware/json-only.ts';
-import { ApiRoutes } from '../../http/api-routes.ts';
-import { lazySchema, signedUrlQuery } from '../../http/api-schemas.ts';
-import { jsonBody, lineCount } from '../../http/validate.ts';
+
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
+import { type Context } from 'hono';
+import { z } from 'zod';
+import { ApiRoutes } from '../../http/api-routes.ts';
+import { lazySchema, signedUrlQuery } from '../../http/api-schemas.ts';
 import { ApiError } from '../../http/errors.ts';
+import { limitBody } from '../../http/middleware/json-only.ts';
+import { jsonBody, lineCount } from '../../http/validate.ts';
 import { formattedLine } from '../logs/log-line.ts';
-import type { UrlSigner } from '../logs/logs-url.ts';
-import type { AddonsService } from './addons.service.ts';
-import type { AddonRow } from './addons.store.ts';
-import type { AddonServers } from './addon-servers.ts';
-import type { AddonBackups } from './addon-backups.ts';
+import { type UrlSigner } from '../logs/logs-url.ts';
+import { type AddonBackups } from './addon-backups.ts';
+import { type AddonServers } from './addon-servers.ts';
 import {
   createUserSchema,
   databaseBackupEnvelope,
@@ -27,6 +26,8 @@ import {
   downloadUrl,
   logsUrl,
 } from './addons.schemas.ts';
+import { type AddonsService } from './addons.service.ts';
+import { type AddonRow } from './addons.store.ts';
 import { DATABASE_API_BASES, lacks, notReady, readyAddon, recordedAddon, tokenAddon } from './database-api.ts';
 import { createDatabaseUsers } from './database-users.ts';
 

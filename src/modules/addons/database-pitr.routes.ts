@@ -3,14 +3,14 @@
 // /databases/:id/pitr/restore {restore_time} → 201 {operation}), what `database-pitr-recovery-window` and
 // `database-pitr-restore` of the CLI call.
 import { z } from 'zod';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import { lazySchema } from '../../http/api-schemas.ts';
 import { limitBody } from '../../http/middleware/json-only.ts';
-import { ApiRoutes } from '../../http/api-routes.ts';
 import { jsonBody } from '../../http/validate.ts';
 import { operationJson } from '../operations/operations.service.ts';
-import type { AddonsService } from './addons.service.ts';
-import type { AddonServers } from './addon-servers.ts';
-import type { AddonPitr } from './addon-pitr.ts';
+import { type AddonPitr } from './addon-pitr.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { type AddonsService } from './addons.service.ts';
 import { DATABASE_API_BASES, readyAddon } from './database-api.ts';
 
 const restoreBody = lazySchema(() => z.object({ restore_time: z.iso.datetime({ offset: true }) }));

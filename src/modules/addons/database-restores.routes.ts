@@ -1,10 +1,10 @@
 // Restoring a backup into the running server (addon-restores.ts), on the database API.
 import { z } from 'zod';
-import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AddonsService } from './addons.service.ts';
-import type { AddonServers } from './addon-servers.ts';
-import type { AddonRestores } from './addon-restores.ts';
+import { lazySchema } from '../../http/api-schemas.ts';
+import { type AddonRestores } from './addon-restores.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { type AddonsService } from './addons.service.ts';
 import { DATABASE_API_BASES, notReady, readyAddon, tokenAddon } from './database-api.ts';
 
 const restore = lazySchema(() =>

@@ -4,14 +4,14 @@
 // the real server (ALTER ROLE / ALTER USER); protected users (the addon's own, the system's) are refused.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { lazySchema } from '../../http/api-schemas.ts';
-import { limitBody } from '../../http/middleware/json-only.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiError } from '../../http/errors.ts';
+import { limitBody } from '../../http/middleware/json-only.ts';
 import { jsonBody } from '../../http/validate.ts';
-import type { AddonsService } from './addons.service.ts';
-import type { AddonRow } from './addons.store.ts';
-import type { AddonServers } from './addon-servers.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { type AddonsService } from './addons.service.ts';
+import { type AddonRow } from './addons.store.ts';
 import { DATABASE_API_BASES, notReady, readyAddon } from './database-api.ts';
 
 /** Users the platform manages itself (as database-features.routes.ts lists them). */

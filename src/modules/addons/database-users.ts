@@ -3,8 +3,8 @@
 // server answers, and the password made when none is given. database-features.routes.ts only maps HTTP.
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../http/errors.ts';
-import type { AddonRow } from './addons.store.ts';
-import type { AddonServers } from './addon-servers.ts';
+import { type AddonServers } from './addon-servers.ts';
+import { type AddonRow } from './addons.store.ts';
 import { notReady } from './database-api.ts';
 
 /** Users the platform manages itself: the CLI shows them as protected (not deletable). */

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.ts';
+import { type Db } from '../../db/database.ts';
 
 export interface TcpGatewayRow {
   addon_id: string;

@@ -6,9 +6,9 @@
 // container publishes on the runtime's publishHost. No container runs for the addon itself.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { objectId } from '../../shared/ids.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { VariablesStore } from '../variables/variables.store.ts';
-import type { TcpGatewaysStore } from './tcp-gateways.store.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type VariablesStore } from '../variables/variables.store.ts';
+import { type TcpGatewaysStore } from './tcp-gateways.store.ts';
 
 /** The provider id of the catalogue (scalingo.json writes `tcp-gateway:tcplb`). */
 export const TCP_GATEWAY_PROVIDER = 'tcp-gateway';

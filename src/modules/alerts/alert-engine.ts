@@ -1,10 +1,10 @@
-import type { Logger } from '../../shared/logger.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { NotifiersService } from '../notifiers/notifiers.service.ts';
-import type { SampleRow, StatsStore } from '../stats/stats.store.ts';
-import type { RouterRecorder } from '../stats/router-records.ts';
-import type { AlertRow, AlertsStore } from './alerts.store.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type NotifiersService } from '../notifiers/notifiers.service.ts';
+import { type RouterRecorder } from '../stats/router-records.ts';
+import { type SampleRow, type StatsStore } from '../stats/stats.store.ts';
+import { type AlertRow, type AlertsStore } from './alerts.store.ts';
 import { metricText } from './alerts.view.ts';
 
 /** The platform's own actor (row inserted by migration 005): alert events are "done" by it. */

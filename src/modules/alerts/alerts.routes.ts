@@ -1,9 +1,9 @@
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AppEnv } from '../../http/env.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { parseWith, readJson, wrappedBody } from '../../http/validate.ts';
-import type { AlertsService } from './alerts.service.ts';
 import { alertEnvelope, alertList, createAlertSchema, updateAlertSchema } from './alerts.schemas.ts';
+import { type AlertsService } from './alerts.service.ts';
 
 export function alertsRoutes(deps: { alerts: AlertsService }) {
   const { alerts } = deps;

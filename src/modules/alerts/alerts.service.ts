@@ -1,16 +1,15 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { prefixedUuid } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { NotifiersService } from '../notifiers/notifiers.service.ts';
-import type { AlertRow, AlertsStore } from './alerts.store.ts';
+import { type Clock } from '../../shared/clock.ts';
+import { prefixedUuid } from '../../shared/ids.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type NotifiersService } from '../notifiers/notifiers.service.ts';
 import { RESOURCE_METRICS } from './alert-metrics.ts';
-import type { CreateAlertInput, UpdateAlertInput } from './alerts.schemas.ts';
+import { type CreateAlertInput, type UpdateAlertInput } from './alerts.schemas.ts';
+import { type AlertRow, type AlertsStore } from './alerts.store.ts';
 import { alertEventData, alertJson } from './alerts.view.ts';
 
 export interface AlertsServiceDeps {

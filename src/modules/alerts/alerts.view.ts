@@ -1,6 +1,6 @@
 import { isoDate } from '../../shared/clock.ts';
-import type { AlertRow } from './alerts.store.ts';
 import { RESOURCE_METRICS } from './alert-metrics.ts';
+import { type AlertRow } from './alerts.store.ts';
 import { formatGoDuration } from './durations.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.ts';
+import { type Db } from '../../db/database.ts';
 import { writeCount } from '../../db/write-count.ts';
 
 /**

@@ -1,10 +1,9 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { AppHooks } from './apps.service.ts';
-import type { AppRow, AppsStore } from './apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type AppHooks } from './apps.service.ts';
+import { type AppRow, type AppsStore } from './apps.store.ts';
 
 export interface AppDeletionDeps {
   db: Db;

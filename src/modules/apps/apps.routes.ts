@@ -1,9 +1,14 @@
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../../http/env.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { pageParams, parseWith, readJson, wrappedBody } from '../../http/validate.ts';
 import { pageQuery } from '../../http/api-schemas.ts';
+import { type AppEnv } from '../../http/env.ts';
+import { answerWithRequestId } from '../../http/middleware/request-id.ts';
+import { requestHeader } from '../../http/node-request.ts';
+import { pageParams, parseWith, readJson, wrappedBody } from '../../http/validate.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { setProjectSchema } from '../projects/projects.schemas.ts';
+import { type AppAnswerCache } from './app-answer-cache.ts';
 import {
   appEnvelope,
   appList,
@@ -15,14 +20,9 @@ import {
   transferSchema,
   updateAppSchema,
 } from './apps.schemas.ts';
-import type { AppsService } from './apps.service.ts';
-import { appJson, type AppViewContext } from './apps.view.ts';
-import type { AppRow } from './apps.store.ts';
-import type { AppAnswerCache } from './app-answer-cache.ts';
-import { answerWithRequestId } from '../../http/middleware/request-id.ts';
-import { requestHeader } from '../../http/node-request.ts';
-import type { UserRow } from '../auth/principal.ts';
-import { setProjectSchema } from '../projects/projects.schemas.ts';
+import { type AppsService } from './apps.service.ts';
+import { type AppRow } from './apps.store.ts';
+import { type AppViewContext, appJson } from './apps.view.ts';
 
 export interface AppsRoutesDeps {
   apps: AppsService;

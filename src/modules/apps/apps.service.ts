@@ -1,15 +1,14 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { type Db, tx } from '../../db/database.ts';
+import { ApiError } from '../../http/errors.ts';
+import { type Clock } from '../../shared/clock.ts';
+import { defined } from '../../shared/defined.ts';
 import { objectId } from '../../shared/ids.ts';
 import { paginate } from '../../shared/pagination.ts';
-import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { CollaboratorsStore } from '../collaborators/collaborators.store.ts';
-import type { AppRow, AppSettings, AppsStore } from './apps.store.ts';
-import { defined } from '../../shared/defined.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type CollaboratorsStore } from '../collaborators/collaborators.store.ts';
+import { type EventsService } from '../events/events.service.ts';
 import { appDeletion } from './app-deletion.ts';
+import { type AppRow, type AppSettings, type AppsStore } from './apps.store.ts';
 
 /** What other areas plug into the apps lifecycle (the runtime deploys, removes containers…). */
 export interface AppHooks {

@@ -1,7 +1,7 @@
 import { isoDate } from '../../shared/clock.ts';
 import { appUrl, gitUrl, type Urls } from '../../shared/urls.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppRow } from './apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type AppRow } from './apps.store.ts';
 
 export interface AppViewContext {
   urls: Urls;

@@ -1,6 +1,6 @@
-import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
-import type { AppsService } from './apps.service.ts';
+import { type MiddlewareHandler } from 'hono';
+import { type AppEnv } from '../../http/env.ts';
+import { type AppsService } from './apps.service.ts';
 
 /**
  * Route middleware for actions a limited collaborator may not do (scale, deploy, run): the 403

@@ -1,11 +1,8 @@
-import { ApiError } from '../../http/errors.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { readJson, parseWith } from '../../http/validate.ts';
+import { ApiError } from '../../http/errors.ts';
+import { parseWith, readJson } from '../../http/validate.ts';
 import { isoDate } from '../../shared/clock.ts';
-import type { AuthService } from './auth.service.ts';
-import { publicUser } from './auth.service.ts';
-import type { TokenRow } from './auth.store.ts';
-import type { Urls } from '../../shared/urls.ts';
+import { type Urls } from '../../shared/urls.ts';
 import {
   bearerAnswer,
   createTokenBody,
@@ -15,6 +12,8 @@ import {
   tokenList,
   userEnvelope,
 } from './auth.schemas.ts';
+import { type AuthService, publicUser } from './auth.service.ts';
+import { type TokenRow } from './auth.store.ts';
 
 function tokenJson(t: TokenRow, secretValue?: string) {
   return {

@@ -1,12 +1,11 @@
+import { type UserConfig } from '../../config/schema.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { Principal, UserRow } from './principal.ts';
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../shared/clock.ts';
 import { prefixedUuid, secret, sha256, uuid } from '../../shared/ids.ts';
-import type { UserConfig } from '../../config/schema.ts';
-import type { AuthStore, TokenRow, UserRecord } from './auth.store.ts';
+import { type AuthStore, type TokenRow, type UserRecord } from './auth.store.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
+import { type Principal, type UserRow } from './principal.ts';
 
 export const STARTUP_TOKEN_NAME = 'emulator-startup';
 export const DASHBOARD_TOKEN_NAME = 'emulator-dashboard';

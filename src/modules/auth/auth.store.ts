@@ -1,5 +1,5 @@
-import type { Db } from '../../db/database.ts';
-import type { UserRow } from './principal.ts';
+import { type Db } from '../../db/database.ts';
+import { type UserRow } from './principal.ts';
 
 export interface UserRecord extends UserRow {
   password_hash: string;

@@ -7,11 +7,11 @@
 // - cool-downs: no scale out within `upCooldownMs` of a scale, no scale in within `downCooldownMs`;
 // - a formation outside [min, max] is brought back into it at once.
 // State (the consecutive readings) lives in memory; last_scale is stored.
-import type { Logger } from '../../shared/logger.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { SampleRow } from '../stats/stats.store.ts';
-import type { AutoscalerRow, AutoscalersStore } from './autoscalers.store.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type SampleRow } from '../stats/stats.store.ts';
 import { RESOURCE_METRICS } from './autoscaler-metrics.ts';
+import { type AutoscalerRow, type AutoscalersStore } from './autoscalers.store.ts';
 
 const MINUTE = 60_000;
 

@@ -1,6 +1,6 @@
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AppEnv } from '../../http/env.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { parseWith, readJson } from '../../http/validate.ts';
 import {
   autoscalerEnvelope,
@@ -8,7 +8,7 @@ import {
   createAutoscalerSchema,
   updateAutoscalerSchema,
 } from './autoscalers.schemas.ts';
-import type { AutoscalersService } from './autoscalers.service.ts';
+import { type AutoscalersService } from './autoscalers.service.ts';
 
 /** /v1/apps/:app/autoscalers — go-scalingo autoscalers.go, the CLI's autoscalers-* and the Terraform resource. */
 export function autoscalersRoutes(deps: { autoscalers: AutoscalersService }) {

@@ -1,19 +1,17 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import { prefixedUuid } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { EventRow } from '../events/events.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
+import { prefixedUuid } from '../../shared/ids.ts';
 import { metricText } from '../alerts/alerts.view.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
 import { MAX_PER_TYPE } from '../containers/containers.service.ts';
-import type { AutoscalerRow, AutoscalersStore } from './autoscalers.store.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type EventRow } from '../events/events.store.ts';
 import { MIN_CONTAINERS_FLOOR, RESOURCE_METRICS, ROUTER_METRICS } from './autoscaler-metrics.ts';
-import type { CreateAutoscalerInput, UpdateAutoscalerInput } from './autoscalers.schemas.ts';
+import { type CreateAutoscalerInput, type UpdateAutoscalerInput } from './autoscalers.schemas.ts';
+import { type AutoscalerRow, type AutoscalersStore } from './autoscalers.store.ts';
 
 /** The platform's autoscaler actor (row inserted by migration 010): the scale events it causes are its. */
 export const AUTOSCALER_USER_ID = 'us-scalingo-platform-autoscaler';

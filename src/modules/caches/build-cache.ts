@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EventRow } from '../events/events.store.ts';
+import { type EventRow } from '../events/events.store.ts';
 
 // The deployment (build) cache of an app lives in <state dir>/caches/<app id>: what a build keeps
 // for the next one of the same app. `DELETE /v1/apps/:app/caches/deployment` and a stack change

@@ -1,10 +1,9 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
-import { ApiError } from '../../http/errors.ts';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { CollaboratorsService } from './collaborators.service.ts';
-import { appJson, type AppViewContext } from '../apps/apps.view.ts';
+import { type AppEnv } from '../../http/env.ts';
+import { ApiError } from '../../http/errors.ts';
 import { appResource } from '../apps/apps.schemas.ts';
+import { type AppViewContext, appJson } from '../apps/apps.view.ts';
 import {
   acceptQuery,
   collaboratorEnvelope,
@@ -12,6 +11,7 @@ import {
   inviteSchema,
   updateCollaboratorSchema,
 } from './collaborators.schemas.ts';
+import { type CollaboratorsService } from './collaborators.service.ts';
 
 export function collaboratorsRoutes(deps: { collaborators: CollaboratorsService; view: AppViewContext }) {
   const { collaborators } = deps;

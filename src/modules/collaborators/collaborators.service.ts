@@ -1,14 +1,13 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { objectId, secret } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { CollaboratorRow, CollaboratorsStore } from './collaborators.store.ts';
+import { type Clock } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
+import { objectId, secret } from '../../shared/ids.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type CollaboratorRow, type CollaboratorsStore } from './collaborators.store.ts';
 
 export interface CollaboratorsServiceDeps {
   db: Db;

@@ -1,4 +1,4 @@
-import type { ContainerSize } from '../../config/schema.ts';
+import { type ContainerSize } from '../../config/schema.ts';
 
 export const WEB_PORT = 5000;
 

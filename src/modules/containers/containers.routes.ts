@@ -1,11 +1,10 @@
+import { type ContainerSize } from '../../config/schema.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { parseWith, readJson } from '../../http/validate.ts';
-import type { AppsService } from '../apps/apps.service.ts';
+import { type Urls } from '../../shared/urls.ts';
+import { type AppsService } from '../apps/apps.service.ts';
 import { requireWritableApp } from '../apps/writable-app.ts';
-import type { ContainerSize } from '../../config/schema.ts';
-import type { Urls } from '../../shared/urls.ts';
-import { operationJson, type OperationsService } from '../operations/operations.service.ts';
-import type { ContainersService } from './containers.service.ts';
+import { type OperationsService, operationJson } from '../operations/operations.service.ts';
 import {
   containerList,
   containerSizeList,
@@ -14,6 +13,7 @@ import {
   restartSchema,
   scaleSchema,
 } from './containers.schemas.ts';
+import { type ContainersService } from './containers.service.ts';
 
 export function containersRoutes(deps: {
   containers: ContainersService;

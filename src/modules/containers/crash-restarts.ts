@@ -1,11 +1,11 @@
-import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
-import type { Clock, ClockTimer } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppRow, AppsStore } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { ContainerRow, ContainersStore } from './containers.store.ts';
-import type { Release } from './orchestrator.ts';
+import { type ContainerSize, type EmulatorConfig } from '../../config/schema.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
+import { type Clock, type ClockTimer } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppRow, type AppsStore } from '../apps/apps.store.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type ContainerRow, type ContainersStore } from './containers.store.ts';
+import { type Release } from './orchestrator.ts';
 import { lastOutputLines } from './start-failure.ts';
 
 // Platform rule: more than 12 crashes in a row and the app is `crashed`, no more restarts.

@@ -1,12 +1,12 @@
 // The postdeploy hook (Procfile `postdeploy:`) and the manifest's first-deploy script: a container of
 // the new image with the app's environment and network (its addons answer), run to its end. Its
 // output is handed on line by line; the exit code decides the deployment (doc.scalingo.com/platform/app/postdeploy-hook).
-import type { ContainerSize } from '../../config/schema.ts';
+import { type ContainerSize } from '../../config/schema.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 import { secret } from '../../shared/ids.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppRow } from '../apps/apps.store.ts';
+import { type AppRow } from '../apps/apps.store.ts';
 import { containerEnv } from './container-env.ts';
-import type { Release } from './orchestrator.ts';
+import { type Release } from './orchestrator.ts';
 
 export interface DeployHookDeps {
   runtime: ContainerRuntime;

@@ -2,7 +2,7 @@
 // the instance as `owner` and no addon id. Their work cannot outlive the emulator's process (a
 // deployment cut by a stop ends `aborted` at the next start), so a stop ends them, and none is left
 // once finished.
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 
 async function oneShots(runtime: ContainerRuntime, instanceId: string) {
   const owned = await runtime.list({ [LABELS.owner]: instanceId }).catch(() => []);

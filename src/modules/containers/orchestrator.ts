@@ -1,16 +1,16 @@
-import type { ContainerSize, EmulatorConfig } from '../../config/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
+import { type ContainerSize, type EmulatorConfig } from '../../config/schema.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
+import { type Clock } from '../../shared/clock.ts';
 import { objectId, secret } from '../../shared/ids.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppRow, AppsStore } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { VariablesStore } from '../variables/variables.store.ts';
-import type { DeploymentsStore } from '../deployments/deployments.store.ts';
-import type { ContainerRow, ContainersStore } from './containers.store.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppRow, type AppsStore } from '../apps/apps.store.ts';
+import { type DeploymentsStore } from '../deployments/deployments.store.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type VariablesStore } from '../variables/variables.store.ts';
 import { containerEnv, listensOnPort, WEB_PORT } from './container-env.ts';
-import { waitReady } from './wait-ready.ts';
+import { type ContainerRow, type ContainersStore } from './containers.store.ts';
 import { watchCrashes } from './crash-restarts.ts';
+import { waitReady } from './wait-ready.ts';
 
 /** What runs: a successful deployment's image and process types. */
 export interface Release {

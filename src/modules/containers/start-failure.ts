@@ -1,7 +1,7 @@
 // A container that exits before it is ready: the error says so and carries its last lines of output,
 // so that the deployment's output shows why (a missing variable, an unreachable database…) without a
 // trip to `scalingo logs`.
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
+import { type ContainerRuntime } from '../../runtime/runtime.ts';
 
 const TAIL_LINES = 20;
 const LINE_CHARS = 300;

@@ -1,9 +1,9 @@
 // A new container's readiness: a web container is ready once it answers HTTP on $PORT, any other
 // type once it is still running after a short grace. An exit before that is a StartFailure with
 // the container's last lines of output.
-import type { EmulatorConfig } from '../../config/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
+import { type EmulatorConfig } from '../../config/schema.ts';
+import { type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type Clock } from '../../shared/clock.ts';
 import { WEB_PORT } from './container-env.ts';
 import { startFailure } from './start-failure.ts';
 

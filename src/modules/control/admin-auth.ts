@@ -1,13 +1,14 @@
 // The control plane's guard: `Authorization: Bearer <admin token>` from a loopback peer. The
 // control plane can wipe and rewrite the whole state, so it answers neither other users' tokens
 // nor another machine, even when the emulator listens on a wider address.
-import type { MiddlewareHandler } from 'hono';
-import type { IncomingMessage } from 'node:http';
+
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { type IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import type { AppEnv } from '../../http/env.ts';
+import { type MiddlewareHandler } from 'hono';
+import { type AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../shared/clock.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 

@@ -1,9 +1,9 @@
-import { ApiError } from '../../http/errors.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { ApiError } from '../../http/errors.ts';
 import { limitBody } from '../../http/middleware/json-only.ts';
 import { jsonBody, readJson } from '../../http/validate.ts';
 import { isoDate } from '../../shared/clock.ts';
-import { requireAdmin, type AdminFailureWindow } from './admin-auth.ts';
+import { type AdminFailureWindow, requireAdmin } from './admin-auth.ts';
 import {
   addFaultBody,
   advanceSchema,
@@ -14,7 +14,7 @@ import {
   snapshotEnvelope,
   snapshotList,
 } from './control.schemas.ts';
-import type { Control } from './control.ts';
+import { type Control } from './control.ts';
 import { SNAPSHOT_MAX_BYTES, snapshotJson } from './snapshots.ts';
 
 // Control bodies are small JSON; a snapshot import is the raw SQLite file.

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.ts';
+import { type Db } from '../../db/database.ts';
 import { STARTUP_TOKEN_NAME } from '../auth/auth.service.ts';
 
 // Whole-database work of the control plane (reset, restore). Tables are discovered from the schema,

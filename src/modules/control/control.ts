@@ -2,24 +2,23 @@
 // HTTP routes (/_emulator/*) and the programmatic API both call it, so they behave the same.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from '../../db/database.ts';
-import type { EmulatorConfig } from '../../config/schema.ts';
-import { ApiError } from '../../http/errors.ts';
-import { ManualClock, type Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { AuthService } from '../auth/auth.service.ts';
-import { STARTUP_TOKEN_NAME } from '../auth/auth.service.ts';
-import type { ContainersStore } from '../containers/containers.store.ts';
-import type { Orchestrator } from '../containers/orchestrator.ts';
-import { faultSchema, withImpliedType, type FaultInput } from './control.schemas.ts';
-import { createControlStore } from './control.store.ts';
-import type { FaultJson, Faults, StoredFault } from './faults.ts';
-import { createSnapshots, snapshotJson } from './snapshots.ts';
-import { parseWith } from '../../http/validate.ts';
 import { z } from 'zod';
+import { type EmulatorConfig } from '../../config/schema.ts';
+import { type Db } from '../../db/database.ts';
+import { ApiError } from '../../http/errors.ts';
+import { parseWith } from '../../http/validate.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
+import { type Clock, ManualClock } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type AuthService, STARTUP_TOKEN_NAME } from '../auth/auth.service.ts';
+import { type ContainersStore } from '../containers/containers.store.ts';
+import { type Orchestrator } from '../containers/orchestrator.ts';
+import { type FaultInput, faultSchema, withImpliedType } from './control.schemas.ts';
+import { createControlStore } from './control.store.ts';
+import { type FaultJson, type Faults, type StoredFault } from './faults.ts';
+import { createSnapshots, snapshotJson } from './snapshots.ts';
 
 export interface ControlDeps {
   config: EmulatorConfig;

@@ -3,15 +3,15 @@
 // backtracking), never a user regex. Workload faults that act once (crash, oom) are carried out
 // by the control service and are not kept; docker_unavailable and log_delay stay until removed
 // (docker_unavailable ends by itself after its seconds, on the emulator's clock).
-import type { Context, MiddlewareHandler, Next } from 'hono';
-import type { IncomingMessage } from 'node:http';
+
+import { type IncomingMessage } from 'node:http';
+import { type Context, type MiddlewareHandler, type Next } from 'hono';
 import { RE2JS } from 're2js';
-import type { AppEnv } from '../../http/env.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { Clock, ClockTimer } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
+import { type Clock, type ClockTimer, isoDate } from '../../shared/clock.ts';
 import { prefixedUuid } from '../../shared/ids.ts';
-import type { ApiFaultSpec, FaultSpec } from './control.schemas.ts';
+import { type ApiFaultSpec, type FaultSpec } from './control.schemas.ts';
 
 /** At most this many faults at once (each request is checked against every API fault). */
 export const MAX_FAULTS = 100;

@@ -3,9 +3,10 @@
 // - docker_unavailable: every engine call fails as if the socket refused connections (the areas'
 //   usual handling applies: container endpoints answer 503, the health probe says unavailable);
 // - log_delay: container output reaches the logs pipeline (history, streams, drains) late.
-import { EngineUnavailableError, LABELS, type ContainerRuntime, type LogLine } from '../../runtime/runtime.ts';
-import type { Faults } from './faults.ts';
+
 import { AsyncQueue } from '../../runtime/async-queue.ts';
+import { type ContainerRuntime, EngineUnavailableError, LABELS, type LogLine } from '../../runtime/runtime.ts';
+import { type Faults } from './faults.ts';
 
 /** The runtime's own typed error for an unreachable engine: the same path as a stopped engine. */
 export function engineDownError(): Error {

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { SnapshotCheck } from './snapshot-check.ts';
+import { type SnapshotCheck } from './snapshot-check.ts';
 
 /** The deadline: a base, plus time in proportion to the file's size (a 512 MB file gets about two minutes). */
 export const checkDeadlineMs = (bytes: number): number => 15_000 + Math.ceil(bytes / (5 * 1024 * 1024)) * 1000;

@@ -5,7 +5,7 @@
 // table must be the emulator's, then its versions known ones; every table, index, trigger and view must then be
 // exactly what the emulator's migrations up to that version make; a page-level check; only then the migrations
 // up to this version run on the file.
-import { Database, migrate, migrationFiles, type Db } from '../../db/database.ts';
+import { Database, type Db, migrate, migrationFiles } from '../../db/database.ts';
 
 /** SQLite's own heap in the child (the page cache and sorting of a migration): a file cannot make it grow past it. */
 const SQLITE_HEAP_BYTES = 256 * 1024 * 1024;

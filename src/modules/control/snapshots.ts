@@ -15,14 +15,13 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from '../../db/database.ts';
-import { checkSnapshotFile } from './snapshot-check-process.ts';
+import { type Db } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import { objectId, secret } from '../../shared/ids.ts';
-import type { ControlStore } from './control.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
+import { objectId, secret } from '../../shared/ids.ts';
+import { type ControlStore } from './control.store.ts';
+import { checkSnapshotFile } from './snapshot-check-process.ts';
 
 /** Largest snapshot accepted for import (bytes). */
 export const SNAPSHOT_MAX_BYTES = 512 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { CronService } from './cron.service.ts';
 import { cronTaskList } from './cron.schemas.ts';
+import { type CronService } from './cron.service.ts';
 
 /** GET /v1/apps/:app/cron_tasks — go-scalingo CronTasks: `{"jobs":[…]}` at the root. */
 export function cronRoutes(deps: { cron: CronService }) {

@@ -6,16 +6,15 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cron } from 'croner';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventRow } from '../events/events.store.ts';
-import { CRON_JSON_MAX_BYTES, intervalOf, parseCronJson, type CronJob, type CronRules } from './cron-json.ts';
-import type { CronStore } from './cron.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventRow } from '../events/events.store.ts';
+import { type CronStore } from './cron.store.ts';
+import { CRON_JSON_MAX_BYTES, type CronJob, type CronRules, intervalOf, parseCronJson } from './cron-json.ts';
 
 export interface CronServiceDeps {
   store: CronStore;

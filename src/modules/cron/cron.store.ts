@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.ts';
+import { type Db } from '../../db/database.ts';
 
 /** Cron jobs. Maps deployment id → its cron.json jobs; (app, job command) → when it last ran. */
 export function createCronStore(db: Db) {

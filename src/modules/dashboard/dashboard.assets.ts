@@ -2,8 +2,8 @@
 // emulator runs from its package, bundled in memory with esbuild when it runs from its sources
 // (tsx, tests). Read once, kept in memory.
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export type DashboardAssets = Record<'index.html' | 'app.js' | 'style.css', string>;
 

@@ -2,15 +2,16 @@
 // data and are served to loopback clients only; everything they show comes from authenticated
 // routes: the page trades the admin token (from the start banner's link, kept in sessionStorage)
 // for a user's bearer at POST /_emulator/dashboard/session, then calls the ordinary /v1 API with it.
-import type { Context } from 'hono';
-import type { IncomingMessage } from 'node:http';
-import type { AppEnv } from '../../http/env.ts';
-import { ApiError } from '../../http/errors.ts';
+
+import { type IncomingMessage } from 'node:http';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { type AppEnv } from '../../http/env.ts';
+import { ApiError } from '../../http/errors.ts';
 import { limitBody } from '../../http/middleware/json-only.ts';
-import type { AuthService } from '../auth/auth.service.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import { isLoopback, requireAdmin, type AdminFailureWindow } from '../control/admin-auth.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AuthService } from '../auth/auth.service.ts';
+import { type AdminFailureWindow, isLoopback, requireAdmin } from '../control/admin-auth.ts';
 import { dashboardAssets } from './dashboard.assets.ts';
 import { alertStatesAnswer, alertStatesQuery, sessionAnswer, sessionSchema } from './dashboard.schemas.ts';
 

@@ -4,14 +4,14 @@
 // MariaDB's require_secure_transport, Redis's TLS port in place of the plain one); a kind without TLS would refuse it.
 // publicly-available is recorded: the local server's port is published on 127.0.0.1 either way.
 import { z } from 'zod';
-import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { AddonsService } from '../addons/addons.service.ts';
-import type { AddonRow } from '../addons/addons.store.ts';
-import type { AddonServers } from '../addons/addon-servers.ts';
+import { type AddonServers } from '../addons/addon-servers.ts';
+import { type AddonsService } from '../addons/addons.service.ts';
+import { type AddonRow } from '../addons/addons.store.ts';
 import { DATABASE_API_BASES, notReady, readyAddon } from '../addons/database-api.ts';
-import type { DatabaseSettingsService } from './database-settings.ts';
+import { type DatabaseSettingsService } from './database-settings.ts';
 
 const FEATURES = ['force-ssl', 'publicly-available'] as const;
 const enableSchema = lazySchema(() => z.object({ feature: z.object({ name: z.string().max(64) }) }));

@@ -1,11 +1,11 @@
 // The database API's Database resource (go-scalingo databases.go), one builder for every route that
 // answers it: GET /api/databases/:id, and the `database` of a dedicated database (POST/GET /v1/databases).
 import { isoDate } from '../../shared/clock.ts';
-import type { AddonRow } from '../addons/addons.store.ts';
-import type { AddonServerRow } from '../addons/addon-servers.store.ts';
 import { ADDON_KINDS, type AddonKind } from '../addons/addon-kinds.ts';
+import { type AddonServerRow } from '../addons/addon-servers.store.ts';
 import { findPlan, findProvider } from '../addons/addons.catalog.ts';
-import type { DatabaseSettings } from './database-settings.ts';
+import { type AddonRow } from '../addons/addons.store.ts';
+import { type DatabaseSettings } from './database-settings.ts';
 
 /** What the image recipes install (Debian bookworm): the version the database API reports. */
 const VERSIONS: Record<AddonKind, string> = { postgresql: '15', mysql: '10.11', redis: '7.0' };

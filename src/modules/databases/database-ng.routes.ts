@@ -2,23 +2,23 @@
 // firewall rules and the region's managed ranges (go-scalingo firewall_rules.go), and any real addon's
 // maintenance window and periodic backups configuration (PATCH /databases/:id, maintenance.go).
 import { z } from 'zod';
-import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { lazySchema } from '../../http/api-schemas.ts';
 import { ApiError } from '../../http/errors.ts';
 import { parseWith, readJson } from '../../http/validate.ts';
+import { type AddonServers } from '../addons/addon-servers.ts';
 import { databaseEnvelope } from '../addons/addons.schemas.ts';
-import type { AddonsService } from '../addons/addons.service.ts';
-import type { AddonServers } from '../addons/addon-servers.ts';
+import { type AddonsService } from '../addons/addons.service.ts';
 import { DATABASE_API_BASES, featureOf, lacks, tokenAddon } from '../addons/database-api.ts';
-import type { DatabasesService } from './databases.service.ts';
-import type { DatabaseSettingsService } from './database-settings.ts';
-import type { FirewallRules } from './firewall-rules.ts';
+import { type DatabaseSettingsService } from './database-settings.ts';
 import {
   createFirewallRuleSchema,
   firewallRuleEnvelope,
   firewallRuleList,
   managedRangeList,
 } from './databases.schemas.ts';
+import { type DatabasesService } from './databases.service.ts';
+import { type FirewallRules } from './firewall-rules.ts';
 
 const hour = lazySchema(() => z.number().int().min(0).max(23));
 const updateDatabaseSchema = lazySchema(() =>

@@ -1,6 +1,6 @@
 // The settings the database API keeps for a real addon's database: its weekly maintenance window and
 // its periodic backups configuration. Defaults stand until the first change (docs/fidelity.md).
-import type { DatabasesStore } from './databases.store.ts';
+import { type DatabasesStore } from './databases.store.ts';
 
 export interface DatabaseSettings {
   maintenanceWeekday: number;

@@ -1,17 +1,17 @@
 // Dedicated databases on the platform API (go-scalingo databases_preview.go): POST /v1/databases
 // creates one, GET /v1/databases lists them, GET /v1/databases/:id shows one. Their deletion is the
 // app's (DELETE /v1/apps/:id?current_name=…), as the clients do it.
-import type { Context } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
-import { ApiRoutes } from '../../http/api-routes.ts';
-import { parseWith, readJson, wrappedBody } from '../../http/validate.ts';
-import { appJson, type AppViewContext } from '../apps/apps.view.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { DatabasesService } from './databases.service.ts';
+import { type Context } from 'hono';
 import { z } from 'zod';
+import { ApiRoutes } from '../../http/api-routes.ts';
 import { ERROR_BODY } from '../../http/api-schemas.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
+import { parseWith, readJson, wrappedBody } from '../../http/validate.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type AppViewContext, appJson } from '../apps/apps.view.ts';
 import { createDatabaseSchema, databaseNgEnvelope, databaseNgList } from './databases.schemas.ts';
+import { type DatabasesService } from './databases.service.ts';
 
 const endpointList = z.object({
   endpoints: z.array(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { lazySchema } from '../../http/api-schemas.ts';
-import { appName, appResource } from '../apps/apps.schemas.ts';
 import { databaseResource } from '../addons/addons.schemas.ts';
+import { appName, appResource } from '../apps/apps.schemas.ts';
 
 /** go-scalingo DatabaseCreateParams: sent at the body's root; `{database: {...}}` is read too. */
 export const createDatabaseSchema = lazySchema(() =>

@@ -2,20 +2,20 @@
 // database is an app holding one database addon. Creating one makes the app (in the given project)
 // and provisions its addon on a real server; the list and the show answer the DatabaseNG shape; the
 // app's deletion (DELETE /v1/apps/:id, as the clients do it) removes the database with its server.
-import { tx, type Db } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
+import { type Clock } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { AddonsService } from '../addons/addons.service.ts';
-import type { AddonRow } from '../addons/addons.store.ts';
-import type { AddonServers } from '../addons/addon-servers.ts';
+import { type AddonServers } from '../addons/addon-servers.ts';
 import { DEDICATED_PROVIDERS, findPlan, findProvider, isDedicated } from '../addons/addons.catalog.ts';
-import type { DatabasesStore } from './databases.store.ts';
-import type { DatabaseSettingsService } from './database-settings.ts';
+import { type AddonsService } from '../addons/addons.service.ts';
+import { type AddonRow } from '../addons/addons.store.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
 import { databaseJson } from './database-json.ts';
+import { type DatabaseSettingsService } from './database-settings.ts';
+import { type DatabasesStore } from './databases.store.ts';
 
 export interface DatabasesServiceDeps {
   db: Db;

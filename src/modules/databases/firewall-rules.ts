@@ -4,9 +4,9 @@
 // every client of a local server comes from 127.0.0.1 or the app's Docker network (docs/fidelity.md).
 import { isIP } from 'node:net';
 import { ApiError } from '../../http/errors.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
-import type { DatabasesStore, FirewallRuleRow } from './databases.store.ts';
+import { type DatabasesStore, type FirewallRuleRow } from './databases.store.ts';
 
 /** Rules per database: the platform's list is short; a bound keeps a loop of creations from growing it. */
 const MAX_RULES = 50;

@@ -3,8 +3,9 @@
 // Nothing is ever buffered whole, so the emulator's memory does not depend on the source; the
 // `tar` package's own safety options (no absolute paths, no `..`, no writing through symlinks,
 // strict mode) stay on, and entries that would point outside the directory are refused first.
-import { open, stat } from 'node:fs/promises';
+
 import { constants, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

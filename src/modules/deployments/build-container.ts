@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type Readable } from 'node:stream';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 import { buildContainerNetwork, OFFLINE_BUILDS } from './build-network.ts';
 
 // One step of a buildpack-like build run in a container and committed as an image: the files are put

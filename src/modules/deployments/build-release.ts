@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type ImageSource } from '../../runtime/registry-images.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 import { objectId } from '../../shared/ids.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { ContainersStore } from '../containers/containers.store.ts';
-import { parseProcfile } from './procfile.ts';
-import { detectBuildpack } from './buildpacks.ts';
-import { buildpackBuild } from './slug-build.ts';
-import type { ImageSource } from '../../runtime/registry-images.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type ContainersStore } from '../containers/containers.store.ts';
 import { missingNetworkHint, OFFLINE_BUILDS, watchOfflineBuild } from './build-network.ts';
+import { detectBuildpack } from './buildpacks.ts';
+import { parseProcfile } from './procfile.ts';
+import { buildpackBuild } from './slug-build.ts';
 
 export interface BuildReleaseDeps {
   runtime: ContainerRuntime;

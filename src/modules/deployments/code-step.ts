@@ -1,12 +1,12 @@
-import { LABELS } from '../../runtime/runtime.ts';
 import { packDirectory } from '../../runtime/images.ts';
-import type { Language } from './buildpacks.ts';
-import { dependencyInputs, dependencyScript } from './build-scripts.ts';
+import { LABELS } from '../../runtime/runtime.ts';
 import { commitStep, runBuildStep } from './build-container.ts';
 import { OFFLINE_BUILDS } from './build-network.ts';
-import type { DependencyStep } from './dependency-layer.ts';
+import { dependencyInputs, dependencyScript } from './build-scripts.ts';
+import { type Language } from './buildpacks.ts';
+import { type DependencyStep } from './dependency-layer.ts';
 import { planNodeBuild } from './node-build.ts';
-import type { BuildpackBuild } from './slug-build.ts';
+import { type BuildpackBuild } from './slug-build.ts';
 
 // The two steps of a buildpack-like build after the stack: the dependency step (its layer is reused
 // while the dependency files are unchanged: dependency-layer.ts) and the code. Code that needs no step

@@ -12,11 +12,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type ImageRecipe } from '../../runtime/image-recipes.ts';
 import { packDirectory } from '../../runtime/images.ts';
-import type { ImageRecipe } from '../../runtime/image-recipes.ts';
-import { dependencyTag } from './buildpacks.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 import { commitStep, runBuildStep } from './build-container.ts';
+import { dependencyTag } from './buildpacks.ts';
 
 // The dependency layer of a buildpack-like build: the image a `docker build` would have after
 // `COPY package*.json ./` + `RUN npm ci`. A container of the stack image gets only the files naming the

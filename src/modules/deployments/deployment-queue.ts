@@ -1,8 +1,8 @@
 // Deployments of one app waiting for the running one, first in first out, as the platform queues a
 // deployment that cannot start yet. Bounded per app: past `max`, the caller refuses the deployment.
-import type { UserRow } from '../auth/principal.ts';
-import type { DeploymentRow } from './deployments.store.ts';
-import type { Source } from './sources.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type DeploymentRow } from './deployments.store.ts';
+import { type Source } from './sources.ts';
 
 export interface QueuedDeployment {
   row: DeploymentRow;

@@ -1,14 +1,14 @@
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { pageQuery } from '../../http/api-schemas.ts';
 import { ApiError } from '../../http/errors.ts';
 import { pageParams } from '../../http/validate.ts';
 import { paginate } from '../../shared/pagination.ts';
-import type { Urls } from '../../shared/urls.ts';
-import type { AppsService } from '../apps/apps.service.ts';
+import { type Urls } from '../../shared/urls.ts';
+import { type AppsService } from '../apps/apps.service.ts';
 import { requireWritableApp } from '../apps/writable-app.ts';
-import type { DeploymentsStore } from './deployments.store.ts';
-import type { DeploymentsService } from './deployments.service.ts';
-import { pageQuery } from '../../http/api-schemas.ts';
 import { createDeploymentSchema, deploymentEnvelope, deploymentList } from './deployments.schemas.ts';
+import { type DeploymentsService } from './deployments.service.ts';
+import { type DeploymentsStore } from './deployments.store.ts';
 
 /** The platform's deployment-by-archive endpoint, plus listing, showing and the build output. */
 export function deploymentsRoutes(deps: {

@@ -1,5 +1,5 @@
+import { type Db } from '../../db/database.ts';
 import { dependencyTag } from './buildpacks.ts';
-import type { Db } from '../../db/database.ts';
 
 export interface DeploymentRow {
   id: string;

@@ -1,11 +1,10 @@
-import type { WebSocket } from 'ws';
+import { type WebSocket } from 'ws';
 import { ApiError } from '../../http/errors.ts';
-import type { UpgradeTable } from '../../http/ws.ts';
-import type { AuthService } from '../auth/auth.service.ts';
-import type { AppHooks, AppsService } from '../apps/apps.service.ts';
-import type { DeploymentsStore } from './deployments.store.ts';
-import type { DeploymentStreamEvent, DeploymentsService } from './deployments.service.ts';
-import { FINISHED } from './deployments.service.ts';
+import { type UpgradeTable } from '../../http/ws.ts';
+import { type AppHooks, type AppsService } from '../apps/apps.service.ts';
+import { type AuthService } from '../auth/auth.service.ts';
+import { type DeploymentStreamEvent, type DeploymentsService, FINISHED } from './deployments.service.ts';
+import { type DeploymentsStore } from './deployments.store.ts';
 
 export const DEPLOYMENTS_STREAM_PREFIX = '/deployments-stream/apps/';
 

@@ -3,7 +3,7 @@
 // a 512 MB body: about 60 MB more resident memory than node:http, see docs/fidelity.md "Hardening").
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
-import type { Readable } from 'node:stream';
+import { type Readable } from 'node:stream';
 import { SourceError, type SourceLimits } from './archive-extract.ts';
 
 const MAX_REDIRECTS = 5;

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cacheDirectories, type NodeScripts, nodeScripts } from './node-lifecycle.ts';
 import { resolvePackageManager } from './package-manager.ts';
 import { prefetchPackages } from './package-prefetch.ts';
-import { cacheDirectories, nodeScripts, type NodeScripts } from './node-lifecycle.ts';
 
 // A Node.js build's plan: the package manager (package-manager.ts), the packages the host downloads
 // for it (package-prefetch.ts), and the lifecycle's scripts (node-lifecycle.ts), cut in a dependency

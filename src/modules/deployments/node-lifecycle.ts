@@ -1,5 +1,5 @@
-import type { PackageManagerPlan } from './package-manager.ts';
 import { BUILD_ENV_FILE } from './build-container.ts';
+import { type PackageManagerPlan } from './package-manager.ts';
 
 // The Node.js build's lifecycle as the platform's buildpack runs it (Scalingo/nodejs-buildpack:
 // bin/compile, lib/dependencies.sh, lib/cache.sh): `scalingo-prebuild`, the install with the

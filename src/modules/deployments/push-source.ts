@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import { extractArchive, SourceError, timeLimit, type SourceLimits } from './archive-extract.ts';
-import type { Source } from './sources.ts';
+import { extractArchive, SourceError, type SourceLimits, timeLimit } from './archive-extract.ts';
+import { type Source } from './sources.ts';
 
 const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Language } from './buildpacks.ts';
+import { type Language } from './buildpacks.ts';
 
 // The Python or Ruby version an app asks for (runtime.txt, the Gemfile's `ruby` or .ruby-version)
 // picks the Debian suite its stack image is built from: each suite has one version of python3 and

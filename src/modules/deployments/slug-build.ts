@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import { recipeHash, stackRecipe, type ImageRecipe } from '../../runtime/image-recipes.ts';
+import { type ImageRecipe, recipeHash, stackRecipe } from '../../runtime/image-recipes.ts';
 import { ensureRecipeImage } from '../../runtime/recipe-images.ts';
-import type { ImageSource } from '../../runtime/registry-images.ts';
+import { type ImageSource } from '../../runtime/registry-images.ts';
 import { debianSuite } from '../../runtime/rootfs.ts';
+import { type ContainerRuntime } from '../../runtime/runtime.ts';
+import { defined } from '../../shared/defined.ts';
 import { defaultProcessTypes, type Language } from './buildpacks.ts';
-import { dependencyLayer } from './dependency-layer.ts';
 import { addCode, type BuildSteps, dependencyStep } from './code-step.ts';
+import { dependencyLayer } from './dependency-layer.ts';
 import { ensureNodeImage, resolveNodeRuntime } from './node-runtime.ts';
 import { requestedVersion, resolveVersion, STACK_VERSIONS, type StackLanguage } from './runtime-versions.ts';
-import { defined } from '../../shared/defined.ts';
 
 // A buildpack-like build, in the layers a `docker build` of the app would make: the stack image of the
 // runtime version the app asks for (Python, Ruby: runtime-versions.ts; Node.js: the stack with the

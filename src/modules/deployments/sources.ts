@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, stat, lstat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { extractArchive, openLocalArchive, SourceError, type SourceLimits, timeLimit } from './archive-extract.ts';
 import { openHttpArchive } from './http-archive.ts';
-import { extractArchive, openLocalArchive, SourceError, timeLimit, type SourceLimits } from './archive-extract.ts';
 import { extractPushedCommit } from './push-source.ts';
 
 export { SourceError, type SourceLimits } from './archive-extract.ts';

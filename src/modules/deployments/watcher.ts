@@ -1,11 +1,11 @@
-import type { FSWatcher } from 'chokidar';
-import { mkdirSync, statSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { DeploymentsService } from './deployments.service.ts';
+import { type FSWatcher } from 'chokidar';
 import { defined } from '../../shared/defined.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type DeploymentsService } from './deployments.service.ts';
 
 export interface BoundApp {
   name: string;

@@ -1,7 +1,7 @@
 // Checks a custom domain's TLS certificate and key the way the platform reports them: the subject and
 // validity of the leaf certificate, the key's type and size. The router itself only speaks HTTP, so the
 // certificate is stored and described, never served (docs/fidelity.md, "Domains").
-import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { ApiError } from '../../http/errors.ts';
 
 export interface CertificateInfo {

@@ -1,8 +1,8 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { addDomainSchema, domainEnvelope, domainList, updateDomainSchema } from './domains.schemas.ts';
-import type { DomainsService } from './domains.service.ts';
+import { type DomainsService } from './domains.service.ts';
 
 /** /v1/apps/:app/domains — go-scalingo's SubresourceList/Add/Get/Update/Delete. */
 export function domainsRoutes(deps: { domains: DomainsService }) {

@@ -1,18 +1,16 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import { objectId } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import { checkCertificate, type CertificateInfo } from './certificates.ts';
-import type { AddDomainInput, UpdateDomainInput } from './domains.schemas.ts';
-import { hostnameProblem } from './hostnames.ts';
-import type { DomainRow, DomainsStore } from './domains.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
+import { objectId } from '../../shared/ids.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type CertificateInfo, checkCertificate } from './certificates.ts';
+import { type AddDomainInput, type UpdateDomainInput } from './domains.schemas.ts';
+import { type DomainRow, type DomainsStore } from './domains.store.ts';
+import { hostnameProblem } from './hostnames.ts';
 
 export interface DomainsServiceDeps {
   db: Db;

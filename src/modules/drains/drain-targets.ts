@@ -2,7 +2,7 @@
 // bounded queue and its own pump; `enqueue` never blocks or throws, so an unreachable or slow
 // target delays nothing else. Unreachable: retried with exponential back-off; while it is down
 // lines wait in the queue, and past its bound the oldest are dropped (counted, warned about).
-import type { Logger } from '../../shared/logger.ts';
+import { type Logger } from '../../shared/logger.ts';
 
 /** What every target's queue needs; a transport's own options come apart (drain-transport.ts). */
 export interface TargetOptions {

@@ -2,9 +2,9 @@
 // in DRAIN_TRANSPORTS (drain-transports.ts), after LocalStack's SNS `topic_notifiers` table
 // (localstack/services/sns/publisher.py): the table picks, the object sends. A transport declares
 // the URL schemes that choose it; it receives the drain's parsed target and only its own options.
-import type { EmulatorConfig } from '../../config/schema.ts';
-import type { StoredLine } from '../logs/log-line.ts';
-import type { DrainTarget, TargetOptions } from './drain-targets.ts';
+import { type EmulatorConfig } from '../../config/schema.ts';
+import { type StoredLine } from '../logs/log-line.ts';
+import { type DrainTarget, type TargetOptions } from './drain-targets.ts';
 
 /** The `logs.drains` configuration section, from which each transport picks its own options. */
 export type DrainsConfig = EmulatorConfig['logs']['drains'];

@@ -1,8 +1,8 @@
 // Every drain transport, by the name stored in log_drains.transport. Adding one: a file in transports/
 // exporting a defineTransport(…), its import and one entry here, then its test and its fidelity entry
 // (CONTRIBUTING.md "Add a drain transport").
-import type { DrainTransport, ParsedTarget } from './drain-transport.ts';
-import type { DrainRow } from './drains.store.ts';
+import { type DrainTransport, type ParsedTarget } from './drain-transport.ts';
+import { type DrainRow } from './drains.store.ts';
 import { fileTransport } from './transports/file.ts';
 import { tcpTransport, tlsTransport } from './transports/stream.ts';
 import { udpTransport } from './transports/udp.ts';

@@ -6,11 +6,11 @@ import {
   DEFAULT_TRANSPORT,
   DRAIN_TRANSPORTS,
   LOCAL_TRANSPORT,
+  type Transport,
   transportOfPort,
   transportOfScheme,
-  type Transport,
 } from './drain-transports.ts';
-import type { DrainInput } from './drains.schemas.ts';
+import { type DrainInput } from './drains.schemas.ts';
 
 type Field = 'token' | 'host' | 'port' | 'drain_region' | 'url';
 

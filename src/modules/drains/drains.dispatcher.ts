@@ -2,13 +2,13 @@
 // delivery never holds the pipeline. Addon drains receive the output of the addon's server (issue #15):
 // deliverAddon() is fed by the addon servers; stand-in addons print nothing.
 import { join } from 'node:path';
-import type { Logger } from '../../shared/logger.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type StoredLine } from '../logs/log-line.ts';
 import { forEachAppRun, type LineSink } from '../logs/logs.pipeline.ts';
-import type { StoredLine } from '../logs/log-line.ts';
-import type { DrainRow } from './drains.store.ts';
-import type { DrainTarget, TargetOptions } from './drain-targets.ts';
-import type { DrainsConfig, DrainTransport } from './drain-transport.ts';
+import { type DrainTarget, type TargetOptions } from './drain-targets.ts';
+import { type DrainsConfig, type DrainTransport } from './drain-transport.ts';
 import { drainTransport, parsedTarget } from './drain-transports.ts';
+import { type DrainRow } from './drains.store.ts';
 
 export interface DispatcherDeps {
   /** <state>/drains: files of file-type drains. */

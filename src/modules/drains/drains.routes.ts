@@ -1,16 +1,16 @@
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AppEnv } from '../../http/env.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { readJson } from '../../http/validate.ts';
-import type { DrainsService } from './drains.service.ts';
 import {
+  type DrainInput,
   drainBodySchema,
   drainEnvelope,
   drainList,
   removeDrainBody,
   removeDrainQuery,
-  type DrainInput,
 } from './drains.schemas.ts';
+import { type DrainsService } from './drains.service.ts';
 
 /** #31–#36: the same three actions on an app and on an addon of the app. */
 export function drainsRoutes(deps: { drains: DrainsService }) {

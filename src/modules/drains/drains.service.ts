@@ -1,18 +1,17 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { objectId } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { AddonsService } from '../addons/addons.service.ts';
-import type { AddonRow } from '../addons/addons.store.ts';
-import type { DrainsStore, DrainRow } from './drains.store.ts';
-import type { DrainDispatcher } from './drains.dispatcher.ts';
-import type { DrainInput } from './drains.schemas.ts';
+import { type Clock } from '../../shared/clock.ts';
+import { objectId } from '../../shared/ids.ts';
+import { type AddonsService } from '../addons/addons.service.ts';
+import { type AddonRow } from '../addons/addons.store.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
 import { normaliseDrain } from './drain-types.ts';
+import { type DrainDispatcher } from './drains.dispatcher.ts';
+import { type DrainInput } from './drains.schemas.ts';
+import { type DrainRow, type DrainsStore } from './drains.store.ts';
 
 export interface DrainsServiceDeps {
   db: Db;

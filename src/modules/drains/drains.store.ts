@@ -1,5 +1,5 @@
-import type { Db } from '../../db/database.ts';
-import type { Transport } from './drain-transports.ts';
+import { type Db } from '../../db/database.ts';
+import { type Transport } from './drain-transports.ts';
 
 export interface DrainRow {
   id: string;

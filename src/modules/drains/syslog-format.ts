@@ -5,8 +5,8 @@
 //
 //   <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID [SD-ID params] MSG
 //   <14>1 2024-05-01T10:00:00.123456Z emulator my-app web-1 log [emulator@32473 app="my-app" container="web-1"] hello
-import type { StoredLine } from '../logs/log-line.ts';
-import type { FormatContext } from './drain-transport.ts';
+import { type StoredLine } from '../logs/log-line.ts';
+import { type FormatContext } from './drain-transport.ts';
 
 /** Facility `user` (1); stdout → severity 6 (informational), stderr → 3 (error). */
 const FACILITY = 1;

@@ -12,6 +12,7 @@ export const EVENT_CATEGORIES = [
   { id: '6a0e1c00e3a1b2000e000006', name: 'logs', display_name: 'Logs', position: 6 },
   { id: '6a0e1c00e3a1b2000e000007', name: 'account', display_name: 'Account', position: 7 },
 ] as const;
+
 import { defined } from '../../shared/defined.ts';
 
 export type EventCategoryName = (typeof EVENT_CATEGORIES)[number]['name'];

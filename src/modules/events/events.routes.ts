@@ -1,9 +1,9 @@
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { pageParams } from '../../http/validate.ts';
-import type { EventsService } from './events.service.ts';
-import { EVENT_CATEGORIES, eventTypesJson } from './event-types.ts';
 import { pageQuery } from '../../http/api-schemas.ts';
+import { pageParams } from '../../http/validate.ts';
+import { EVENT_CATEGORIES, eventTypesJson } from './event-types.ts';
 import { eventCategoryList, eventList, eventTypeList } from './events.schemas.ts';
+import { type EventsService } from './events.service.ts';
 
 // `apps`: the app of /v1/apps/:app/events is loaded by the route declaration (api-routes.ts).
 export function eventsRoutes(deps: {

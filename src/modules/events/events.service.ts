@@ -1,10 +1,9 @@
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
 import { paginate } from '../../shared/pagination.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { EventsStore, EventRow } from './events.store.ts';
-import { PLATFORM_USER_ID, type EventType } from './event-types.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventType, PLATFORM_USER_ID } from './event-types.ts';
+import { type EventRow, type EventsStore } from './events.store.ts';
 
 export interface RecordInput {
   type: EventType;

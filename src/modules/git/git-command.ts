@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { ServerChannel } from 'ssh2';
+import { type ServerChannel } from 'ssh2';
 import { gitEnv } from './repos.ts';
 
 export type GitService = 'git-receive-pack' | 'git-upload-pack';

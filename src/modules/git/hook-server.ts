@@ -1,8 +1,7 @@
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { isAbsolute, relative, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../shared/logger.ts';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { type Logger } from '../../shared/logger.ts';
 
 /** What a running `git receive-pack` is allowed to do: deploy this app as this user. */
 export interface PushTicket<T> {

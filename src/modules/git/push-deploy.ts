@@ -1,12 +1,12 @@
-import type { UserRow } from '../auth/principal.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { Logger } from '../../shared/logger.ts';
+import { type Logger } from '../../shared/logger.ts';
 import { appUrl, type Urls } from '../../shared/urls.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { DeploymentsStore } from '../deployments/deployments.store.ts';
-import { FINISHED, type DeploymentStreamEvent, type DeploymentsService } from '../deployments/deployments.service.ts';
-import type { Repos } from './repos.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type DeploymentStreamEvent, type DeploymentsService, FINISHED } from '../deployments/deployments.service.ts';
+import { type DeploymentsStore } from '../deployments/deployments.store.ts';
+import { type Repos } from './repos.ts';
 
 /** Who pushes to which app (from the SSH key and the command). */
 export interface PushContext {

@@ -1,19 +1,18 @@
-import { connect, createServer, type Server as NetServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
-import type { AuthContext, Connection, ServerChannel, Server as SshServer } from 'ssh2';
-import type { Logger } from '../../shared/logger.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { KeysService } from '../keys/keys.service.ts';
-import type { KeyRow } from '../keys/keys.store.ts';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer, type Server as NetServer, type Socket } from 'node:net';
+import { type AuthContext, type Connection, type ServerChannel, type Server as SshServer } from 'ssh2';
+import { type Logger } from '../../shared/logger.ts';
+import { type TunnelTargets } from '../addons/addon-tunnels.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type KeysService } from '../keys/keys.service.ts';
+import { type KeyRow } from '../keys/keys.store.ts';
 import { fingerprintOf, loadSsh2 } from '../keys/ssh-public-key.ts';
 import { parseGitCommand, runGitService } from './git-command.ts';
-import type { HookServer } from './hook-server.ts';
-import type { PushContext } from './push-deploy.ts';
-import type { Repos } from './repos.ts';
-import type { TunnelTargets } from '../addons/addon-tunnels.ts';
+import { type HookServer } from './hook-server.ts';
+import { type PushContext } from './push-deploy.ts';
+import { type Repos } from './repos.ts';
 
 // sshd's MaxAuthTries is 6; a little more room for agents holding several keys.
 const MAX_AUTH_ATTEMPTS = 10;

@@ -1,6 +1,6 @@
+import { type Db, pingDatabase } from '../../db/database.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { pingDatabase, type Db } from '../../db/database.ts';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
+import { type ContainerRuntime } from '../../runtime/runtime.ts';
 import { healthAnswer } from './health.schemas.ts';
 
 /** GET /_emulator/health — each subsystem really probed: a query on the database, a ping of the engine. */

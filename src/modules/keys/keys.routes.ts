@@ -1,8 +1,8 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { KeysService } from './keys.service.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { addKeySchema, keyEnvelope, keyList } from './keys.schemas.ts';
+import { type KeysService } from './keys.service.ts';
 
 /**
  * `/v1/keys` on the auth service (go-scalingo keys.go: AuthAPI list, add → 201, delete → 204;

@@ -1,13 +1,11 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { objectId } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { KeyRow, KeysStore } from './keys.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
+import { objectId } from '../../shared/ids.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type KeyRow, type KeysStore } from './keys.store.ts';
 import { KeyError, parsePublicKey } from './ssh-public-key.ts';
 
 /** Keys one account may hold (an emulator bound: the platform documents none). */

@@ -8,16 +8,17 @@
 // asynchronously, then deletes the archived lines in slices too, so the event loop (live streams,
 // collection) is never held for more than a slice. Which apps are over a bound comes from per-app
 // counters kept as lines are stored and archived, not from a scan of the whole history.
-import { createGzip, gzipSync, constants as zlibConstants } from 'node:zlib';
+
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Db } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
+import { createGzip, gzipSync, constants as zlibConstants } from 'node:zlib';
+import { type Db } from '../../db/database.ts';
+import { type Clock } from '../../shared/clock.ts';
 import { objectId } from '../../shared/ids.ts';
-import type { ArchiveRow, LogsStore } from './logs.store.ts';
+import { type Logger } from '../../shared/logger.ts';
 import { archiveDate, formatLine, type StoredLine } from './log-line.ts';
+import { type ArchiveRow, type LogsStore } from './logs.store.ts';
 
 /** Lines read, formatted and deleted per tick by a background rotation (~1 ms of work each). */
 const SLICE = 1_000;

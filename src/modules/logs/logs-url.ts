@@ -2,7 +2,7 @@
 // only `token` and `timestamp` from a logs_url (docs/research/clients-runtime.md §2.2), so the
 // whole authorisation lives in those two parameters: token = <subject>.<HMAC(purpose|subject|timestamp)>.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../shared/clock.ts';
 
 export type UrlCheck = { ok: true; subject: string } | { ok: false; reason: 'invalid' | 'expired' };
 

@@ -6,17 +6,18 @@
 // Engine outages: a live stream cut while its container still runs is opened again (with a
 // back-off); when the engine is unreachable, the runtime's 'up' transition re-lists and resumes
 // every container from its cursor.
-import type { Logger } from '../../shared/logger.ts';
+
 import {
-  LABELS,
-  EngineUnavailableError,
-  NoSuchContainerError,
   type ContainerRuntime,
+  EngineUnavailableError,
+  LABELS,
   type LogLine,
+  NoSuchContainerError,
   type RuntimeEvent,
 } from '../../runtime/runtime.ts';
-import type { LogsPipeline, Cursor } from './logs.pipeline.ts';
+import { type Logger } from '../../shared/logger.ts';
 import { containerName, newLine, normaliseTimestamp } from './log-line.ts';
+import { type Cursor, type LogsPipeline } from './logs.pipeline.ts';
 
 export interface CollectorDeps {
   runtime: ContainerRuntime;

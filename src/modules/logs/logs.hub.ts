@@ -1,11 +1,11 @@
 // Live subscribers of the logs stream (WebSocket and SSE alike): many per app, each with its own
 // bounded buffer and pump. Collection never waits for a subscriber: one whose buffer overflows is
 // closed (counted and logged) and the client reconnects, as the official CLI does on EOF.
-import type { Logger } from '../../shared/logger.ts';
-import { isoDate } from '../../shared/clock.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { forEachAppRun, type LineSink } from './logs.pipeline.ts';
+
+import { type Clock, isoDate } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
 import { formattedLine, type StoredLine } from './log-line.ts';
+import { forEachAppRun, type LineSink } from './logs.pipeline.ts';
 
 /** How a subscriber's transport sends one event and closes (ws or SSE). */
 export interface StreamSink {

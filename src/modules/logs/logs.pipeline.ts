@@ -6,11 +6,11 @@
 // backlog in its own log file, and reading resumes when the queue drains. Lines pushed through
 // `append` (router access lines) cannot wait: past the bound they are dropped, counted, and a
 // warning is logged at most every 10 s.
-import type { Db } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { LogsStore } from './logs.store.ts';
-import { newLine, timestampFromMs, type StoredLine } from './log-line.ts';
+import { type Db } from '../../db/database.ts';
+import { type Clock } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { newLine, type StoredLine, timestampFromMs } from './log-line.ts';
+import { type LogsStore } from './logs.store.ts';
 
 /** Receives every stored batch, in order. Must not block (hub and drains queue on their side). */
 export interface LineSink {

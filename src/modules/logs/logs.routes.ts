@@ -1,12 +1,12 @@
-import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
+import { type Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AppEnv } from '../../http/env.ts';
-import { appJson, type AppViewContext } from '../apps/apps.view.ts';
-import type { LogsService } from './logs.service.ts';
+import { type AppEnv } from '../../http/env.ts';
+import { type AppViewContext, appJson } from '../apps/apps.view.ts';
 import { archivesQuery, logsArchiveList, logsUrlAnswer, signedArchiveQuery, signedLogsQuery } from './logs.schemas.ts';
+import { type LogsService } from './logs.service.ts';
 
 /**
  * #20 logs URL, #21 archives list (API, authenticated), and the logs service itself on the same

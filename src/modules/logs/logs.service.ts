@@ -2,14 +2,14 @@
 // the archive list (#21). Transport-free: routes (text, SSE) and the WebSocket handler call it.
 import { ApiError } from '../../http/errors.ts';
 import { lineCount } from '../../http/validate.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { LogsStore } from './logs.store.ts';
-import type { LogsHub, StreamSink, Subscription } from './logs.hub.ts';
-import type { UrlSigner } from './logs-url.ts';
-import type { Archiver } from './archives.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type Archiver } from './archives.ts';
 import { compileFilter, formatLine } from './log-line.ts';
+import { type LogsHub, type StreamSink, type Subscription } from './logs.hub.ts';
+import { type LogsStore } from './logs.store.ts';
+import { type UrlSigner } from './logs-url.ts';
 
 export interface LogsServiceDeps {
   apps: AppsService;

@@ -1,5 +1,5 @@
-import type { Db } from '../../db/database.ts';
-import type { StoredLine } from './log-line.ts';
+import { type Db } from '../../db/database.ts';
+import { type StoredLine } from './log-line.ts';
 
 export interface CursorRow {
   engine_id: string;

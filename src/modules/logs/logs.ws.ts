@@ -1,10 +1,10 @@
 // `GET <logs_url>&stream=true` with `Upgrade: websocket` (the official Go CLI's `logs -f`):
 // checked like the text request, then 101 and events `{event:"log"…}` / `{event:"ping"…}`.
-import type { WebSocket } from 'ws';
+import { type WebSocket } from 'ws';
 import { ApiError } from '../../http/errors.ts';
-import type { UpgradeTable } from '../../http/ws.ts';
-import type { LogsService } from './logs.service.ts';
-import type { StreamSink } from './logs.hub.ts';
+import { type UpgradeTable } from '../../http/ws.ts';
+import { type StreamSink } from './logs.hub.ts';
+import { type LogsService } from './logs.service.ts';
 
 const PATH = /^\/apps\/([^/]+)\/logs\/?$/;
 

@@ -1,11 +1,10 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Logger } from '../../shared/logger.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { NotifierRow } from './notifiers.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
 import { basicAuthFromUrl, redactUrl } from '../../shared/redact.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type NotifierRow } from './notifiers.store.ts';
 
 /** An event as the platform sends it to webhooks (developers.scalingo.com notifiers: "Data Sent to the Webhook Endpoint"). */
 export interface EventPayload {

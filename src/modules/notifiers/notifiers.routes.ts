@@ -1,8 +1,7 @@
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AppEnv } from '../../http/env.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { parseWith, readJson, wrappedBody } from '../../http/validate.ts';
-import type { NotifiersService } from './notifiers.service.ts';
 import {
   createNotifierSchema,
   notificationPlatformList,
@@ -12,6 +11,7 @@ import {
   platformSearchQuery,
   updateNotifierSchema,
 } from './notifiers.schemas.ts';
+import { type NotifiersService } from './notifiers.service.ts';
 import { PLATFORMS, platformJson } from './platforms.ts';
 
 export function notifiersRoutes(deps: { notifiers: NotifiersService }) {

@@ -1,20 +1,18 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import { prefixedUuid } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { EventRow } from '../events/events.store.ts';
-import { EVENT_TYPES } from '../events/event-types.ts';
-import type { NotifierRow, NotifiersStore } from './notifiers.store.ts';
-import type { CreateNotifierInput, TypeDataInput, UpdateNotifierInput } from './notifiers.schemas.ts';
-import { platformById, platformByName, WEBHOOK_PLATFORMS, type PlatformName } from './platforms.ts';
-import type { Delivery, EventPayload } from './delivery.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
+import { prefixedUuid } from '../../shared/ids.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { EVENT_TYPES } from '../events/event-types.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type EventRow } from '../events/events.store.ts';
+import { type Delivery, type EventPayload } from './delivery.ts';
+import { type CreateNotifierInput, type TypeDataInput, type UpdateNotifierInput } from './notifiers.schemas.ts';
+import { type NotifierRow, type NotifiersStore } from './notifiers.store.ts';
+import { type PlatformName, platformById, platformByName, WEBHOOK_PLATFORMS } from './platforms.ts';
 
 export interface NotifiersServiceDeps {
   db: Db;

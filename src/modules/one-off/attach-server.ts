@@ -4,17 +4,17 @@
 // 2. A WebSocket upgrade on the same path, for browser terminals: output as binary frames, input
 //    as binary or text frames, `{"type":"resize","width":W,"height":H}` as a control message, and
 //    `{"type":"exit","exit_code":N}` before the close when the process ends.
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import type { RawData, WebSocket } from 'ws';
+import { type IncomingMessage } from 'node:http';
+import { type Duplex } from 'node:stream';
+import { type RawData, type WebSocket } from 'ws';
 import { ApiError } from '../../http/errors.ts';
-import type { UpgradeTable } from '../../http/ws.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { EngineUnavailableError, ENGINE_UNREACHABLE_MESSAGE } from '../../runtime/runtime.ts';
+import { type UpgradeTable } from '../../http/ws.ts';
+import { ENGINE_UNREACHABLE_MESSAGE, EngineUnavailableError } from '../../runtime/runtime.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type Attacher, type TerminalClient } from './attach-session.ts';
 import { ATTACH_PREFIX } from './attach-url.ts';
-import type { Attacher, TerminalClient } from './attach-session.ts';
-import type { OneOffService } from './one-off.service.ts';
 import { resizeSchema } from './one-off.schemas.ts';
+import { type OneOffService } from './one-off.service.ts';
 
 // The Go CLI reads the response through a bufio.Reader it then drops, and reads the raw conn after:
 // output sent in the same TCP read as the headers would be lost (docs/research/clients-runtime.md

@@ -3,12 +3,12 @@
 // rules: the container starts once the terminal is there, a connection with no data either way for
 // `intervals.oneOffIdleMs` is closed and the container stopped, and a terminal that goes away takes
 // its container with it.
-import type { Duplex } from 'node:stream';
-import type { Logger } from '../../shared/logger.ts';
-import type { Clock, ClockTimer } from '../../shared/clock.ts';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import type { ContainersStore } from '../containers/containers.store.ts';
-import type { Session, Sessions } from './one-off.sessions.ts';
+import { type Duplex } from 'node:stream';
+import { type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type Clock, type ClockTimer } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type ContainersStore } from '../containers/containers.store.ts';
+import { type Session, type Sessions } from './one-off.sessions.ts';
 
 /** What a protocol adapter gives the session. */
 export interface TerminalClient {

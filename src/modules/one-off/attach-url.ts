@@ -3,7 +3,7 @@
 // HMAC of both. The token is a path segment, not a query parameter, because the official CLI builds
 // `<attach_url>/files` and `<attach_url>/wait` by string concatenation (docs/research/clients-runtime.md §1.3, §1.6).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../../shared/clock.ts';
+import { type Clock } from '../../shared/clock.ts';
 
 export const ATTACH_PREFIX = '/attach/';
 

@@ -1,17 +1,16 @@
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ERROR_BODY } from '../../http/api-schemas.ts';
+import { type AppEnv } from '../../http/env.ts';
 import { ApiError } from '../../http/errors.ts';
 import { parseWith, readJson } from '../../http/validate.ts';
-import type { Urls } from '../../shared/urls.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import { appJson, type AppViewContext } from '../apps/apps.view.ts';
+import { type Urls } from '../../shared/urls.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppViewContext, appJson } from '../apps/apps.view.ts';
 import { requireWritableApp } from '../apps/writable-app.ts';
-import type { ContainersService } from '../containers/containers.service.ts';
-import type { Orchestrator } from '../containers/orchestrator.ts';
-import type { OneOffService } from './one-off.service.ts';
-import type { AppEnv } from '../../http/env.ts';
+import { type ContainersService } from '../containers/containers.service.ts';
+import { type Orchestrator } from '../containers/orchestrator.ts';
 import {
   killBodyDoc,
   normaliseResize,
@@ -21,6 +20,7 @@ import {
   runSchema,
   waitAnswer,
 } from './one-off.schemas.ts';
+import { type OneOffService } from './one-off.service.ts';
 import { filesOf } from './uploads.ts';
 
 // Room for the multipart envelope around the largest accepted file.

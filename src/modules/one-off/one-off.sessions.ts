@@ -1,10 +1,11 @@
 // The life of each one-off container after the run request: created in Docker, started (at once
 // when detached, when a terminal attaches otherwise), watched until it exits, then removed from
 // Docker. Kept in memory: what a terminal, an upload or `/wait` needs to find its container.
-import type { Logger } from '../../shared/logger.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { LABELS, type ContainerRuntime } from '../../runtime/runtime.ts';
-import type { ContainerRow, ContainersStore } from '../containers/containers.store.ts';
+
+import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
+import { type Clock } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type ContainerRow, type ContainersStore } from '../containers/containers.store.ts';
 
 export interface TerminalSize {
   width: number;

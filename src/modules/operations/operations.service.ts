@@ -1,8 +1,7 @@
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import { objectId } from '../../shared/ids.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { OperationRow, OperationsStore } from './operations.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
+import { objectId } from '../../shared/ids.ts';
+import { type OperationRow, type OperationsStore } from './operations.store.ts';
 
 /**
  * Asynchronous work on an app: created `pending`, `running` while the work goes on, then

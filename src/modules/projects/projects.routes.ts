@@ -1,10 +1,10 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
-import { ApiError } from '../../http/errors.ts';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
 import { ERROR_BODY } from '../../http/api-schemas.ts';
-import type { ProjectsService } from './projects.service.ts';
+import { type AppEnv } from '../../http/env.ts';
+import { ApiError } from '../../http/errors.ts';
 import { createProjectSchema, projectEnvelope, projectList, updateProjectSchema } from './projects.schemas.ts';
+import { type ProjectsService } from './projects.service.ts';
 
 /** `/v1/projects` as go-scalingo calls it (ResourceList/Add/Get/Update/Delete, expected 200/201/204). */
 export function projectsRoutes(deps: { projects: ProjectsService }) {

@@ -1,13 +1,11 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
-import { prefixedUuid } from '../../shared/ids.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { ProjectRow, ProjectsStore } from './projects.store.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
+import { prefixedUuid } from '../../shared/ids.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type ProjectRow, type ProjectsStore } from './projects.store.ts';
 
 export const DEFAULT_PROJECT_NAME = 'default';
 /** Projects one user may own (a bound, not a platform figure). */

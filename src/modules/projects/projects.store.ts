@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.ts';
+import { type Db } from '../../db/database.ts';
 
 /** A project: maps project id → owner, name and whether it is the owner's default. */
 export interface ProjectRow {

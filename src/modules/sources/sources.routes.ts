@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
-import { ApiError } from '../../http/errors.ts';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { SOURCES_PREFIX, type SourcesService } from './sources.service.ts';
 import { signedUrlQuery } from '../../http/api-schemas.ts';
+import { ApiError } from '../../http/errors.ts';
 import { sourceEnvelope, uploadAnswer } from './sources.schemas.ts';
+import { SOURCES_PREFIX, type SourcesService } from './sources.service.ts';
 
 /**
  * `POST /v1/sources` (authenticated) and the pre-authenticated URLs it hands out, outside /v1 like

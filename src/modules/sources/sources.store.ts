@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.ts';
+import { type Db } from '../../db/database.ts';
 
 /** A source: maps source id → its creator, lifetime and, once uploaded, the stored archive's size. */
 export interface SourceRow {

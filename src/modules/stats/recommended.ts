@@ -1,11 +1,10 @@
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { StatsStore } from './stats.store.ts';
-import type { RouterRecorder } from './router-records.ts';
-import type { StatsService } from './stats.service.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
 import { defined } from '../../shared/defined.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type RouterRecorder } from './router-records.ts';
+import { type StatsService } from './stats.service.ts';
+import { type StatsStore } from './stats.store.ts';
 
 export const RECOMMENDED_METRICS = [
   'cpu',

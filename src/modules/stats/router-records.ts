@@ -1,7 +1,6 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { StatsStore, RouterRecordTuple } from './stats.store.ts';
+import { type Db, tx } from '../../db/database.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type RouterRecordTuple, type StatsStore } from './stats.store.ts';
 
 /** What the router reports per request (a subset of its RouterRequestRecord: only what metrics need). */
 export interface RouterRequestInput {

@@ -1,9 +1,8 @@
-import type { Db } from '../../db/database.ts';
-import { tx } from '../../db/database.ts';
-import { ManualClock, type Clock, type ClockTimer } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { LABELS, type ContainerInfo, type ContainerRuntime, type StatsSample } from '../../runtime/runtime.ts';
-import type { SampleRow, StatsStore } from './stats.store.ts';
+import { type Db, tx } from '../../db/database.ts';
+import { type ContainerInfo, type ContainerRuntime, LABELS, type StatsSample } from '../../runtime/runtime.ts';
+import { type Clock, type ClockTimer, ManualClock } from '../../shared/clock.ts';
+import { type Logger } from '../../shared/logger.ts';
+import { type SampleRow, type StatsStore } from './stats.store.ts';
 
 export interface SamplerDeps {
   db: Db;

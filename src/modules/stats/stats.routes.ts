@@ -1,9 +1,9 @@
-import type { Context } from 'hono';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import type { AppEnv } from '../../http/env.ts';
-import type { StatsService } from './stats.service.ts';
-import type { Recommended } from './recommended.ts';
+import { type AppEnv } from '../../http/env.ts';
+import { type Recommended } from './recommended.ts';
 import { realtimeStats, recommendedQuery, seriesQuery, statPoint, statSeries } from './stats.schemas.ts';
+import { type StatsService } from './stats.service.ts';
 
 /**
  * #23–#25. Only the `/v1/apps/:app/...` form is served: the reference's unprefixed path text names no

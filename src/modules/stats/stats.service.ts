@@ -1,12 +1,11 @@
 import { totalmem } from 'node:os';
-import type { Clock } from '../../shared/clock.ts';
-import { isoDate } from '../../shared/clock.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { ContainerRuntime } from '../../runtime/runtime.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { StatsStore, Point } from './stats.store.ts';
-import type { RouterRecorder } from './router-records.ts';
+import { type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type Clock, isoDate } from '../../shared/clock.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type RouterRecorder } from './router-records.ts';
 import { effectiveSwapLimit, mapConcurrent, runningContainers, type Sampler } from './sampler.ts';
+import { type Point, type StatsStore } from './stats.store.ts';
 
 export const SERIES_METRICS = ['cpu', 'memory', 'swap', 'router'] as const;
 export const STATUS_CODES: Record<string, [number, number]> = {

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.ts';
+import { type Db } from '../../db/database.ts';
 
 /** One container's figures at one sample, as stored (positional, to keep the sampler's hot path lean). */
 export interface SampleRow {

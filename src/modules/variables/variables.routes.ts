@@ -1,8 +1,7 @@
-import type { Context } from 'hono';
-import type { AppEnv } from '../../http/env.ts';
+import { type Context } from 'hono';
 import { ApiRoutes } from '../../http/api-routes.ts';
-import { jsonBody, readJson, parseWith } from '../../http/validate.ts';
-import type { VariablesService } from './variables.service.ts';
+import { type AppEnv } from '../../http/env.ts';
+import { jsonBody, parseWith, readJson } from '../../http/validate.ts';
 import {
   bulkDeleteSchema,
   bulkVariablesSchema,
@@ -11,6 +10,7 @@ import {
   variableEnvelope,
   variableList,
 } from './variables.schemas.ts';
+import { type VariablesService } from './variables.service.ts';
 
 /**
  * Environment variables of an app: the HTTP side of variables.service.ts. Bodies are read after the

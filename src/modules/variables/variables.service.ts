@@ -1,12 +1,12 @@
-import { tx, type Db } from '../../db/database.ts';
+import { type Db, tx } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { objectId } from '../../shared/ids.ts';
-import type { UserRow } from '../auth/principal.ts';
-import type { AppsService } from '../apps/apps.service.ts';
-import type { AppRow } from '../apps/apps.store.ts';
-import type { EventsService } from '../events/events.service.ts';
-import type { VariableInput } from './variables.schemas.ts';
-import type { VariableRow, VariablesStore } from './variables.store.ts';
+import { type AppsService } from '../apps/apps.service.ts';
+import { type AppRow } from '../apps/apps.store.ts';
+import { type UserRow } from '../auth/principal.ts';
+import { type EventsService } from '../events/events.service.ts';
+import { type VariableInput } from './variables.schemas.ts';
+import { type VariableRow, type VariablesStore } from './variables.store.ts';
 
 export interface VariablesServiceDeps {
   db: Db;

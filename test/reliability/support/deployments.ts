@@ -1,7 +1,7 @@
 // Deployments driven through the API of an emulator process (../emulator-process.ts): create an app,
 // post a deployment, wait for it to end, read its output.
 import { randomBytes } from 'node:crypto';
-import { poll, type EmulatorProcess } from '../emulator-process.ts';
+import { type EmulatorProcess, poll } from '../emulator-process.ts';
 
 export const FINAL_STATUSES = ['build-error', 'crashed-error', 'success', 'timeout-error', 'aborted', 'hook-error'];
 

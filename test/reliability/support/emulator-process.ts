@@ -2,7 +2,7 @@
 // crash (an unhandled 'error', an exception) is seen as the process exiting, with its output.
 // Unlike ../emulator-process.ts (src/main.ts as a user starts it), the child takes options the CLI
 // has no flags for: the in-memory runtime and a router upstream of the test's own.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 

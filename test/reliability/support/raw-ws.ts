@@ -1,8 +1,9 @@
 // WebSocket by hand over a raw TCP socket: the handshake and frames as an attacker writes them —
 // reserved bits set, unmasked client frames, invalid UTF-8, impossible lengths — which no client
 // library would send.
-import { connect, type Socket } from 'node:net';
+
 import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { eventually } from '../../support/docker-cli.ts';
 
 export interface RawConnection {

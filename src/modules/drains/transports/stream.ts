@@ -1,5 +1,5 @@
 // Syslog over a stream (TCP, or TLS per RFC 5425): RFC 6587 octet-counted RFC 5424 messages.
-import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { QueuedTarget, type TargetOptions } from '../drain-targets.ts';
 import { defineTransport, noOptions } from '../drain-transport.ts';
