@@ -4,13 +4,13 @@ import { LongestFirst } from './test/support/file-order.ts';
 // Three groups, run one after the other (each starts its longest files first: test/support/file-order.ts):
 // 1. `first-use` (test/first-use/) starts first: it is where the emulator builds the Debian-based images
 //    on first use (CI starts with none: SCALINGO_EMULATOR_TEST_FROM_SCRATCH=1). Beside it, on the other
-//    worker, runs `no-debian-image`: the files that need no Debian-built image (fake runtimes, no Docker,
+//    workers, runs `no-debian-image`: the files that need no Debian-built image (fake runtimes, no Docker,
 //    or apps on the busybox stack the global setup builds), so the builds no longer leave a worker idle.
 //    A file that deploys a language app (package.json, requirements.txt, Gemfile…) or provisions an addon
 //    on an emulator with real servers (addons.servers: the default of `start` and `up`, not of
 //    test/harness.ts) must not be listed there: from scratch it would build an image beside the
 //    first-use test, which counts the builds it causes and expects them to be its own.
-// 2. `suite`: everything else (it finds the images built), two files at a time.
+// 2. `suite`: everything else (it finds the images built), three files at a time (maxWorkers below).
 // 3. `engine-wide` last and alone: files that change the whole engine's state. The swarm test makes the
 //    machine's engine a swarm manager and leaves the swarm at its end; containers on a bridge network made
 //    while the engine was in the swarm lose their DNS names when it leaves (an app then no longer resolves
