@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { buildExe } from '../scripts/build-exe.ts';
 import { EMULATOR_IMAGE, ensureEmulatorImage } from '../scripts/emulator-image/build.ts';
 import { hostArch } from '../scripts/exe/node-binary.ts';
 import { createDockerRuntime } from '../src/runtime/docker-runtime.ts';
+import { freePort } from '../test/support/free-port.ts';
 import { type Child, spawnEmulator } from './lib/processes.ts';
 import { bestMedian, median, ms, sleep } from './lib/stats.ts';
 import { type BenchContext, type Result, type Section } from './lib/types.ts';
@@ -30,16 +30,6 @@ async function timeToHealthy(api: string, since: number, what: string): Promise<
     await sleep(2);
   }
 }
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const s = createServer();
-    s.on('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
 
 /** `docker run` of the image (host network, the engine's socket, in memory) to the first healthy answer. */
 async function imageStart(): Promise<number> {

@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_IMAGE, ensureEmulatorImage } from '../../scripts/emulator-image/build.ts';
@@ -7,6 +6,7 @@ import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { routerGet } from '../support/apps.ts';
 import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
+import { freePort } from '../support/free-port.ts';
 
 // The emulator's image (`npm run image`) and examples/compose/docker-compose.yml end to end, with the Compose this
 // machine has (Debian's docker-compose, v1): the client service deploys the example app (a PostgreSQL addon from its
@@ -21,16 +21,6 @@ const API_TOKEN = 'compose-test-api-token-0123456789';
 const ADMIN_TOKEN = 'compose-test-admin-token-0123456789';
 const ports = { api: 0, router: 0, ssh: 0 };
 let instance = '';
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const s = createServer();
-    s.on('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
 
 function compose(...args: string[]) {
   const env = {

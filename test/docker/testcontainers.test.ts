@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import { GenericContainer, Wait } from 'testcontainers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_IMAGE, ensureEmulatorImage } from '../../scripts/emulator-image/build.ts';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.ts';
 import { docker } from '../support/docker-cli.ts';
+import { freePort } from '../support/free-port.ts';
 
 // The README's Testcontainers example, as a test: `GenericContainer` on the emulator's image, started, waited on
 // through the image's health check, its API URL read and used. Testcontainers' reaper (Ryuk) is an image pulled from
@@ -12,16 +12,6 @@ import { docker } from '../support/docker-cli.ts';
 process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
 const LONG = 600_000;
 const API_TOKEN = 'testcontainers-api-token-0123456789';
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const s = createServer();
-    s.on('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
 
 beforeAll(async () => {
   const runtime = createDockerRuntime();
