@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { hostArch } from '../../scripts/exe/node-binary.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
 import { archiveOf, FIXTURES, routerGet } from '../support/apps.ts';
+import { spawnCaptured } from '../support/captured-process.ts';
 import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
 
 // The single executable (`npm run build:exe`) as a machine without Node.js runs it: copied to a scratch folder and run
@@ -20,13 +21,7 @@ const NO_NODE = /^(node|nodejs|npm|npx|corepack)$/;
 let env: NodeJS.ProcessEnv = {};
 
 function run(args: string[], cwd = scratch) {
-  const child = spawn(exe, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+  return spawnCaptured(exe, args, { cwd, env });
 }
 
 const instanceOf = (app: string) =>

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { Database } from '../../src/db/database.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { spawnEmulator } from '../reliability/emulator-process.ts';
 import { routerGet } from '../support/apps.ts';
+import { spawnCaptured } from '../support/captured-process.ts';
 import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 
 // `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
@@ -24,18 +25,11 @@ const NODE_TSX = [
 const root = mkdtempSync(join(tmpdir(), 'emu-up-cli-'));
 
 function run(args: string[], opts: { env?: Record<string, string> } = {}) {
-  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
+  return spawnCaptured(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
     cwd: root,
     // The user's state directory (where `up` notes each folder's data dir for `down`) is the test's own.
     env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', XDG_STATE_HOME: join(root, 'state'), ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
 }
 
 function project(name: string, files: Record<string, string>): string {

@@ -7,7 +7,7 @@
 // stopped, with their data). Then a last `up` serves the app with the data written before. The same
 // for `up --detach`, stopped while it deploys, then `down`.
 
-import { spawn } from 'node:child_process';
+import { type spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { routerGet } from '../support/apps.ts';
+import { spawnCaptured } from '../support/captured-process.ts';
 import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -38,18 +39,12 @@ const REDEPLOY_WITHIN_MS = 30_000;
 const started = new Set<ReturnType<typeof spawn>>();
 
 function run(args: string[]) {
-  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
+  const run = spawnCaptured(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
     cwd: root,
     env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', XDG_STATE_HOME: join(root, 'state') },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  started.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+  started.add(run.child);
+  return run;
 }
 
 function writeProject() {
