@@ -10,6 +10,7 @@ import {
   postDeployment,
   routerPage,
   routerPortOf,
+  runRawWeb,
   untilRunning,
   untilServed,
 } from './lib/app-deploy.ts';
@@ -161,23 +162,7 @@ export const section: Section = {
         const t0 = performance.now();
         await dockerBuild(work(k), k.dockerfile(work(k)), tag);
         const built = performance.now() - t0;
-        const id = await docker(
-          'run',
-          '-d',
-          '--label',
-          RAW_LABEL,
-          '--init',
-          '--memory',
-          '512m',
-          '-p',
-          '127.0.0.1::5000',
-          '-e',
-          'PORT=5000',
-          '-e',
-          'CONTAINER=web-1',
-          tag,
-          ...k.command(work(k)),
-        );
+        const id = await runRawWeb({ label: RAW_LABEL, image: tag, container: 'web-1', command: k.command(work(k)) });
         const port = Number((await docker('port', id, '5000')).split('\n')[0].split(':').pop());
         await untilServed(() => directPage(port), marker);
         const total = performance.now() - t0;

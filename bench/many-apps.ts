@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { c as tarCreate } from 'tar';
 import WebSocket from 'ws';
+import { docker, runRawWeb } from './lib/app-deploy.ts';
 import { ensureEmulatorBundle } from './lib/bundle.ts';
 import { processCpuMs } from './lib/cpu.ts';
 import { ApiClient } from './lib/emulator-client.ts';
@@ -15,8 +16,7 @@ import { type Child, spawnEmulator } from './lib/processes.ts';
 import { bestMedian, median, ms, percentile, sleep } from './lib/stats.ts';
 import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
-const run = promisify(execFile);
-const docker = async (...args: string[]) => (await run('docker', args, { maxBuffer: 16 * 1024 * 1024 })).stdout.trim();
+const _run = promisify(execFile);
 const PREFIX = 'bench-many-';
 const PER_APP = 2;
 const RAW_LABEL = 'io.scalingo-emulator.bench=many-apps-raw';
@@ -212,25 +212,7 @@ export const section: Section = {
         await eachLimited(apps, WORKERS, async () => {
           await Promise.all(
             Array.from({ length: PER_APP }, (_, i) =>
-              docker(
-                'run',
-                '-d',
-                '--label',
-                RAW_LABEL,
-                '--init',
-                '--memory',
-                '512m',
-                '-p',
-                '127.0.0.1::5000',
-                '-e',
-                'PORT=5000',
-                '-e',
-                `CONTAINER=web-${i + 1}`,
-                image,
-                'sh',
-                '-c',
-                webCommand,
-              ),
+              runRawWeb({ label: RAW_LABEL, image, container: `web-${i + 1}`, command: ['sh', '-c', webCommand] }),
             ),
           );
         });

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { c as tarCreate } from 'tar';
+import { docker, runRawWeb } from './lib/app-deploy.ts';
 import { ApiClient } from './lib/emulator-client.ts';
 import { type Child, spawnEmulator } from './lib/processes.ts';
 import { bestMedian, median, ms, pct, sleep } from './lib/stats.ts';
 import { type BenchContext, type Result, type Section } from './lib/types.ts';
 
-const run = promisify(execFile);
-const docker = async (...args: string[]) => (await run('docker', args)).stdout.trim();
+const _run = promisify(execFile);
 const APP = 'bench-scale-app';
 const AMOUNT = 5;
 const MAX_RATIO = 1.3; // issue 3's target
@@ -88,25 +88,12 @@ export const section: Section = {
         const t0 = performance.now();
         const ids = await Promise.all(
           Array.from({ length: AMOUNT }, (_, i) =>
-            docker(
-              'run',
-              '-d',
-              '--label',
-              'io.scalingo-emulator.bench=raw',
-              '--memory',
-              '512m',
-              '--init',
-              '-p',
-              '127.0.0.1::5000',
-              '-e',
-              'PORT=5000',
-              '-e',
-              `CONTAINER=web-${i + 1}`,
+            runRawWeb({
+              label: 'io.scalingo-emulator.bench=raw',
               image,
-              'sh',
-              '-c',
-              command,
-            ),
+              container: `web-${i + 1}`,
+              command: ['sh', '-c', command],
+            }),
           ),
         );
         await Promise.all(ids.map(async (id) => answers(await docker('port', id, '5000'), Date.now() + 60_000)));

@@ -14,6 +14,29 @@ const run = promisify(execFile);
 export const docker = async (...args: string[]) =>
   (await run('docker', args, { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
 
+/**
+ * The baseline's raw start of a web container, as the emulator starts one (tini, 512 MB, PORT 5000 published on
+ * loopback, CONTAINER named): its id.
+ */
+export const runRawWeb = (o: { label: string; image: string; container: string; command: string[] }) =>
+  docker(
+    'run',
+    '-d',
+    '--label',
+    o.label,
+    '--init',
+    '--memory',
+    '512m',
+    '-p',
+    '127.0.0.1::5000',
+    '-e',
+    'PORT=5000',
+    '-e',
+    `CONTAINER=${o.container}`,
+    o.image,
+    ...o.command,
+  );
+
 const ROUTER_LINE = /Router\s+http:\/\/<app>\.localhost:(\d+)/;
 
 /** The router's port, from the emulator's start banner. */
