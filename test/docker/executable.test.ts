@@ -116,6 +116,7 @@ describe('the single executable, on a PATH without node or npm', () => {
       const project = join(scratch, 'exe-up');
       mkdirSync(project);
       for (const f of ['Procfile', 'index.html']) copyFileSync(join(FIXTURES, 'busybox-web', f), join(project, f));
+      let instance = '';
       const p = run([
         'up',
         project,
@@ -139,6 +140,7 @@ describe('the single executable, on a PATH without node or npm', () => {
         );
         const running = dockerPs([`${LABELS.appName}=exe-up`, `${LABELS.type}=web`]);
         expect(running.map((c) => c.state)).toEqual(['running']);
+        instance = instanceOf('exe-up');
         expect((await routerGet(Number(url[1]), 'exe-up')).body).toBe('version 1 from web-1\n');
         p.child.kill('SIGINT');
         expect(await p.exited, p.stderr()).toBe(0);
@@ -146,6 +148,8 @@ describe('the single executable, on a PATH without node or npm', () => {
       } finally {
         if (p.child.exitCode === null) p.child.kill('SIGKILL');
         for (const c of dockerPs([`${LABELS.appName}=exe-up`], true)) docker('rm', '-f', c.id);
+        // Its app image too: `up` stopping removes the containers, not the image of the deployment.
+        if (instance) removeInstance(instance);
       }
     },
     LONG,
