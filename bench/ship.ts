@@ -49,7 +49,7 @@ async function imageStart(): Promise<number> {
   try {
     return await timeToHealthy(`http://127.0.0.1:${port}`, since, 'the image');
   } finally {
-    await new Promise((done) => spawn('docker', ['rm', '-f', id], { stdio: 'ignore' }).once('exit', done));
+    await new Promise((done) => spawn('docker', ['rm', '-f', '-v', id], { stdio: 'ignore' }).once('exit', done));
   }
 }
 
