@@ -22,10 +22,10 @@ const TARGETS: Record<'x64' | 'arm64', CrossTarget> = {
   x64: { triplet: 'x86_64-linux-gnu', qemu: 'qemu-x86_64', packages: ['g++-x86-64-linux-gnu', 'qemu-user'] },
 };
 
-/** The toolchain for `arch`, checked: a missing tool is an error naming the packages to install. */
-export function crossTarget(arch: 'x64' | 'arm64'): CrossTarget {
+/** The toolchain for `arch`, checked on `env`'s PATH: a missing tool is an error naming the packages to install. */
+export function crossTarget(arch: 'x64' | 'arm64', env: NodeJS.ProcessEnv = process.env): CrossTarget {
   const target = TARGETS[arch];
-  const missing = [`${target.triplet}-gcc`, `${target.triplet}-g++`, target.qemu].filter((tool) => !onPath(tool));
+  const missing = [`${target.triplet}-gcc`, `${target.triplet}-g++`, target.qemu].filter((tool) => !onPath(tool, env));
   if (!existsSync(sysroot(target))) missing.push(sysroot(target));
   if (missing.length > 0)
     throw new Error(
@@ -51,4 +51,5 @@ export const underEmulation = (target: CrossTarget, program: string): string[] =
 
 const sysroot = (target: CrossTarget) => `/usr/${target.triplet}`;
 
-const onPath = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).error === undefined;
+const onPath = (tool: string, env: NodeJS.ProcessEnv) =>
+  spawnSync(tool, ['--version'], { stdio: 'ignore', env }).error === undefined;
