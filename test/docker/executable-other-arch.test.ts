@@ -2,11 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExe } from '../../scripts/build-exe.ts';
 import { crossTarget, underEmulation } from '../../scripts/exe/cross.ts';
 import { hostArch } from '../../scripts/exe/node-binary.ts';
+import { RECOMMENDED_LTS_RANGE } from '../../src/modules/deployments/node-versions.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
+import { VERSION } from '../../src/version.ts';
 import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
 import { archiveOf, routerGet } from '../support/apps.ts';
 import { dockerPs, eventually, giveUp, instanceOfApp, removeInstance } from '../support/docker-cli.ts';
@@ -40,14 +43,21 @@ beforeAll(async () => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe(`the linux-${other} executable, under QEMU user-mode emulation`, () => {
-  it(`is a linux-${other} ELF file that runs: --help prints the usage, exit 0`, () => {
+  it(`is a linux-${other} ELF file: --version says its Node.js runs as ${other}, --help prints the usage`, () => {
     const header = Buffer.alloc(20);
     const fd = openSync(exe, 'r');
     readSync(fd, header, 0, 20, 0);
     closeSync(fd);
     expect(header.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
     expect(header.readUInt16LE(18)).toBe(E_MACHINE[other]);
-    const help = spawnSync(command[0], [...command.slice(1), '--help'], { env, cwd: scratch, encoding: 'utf8' });
+    const run = (arg: string) =>
+      spawnSync(command[0], [...command.slice(1), arg], { env, cwd: scratch, encoding: 'utf8' });
+    const version = run('--version');
+    expect(version.status, version.stderr).toBe(0);
+    const said = /^scalingo-emulator (\S+) \(Node\.js v(\S+), (\S+)\)$/.exec(version.stdout.trim());
+    expect(said?.slice(1), version.stdout).toEqual([VERSION, expect.any(String), `linux-${other}`]);
+    expect(semver.satisfies(said?.[2] ?? '', RECOMMENDED_LTS_RANGE), `Node.js ${said?.[2]}`).toBe(true);
+    const help = run('--help');
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/^Usage: scalingo-emulator \[start\]/m);
   });
