@@ -9,7 +9,8 @@ import { compilerEnv, crossTarget } from './cross.ts';
 // The executable's Node.js and its native module: the official binaries of the npm registry's `node-linux-*`
 // packages (the same fetch and cache as the app builds, src/modules/deployments/registry-packages.ts), and
 // better-sqlite3 compiled against that Node's headers (its add-on is built for one Node ABI, and the build machine's
-// Node may be another major; another architecture's, cross-compiled). Kept under node_modules/.cache/scalingo-emulator-exe/ by version.
+// Node may be another major; another architecture's, cross-compiled). Kept under
+// node_modules/.cache/scalingo-emulator-exe/ by version.
 
 export const EXE_CACHE = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'scalingo-emulator-exe');
 
