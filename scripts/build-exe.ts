@@ -1,6 +1,7 @@
 // `npm run build:exe [-- --arch x64|arm64|all]` → dist/scalingo-emulator-linux-<arch>: the emulator as one executable
 // file (Node.js single executable applications: a blob made by the executable's own Node with --experimental-sea-config,
-// injected into a copy of that Node by postject). The main script is src/boot/exe-entry.ts; what it carries,
+// injected into a copy of that Node by postject; for another architecture than this machine's, cross-compiled and made
+// under QEMU: scripts/exe/cross.ts). The main script is src/boot/exe-entry.ts; what it carries,
 // scripts/exe/payload.ts; its Node and native module, scripts/exe/node-binary.ts. An executable whose inputs (Node
 // version, payload, main script) have not changed is kept: `dist/scalingo-emulator-linux-<arch>.inputs` holds their hash.
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, 
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { crossTarget, underEmulation } from './exe/cross.ts';
 import { EXE_CACHE, type ExeNode, exeNode, hostArch, sqliteAddon } from './exe/node-binary.ts';
 import { collectPayload } from './exe/payload.ts';
 
@@ -64,11 +66,14 @@ export async function buildExe(arch: 'x64' | 'arm64'): Promise<string> {
   }
 }
 
-/** The blob is made by the executable's own Node (its format is that version's); another architecture's cannot run here. */
+/**
+ * The blob is made by the executable's own Node (its format is that version's); another architecture's runs under QEMU
+ * (scripts/exe/cross.ts). Without code cache or snapshot (neither is asked for) the blob holds no machine code.
+ */
 function makeBlob(node: ExeNode, work: string): void {
-  if (node.arch !== hostArch())
-    throw new Error(`the blob for linux-${node.arch} must be made on a linux-${node.arch} machine`);
-  const run = spawnSync(join(node.dir, 'bin', 'node'), ['--experimental-sea-config', join(work, 'sea-config.json')], {
+  const nodeBin = join(node.dir, 'bin', 'node');
+  const [command, ...prefix] = node.arch === hostArch() ? [nodeBin] : underEmulation(crossTarget(node.arch), nodeBin);
+  const run = spawnSync(command, [...prefix, '--experimental-sea-config', join(work, 'sea-config.json')], {
     encoding: 'utf8',
   });
   if (run.status !== 0) throw new Error(`node --experimental-sea-config failed: ${run.stderr || run.stdout}`);
@@ -104,7 +109,7 @@ if (process.argv[1] === import.meta.filename) {
       console.log(`${await buildExe(arch)} (linux-${arch})`);
     } catch (err) {
       console.error(`linux-${arch}: not built: ${(err as Error).message}`);
-      failed = values.arch !== 'all' || arch === hostArch();
+      failed = true;
     }
   }
   process.exit(failed ? 1 : 0);

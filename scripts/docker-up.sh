@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian and Ubuntu only (apt-get): make sure a Docker engine answers on this machine and that the packages
 # scripts/needs.sh lists are installed (Debian's docker.io, busybox-static, mmdebstrap, git, openssh-client,
-# postgresql-client, socat, openssl, chromium, docker-registry). Starts dockerd in the background and waits
+# postgresql-client, socat, openssl, chromium, docker-registry, the other architecture's cross compiler and
+# qemu-user). Starts dockerd in the background and waits
 # for `docker info`. Elsewhere (macOS, Windows, Fedora, Arch…) it stops at once: the README's quick start
 # says what to install there (a Docker engine, Node.js, git).
 # Idempotent: does nothing when the engine answers and every package is there.

@@ -11,6 +11,10 @@
 #   itself needs none of these tools but a Docker engine, git for git push deploys, and mmdebstrap only for
 #   the Debian path of its images: README "Quick start").
 #   docker-compose: the compose example's test (Debian bookworm has Compose v1, 1.29, only).
+#   g++-<other arch's triplet>, qemu-user: the single executable for the other architecture (npm run build:exe --
+#   --arch arm64 on x64), its add-on cross-compiled and its Node run under QEMU (scripts/exe/cross.ts), and its test
+#   (test/docker/executable-other-arch.test.ts). Without Recommends: qemu-user-binfmt would register QEMU with the
+#   kernel for every foreign binary of the machine; the build and the test call qemu-<arch> themselves.
 
 has() { command -v "$1" >/dev/null 2>&1; }
 static_busybox() { [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x httpd >/dev/null; }
@@ -31,6 +35,10 @@ missing_packages() {
   has docker-registry || echo docker-registry
   { has docker-compose || docker compose version >/dev/null 2>&1; } || echo docker-compose
   { has chromium || [ -x /usr/bin/chromium ]; } || printf '%s\n' chromium fonts-dejavu-core
+  case "$(uname -m)" in
+    x86_64) has aarch64-linux-gnu-g++ || echo g++-aarch64-linux-gnu; has qemu-aarch64 || echo qemu-user ;;
+    aarch64) has x86_64-linux-gnu-g++ || echo g++-x86-64-linux-gnu; has qemu-x86_64 || echo qemu-user ;;
+  esac
 }
 
 engine_answers() { timeout 10 docker info >/dev/null 2>&1; }

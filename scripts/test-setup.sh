@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`'s pretest step: make sure what the tests need is here (scripts/needs.sh: a Docker engine
 # answering, mmdebstrap for the images the emulator builds on first use, busybox-static, git, ssh, psql,
-# socat, openssl, chromium, docker-registry). Silent when all is there. Where something is missing and this machine can
+# socat, openssl, chromium, docker-registry, the other architecture's cross compiler and qemu-user). Silent when all
+# is there. Where something is missing and this machine can
 # install it (root or password-less sudo, apt-get), scripts/docker-up.sh does; where it cannot, one
 # message says what to do and the run stops at once.
 set -uo pipefail

@@ -31,6 +31,7 @@ Options:
   --docker-cert-path <dir>  ca.pem, cert.pem, key.pem for a tcp:// engine  [default DOCKER_CERT_PATH]
   --docker-publish-host <ip>  where published container ports are reached [default 127.0.0.1]
   --images-source <s>  auto|registry|debian: where missing stack and addon images come from [default auto]
+  -v, --version       the version, and the Node.js and platform it runs on
   -h, --help          this help
 
 Precedence: defaults < config file < EMULATOR_* environment variables < flags.`;
@@ -73,6 +74,7 @@ async function main(argv: string[]): Promise<number> {
         'docker-publish-host': { type: 'string' },
         'images-source': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
     });
   } catch (err) {
@@ -83,6 +85,11 @@ async function main(argv: string[]): Promise<number> {
   const command = positionals[0] ?? 'start';
   if (values.help) {
     console.log(USAGE);
+    return 0;
+  }
+  // Node.js and the platform too: which build of the single executable this is (npm run build:exe, one per arch).
+  if (values.version) {
+    console.log(`scalingo-emulator ${VERSION} (Node.js ${process.version}, ${process.platform}-${process.arch})`);
     return 0;
   }
   if (command !== 'start') {

@@ -4,11 +4,13 @@ import { x } from 'tar';
 import { runNpm } from '../../src/modules/deployments/host-npm.ts';
 import { nodePackageFor, RECOMMENDED_LTS_RANGE } from '../../src/modules/deployments/node-versions.ts';
 import { fetchTarball, resolvePublished } from '../../src/modules/deployments/registry-packages.ts';
+import { compilerEnv, crossTarget } from './cross.ts';
 
 // The executable's Node.js and its native module: the official binaries of the npm registry's `node-linux-*`
 // packages (the same fetch and cache as the app builds, src/modules/deployments/registry-packages.ts), and
 // better-sqlite3 compiled against that Node's headers (its add-on is built for one Node ABI, and the build machine's
-// Node may be another major). Kept under node_modules/.cache/scalingo-emulator-exe/ by version.
+// Node may be another major; another architecture's, cross-compiled). Kept under
+// node_modules/.cache/scalingo-emulator-exe/ by version.
 
 export const EXE_CACHE = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', 'scalingo-emulator-exe');
 
@@ -38,27 +40,25 @@ export async function exeNode(arch: 'x64' | 'arm64'): Promise<ExeNode> {
 
 /**
  * better-sqlite3's add-on built against `node`'s headers, by the host's npm (`npm run build-release`: npm puts its own
- * node-gyp on the script's PATH; prebuild-install is not run, its binaries live outside the registry). A build for
- * another architecture needs a cross compiler, which this script does not set up: it says so.
+ * node-gyp on the script's PATH; prebuild-install is not run, its binaries live outside the registry). For another
+ * architecture, node-gyp's `--arch` with the cross compiler of scripts/exe/cross.ts as CC/CXX.
  */
 export async function sqliteAddon(node: ExeNode): Promise<string> {
   const source = join(import.meta.dirname, '..', '..', 'node_modules', 'better-sqlite3');
   const { version } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { version: string };
   const addon = join(EXE_CACHE, `better-sqlite3@${version}-node-${node.version}-${node.arch}.node`);
   if (existsSync(addon)) return addon;
-  if (node.arch !== hostArch())
-    throw new Error(
-      `better-sqlite3 for linux-${node.arch} needs a cross compiler: build it on a linux-${node.arch} machine`,
-    );
+  const cross = node.arch === hostArch() ? null : crossTarget(node.arch);
   const stage = stageIn(EXE_CACHE);
   try {
     cpSync(source, join(stage, 'better-sqlite3'), { recursive: true, filter: (p) => !p.endsWith(`${source}/build`) });
-    console.log(`  compiling better-sqlite3 ${version} for Node.js ${node.version} (a minute or two)`);
+    console.log(`  compiling better-sqlite3 ${version} for Node.js ${node.version} linux-${node.arch} (a few minutes)`);
     const said: string[] = [];
-    const run = await runNpm(['run', 'build-release', '--', `--nodedir=${node.dir}`, '--jobs=max'], {
+    const gypArgs = [`--nodedir=${node.dir}`, '--jobs=max', ...(cross ? [`--arch=${node.arch}`] : [])];
+    const run = await runNpm(['run', 'build-release', '--', ...gypArgs], {
       cwd: join(stage, 'better-sqlite3'),
       onLine: (l) => said.push(l),
-      env: { npm_config_nodedir: node.dir },
+      env: { npm_config_nodedir: node.dir, ...(cross ? compilerEnv(cross) : {}) },
     });
     const built = join(stage, 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
     if (run.code !== 0 || !existsSync(built))

@@ -9,7 +9,7 @@ import { LABELS } from '../../src/runtime/runtime.ts';
 import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
 import { archiveOf, FIXTURES, routerGet } from '../support/apps.ts';
 import { spawnCaptured } from '../support/captured-process.ts';
-import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
+import { docker, dockerPs, eventually, giveUp, instanceOfApp, removeInstance } from '../support/docker-cli.ts';
 
 // The single executable (`npm run build:exe`) as a machine without Node.js runs it: copied to a scratch folder and run
 // with a PATH holding every command of this machine but node, npm, npx and corepack. Its apps are Procfile apps on the
@@ -23,11 +23,6 @@ let env: NodeJS.ProcessEnv = {};
 function run(args: string[], cwd = scratch) {
   return spawnCaptured(exe, args, { cwd, env });
 }
-
-const instanceOf = (app: string) =>
-  docker('ps', '-a', '--filter', `label=${LABELS.appName}=${app}`, '--format', `{{.Label "${LABELS.instance}"}}`)
-    .split('\n')
-    .filter(Boolean)[0];
 
 beforeAll(async () => {
   // Built once per content (kept in dist/ while its inputs are the same).
@@ -82,7 +77,7 @@ describe('the single executable, on a PATH without node or npm', () => {
           { timeoutMs: 180_000, what: 'the deployment of exe-web' },
         );
         expect(d.status).toBe('success');
-        instance = instanceOf('exe-web');
+        instance = instanceOfApp('exe-web');
         const web = dockerPs([`${LABELS.appName}=exe-web`, `${LABELS.type}=web`]);
         expect(web.map((c) => c.state)).toEqual(['running']);
         const routerPort = Number(/Router\s+http:\/\/<app>\.localhost:(\d+)/.exec(e.output())?.[1]);
@@ -140,7 +135,7 @@ describe('the single executable, on a PATH without node or npm', () => {
         );
         const running = dockerPs([`${LABELS.appName}=exe-up`, `${LABELS.type}=web`]);
         expect(running.map((c) => c.state)).toEqual(['running']);
-        instance = instanceOf('exe-up');
+        instance = instanceOfApp('exe-up');
         expect((await routerGet(Number(url[1]), 'exe-up')).body).toBe('version 1 from web-1\n');
         p.child.kill('SIGINT');
         expect(await p.exited, p.stderr()).toBe(0);

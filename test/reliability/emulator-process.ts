@@ -45,7 +45,8 @@ export async function spawnEmulator(
   let out = '';
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const api = await new Promise<string>((ok, fail) => {
-    const t = setTimeout(() => fail(new Error(`the emulator did not start within 30 s:\n${out}`)), 30_000);
+    const bound = command?.startTimeoutMs ?? 30_000;
+    const t = setTimeout(() => fail(new Error(`the emulator did not start within ${bound / 1000} s:\n${out}`)), bound);
     const take = (c: Buffer) => {
       out = (out + c.toString()).slice(-200_000);
       const m = /API, auth and logs\s+(http:\/\/\S+)/.exec(out);
@@ -135,6 +136,8 @@ export interface StartCommand {
   argv: string[];
   env: NodeJS.ProcessEnv;
   cwd?: string;
+  /** How long it may take to print its API address (default 30 s; an executable run under QEMU takes longer). */
+  startTimeoutMs?: number;
 }
 
 const FROM_SOURCES: StartCommand = {

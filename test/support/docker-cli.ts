@@ -76,6 +76,12 @@ export function removeImagesByLabel(label: string): void {
   if (ids) docker('rmi', '-f', ...[...new Set(ids.split('\n'))]);
 }
 
+/** The emulator instance (its `instance` label) whose containers run `app`, for removeInstance. */
+export const instanceOfApp = (app: string) =>
+  docker('ps', '-a', '--filter', `label=${LABELS.appName}=${app}`, '--format', `{{.Label "${LABELS.instance}"}}`)
+    .split('\n')
+    .filter(Boolean)[0];
+
 /**
  * Removes everything one emulator instance made in Docker: its containers (apps, one-offs, addon
  * servers), its images, and the volumes and networks named after it.
