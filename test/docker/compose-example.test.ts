@@ -54,6 +54,22 @@ const api = (path: string, init: RequestInit = {}) =>
     headers: { authorization: `Basic ${Buffer.from(`:${API_TOKEN}`).toString('base64')}`, ...init.headers },
   });
 
+/** Checks the container is attached to the example's network under its alias and publishes no port; its full id. */
+function expectOnNetwork(container: string): string {
+  const id = docker('inspect', '--format', '{{.Id}}', container).trim();
+  const attached = JSON.parse(docker('network', 'inspect', '--format', '{{json .Containers}}', network)) as Record<
+    string,
+    unknown
+  >;
+  expect(Object.keys(attached)).toContain(id);
+  const endpoint = JSON.parse(
+    docker('inspect', '--format', `{{json (index .NetworkSettings.Networks "${network}")}}`, id),
+  ) as { Aliases: string[] };
+  expect(endpoint.Aliases).toContain(`emu-${id.slice(0, 12)}`);
+  expect(docker('port', id).trim()).toBe('');
+  return id;
+}
+
 /** Containers, volumes and networks of the compose project or of the emulator instance it ran. */
 function leftovers(): string[] {
   const containers = docker(
@@ -126,22 +142,17 @@ describe('the compose example (emulator image + client container)', () => {
       instance = docker('inspect', '--format', `{{index .Config.Labels "${LABELS.instance}"}}`, web[0].id).trim();
       // The web container is on the example's network under its alias (how the router reached it for the client),
       // and publishes nothing on the host.
-      const attached = JSON.parse(docker('network', 'inspect', '--format', '{{json .Containers}}', network)) as Record<
-        string,
-        { Name: string }
-      >;
-      const webId = docker('inspect', '--format', '{{.Id}}', web[0].id).trim();
-      expect(Object.keys(attached)).toContain(webId);
-      const endpoint = JSON.parse(
-        docker('inspect', '--format', `{{json (index .NetworkSettings.Networks "${network}")}}`, webId),
-      ) as { Aliases: string[] };
-      expect(endpoint.Aliases).toContain(`emu-${webId.slice(0, 12)}`);
-      expect(docker('port', webId).trim()).toBe('');
+      expectOnNetwork(web[0].id);
       expect((await routerGet(ports.router, 'compose-web')).body).toMatch(/^hello from web-1, database postgres\n$/);
       const pg = dockerPs([`${LABELS.owner}=${instance}`]).filter((c) => /postgresql/.test(c.name));
       expect(pg.map((c) => c.state)).toEqual(['running']);
       const ready = spawnSync('docker', ['exec', pg[0].id, 'pg_isready'], { encoding: 'utf8' });
       expect(ready.status, ready.stdout + ready.stderr).toBe(0);
+      // The addon server too (db-tunnels and the /server answer reach it there): its address is its alias and port.
+      const pgId = expectOnNetwork(pg[0].id);
+      const addons = (await (await api('/v1/apps/compose-web/addons')).json()).addons as { id: string }[];
+      const server = (await (await api(`/v1/apps/compose-web/addons/${addons[0].id}/server`)).json()).server;
+      expect(server).toMatchObject({ running: true, host: `emu-${pgId.slice(0, 12)}`, port: 5432 });
 
       // The logs of the app, through the API and its logs URL: the web process's first line.
       // The URL names the emulator as the network knows it (EMULATOR_PUBLIC_HOST); the host reaches the same port on
