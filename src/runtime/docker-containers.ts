@@ -93,13 +93,14 @@ export function managedFilter(labels: Record<string, string>): string {
 /**
  * A container with a port joins the emulator's network under its alias (reach.ts), before it starts: a second network
  * is a connect after the create (an API older than 1.44 takes one network at create). A network the engine lacks
- * leaves no container behind and says which setting names it.
+ * leaves no container behind and says which setting names it: looked up first, since the engine accepts a connect of a
+ * created container to any name and fails only its start (Docker 20.10), which would read as a missing container.
  */
 async function joinEmulatorNetwork(docker: Docker, container: Docker.Container, network: string): Promise<void> {
+  const net = docker.getNetwork(network);
   try {
-    await docker
-      .getNetwork(network)
-      .connect({ Container: container.id, EndpointConfig: { Aliases: [networkAlias(container.id)] } });
+    await net.inspect();
+    await net.connect({ Container: container.id, EndpointConfig: { Aliases: [networkAlias(container.id)] } });
   } catch (err) {
     await container.remove({ force: true, v: true }).catch(() => undefined);
     if (isStatus(err, 404))
