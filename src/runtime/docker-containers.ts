@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 import { isStatus } from './docker-errors.ts';
 import { NoSuchContainerError } from './errors.ts';
 import { namedVolumes, volumeLabelsFor } from './ownership.ts';
-import { addressOf, networkAlias, type Reach } from './reach.ts';
+import { addressOf, networkAlias, REACH_PORT_LABEL, type Reach } from './reach.ts';
 import { readyAtAddress } from './readiness.ts';
 import { type ContainerInfo, type ContainerRuntime, type ContainerSpec, LABELS } from './runtime.ts';
 
@@ -40,11 +40,10 @@ export function containerInfoOf(d: Docker.ContainerInspectInfo, reach: Reach): C
   };
 }
 
-/** The container's exposed port when it is attached to `network` (where the emulator reaches it), else null. */
+/** The port the container was made to be reached at, when it is attached to `network`; else null. */
 function attachedPort(d: Docker.ContainerInspectInfo, network: string): number | null {
-  if (!d.NetworkSettings?.Networks?.[network]) return null;
-  const exposed = Object.keys(d.Config.ExposedPorts ?? {}).find((k) => k.endsWith('/tcp'));
-  return exposed ? Number.parseInt(exposed, 10) : null;
+  const port = Number(d.Config.Labels?.[REACH_PORT_LABEL]);
+  return d.NetworkSettings?.Networks?.[network] && Number.isInteger(port) && port > 0 ? port : null;
 }
 
 /**
@@ -54,12 +53,14 @@ function attachedPort(d: Docker.ContainerInspectInfo, network: string): number |
 export function createOptionsOf(spec: ContainerSpec, reach: Reach): Docker.ContainerCreateOptions {
   const portKey = spec.publishPort ? `${spec.publishPort}/tcp` : undefined;
   const publishOn = reach.kind === 'published' ? reach.publishHost : null;
+  const reachPort: Record<string, string> =
+    portKey && !publishOn ? { [REACH_PORT_LABEL]: String(spec.publishPort) } : {};
   return {
     name: spec.name,
     Image: spec.image,
     Cmd: spec.cmd?.length ? spec.cmd : undefined,
     Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-    Labels: { ...spec.labels, [LABELS.managed]: '1' },
+    Labels: { ...spec.labels, [LABELS.managed]: '1', ...reachPort },
     WorkingDir: spec.workingDir,
     Tty: spec.tty ?? false,
     OpenStdin: spec.openStdin ?? false,

@@ -12,6 +12,12 @@ export interface Address {
   port: number;
 }
 
+/**
+ * The label carrying, on the emulator's network, the port the emulator reaches a container at (its publishPort): the
+ * image may expose other ports (a Dockerfile's EXPOSE), so the inspect cannot tell it from ExposedPorts.
+ */
+export const REACH_PORT_LABEL = 'io.scalingo-emulator.reach-port';
+
 export type Reach = { kind: 'published'; publishHost: string } | { kind: 'network'; network: string };
 
 /** The reach of a runtime's options: the network when one is named, else the published ports on publishHost. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { containerInfoOf, createOptionsOf, managedFilter } from '../../src/runtime/docker-containers.ts';
 import { runtimeEventOf } from '../../src/runtime/docker-events.ts';
-import { addressOf, networkAlias, type Reach } from '../../src/runtime/reach.ts';
+import { addressOf, networkAlias, REACH_PORT_LABEL, type Reach } from '../../src/runtime/reach.ts';
 import { LABELS, RuntimeError } from '../../src/runtime/runtime.ts';
 import { type SwarmNodes } from '../../src/runtime/swarm-nodes.ts';
 import { createSwarmPlacement } from '../../src/runtime/swarm-placement.ts';
@@ -52,11 +52,12 @@ describe('docker-containers: what is sent to and read from the engine', () => {
     running: boolean;
     bindings: { HostIp: string; HostPort: string }[];
     networks?: Record<string, object>;
+    labels?: Record<string, string>;
   }) =>
     ({
       Id: 'c1',
       Name: '/web-1',
-      Config: { Labels: { a: 'b' }, ExposedPorts: { '8080/tcp': {} } },
+      Config: { Labels: o.labels ?? { a: 'b' }, ExposedPorts: { '3000/tcp': {}, '8080/tcp': {} } },
       State: {
         Status: o.running ? 'running' : 'exited',
         Running: o.running,
@@ -92,11 +93,14 @@ describe('docker-containers: what is sent to and read from the engine', () => {
   });
 
   it("on the emulator's network: reached at its alias and its own port once attached, nothing published", () => {
-    const attached = containerInfoOf(inspected({ running: true, bindings: [], networks: { 'ci-net': {} } }), onNetwork);
+    // The port is the one it was made for (a label), not another the image exposes.
+    const labels = { [REACH_PORT_LABEL]: '8080' };
+    const networks = { 'ci-net': {} };
+    const attached = containerInfoOf(inspected({ running: true, bindings: [], networks, labels }), onNetwork);
     expect(attached).toMatchObject({ hostPort: null, address: { host: 'emu-c1', port: 8080 } });
     // Not (or no longer) on the network: no address, even with a port published by someone else.
     const bindings = [{ HostIp: '127.0.0.1', HostPort: '2222' }];
-    expect(containerInfoOf(inspected({ running: true, bindings }), onNetwork)).toMatchObject({
+    expect(containerInfoOf(inspected({ running: true, bindings, labels }), onNetwork)).toMatchObject({
       hostPort: null,
       address: null,
     });
@@ -105,6 +109,7 @@ describe('docker-containers: what is sent to and read from the engine', () => {
       onNetwork,
     );
     expect(o.ExposedPorts).toEqual({ '5000/tcp': {} });
+    expect(o.Labels).toEqual({ [LABELS.managed]: '1', [REACH_PORT_LABEL]: '5000' });
     expect(o.HostConfig?.PortBindings).toBeUndefined();
     // The app's own network is the one of the create; the emulator's is joined after it (docker-containers.ts).
     expect(o.HostConfig?.NetworkMode).toBe('app-net');
