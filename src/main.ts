@@ -19,6 +19,7 @@ Options:
   --router-port <n>   router port, http://<app>.localhost:<n>           [default 5180]
   --ssh-port <n>      SSH git endpoint, ssh://git@<host>:<n>/<app>.git  [default 5122]
   --host <addr>       address to listen on                              [default 127.0.0.1]
+  --public-host <name>  host name of the URLs handed out (a compose service name) [default: --host]
   --data-dir <dir>    where the SQLite file and state live              [default .emulator-data]
   --in-memory         keep state in memory (nothing written to disk)
   --config <file>     configuration file                                [default emulator.config.json]
@@ -30,6 +31,7 @@ Options:
   --docker-host <url>       the engine: unix:///path or tcp://host:2376    [default DOCKER_HOST, else the local socket]
   --docker-cert-path <dir>  ca.pem, cert.pem, key.pem for a tcp:// engine  [default DOCKER_CERT_PATH]
   --docker-publish-host <ip>  where published container ports are reached [default 127.0.0.1]
+  --docker-network <name>  a user-defined network the emulator's container is on: apps are reached there, not published
   --images-source <s>  auto|registry|debian: where missing stack and addon images come from [default auto]
   -v, --version       the version, and the Node.js and platform it runs on
   -h, --help          this help
@@ -61,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
         'router-port': { type: 'string' },
         'ssh-port': { type: 'string' },
         host: { type: 'string' },
+        'public-host': { type: 'string' },
         'data-dir': { type: 'string' },
         'in-memory': { type: 'boolean' },
         config: { type: 'string' },
@@ -72,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
         'docker-host': { type: 'string' },
         'docker-cert-path': { type: 'string' },
         'docker-publish-host': { type: 'string' },
+        'docker-network': { type: 'string' },
         'images-source': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -114,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
         routerPort: num('router-port', values['router-port']),
         sshPort: num('ssh-port', values['ssh-port']),
         host: values.host,
+        publicHost: values['public-host'],
         dataDir: values['data-dir'],
         inMemory: values['in-memory'],
         logLevel: values['log-level'],
@@ -124,6 +129,7 @@ async function main(argv: string[]): Promise<number> {
         docker: {
           host: values['docker-host'],
           publishHost: values['docker-publish-host'],
+          network: values['docker-network'],
           ...(values['docker-cert-path'] ? { tls: { certPath: values['docker-cert-path'] } } : {}),
         },
         images: { source: values['images-source'] },

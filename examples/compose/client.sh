@@ -1,6 +1,6 @@
 #!/bin/sh
 # The compose example's client: waits for the emulator's health, deploys ./app with `up` (a PostgreSQL addon from its
-# scalingo.json) and reads the app's page through the router.
+# scalingo.json) and reads the app's page through the router, all over the compose network (the emulator's service name).
 set -eu
 api=$EMULATOR_API_URL
 i=0
@@ -12,4 +12,5 @@ done
 # `up` writes into its folder's state: a copy of the read-only sources.
 cp -R /src /tmp/web && cd /tmp/web
 scalingo-emulator up . --app compose-web --detach --port "$EMULATOR_PORT" --router-port "$EMULATOR_ROUTER_PORT" --ssh-port "$EMULATOR_SSH_PORT"
-busybox wget -q -O - --header "Host: compose-web.localhost" "http://127.0.0.1:$EMULATOR_ROUTER_PORT/"
+# The router serves every app on one port and picks the app by the request's host name.
+busybox wget -q -O - --header "Host: compose-web.localhost" "http://$EMULATOR_HOST:$EMULATOR_ROUTER_PORT/"

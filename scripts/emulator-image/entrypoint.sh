@@ -28,6 +28,13 @@ if ! (: >"$probe") 2>/dev/null; then
 fi
 rm -f "$probe"
 
+# On a user-defined network (EMULATOR_DOCKER_NETWORK: the compose example, a CI service) the API, the router and SSH are
+# reached by the other containers through this container's address: they listen on every address of the container,
+# whose ports the user publishes on the host's 127.0.0.1 (-p 127.0.0.1:5100:5100). With the host's network, 127.0.0.1.
+if [ -n "${EMULATOR_DOCKER_NETWORK:-}" ] && [ -z "${EMULATOR_HOST:-}" ]; then
+  export EMULATOR_HOST=0.0.0.0
+fi
+
 # The user's API token from the environment (the admin token is the emulator's own EMULATOR_ADMIN_TOKEN): a
 # configuration file with the default user holding it, unless a configuration file is given.
 if [ -n "${EMULATOR_API_TOKEN:-}" ] && [ -z "${EMULATOR_CONFIG:-}" ]; then

@@ -17,6 +17,7 @@ type Json = Record<string, unknown>;
 // Environment variables, each mapped to a config key. Values are parsed as the schema expects.
 const ENV_KEYS: Record<string, { path: string[]; kind: 'string' | 'int' | 'bool' }> = {
   EMULATOR_HOST: { path: ['host'], kind: 'string' },
+  EMULATOR_PUBLIC_HOST: { path: ['publicHost'], kind: 'string' },
   EMULATOR_PORT: { path: ['port'], kind: 'int' },
   EMULATOR_ROUTER_PORT: { path: ['routerPort'], kind: 'int' },
   EMULATOR_SSH_PORT: { path: ['sshPort'], kind: 'int' },
@@ -30,6 +31,7 @@ const ENV_KEYS: Record<string, { path: string[]; kind: 'string' | 'int' | 'bool'
   EMULATOR_DOCKER_SOCKET: { path: ['docker', 'socketPath'], kind: 'string' },
   EMULATOR_DOCKER_CERT_PATH: { path: ['docker', 'tls', 'certPath'], kind: 'string' },
   EMULATOR_DOCKER_PUBLISH_HOST: { path: ['docker', 'publishHost'], kind: 'string' },
+  EMULATOR_DOCKER_NETWORK: { path: ['docker', 'network'], kind: 'string' },
   EMULATOR_STOP_CONTAINERS_ON_EXIT: { path: ['docker', 'stopContainersOnExit'], kind: 'bool' },
   EMULATOR_DOCKER_MODE: { path: ['docker', 'mode'], kind: 'string' },
   EMULATOR_DOCKER_ONE_OFF_NODE: { path: ['docker', 'swarm', 'oneOffNode'], kind: 'string' },

@@ -36,6 +36,18 @@ export const dockerConfig = z
       .union([z.ipv4(), z.ipv6()], { error: "expected an IP address (the engine machine's, e.g. 127.0.0.1)" })
       .default('127.0.0.1'),
     /**
+     * The emulator runs in a container attached to this user-defined network (the image in a compose project, a CI
+     * service): every container it reaches (web and tcp containers, addon servers) joins it too and is reached at its
+     * alias there, nothing is published on publishHost (src/runtime/reach.ts). Unset: ports published on publishHost.
+     */
+    network: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, 'must be the name of a user-defined Docker network')
+      .refine((v) => !['host', 'bridge', 'none', 'default'].includes(v), {
+        message: 'must be a user-defined Docker network (containers are reached there by their aliases)',
+      })
+      .optional(),
+    /**
      * `local`: containers on the engine above. `swarm`: that engine is a Docker Swarm manager and app and addon
      * containers are services placed on any node (src/runtime/swarm-runtime.ts; docs/architecture.md "Swarm").
      */
@@ -47,6 +59,11 @@ export const dockerConfig = z
       .prefault({}),
     /** Stop the app containers when the emulator stops (otherwise they keep running and are reconciled at next start). */
     stopContainersOnExit: z.boolean().default(false),
+  })
+  // A swarm's services publish host-mode ports behind doors on publishHost (swarm-forward.ts): no alias to reach.
+  .refine((d) => !(d.mode === 'swarm' && d.network), {
+    message: 'docker.network is not supported with docker.mode "swarm" (its services are reached through publishHost)',
+    path: ['network'],
   })
   .prefault({});
 

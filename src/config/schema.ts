@@ -62,6 +62,15 @@ export const DEFAULT_STACK_IMAGE = 'scalingo-emulator/stack-busybox:1';
 export const configSchema = z
   .object({
     host: z.string().default('127.0.0.1'),
+    /**
+     * The host name the URLs the emulator hands out carry (API, attach, logs, sources, git) when clients cannot use
+     * `host`: an emulator listening on 0.0.0.0 in a container is reached by its service name on a compose network.
+     * Unset: `host`.
+     */
+    publicHost: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$|^\[[0-9A-Fa-f:.]+\]$/, 'expected a host name or an IP address')
+      .optional(),
     /** One port for the API, the auth service and the logs service. 0 = any free port. */
     port: port.default(5100),
     /** The router serving http://<app>.localhost:<routerPort>. 0 = any free port. */
@@ -321,6 +330,12 @@ export const configSchema = z
   });
 
 export type EmulatorConfig = z.infer<typeof configSchema>;
+
+/** The host part of the emulator's URLs: publicHost, else the listening host (an IPv6 one in brackets). */
+export function urlHostOf(config: Pick<EmulatorConfig, 'host' | 'publicHost'>): string {
+  if (config.publicHost) return config.publicHost;
+  return config.host.includes(':') ? `[${config.host}]` : config.host;
+}
 export type ConfigInput = z.input<typeof configSchema>;
 export type ContainerSize = z.infer<typeof containerSizeSchema>;
 export type UserConfig = z.infer<typeof userSchema>;

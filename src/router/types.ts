@@ -1,14 +1,14 @@
 // What the router works with: the app a host names, its web containers, and the record of one request.
 
-/** A running web container as the router reaches it: its name (`web-1`) and its host port on 127.0.0.1. */
+/** A running web container as the router reaches it: its name (`web-1`) and its address (runtime.addressOf). */
 export interface Upstream {
   containerName: string;
-  /** Where the port is published (the runtime's publishHost); 127.0.0.1 when absent. */
+  /** The runtime's publishHost, or the container's alias on docker.network; 127.0.0.1 when absent. */
   host?: string;
   port: number;
 }
 
-/** The app's running web containers with their published host ports (given by the containers module). */
+/** The app's running web containers with their addresses (given by the containers module). */
 export type UpstreamSource = (appId: string) => Upstream[];
 
 export interface RouteTarget {

@@ -22,6 +22,11 @@ export interface DockerRuntimeOptions {
   tls?: EngineTlsFiles;
   /** Address the ports are published on and reached at (docker.publishHost); default 127.0.0.1. */
   publishHost?: string;
+  /**
+   * A user-defined network the emulator's own container is attached to (docker.network): containers with a port join
+   * it and are reached there, nothing is published (reach.ts).
+   */
+  network?: string;
   /** Environment read when no option names the engine (DOCKER_HOST…); default process.env. */
   env?: NodeJS.ProcessEnv;
 }

@@ -12,6 +12,7 @@ import { dockerExec } from './docker-exec.ts';
 import { dockerImages } from './docker-images.ts';
 import { dockerResources } from './docker-resources.ts';
 import { EngineUnavailableError } from './errors.ts';
+import { addressOf, reachOf } from './reach.ts';
 import { type ContainerRuntime } from './runtime.ts';
 
 export type { DockerRuntimeOptions } from './docker-connection.ts';
@@ -20,9 +21,11 @@ export type { DockerRuntimeOptions } from './docker-connection.ts';
 export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerRuntime {
   const { engine, health, publishHost, where, probe } = connectDocker(opts);
   const events = dockerEvents(engine, health);
+  const reach = reachOf({ publishHost, network: opts.network });
 
   const runtime: ContainerRuntime = {
     publishHost,
+    addressOf: (c) => addressOf(reach, c),
     probe,
     available: () => health.available(),
     onEngine: (listener) => health.onChange(listener),
@@ -30,7 +33,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
     // Networks, volumes, the memory limit: docker-resources.ts.
     ...dockerResources(engine),
     ...dockerExec(engine),
-    ...dockerContainers(engine, publishHost),
+    ...dockerContainers(engine, reach),
     ...dockerContainerIo(engine, health),
     onEvent: events.onEvent,
 

@@ -1,6 +1,7 @@
 // The Docker runtime's readiness probe (ContainerRuntime.ready): another runtime may answer from
 // its own notion of readiness (a Kubernetes pod's Ready condition).
 import { request } from 'node:http';
+import { type Address } from './reach.ts';
 
 /**
  * Docker's userland proxy accepts TCP on a published port before the app listens, so readiness is
@@ -29,8 +30,7 @@ export function answersHttp(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** ContainerRuntime.ready of an engine publishing ports on `publishHost` (the Docker and swarm runtimes). */
-export function readyOn(publishHost: string) {
-  return async ({ hostPort }: { hostPort: number | null }): Promise<boolean> =>
-    hostPort !== null && answersHttp(publishHost, hostPort);
+/** ContainerRuntime.ready of the Docker and swarm runtimes: an HTTP answer at the container's address (reach.ts). */
+export async function readyAtAddress({ address }: { address: Address | null }): Promise<boolean> {
+  return address !== null && answersHttp(address.host, address.port);
 }

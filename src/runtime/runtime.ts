@@ -4,6 +4,9 @@
 // (test/contract/runtime-contract.ts); docs/architecture.md "Runtime" describes the whole.
 import { type Duplex, type Readable } from 'node:stream';
 import { EngineUnavailableError } from './errors.ts';
+import { type Address } from './reach.ts';
+
+export type { Address } from './reach.ts';
 
 /** `arch`: Docker's name of the engine's architecture (amd64, arm64), where the engine says it. */
 export type EngineStatus =
@@ -40,7 +43,11 @@ export interface ContainerSpec {
   labels: Record<string, string>;
   /** Memory limit in bytes (the container size). */
   memoryBytes: number;
-  /** Container port published on publishHost (127.0.0.1 unless configured) at a free host port (web containers). */
+  /**
+   * The port the container listens on that the emulator reaches (web and tcp containers, addon servers): published on
+   * publishHost (127.0.0.1 unless configured) at a free host port, or on docker.network reached by the container's
+   * alias there (reach.ts).
+   */
   publishPort?: number;
   /** Interactive one-off: TTY + open stdin. */
   tty?: boolean;
@@ -68,8 +75,13 @@ export interface ContainerInfo {
   /** Engine state: created, running, restarting, exited, dead, paused, removing. */
   state: string;
   exitCode: number | null;
-  /** Host port on publishHost the publishPort is reachable at, when published and running. */
+  /** Host port on publishHost the publishPort is reachable at, when published and running (never on docker.network). */
   hostPort: number | null;
+  /**
+   * Where this process reaches the publishPort while the container runs (the router, readiness, tunnels, consoles):
+   * publishHost:hostPort, or <alias>:publishPort on docker.network. Null when not running or without a port.
+   */
+  address: Address | null;
   startedAt: number | null;
   finishedAt: number | null;
   memoryLimit: number;
@@ -137,6 +149,11 @@ export interface ContainerRuntime {
    * 127.0.0.1 for a local engine, the engine's host for a remote one.
    */
   readonly publishHost: string;
+  /**
+   * The address of a container from its engine id and the port of its ContainerInfo.address (what the containers
+   * table keeps): the one function both ways of reaching containers go through (reach.ts).
+   */
+  addressOf(c: { engineId: string; port: number }): Address;
   /** Asks the engine whether it answers (ping + version), within a short timeout. */
   probe(): Promise<EngineStatus>;
   /**
@@ -210,9 +227,9 @@ export interface ContainerRuntime {
   /**
    * Readiness of a web container, checked once (the caller polls within its own deadline): whether
    * its process answers on the published port. Docker answers TCP on a published port before the
-   * app listens, so its runtime asks for an HTTP answer (any status) at publishHost:hostPort.
+   * app listens, so its runtime asks for an HTTP answer (any status) at the container's address.
    */
-  ready(c: { engineId: string; hostPort: number | null }): Promise<boolean>;
+  ready(c: { engineId: string; address: Address | null }): Promise<boolean>;
   /** Waits for a container to exit; resolves its exit code. */
   wait(engineId: string): Promise<number>;
   /** Changes the memory limit of a container in place (addon plan changes). */

@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 import { managedFilter } from './docker-containers.ts';
 import { isStatus } from './docker-errors.ts';
 import { EngineUnavailableError, NoSuchContainerError, NoSuchImageError } from './errors.ts';
-import { readyOn } from './readiness.ts';
+import { readyAtAddress } from './readiness.ts';
 import { type ContainerInfo, type ContainerRuntime, LABELS } from './runtime.ts';
 import { type createServiceDoors } from './swarm-forward.ts';
 import { type SwarmNodes } from './swarm-nodes.ts';
@@ -33,9 +33,8 @@ export function swarmContainers(o: {
   placement: SwarmPlacement;
   doors: ReturnType<typeof createServiceDoors>;
   inspectService: (s: SwarmService) => Promise<ContainerInfo>;
-  publishHost: string;
 }): Containers {
-  const { manager, docker, nodes, tasks, placement, doors, inspectService, publishHost } = o;
+  const { manager, docker, nodes, tasks, placement, doors, inspectService } = o;
   const { engineOfPlain } = placement;
 
   async function list(labels: Record<string, string>): Promise<ContainerInfo[]> {
@@ -141,7 +140,7 @@ export function swarmContainers(o: {
       return (await list(labels)).map((c) => ({ engineId: c.engineId, state: c.state }));
     },
 
-    ready: readyOn(publishHost),
+    ready: readyAtAddress,
 
     async wait(engineId) {
       if (isContainerId(engineId)) return (await engineOfPlain(engineId)).wait(engineId);

@@ -2,6 +2,7 @@
 // task and that task's container on the node running it; its port is the door that follows the task.
 
 import { EngineUnavailableError } from './errors.ts';
+import { type Address } from './reach.ts';
 import { type ContainerInfo } from './runtime.ts';
 import { type createServiceDoors, type DoorTarget } from './swarm-forward.ts';
 import { type SwarmNodes } from './swarm-nodes.ts';
@@ -14,6 +15,8 @@ export function createServiceInspector(o: {
   doors: ReturnType<typeof createServiceDoors>;
   /** Where the manager's published ports are reached. */
   managerHost: string;
+  /** The runtime's addressOf: a door's port on publishHost. */
+  addressOf: (c: { engineId: string; port: number }) => Address;
 }) {
   const { nodes, tasks, doors, managerHost } = o;
 
@@ -38,6 +41,7 @@ export function createServiceInspector(o: {
       finishedAt: c.finishedAt,
       oomKilled: c.oomKilled,
       hostPort,
+      address: hostPort !== null ? o.addressOf({ engineId: s.ID, port: hostPort }) : null,
     };
   }
 

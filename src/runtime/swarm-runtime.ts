@@ -10,6 +10,7 @@
 import { engineEndpoint, lazyEngineClient } from './docker-connection.ts';
 import { CONTAINER_CALLS, guardEngineCalls } from './docker-errors.ts';
 import { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.ts';
+import { addressOf } from './reach.ts';
 import { type ContainerRuntime } from './runtime.ts';
 import { swarmContainers } from './swarm-containers.ts';
 import { createSwarmEvents } from './swarm-events.ts';
@@ -40,7 +41,9 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
   // Where the manager's published ports are reached: its own host for a TCP engine, else this machine.
   const managerHost = endpoint.kind === 'tcp' ? endpoint.host : '127.0.0.1';
   const placement = createSwarmPlacement({ manager, nodes, tasks, oneOffNode: opts.oneOffNode });
-  const inspectService = createServiceInspector({ nodes, tasks, doors, managerHost });
+  // The doors listen on publishHost: a service is reached at its door's port there (reach.ts).
+  const addressAt = (c: { engineId: string; port: number }) => addressOf({ kind: 'published', publishHost }, c);
+  const inspectService = createServiceInspector({ nodes, tasks, doors, managerHost, addressOf: addressAt });
   const events = createSwarmEvents({
     manager,
     nodes,
@@ -51,9 +54,10 @@ export function createSwarmRuntime(opts: SwarmRuntimeOptions = {}): ContainerRun
 
   const runtime: ContainerRuntime = {
     publishHost,
+    addressOf: addressAt,
     ...swarmManagerHealth(manager, docker),
     ...swarmManagerResources(manager, docker, nodes),
-    ...swarmContainers({ manager, docker, nodes, tasks, placement, doors, inspectService, publishHost }),
+    ...swarmContainers({ manager, docker, nodes, tasks, placement, doors, inspectService }),
     ...forwardedCalls(placement),
     onEvent: (listener) => events.onEvent(listener),
 

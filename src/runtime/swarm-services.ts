@@ -182,6 +182,7 @@ export function serviceInfo(s: SwarmService, t: SwarmTask | null): ContainerInfo
     state,
     exitCode: state === 'exited' ? (t?.Status.ContainerStatus?.ExitCode ?? -1) : null,
     hostPort: null,
+    address: null,
     startedAt: state === 'running' ? at : null,
     finishedAt: state === 'exited' ? at : null,
     memoryLimit: memoryOf(s),

@@ -74,11 +74,14 @@ export const addonsArea = defineArea({
     const gateways = createTcpGateways({
       store: createTcpGatewaysStore(db),
       variables: deps.apps.variablesStore,
-      upstreamPorts: (appId) =>
+      upstreams: (appId) =>
         containersStore
           .liveContainers(appId)
-          .flatMap((c) => (c.type === TCP_PROCESS_TYPE && c.state === 'running' && c.host_port ? [c.host_port] : [])),
-      publishHost: shared.runtime.publishHost,
+          .flatMap((c) =>
+            c.type === TCP_PROCESS_TYPE && c.state === 'running' && c.host_port && c.engine_id
+              ? [shared.runtime.addressOf({ engineId: c.engine_id, port: c.host_port })]
+              : [],
+          ),
       logger,
     });
     const addons = createAddonsService({ db, store, apps, events, clock, servers, gateways, setStatus });

@@ -2,6 +2,7 @@
 // git on them, and the pre-receive hooks' way back in, which deploys what is pushed. Its area binds the
 // SSH port when the emulator starts and closes it after the API server.
 import { join } from 'node:path';
+import { urlHostOf } from '../config/schema.ts';
 import { type AppHooks } from '../modules/apps/apps.service.ts';
 import { createHookServer } from '../modules/git/hook-server.ts';
 import { createPushDeployer, type PushContext } from '../modules/git/push-deploy.ts';
@@ -64,8 +65,7 @@ export const gitArea = defineArea({
       name: 'git',
       async open() {
         const port = await listen();
-        const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-        shared.setUrls({ git: `ssh://git@${host}:${port}` });
+        shared.setUrls({ git: `ssh://git@${urlHostOf(config)}:${port}` });
       },
       stop: close,
     };

@@ -5,6 +5,7 @@
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { urlHostOf } from '../config/schema.ts';
 import { createRouterEvents } from '../router/events.ts';
 import { createRouter, type Router, type UpstreamSource } from '../router/proxy.ts';
 import { appRouteResolver, domainRouteResolver } from '../router/resolve.ts';
@@ -20,12 +21,15 @@ export const serversArea = defineArea({
     const { config, logger, runtime } = shared;
     const { apps, domains } = deps.apps;
     const findApp = apps.find;
-    // The router reaches an app's running web containers at the ports the runtime publishes (on its publishHost).
+    // The router reaches an app's running web containers at their addresses (runtime.addressOf: published ports on
+    // publishHost, or aliases on docker.network).
     const { containersStore } = deps.containers;
     const running: UpstreamSource = (appId) =>
       containersStore.liveContainers(appId).flatMap((x) => {
-        if (x.type !== 'web' || x.state !== 'running' || !x.host_port) return [];
-        return [{ containerName: `web-${x.type_index}`, host: runtime.publishHost, port: x.host_port }];
+        if (x.type !== 'web' || x.state !== 'running' || !x.host_port || !x.engine_id) return [];
+        return [
+          { containerName: `web-${x.type_index}`, ...runtime.addressOf({ engineId: x.engine_id, port: x.host_port }) },
+        ];
       });
     const upstreams = shared.upstreams ?? running;
     const routerEvents = createRouterEvents(logger);
@@ -56,8 +60,11 @@ export const serversArea = defineArea({
         });
         const routerPort = await router.listen(config.routerPort, config.host);
         const apiPort = (apiServer.address() as AddressInfo).port;
-        const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-        shared.setUrls({ api: `http://${host}:${apiPort}`, router: `http://localhost:${routerPort}`, routerPort });
+        shared.setUrls({
+          api: `http://${urlHostOf(config)}:${apiPort}`,
+          router: `http://localhost:${routerPort}`,
+          routerPort,
+        });
       },
       // In-flight requests finish; idle keep-alive sockets are closed so close() can return.
       async stop() {

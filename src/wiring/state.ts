@@ -64,6 +64,7 @@ export function createState(config: EmulatorConfig, opts: StateOptions): Shared 
     socketPath: docker.socketPath || undefined,
     tls: docker.tls,
     publishHost: docker.publishHost,
+    network: docker.network,
   };
   const makeRuntime = () =>
     docker.mode === 'swarm'

@@ -174,13 +174,17 @@ export function runtimeContract(name: string, make: () => Promise<ContractSubjec
         }),
       );
       expect(web.hostPort).toBeGreaterThan(0);
-      await until(() => rt.ready({ engineId: web.engineId, hostPort: web.hostPort }), 'readiness of the web container');
+      // Its address: the published port on publishHost (the default reach), as addressOf gives it from the port alone.
+      expect(web.address).toEqual({ host: rt.publishHost, port: web.hostPort });
+      expect(rt.addressOf({ engineId: web.engineId, port: web.hostPort ?? 0 })).toEqual(web.address);
+      await until(() => rt.ready({ engineId: web.engineId, address: web.address }), 'readiness of the web container');
       const silent = await rt.run(spec('sleep 600', { env: { PORT: '5000' }, publishPort: 5000 }));
       expect(silent.hostPort).toBeGreaterThan(0);
-      expect(await rt.ready({ engineId: silent.engineId, hostPort: silent.hostPort })).toBe(false);
+      expect(await rt.ready({ engineId: silent.engineId, address: silent.address })).toBe(false);
       const worker = await rt.run(spec('sleep 600'));
       expect(worker.hostPort).toBeNull();
-      expect(await rt.ready({ engineId: worker.engineId, hostPort: worker.hostPort })).toBe(false);
+      expect(worker.address).toBeNull();
+      expect(await rt.ready({ engineId: worker.engineId, address: worker.address })).toBe(false);
       await Promise.all([web, silent, worker].map((c) => rt.remove(c.engineId)));
     });
 

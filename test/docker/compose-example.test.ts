@@ -9,14 +9,21 @@ import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support
 import { freePort } from '../support/free-port.ts';
 
 // The emulator's image (`npm run image`) and examples/compose/docker-compose.yml end to end, with the Compose this
-// machine has (Debian's docker-compose, v1): the client service deploys the example app (a PostgreSQL addon from its
-// scalingo.json) and reads its page through the router; the test then reads the app's logs, runs a one-off from the
-// client container, and checks that `docker-compose down -v` leaves nothing of the emulator on the engine.
+// machine has (Debian's docker-compose, v1): on the example's user-defined network, the client service deploys the
+// example app (a PostgreSQL addon from its scalingo.json) and reads its page through the emulator's router; the test
+// sees the app's container on that network (and no port of it published), reads the app's logs, runs a one-off from
+// the client container, and checks that `docker-compose down -v` leaves nothing of the emulator on the engine. The
+// test itself only reaches 127.0.0.1 (the emulator's ports, published there); client → emulator → app is traffic
+// between containers on the network.
 const LONG = 600_000;
 const ROOT = resolve(import.meta.dirname, '../..');
 const COMPOSE_FILE = join(ROOT, 'examples/compose/docker-compose.yml');
 const project = `emu-compose-${process.pid}`;
 const volume = `scalingo-emulator-data-${process.pid}`;
+const network = `scalingo-emulator-net-${process.pid}`;
+// This run's name of the image ensureEmulatorImage made: another checkout's build on the shared engine may retag
+// scalingo-emulator:<version> meanwhile.
+const imageVersion = `compose-test-${process.pid}`;
 const API_TOKEN = 'compose-test-api-token-0123456789';
 const ADMIN_TOKEN = 'compose-test-admin-token-0123456789';
 const ports = { api: 0, router: 0, ssh: 0 };
@@ -29,6 +36,8 @@ function compose(...args: string[]) {
     EMULATOR_ROUTER_PORT: String(ports.router),
     EMULATOR_SSH_PORT: String(ports.ssh),
     EMULATOR_VOLUME: volume,
+    EMULATOR_NETWORK: network,
+    EMULATOR_VERSION: imageVersion,
     EMULATOR_API_TOKEN: API_TOKEN,
     EMULATOR_ADMIN_TOKEN: ADMIN_TOKEN,
   };
@@ -45,6 +54,22 @@ const api = (path: string, init: RequestInit = {}) =>
     headers: { authorization: `Basic ${Buffer.from(`:${API_TOKEN}`).toString('base64')}`, ...init.headers },
   });
 
+/** Checks the container is attached to the example's network under its alias and publishes no port; its full id. */
+function expectOnNetwork(container: string): string {
+  const id = docker('inspect', '--format', '{{.Id}}', container).trim();
+  const attached = JSON.parse(docker('network', 'inspect', '--format', '{{json .Containers}}', network)) as Record<
+    string,
+    unknown
+  >;
+  expect(Object.keys(attached)).toContain(id);
+  const endpoint = JSON.parse(
+    docker('inspect', '--format', `{{json (index .NetworkSettings.Networks "${network}")}}`, id),
+  ) as { Aliases: string[] };
+  expect(endpoint.Aliases).toContain(`emu-${id.slice(0, 12)}`);
+  expect(docker('port', id).trim()).toBe('');
+  return id;
+}
+
 /** Containers, volumes and networks of the compose project or of the emulator instance it ran. */
 function leftovers(): string[] {
   const containers = docker(
@@ -60,7 +85,8 @@ function leftovers(): string[] {
   const volumes = docker('volume', 'ls', '-q', '--filter', `name=${volume}`);
   const instanceVolumes = instance ? docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`) : '';
   const networks = instance ? docker('network', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`) : '';
-  return [containers, ...ofInstance, ...owned, volumes, instanceVolumes, networks]
+  const projectNetwork = docker('network', 'ls', '-q', '--filter', `name=${network}`);
+  return [containers, ...ofInstance, ...owned, volumes, instanceVolumes, networks, projectNetwork]
     .flatMap((s) => s.split('\n'))
     .filter(Boolean);
 }
@@ -74,6 +100,7 @@ beforeAll(async () => {
   } finally {
     await runtime.close();
   }
+  docker('tag', EMULATOR_IMAGE, `scalingo-emulator:${imageVersion}`);
   ports.api = await freePort();
   ports.router = await freePort();
   ports.ssh = await freePort();
@@ -83,6 +110,7 @@ afterAll(() => {
   // Whatever a failed test left: the project's services and volume, then what the emulator made.
   compose('down', '-v', '--timeout', '30');
   if (instance) removeInstance(instance);
+  spawnSync('docker', ['rmi', `scalingo-emulator:${imageVersion}`], { encoding: 'utf8' });
 });
 
 describe('the compose example (emulator image + client container)', () => {
@@ -96,7 +124,7 @@ describe('the compose example (emulator image + client container)', () => {
       // The page the client read through the router: the addon's variable reached the app.
       expect(client.stdout).toMatch(/hello from web-1, database postgres/);
 
-      // Observed from Docker and from the host's loopback (the services share it: network_mode host).
+      // Observed from Docker, and from the host's loopback where the emulator's ports are published.
       const health = await eventually(
         () => docker('inspect', '--format', '{{.State.Health.Status}}', `${project}_emulator_1`).trim() === 'healthy',
         { timeoutMs: 30_000, what: 'the emulator container to be healthy' },
@@ -112,14 +140,26 @@ describe('the compose example (emulator image + client container)', () => {
       );
       expect(web.map((c) => c.state)).toEqual(['running']);
       instance = docker('inspect', '--format', `{{index .Config.Labels "${LABELS.instance}"}}`, web[0].id).trim();
+      // The web container is on the example's network under its alias (how the router reached it for the client),
+      // and publishes nothing on the host.
+      expectOnNetwork(web[0].id);
       expect((await routerGet(ports.router, 'compose-web')).body).toMatch(/^hello from web-1, database postgres\n$/);
       const pg = dockerPs([`${LABELS.owner}=${instance}`]).filter((c) => /postgresql/.test(c.name));
       expect(pg.map((c) => c.state)).toEqual(['running']);
       const ready = spawnSync('docker', ['exec', pg[0].id, 'pg_isready'], { encoding: 'utf8' });
       expect(ready.status, ready.stdout + ready.stderr).toBe(0);
+      // The addon server too (db-tunnels and the /server answer reach it there): its address is its alias and port.
+      const pgId = expectOnNetwork(pg[0].id);
+      const addons = (await (await api('/v1/apps/compose-web/addons')).json()).addons as { id: string }[];
+      const server = (await (await api(`/v1/apps/compose-web/addons/${addons[0].id}/server`)).json()).server;
+      expect(server).toMatchObject({ running: true, host: `emu-${pgId.slice(0, 12)}`, port: 5432 });
 
       // The logs of the app, through the API and its logs URL: the web process's first line.
-      const logsUrl = (await (await api('/v1/apps/compose-web/logs')).json()).logs_url as string;
+      // The URL names the emulator as the network knows it (EMULATOR_PUBLIC_HOST); the host reaches the same port on
+      // 127.0.0.1, where it is published.
+      const logsUrl = new URL((await (await api('/v1/apps/compose-web/logs')).json()).logs_url as string);
+      expect(logsUrl.host).toBe(`emulator:${ports.api}`);
+      logsUrl.host = `127.0.0.1:${ports.api}`;
       let logs = '';
       await eventually(
         async () => {

@@ -72,6 +72,28 @@ describe('docker runtime (real engine)', () => {
     expect(dockerPs([`${LABELS.instance}=${instance}`], true).map((c) => c.id)).not.toContain(info.engineId);
   });
 
+  it('docker.network naming a network the engine lacks: a line naming the setting, no container left', async () => {
+    const missing = `scalingo-emu-${instance}-no-such-net`;
+    const onMissing = createDockerRuntime({ network: missing });
+    try {
+      const name = `emu-${instance}-web-2`;
+      await expect(
+        onMissing.run({
+          name,
+          image: DEFAULT_STACK_IMAGE,
+          cmd: ['sleep', '600'],
+          env: {},
+          labels,
+          memoryBytes: 64 * 1024 * 1024,
+          publishPort: 8080,
+        }),
+      ).rejects.toThrow(`docker.network "${missing}" does not exist on the engine`);
+      expect(dockerPs([`${LABELS.instance}=${instance}`], true).map((c) => c.name)).not.toContain(name);
+    } finally {
+      await onMissing.close();
+    }
+  });
+
   it('streams logs with timestamps (history and follow), reports exits as events', async () => {
     const events: RuntimeEvent[] = [];
     const off = runtime.onEvent((e) => e.labels[LABELS.instance] === instance && events.push(e));

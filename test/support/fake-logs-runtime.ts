@@ -33,6 +33,7 @@ export class FakeLogsRuntime extends FakeRuntime {
       state: running ? 'running' : 'created',
       exitCode: null,
       hostPort: null,
+      address: null,
       startedAt: null,
       finishedAt: null,
       memoryLimit: 0,

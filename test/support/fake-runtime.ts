@@ -8,6 +8,7 @@ import { type Duplex, Readable } from 'node:stream';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { namedVolumes, volumeLabelsFor } from '../../src/runtime/ownership.ts';
 import {
+  type Address,
   ConflictError,
   type ContainerInfo,
   type ContainerRuntime,
@@ -41,6 +42,10 @@ const SCRIPT_SLEEP_CAP_MS = 2000;
 
 export class FakeRuntime implements ContainerRuntime {
   readonly publishHost = '127.0.0.1';
+  /** Its ports are "published" on publishHost, as the Docker runtime's default (reach.ts). */
+  addressOf(c: { engineId: string; port: number }): Address {
+    return { host: this.publishHost, port: c.port };
+  }
   readonly containers = new Map<string, FakeContainer>();
   readonly removed: string[] = [];
   /** Images, networks and volumes by name, with their labels (what the emulator's removals check). */
@@ -101,6 +106,7 @@ export class FakeRuntime implements ContainerRuntime {
     c.info.state = 'exited';
     c.info.exitCode = code;
     c.info.hostPort = null;
+    c.info.address = null;
     c.info.finishedAt = Date.now();
     c.listening = false;
     for (const f of c.followers) f.end();
@@ -115,6 +121,7 @@ export class FakeRuntime implements ContainerRuntime {
     c.info.exitCode = null;
     c.info.startedAt = Date.now();
     c.info.hostPort = c.spec?.publishPort ? this.nextPort++ : null;
+    c.info.address = c.info.hostPort ? this.addressOf({ engineId: c.info.engineId, port: c.info.hostPort }) : null;
     c.exited = new Promise((resolve) => (c.onExit = resolve));
     this.emit(c, 'start');
     if (c.spec) void this.interpret(c, c.generation);
@@ -183,6 +190,7 @@ export class FakeRuntime implements ContainerRuntime {
       state: 'created',
       exitCode: null,
       hostPort: null,
+      address: null,
       startedAt: null,
       finishedAt: null,
       memoryLimit: spec.memoryBytes,
@@ -223,9 +231,9 @@ export class FakeRuntime implements ContainerRuntime {
     const c = this.containers.get(engineId);
     return c ? { ...c.info } : null;
   }
-  async ready({ engineId, hostPort }: { engineId: string; hostPort: number | null }): Promise<boolean> {
+  async ready({ engineId, address }: { engineId: string; address: Address | null }): Promise<boolean> {
     const c = this.containers.get(engineId);
-    return hostPort !== null && !!c?.listening && c.info.hostPort === hostPort;
+    return address !== null && !!c?.listening && c.info.address?.port === address.port;
   }
   async list(labels: Record<string, string>) {
     this.check();

@@ -111,6 +111,28 @@ describe('docker.* configuration', () => {
       expect.stringMatching(/docker\.tls: give certPath, or all of ca, cert and key/),
     ]);
   });
+
+  it('docker.network: from EMULATOR_DOCKER_NETWORK; a user-defined network only, and not on a swarm', () => {
+    const env = { EMULATOR_DOCKER_NETWORK: 'ci-net', EMULATOR_PUBLIC_HOST: 'emulator' };
+    const c = loadConfig({ ignoreDefaultFile: true, env });
+    expect(c.docker.network).toBe('ci-net');
+    expect(c.publicHost).toBe('emulator');
+    expect(loadConfig({ ignoreDefaultFile: true, env: {} }).docker.network).toBeUndefined();
+    const refused = (docker: object) => {
+      try {
+        loadConfig({ ignoreDefaultFile: true, env: {}, overrides: { docker } });
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(refused({ network: 'host' })).toEqual([
+      expect.stringMatching(/docker\.network: must be a user-defined Docker network/),
+    ]);
+    expect(refused({ network: 'ci-net', mode: 'swarm' })).toEqual([
+      expect.stringMatching(/docker\.network: docker\.network is not supported with docker\.mode "swarm"/),
+    ]);
+  });
 });
 
 describe('typed engine errors', () => {

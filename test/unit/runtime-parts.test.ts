@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { containerInfoOf, createOptionsOf, managedFilter } from '../../src/runtime/docker-containers.ts';
 import { runtimeEventOf } from '../../src/runtime/docker-events.ts';
+import { addressOf, networkAlias, REACH_PORT_LABEL, type Reach } from '../../src/runtime/reach.ts';
 import { LABELS, RuntimeError } from '../../src/runtime/runtime.ts';
 import { type SwarmNodes } from '../../src/runtime/swarm-nodes.ts';
 import { createSwarmPlacement } from '../../src/runtime/swarm-placement.ts';
@@ -45,11 +46,18 @@ describe('docker-events: runtimeEventOf', () => {
 });
 
 describe('docker-containers: what is sent to and read from the engine', () => {
-  const inspected = (o: { running: boolean; bindings: { HostIp: string; HostPort: string }[] }) =>
+  const published: Reach = { kind: 'published', publishHost: '127.0.0.1' };
+  const onNetwork: Reach = { kind: 'network', network: 'ci-net' };
+  const inspected = (o: {
+    running: boolean;
+    bindings: { HostIp: string; HostPort: string }[];
+    networks?: Record<string, object>;
+    labels?: Record<string, string>;
+  }) =>
     ({
       Id: 'c1',
       Name: '/web-1',
-      Config: { Labels: { a: 'b' } },
+      Config: { Labels: o.labels ?? { a: 'b' }, ExposedPorts: { '3000/tcp': {}, '8080/tcp': {} } },
       State: {
         Status: o.running ? 'running' : 'exited',
         Running: o.running,
@@ -59,7 +67,7 @@ describe('docker-containers: what is sent to and read from the engine', () => {
         OOMKilled: false,
       },
       HostConfig: { Memory: 512 },
-      NetworkSettings: { Ports: { '8080/tcp': o.bindings } },
+      NetworkSettings: { Ports: { '8080/tcp': o.bindings }, Networks: o.networks ?? { bridge: {} } },
     }) as unknown as Docker.ContainerInspectInfo;
 
   it('the port is the one published on publishHost; a stopped container has none and an exit code', () => {
@@ -67,26 +75,58 @@ describe('docker-containers: what is sent to and read from the engine', () => {
       { HostIp: '10.0.0.1', HostPort: '1111' },
       { HostIp: '127.0.0.1', HostPort: '2222' },
     ];
-    expect(containerInfoOf(inspected({ running: true, bindings }), '127.0.0.1')).toEqual({
+    expect(containerInfoOf(inspected({ running: true, bindings }), published)).toEqual({
       engineId: 'c1',
       name: 'web-1',
       labels: { a: 'b' },
       state: 'running',
       exitCode: null,
       hostPort: 2222,
+      address: { host: '127.0.0.1', port: 2222 },
       startedAt: Date.parse('2026-11-28T10:00:00Z'),
       finishedAt: null,
       memoryLimit: 512,
       oomKilled: false,
     });
-    const stopped = containerInfoOf(inspected({ running: false, bindings }), '127.0.0.1');
-    expect(stopped).toMatchObject({ state: 'exited', exitCode: 3, hostPort: null });
+    const stopped = containerInfoOf(inspected({ running: false, bindings }), published);
+    expect(stopped).toMatchObject({ state: 'exited', exitCode: 3, hostPort: null, address: null });
+  });
+
+  it("on the emulator's network: reached at its alias and its own port once attached, nothing published", () => {
+    // The port is the one it was made for (a label), not another the image exposes.
+    const labels = { [REACH_PORT_LABEL]: '8080' };
+    const networks = { 'ci-net': {} };
+    const attached = containerInfoOf(inspected({ running: true, bindings: [], networks, labels }), onNetwork);
+    expect(attached).toMatchObject({ hostPort: null, address: { host: 'emu-c1', port: 8080 } });
+    // Not (or no longer) on the network: no address, even with a port published by someone else.
+    const bindings = [{ HostIp: '127.0.0.1', HostPort: '2222' }];
+    expect(containerInfoOf(inspected({ running: true, bindings, labels }), onNetwork)).toMatchObject({
+      hostPort: null,
+      address: null,
+    });
+    const o = createOptionsOf(
+      { name: 'n', image: 'i', env: {}, labels: {}, publishPort: 5000, memoryBytes: 256, network: 'app-net' },
+      onNetwork,
+    );
+    expect(o.ExposedPorts).toEqual({ '5000/tcp': {} });
+    expect(o.Labels).toEqual({ [LABELS.managed]: '1', [REACH_PORT_LABEL]: '5000' });
+    expect(o.HostConfig?.PortBindings).toBeUndefined();
+    // The app's own network is the one of the create; the emulator's is joined after it (docker-containers.ts).
+    expect(o.HostConfig?.NetworkMode).toBe('app-net');
+  });
+
+  it('addressOf: publishHost and the port by default; the alias of the engine id on the network', () => {
+    const engineId = '0123456789ab'.repeat(5).slice(0, 64);
+    expect(addressOf(published, { engineId, port: 32768 })).toEqual({ host: '127.0.0.1', port: 32768 });
+    expect(addressOf(onNetwork, { engineId, port: 8080 })).toEqual({ host: 'emu-0123456789ab', port: 8080 });
+    // Never all digits (a resolver would read it as an IPv4 number), within DNS's 63 characters.
+    expect(networkAlias('1'.repeat(64))).toBe('emu-111111111111');
   });
 
   it('a container is labelled as the emulator’s, published on publishHost only, without swap', () => {
     const o = createOptionsOf(
       { name: 'n', image: 'i', env: { A: '1' }, labels: { x: 'y' }, publishPort: 5000, memoryBytes: 256 },
-      '127.0.0.1',
+      published,
     );
     expect(o.Labels).toEqual({ x: 'y', [LABELS.managed]: '1' });
     expect(o.Env).toEqual(['A=1']);

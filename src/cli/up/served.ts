@@ -16,11 +16,14 @@ export async function waitUntilServed(api: ApiClient, app: string, url: string):
   );
   if (!containers.some((c) => c.name === 'web' && c.amount > 0)) return;
   const { hostname, port } = new URL(url);
+  // The router listens beside the API: on the API's host (127.0.0.1, or the emulator's service name on a compose
+  // network, docker.network), whatever host name the app's URL carries.
+  const routerHost = new URL(api.apiUrl).hostname;
   const deadline = Date.now() + SERVED_WAIT_MS;
   let last = 'no answer';
   for (;;) {
     api.signal?.throwIfAborted();
-    const status = await routerStatus(hostname, Number(port)).catch((err: Error) => err.message);
+    const status = await routerStatus(routerHost, hostname, Number(port)).catch((err: Error) => err.message);
     if (typeof status === 'number' && !NOT_SERVED.has(status)) return;
     last = typeof status === 'number' ? `HTTP ${status}` : status;
     if (Date.now() > deadline)
@@ -31,11 +34,11 @@ export async function waitUntilServed(api: ApiClient, app: string, url: string):
   }
 }
 
-/** The status of GET / through the router (127.0.0.1, with the app's host name). */
-function routerStatus(hostname: string, port: number): Promise<number> {
+/** The status of GET / through the router (at `routerHost`, with the app's host name). */
+function routerStatus(routerHost: string, hostname: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/', headers: { host: `${hostname}:${port}` }, agent: false, timeout: 10_000 },
+      { host: routerHost, port, path: '/', headers: { host: `${hostname}:${port}` }, agent: false, timeout: 10_000 },
       (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);

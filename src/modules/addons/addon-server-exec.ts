@@ -1,5 +1,5 @@
 import { type Readable } from 'node:stream';
-import { type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type Address, type ContainerRuntime } from '../../runtime/runtime.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
 import { type AddonServerRow } from './addon-servers.store.ts';
 
@@ -7,12 +7,11 @@ import { type AddonServerRow } from './addon-servers.store.ts';
 // archives, restores, users, TLS, point-in-time recovery. Each script of the kind (addon-kinds.ts) gets the addon's
 // credentials in its environment, never spliced into the command.
 
-/** An addon's server that runs: its row, its container and where its port is published. */
+/** An addon's server that runs: its row, its container and where the emulator reaches its port (ContainerInfo.address). */
 export interface RunningServer {
   row: AddonServerRow;
   engineId: string;
-  host: string;
-  hostPort: number | null;
+  address: Address | null;
 }
 
 /** The addon's credentials, as the kind's scripts read them. */

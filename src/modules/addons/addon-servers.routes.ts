@@ -47,7 +47,7 @@ export function addonServersRoutes(deps: { addons: AddonsService; servers: Addon
       const kind = deps.servers.server(addon.id)?.kind ?? '';
       const r = await deps.servers.running(addon.id);
       return c.json({
-        server: { kind, running: Boolean(r), host: r?.hostPort ? r.host : null, port: r?.hostPort ?? null },
+        server: { kind, running: Boolean(r), host: r?.address?.host ?? null, port: r?.address?.port ?? null },
       });
     },
   );

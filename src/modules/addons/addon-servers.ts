@@ -86,9 +86,7 @@ export function createAddonServers(deps: AddonServersDeps) {
   const running = async (addonId: string): Promise<RunningServer | null> => {
     const row = store.byAddon(addonId);
     const c = row && (await runtime.list({ [LABELS.addonId]: addonId }))[0];
-    return row && c && c.state === 'running'
-      ? { row, engineId: c.engineId, host: runtime.publishHost, hostPort: c.hostPort }
-      : null;
+    return row && c && c.state === 'running' ? { row, engineId: c.engineId, address: c.address } : null;
   };
   const exec = createAddonServerExec(runtime, running);
 
@@ -175,7 +173,7 @@ export function createAddonServers(deps: AddonServersDeps) {
       await Promise.all(store.all().map((row) => bringUp(row)));
     },
 
-    /** The running server of an addon: its row, container and the port published on the runtime's publishHost (null when not running). */
+    /** The running server of an addon: its row, container and address (null when not running). */
     running,
 
     // What runs inside a running server (dumps, backups, restores, users, TLS): addon-server-exec.ts.

@@ -3,8 +3,9 @@
 // (cli db/tunnel.go: sshClient.Dial("tcp", dbURL.Host)); that host is the server's alias on the app's
 // Docker network. Only the alias and port of a real addon server of an app the key's user may
 // access (owner or full collaborator: a limited one may not reach the database) are allowed, and
-// the connection goes to the port Docker publishes on the runtime's publishHost (127.0.0.1 unless
-// configured) — never to a container or bridge address. Everything else is refused.
+// the connection goes to the server's address as the runtime gives it (its port published on publishHost,
+// 127.0.0.1 unless configured; or its alias on docker.network, the emulator's own network) — never to a
+// container's bridge address. Everything else is refused.
 import { type UserRow } from '../auth/principal.ts';
 import { ADDON_KINDS, type AddonKind } from './addon-kinds.ts';
 import { type AddonServers } from './addon-servers.ts';
@@ -23,8 +24,8 @@ export function createTunnelTargets(deps: {
       const refused = { refused: `no database of yours is reachable at ${host}:${port}` };
       if (!row || port !== ADDON_KINDS[row.kind as AddonKind].port || !deps.canAccess(user, row.app_id)) return refused;
       const r = await deps.servers.running(row.addon_id);
-      if (!r?.hostPort) return { refused: `the database server at ${host}:${port} is not running` };
-      return { host: r.host, port: r.hostPort, addonId: row.addon_id };
+      if (!r?.address) return { refused: `the database server at ${host}:${port} is not running` };
+      return { ...r.address, addonId: row.addon_id };
     },
   };
 }

@@ -2,9 +2,11 @@
 // TCP connections to the app's `tcp` containers (Procfile `tcp: …`, listening on $PORT) through a load
 // balancer whose address is the app's TCP_URL (tcp://<host>:<port>). Emulated by one listener per addon
 // on 127.0.0.1 of the emulator's host, its port kept in the database (the same TCP_URL across restarts),
-// piping each connection to one of the app's running `tcp` containers in turn, at the port the
-// container publishes on the runtime's publishHost. No container runs for the addon itself.
+// piping each connection to one of the app's running `tcp` containers in turn, at the container's address
+// (runtime.addressOf: its port published on publishHost, or its alias on docker.network). No container runs for
+// the addon itself.
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { type Address } from '../../runtime/runtime.ts';
 import { objectId } from '../../shared/ids.ts';
 import { type Logger } from '../../shared/logger.ts';
 import { type VariablesStore } from '../variables/variables.store.ts';
@@ -24,9 +26,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export interface TcpGatewaysDeps {
   store: TcpGatewaysStore;
   variables: VariablesStore;
-  /** The host ports of the app's running `tcp` containers, reachable at `publishHost`. */
-  upstreamPorts: (appId: string) => number[];
-  publishHost: string;
+  /** The addresses of the app's running `tcp` containers (runtime.addressOf). */
+  upstreams: (appId: string) => Address[];
   logger: Logger;
 }
 
@@ -45,11 +46,11 @@ export function createTcpGateways(deps: TcpGatewaysDeps) {
   function forward(appId: string, client: Socket): void {
     track(client);
     client.on('error', () => client.destroy());
-    const ports = deps.upstreamPorts(appId);
-    if (!ports.length) return void client.destroy();
-    const next = (turn.get(appId) ?? 0) % ports.length;
+    const upstreams = deps.upstreams(appId);
+    if (!upstreams.length) return void client.destroy();
+    const next = (turn.get(appId) ?? 0) % upstreams.length;
     turn.set(appId, next + 1);
-    const upstream = connect({ host: deps.publishHost, port: ports[next] });
+    const upstream = connect(upstreams[next]);
     track(upstream);
     upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy());
     upstream.once('connect', () => upstream.setTimeout(0));

@@ -18,6 +18,10 @@ export interface ContainerRow {
   command: string;
   engine_id: string | null;
   state: string;
+  /**
+   * The port of the container's address (ContainerInfo.address): its host port on publishHost, or its own port on
+   * docker.network; runtime.addressOf({ engineId, port }) is where the emulator reaches it.
+   */
   host_port: number | null;
   deployment_id: string | null;
   detached: number;

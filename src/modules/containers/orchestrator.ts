@@ -135,20 +135,22 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         publishPort: listensOnPort(type) ? WEB_PORT : undefined,
         network: deps.networkOf?.(app.id),
       });
-      store.setEngine(row.id, info.engineId, info.hostPort, 'booting');
+      // The containers table keeps the port of the container's address (reach.ts): runtime.addressOf gives the rest.
+      const port = info.address?.port ?? null;
+      store.setEngine(row.id, info.engineId, port, 'booting');
       if (removing.has(app.id)) throw appGone(app);
       await waitReady(readiness, {
         label: `${type}-${index}`,
         type,
         engineId: info.engineId,
-        hostPort: info.hostPort,
+        address: info.address,
         checkKept: () => {
           if (removing.has(app.id)) throw new Error(`container ${type}-${index}: its app is being deleted`);
         },
       });
       // The router switches now, to the port that answered the probe (the start's inspect gave it).
-      store.setEngine(row.id, info.engineId, info.hostPort, 'running');
-      const started: ContainerRow = { ...row, engine_id: info.engineId, host_port: info.hostPort, state: 'running' };
+      store.setEngine(row.id, info.engineId, port, 'running');
+      const started: ContainerRow = { ...row, engine_id: info.engineId, host_port: port, state: 'running' };
       crashes.started(started);
       return started;
     } catch (err) {
@@ -324,7 +326,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         const info = engine.find((e) => e.engineId === row.engine_id);
         if (info && info.state === 'running') {
           known.add(info.engineId);
-          store.setEngine(row.id, info.engineId, info.hostPort, row.state === 'stopping' ? 'stopping' : 'running');
+          const port = info.address?.port ?? null;
+          store.setEngine(row.id, info.engineId, port, row.state === 'stopping' ? 'stopping' : 'running');
         } else {
           store.markDeleted(row.id, clock.now(), row.type === 'one-off' ? 'stopped' : 'crashed');
         }

@@ -2,7 +2,7 @@
 // type once it is still running after a short grace. An exit before that is a StartFailure with
 // the container's last lines of output.
 import { type EmulatorConfig } from '../../config/schema.ts';
-import { type ContainerRuntime } from '../../runtime/runtime.ts';
+import { type Address, type ContainerRuntime } from '../../runtime/runtime.ts';
 import { type Clock } from '../../shared/clock.ts';
 import { WEB_PORT } from './container-env.ts';
 import { startFailure } from './start-failure.ts';
@@ -26,7 +26,8 @@ export interface Booting {
   label: string;
   type: string;
   engineId: string;
-  hostPort: number | null;
+  /** Where the emulator reaches its port (ContainerInfo.address). */
+  address: Address | null;
   /** Throws when the container must not be kept (its app is being deleted). */
   checkKept: () => void;
 }
@@ -55,7 +56,7 @@ export async function waitReady(deps: WaitReadyDeps, c: Booting): Promise<void> 
   const deadline = clock.now() + t.bootTimeoutMs;
   for (let interval = PROBE_FIRST_INTERVAL_MS; ; interval = Math.min(PROBE_MAX_INTERVAL_MS, interval * 1.5)) {
     c.checkKept();
-    if (await runtime.ready({ engineId: c.engineId, hostPort: c.hostPort })) return;
+    if (await runtime.ready({ engineId: c.engineId, address: c.address })) return;
     // The engine is asked whether it still runs while the next probe waits, not before it.
     const [info] = await Promise.all([runtime.inspect(c.engineId), sleep(interval)]);
     if (info?.state !== 'running')

@@ -114,14 +114,13 @@ export function createDatabasesService(deps: DatabasesServiceDeps) {
       });
     },
 
-    /** The endpoints a client reaches the database at: its port published on the engine's host (public-rw). */
+    /** The endpoints a client reaches the database at: its server's address (public-rw): published port, or network alias. */
     async endpoints(user: UserRow, app: AppRow) {
       const addon = addonOf(user, app);
       const r = await deps.servers?.running(addon.id);
-      if (!r?.hostPort) return [];
-      return [
-        { id: `${addon.id}-public-rw`, database_id: app.id, hostname: r.host, port: r.hostPort, type: 'public-rw' },
-      ];
+      if (!r?.address) return [];
+      const { host, port } = r.address;
+      return [{ id: `${addon.id}-public-rw`, database_id: app.id, hostname: host, port, type: 'public-rw' }];
     },
 
     /** The dedicated databases the user sees (owned or collaborated apps). */

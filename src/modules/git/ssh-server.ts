@@ -158,7 +158,7 @@ export function createSshEndpoint(deps: SshEndpointDeps) {
     });
   }
 
-  /** One db-tunnel connection: checked, counted, piped to the published port (publishHost), bounded in idle time. */
+  /** One db-tunnel connection: checked, counted, piped to the server's address (runtime.addressOf), bounded in idle time. */
   async function forward(
     accept: () => ServerChannel,
     reject: () => void,
