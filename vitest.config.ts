@@ -89,7 +89,8 @@ export default defineConfig({
     // steps (the warm suite: 14 min with 3 workers on a machine loaded by other runs, against ~17 min with 2 on a quiet one).
     maxWorkers: 3,
     sequence: { sequencer: LongestFirst },
-    globalSetup: ['test/global-setup.ts'],
+    // The engine answering and the base image (global-setup.ts); the bundle the process tests run (bundle-setup.ts).
+    globalSetup: ['test/global-setup.ts', 'test/support/bundle-setup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest-report.json' },
     projects: [

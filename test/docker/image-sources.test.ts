@@ -16,9 +16,10 @@ import { debianSuite } from '../../src/runtime/rootfs.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { type Harness, startEmulator } from '../harness.ts';
 import { archiveOf, FAST, waitForDeployment } from '../support/apps.ts';
-import { docker, eventually, giveUp } from '../support/docker-cli.ts';
+import { eventually, giveUp } from '../support/docker-cli.ts';
 import { freePort } from '../support/free-port.ts';
 import { type NetnsDockerd, startNetnsDockerd } from '../support/netns-dockerd.ts';
+import { uploadImage } from '../support/registry-upload.ts';
 import {
   appWithRedis,
   checkMysqlAddon,
@@ -34,8 +35,9 @@ import {
 // network namespace this test makes (as the swarm test's second node), reached through its socket; its
 // registry mirror is Debian's `docker-registry` on that namespace's loopback, holding stand-ins pushed under
 // the official names (this machine pulls nothing from Docker Hub): the Debian-built server images of the machine's
-// engine and its three stacks merged into one base, which already hold every package the adapting build would install. They are pushed by the
-// machine's engine to a second registry process on the machine's loopback over the same storage. The containers'
+// engine and its three stacks merged into one base, which already hold every package the adapting build would install. They are uploaded from
+// the machine's engine (`docker save`, layers uncompressed: registry-upload.ts) to a second registry process on the
+// machine's loopback over the same storage. The containers'
 // ports are published on the namespace's end of a veth pair the test makes, where the router reaches them.
 // First without a mirror (the addon ends in error, the deployment in build-error, each naming both ways), then
 // with it (SIGHUP reloads the daemon's registry-mirrors): the stack and addon checks the Debian-made images pass
@@ -60,24 +62,20 @@ const RECIPES = ['node', 'python', 'ruby', 'postgresql', 'mysql', 'redis'].map((
 const STACKS = RECIPES.filter((r) => r.kind === 'stack');
 /**
  * The stacks' one official base (`debian:<suite>-slim`) stands in as the Debian-built stacks merged: each stack's
- * files over the Node stack, dpkg's status the union of theirs (the first stanza of a package kept; one suite, one
+ * layer over the Node stack's, dpkg's status the union of theirs (the first stanza of a package kept; one suite, one
  * version), so the adapting build finds every package of every stack installed.
  */
-const MERGED_STACKS = `scalingo-emu-test/stacks-${tag}:1`;
-const mergedStacksDockerfile = (): string => {
-  const statuses = STACKS.slice(0, -1).map((_, i) => `/tmp/status-${i}`);
-  const merge = [
-    `awk 'BEGIN { RS = ""; ORS = "\\n\\n" } { p = $0; sub(/^Package: /, "", p); sub(/\\n.*/, "", p); if (!seen[p]++) print }'`,
-    `/var/lib/dpkg/status ${statuses.join(' ')} > /tmp/status && mv /tmp/status /var/lib/dpkg/status && rm ${statuses.join(' ')}`,
-  ].join(' ');
-  return [
-    ...STACKS.map((r, i) => `FROM ${r.tag} AS stack${i}`),
-    'FROM stack0',
-    ...STACKS.slice(1).map((_, i) => `COPY --from=stack${i + 1} / /`),
-    ...statuses.map((status, i) => `COPY --from=stack${i} /var/lib/dpkg/status ${status}`),
-    `RUN ${JSON.stringify(['sh', '-c', merge])}`,
-    '',
-  ].join('\n');
+const mergedDpkgStatus = (statuses: string[]): Buffer => {
+  const seen = new Set<string>();
+  const kept = statuses
+    .flatMap((status) => status.split(/\n\s*\n/))
+    .filter((stanza) => {
+      const name = /^Package: (.+)$/m.exec(stanza)?.[1];
+      if (!stanza.trim() || !name || seen.has(name)) return false;
+      seen.add(name);
+      return true;
+    });
+  return Buffer.from(kept.map((stanza) => `${stanza.trim()}\n\n`).join(''));
 };
 /** The base image as a machine without a static busybox makes it (from the official busybox image). */
 const BASE = `scalingo-emu-test/base-${tag}:1`;
@@ -136,15 +134,6 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     return child;
   };
 
-  /** The merged stacks' stand-in, built by the machine's engine from its Debian-built stacks. */
-  const buildMergedStacks = async (): Promise<string> => {
-    const context = join(dir, 'stacks');
-    mkdirSync(context);
-    writeFileSync(join(context, 'Dockerfile'), mergedStacksDockerfile());
-    await execFileAsync('docker', ['build', '-q', '-t', MERGED_STACKS, context], { maxBuffer: 16 * 1024 * 1024 });
-    return MERGED_STACKS;
-  };
-
   beforeAll(async () => {
     if (!existsSync('/usr/bin/docker-registry'))
       throw new Error("Debian's docker-registry is not installed: npm test's set-up installs it (scripts/needs.sh)");
@@ -162,7 +151,7 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     run('ip', '-n', ns, 'link', 'set', nsIf, 'up');
     run('ip', '-n', ns, 'link', 'set', 'lo', 'up');
 
-    // The stand-ins are pushed from the machine's engine to a registry on the machine's loopback, under the official
+    // The stand-ins are uploaded from the machine's engine to a registry on the machine's loopback, under the official
     // names; the mirror is a second registry process on the namespace's loopback serving the same storage, read-only.
     const storage = join(dir, 'registry');
     const pushPort = await freePort();
@@ -177,28 +166,26 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     // The busybox stand-in is the base image of the host's busybox: a static busybox at /bin/busybox, as the official one.
     const stacksBase = registryBase(STACKS[0], debianSuite()).image;
     expect(STACKS.map((r) => registryBase(r, r.suite ?? debianSuite()).image)).toEqual(STACKS.map(() => stacksBase));
-    const standins: [string, string | Promise<string>][] = [
-      [stacksBase, buildMergedStacks()],
-      ...RECIPES.filter((r) => r.kind === 'addon').map((r): [string, string] => [
+    // The last stack's status first, then the others in order (as the dpkg database of the stacks copied in order).
+    const statuses = await Promise.all(
+      [...STACKS.slice(-1), ...STACKS.slice(0, -1)].map(async (r) => {
+        const args = ['run', '--rm', '--network', 'none', '--entrypoint', 'cat', r.tag, '/var/lib/dpkg/status'];
+        return (await execFileAsync('docker', args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
+      }),
+    );
+    const standins: [string, string[], Record<string, Buffer>][] = [
+      [stacksBase, STACKS.map((r) => r.tag), { 'var/lib/dpkg/status': mergedDpkgStatus(statuses) }],
+      ...RECIPES.filter((r) => r.kind === 'addon').map((r): [string, string[], Record<string, Buffer>] => [
         registryBase(r, debianSuite()).image,
-        r.tag,
+        [r.tag],
+        {},
       ]),
-      [BUSYBOX_REGISTRY_IMAGE, DEFAULT_STACK_IMAGE],
+      [BUSYBOX_REGISTRY_IMAGE, [DEFAULT_STACK_IMAGE], {}],
     ];
-    // Pushed side by side (the merged stacks as soon as they are built): each push compresses its layers on a core of its own.
+    // Side by side, each layer sent uncompressed as `docker save` streams it (registry-upload.ts: no gzip, no build).
     await Promise.all(
-      standins.map(async ([official, made]) => {
-        const local = await made;
-        const target = `127.0.0.1:${pushPort}/library/${official}`;
-        docker('tag', local, target);
-        try {
-          const { stdout } = await execFileAsync('docker', ['push', target], { maxBuffer: 16 * 1024 * 1024 });
-          const digest = /digest: (sha256:[0-9a-f]{64})/.exec(stdout)?.[1];
-          if (!digest) throw new Error(`no digest in the push of ${target}: ${stdout}`);
-          pushed.set(official, digest);
-        } finally {
-          docker('rmi', target); // the tag this test made; the image stays under its own name
-        }
+      standins.map(async ([official, images, files]) => {
+        pushed.set(official, await uploadImage(`127.0.0.1:${pushPort}`, `library/${official}`, images, files));
       }),
     );
     const mirror = startRegistry('mirror', MIRROR, storage, true);
@@ -241,7 +228,6 @@ describe('images from the engine’s registry, without mmdebstrap (a second engi
     quiet('ip', 'netns', 'del', ns);
     rmSync(dir, { recursive: true, force: true });
     for (const a of [archive, ...Object.values(archives)]) if (a) rmSync(a, { force: true });
-    quiet('docker', 'rmi', MERGED_STACKS);
   }, LONG);
 
   const call = (method: string, p: string, body?: unknown) =>

@@ -3,7 +3,6 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } fr
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dataDirHolder } from '../../src/db/data-dir-lock.ts';
 import { Database } from '../../src/db/database.ts';
@@ -12,20 +11,15 @@ import { spawnEmulator } from '../reliability/emulator-process.ts';
 import { routerGet } from '../support/apps.ts';
 import { spawnCaptured } from '../support/captured-process.ts';
 import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
+import { emulatorCommand } from '../support/emulator-command.ts';
 
 // `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
 // Ctrl-C stops the app's containers and exits 0; --detach leaves them running until `down`.
 const ROOT = resolve(import.meta.dirname, '../..');
-const NODE_TSX = [
-  process.execPath,
-  '--import',
-  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(ROOT, 'src/main.ts'),
-];
 const root = mkdtempSync(join(tmpdir(), 'emu-up-cli-'));
 
 function run(args: string[], opts: { env?: Record<string, string> } = {}) {
-  return spawnCaptured(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
+  return spawnCaptured(...emulatorCommand(args), {
     cwd: root,
     // The user's state directory (where `up` notes each folder's data dir for `down`) is the test's own.
     env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', XDG_STATE_HOME: join(root, 'state'), ...opts.env },

@@ -10,22 +10,15 @@
 import { type spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/db/database.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { routerGet } from '../support/apps.ts';
 import { spawnCaptured } from '../support/captured-process.ts';
 import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
+import { emulatorCommand } from '../support/emulator-command.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const NODE_TSX = [
-  process.execPath,
-  '--import',
-  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(ROOT, 'src/main.ts'),
-];
 const root = mkdtempSync(join(tmpdir(), 'emu-up-stop-'));
 const APP = 'stop-wins-app';
 const dir = join(root, APP);
@@ -39,7 +32,7 @@ const REDEPLOY_WITHIN_MS = 30_000;
 const started = new Set<ReturnType<typeof spawn>>();
 
 function run(args: string[]) {
-  const run = spawnCaptured(NODE_TSX[0], [...NODE_TSX.slice(1), ...args], {
+  const run = spawnCaptured(...emulatorCommand(args), {
     cwd: root,
     env: { ...process.env, EMULATOR_CONFIG: '', NO_COLOR: '1', XDG_STATE_HOME: join(root, 'state') },
   });

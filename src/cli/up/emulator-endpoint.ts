@@ -99,12 +99,19 @@ export async function runningEmulator(config: EmulatorConfig): Promise<RunningEm
 }
 
 async function probeUrl(url: string): Promise<string | null> {
+  // A timer that holds the process, unlike AbortSignal.timeout's: a program on the port that drops the connection
+  // left the probe's fetch pending with nothing else alive, and the command exited 0 there, silently (seen running
+  // dist/main.mjs with stdin closed; tsx's own handles had kept the process alive).
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error('no answer within 1.5 s')), 1500);
   try {
-    const res = await fetch(`${url}/_emulator/health`, { signal: AbortSignal.timeout(1500) });
+    const res = await fetch(`${url}/_emulator/health`, { signal: abort.signal });
     const body = (await res.json().catch(() => null)) as { status?: string; database?: unknown } | null;
     return body && typeof body === 'object' && 'status' in body ? url : null;
   } catch {
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
