@@ -12,6 +12,7 @@ import { routerGet } from '../support/apps.ts';
 import { spawnCaptured } from '../support/captured-process.ts';
 import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { emulatorCommand } from '../support/emulator-command.ts';
+import { freePort } from '../support/free-port.ts';
 
 // `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
 // Ctrl-C stops the app's containers and exits 0; --detach leaves them running until `down`.
@@ -175,13 +176,15 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
   it('--detach leaves the app running; down stops it, down --volumes deletes it', async () => {
     const dir = project('detached-app', WEB);
     const dataDir = join(root, 'detached-data');
-    const ports = ['--port', '5751', '--router-port', '5752', '--ssh-port', '5753', '--data-dir', dataDir];
+    // Free ports picked now (a user's `npm start` may hold the defaults): `down` finds the emulator on them.
+    const [api, router, ssh] = [await freePort(), await freePort(), await freePort()];
+    const ports = ['--port', `${api}`, '--router-port', `${router}`, '--ssh-port', `${ssh}`, '--data-dir', dataDir];
     const p = run(['up', dir, '--detach', ...ports]);
     try {
       expect(await p.exited, p.stderr()).toBe(0);
-      expect(p.stdout()).toContain('Detached: http://detached-app.localhost:5752 keeps running');
+      expect(p.stdout()).toContain(`Detached: http://detached-app.localhost:${router} keeps running`);
       expect(dockerPs([`${LABELS.appName}=detached-app`]).map((c) => c.state)).toEqual(['running']);
-      expect((await routerGet(5752, 'detached-app', '/index.html')).body).toBe('hi\n');
+      expect((await routerGet(router, 'detached-app', '/index.html')).body).toBe('hi\n');
     } finally {
       // Also when `up` failed: the emulator it left in the background is stopped (its pid file).
       const d = run(['down', dir, '--volumes', ...ports]);
@@ -193,7 +196,7 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
       }
     }
     expect(dockerPs([`${LABELS.appName}=detached-app`], true)).toEqual([]);
-    await expect(fetch('http://127.0.0.1:5751/_emulator/health')).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${api}/_emulator/health`)).rejects.toThrow();
   }, 300_000);
 
   it('after a Ctrl-C (no emulator answering), down keeps the data and down --volumes removes the addon server and its volume', async () => {
