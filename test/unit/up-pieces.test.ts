@@ -136,7 +136,12 @@ describe('.gitignore matching', () => {
     const dir = mkdtempSync(join(tmpdir(), 'up-watch-'));
     const changes: string[][] = [];
     writeFileSync(join(dir, '.gitignore'), '*.log\n!keep.log\n');
-    const w = await watchFolder(dir, 50, (paths) => changes.push(paths));
+    const w = await watchFolder(
+      dir,
+      50,
+      (paths) => changes.push(paths),
+      () => undefined,
+    );
     try {
       // In one burst: the change names every file the watcher saw (other.log too, were it watched).
       writeFileSync(join(dir, 'keep.log'), 'x');

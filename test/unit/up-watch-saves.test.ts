@@ -30,7 +30,12 @@ describe("up's watcher: one save, one change", () => {
     writeFileSync(join(dir, 'index.js'), 'console.log(1)\n');
     changes = [];
     // up's own debounce.
-    watcher = await watchFolder(dir, 300, (paths) => changes.push(paths));
+    watcher = await watchFolder(
+      dir,
+      300,
+      (paths) => changes.push(paths),
+      () => undefined,
+    );
   });
   afterEach(async () => {
     await watcher.close();

@@ -186,6 +186,7 @@ async function start(project: Project, endpoint: Endpoint, opts: UpOptions, prin
             void redeploy(`changed: ${describeChange(paths)}`).catch(
               (err: Error) => opts.signal?.aborted || print.info(`Not deployed: ${err.message}`),
             ),
+          (line) => print.info(`Watching: ${line}`),
         );
   // The summary says the app is up and its folder watched: printed once the watcher has read the folder, so a
   // save made as soon as it shows is a change (a file written during the watcher's first scan would be taken

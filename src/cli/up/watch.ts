@@ -7,7 +7,7 @@
 
 import { statSync } from 'node:fs';
 import { relative, sep } from 'node:path';
-import { watch } from 'chokidar';
+import { type FolderWatch, watchFolderTree } from '../../shared/folder-watch.ts';
 import { loadIgnore } from './ignore.ts';
 
 /** How long a file's size must stay the same before its event (chokidar polls it every STABLE_POLL_MS). */
@@ -18,34 +18,39 @@ export async function watchFolder(
   dir: string,
   debounceMs: number,
   onChange: (paths: string[]) => void,
-): Promise<{ close(): Promise<void> }> {
+  warn: (line: string) => void,
+): Promise<FolderWatch> {
   let ignored = loadIgnore(dir);
   let timer: NodeJS.Timeout | undefined;
   const changed = new Set<string>();
-  const w = watch(dir, {
-    ignoreInitial: true,
-    atomic: true,
-    awaitWriteFinish: { stabilityThreshold: STABLE_MS, pollInterval: STABLE_POLL_MS },
-    ignored: (path: string, stats?: { isDirectory(): boolean }) => {
-      const rel = relative(dir, path).split(sep).join('/');
-      if (!rel || rel.startsWith('..')) return false;
-      const isDir = stats ? stats.isDirectory() : safeIsDir(path);
-      return ignored(rel, isDir);
+  const w = await watchFolderTree(
+    dir,
+    {
+      ignoreInitial: true,
+      atomic: true,
+      awaitWriteFinish: { stabilityThreshold: STABLE_MS, pollInterval: STABLE_POLL_MS },
+      ignored: (path: string, stats?: { isDirectory(): boolean }) => {
+        const rel = relative(dir, path).split(sep).join('/');
+        if (!rel || rel.startsWith('..')) return false;
+        const isDir = stats ? stats.isDirectory() : safeIsDir(path);
+        return ignored(rel, isDir);
+      },
     },
-  });
-  w.on('error', () => undefined);
-  w.on('all', (_event, path) => {
-    const rel = relative(dir, path).split(sep).join('/');
-    if (rel === '.gitignore') ignored = loadIgnore(dir);
-    changed.add(rel);
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      const paths = [...changed].sort();
-      changed.clear();
-      onChange(paths);
-    }, debounceMs);
-  });
-  await new Promise<void>((ok) => w.once('ready', () => ok()));
+    {
+      warn,
+      onEvent: (_event, path) => {
+        const rel = relative(dir, path).split(sep).join('/');
+        if (rel === '.gitignore') ignored = loadIgnore(dir);
+        changed.add(rel);
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          const paths = [...changed].sort();
+          changed.clear();
+          onChange(paths);
+        }, debounceMs);
+      },
+    },
+  );
   return {
     async close() {
       if (timer) clearTimeout(timer);

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type FSWatcher } from 'chokidar';
 import { defined } from '../../shared/defined.ts';
+import { type FolderWatch, watchFolderTree } from '../../shared/folder-watch.ts';
 import { type Logger } from '../../shared/logger.ts';
 import { type AppsService } from '../apps/apps.service.ts';
 import { type UserRow } from '../auth/principal.ts';
@@ -30,9 +30,7 @@ export function bindDirectories(deps: {
   debounceMs: number;
   logger: Logger;
 }) {
-  const watchers: FSWatcher[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  // chokidar is loaded only when the config binds directories (most emulators bind none).
   const toWatch: { dir: string; onChange: (event: string, path: string) => void }[] = [];
   for (const b of deps.bound) {
     const dir = resolve(b.dir);
@@ -70,24 +68,24 @@ export function bindDirectories(deps: {
       },
     });
   }
-  const watching = toWatch.length
-    ? import('chokidar').then(({ watch }) => {
-        for (const { dir, onChange } of toWatch) {
-          watchers.push(
-            watch(dir, { ignoreInitial: true, ignored: (p: string) => IGNORED.test(p) }).on('all', onChange),
-          );
-        }
-      })
-    : Promise.resolve();
+  // chokidar is loaded only when the config binds directories (most emulators bind none).
+  const watching: Promise<FolderWatch[]> = Promise.all(
+    toWatch.map(({ dir, onChange }) =>
+      watchFolderTree(
+        dir,
+        { ignoreInitial: true, ignored: (p: string) => IGNORED.test(p) },
+        { onEvent: onChange, warn: (line) => deps.logger.warn({ dir }, line) },
+      ),
+    ),
+  );
   return {
     /** Resolves once every watcher is watching. */
     async ready() {
       await watching;
-      await Promise.all(watchers.map((w) => new Promise<void>((ok) => w.once('ready', () => ok()))));
     },
     async close() {
       for (const t of timers) clearTimeout(t);
-      await watching.catch(() => undefined);
+      const watchers = await watching.catch(() => []);
       await Promise.all(watchers.map((w) => w.close()));
     },
   };
