@@ -31,6 +31,8 @@ const NO_DEBIAN_IMAGE = [
     'cron',
     'deploy',
     'domains',
+    'executable',
+    'executable-other-arch',
     'generated-dockerfile',
     'git-push',
     'lifecycle',
