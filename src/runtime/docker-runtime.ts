@@ -51,6 +51,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       'imageCommand',
       'imageLabels',
       'importImage',
+      'layerImage',
       'pullImage',
       'removeNetwork',
       'removeVolume',
