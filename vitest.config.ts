@@ -38,6 +38,7 @@ const NO_DEBIAN_IMAGE = [
     'lifecycle',
     'logs',
     'logs-restart',
+    'node-image-load',
     'one-off',
     'programmatic',
     'ps-engine-state',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { labelledDockerfile, readSmall } from './build-labels.ts';
 import { isStatus } from './docker-errors.ts';
+import { type BaseImage, imageArchive } from './image-archive.ts';
 import { pullImage } from './image-pull.ts';
 import { ensureBusyboxImage, followBuild, packDirectory } from './images.ts';
 import { type ContainerRuntime } from './runtime.ts';
@@ -20,6 +21,7 @@ type Images = Pick<
   | 'importImage'
   | 'pullImage'
   | 'commit'
+  | 'layerImage'
 >;
 
 const GENERATED_DOCKERFILE = '.scalingo-emulator.Dockerfile';
@@ -31,6 +33,7 @@ async function ignoringGenerated(contextDir: string): Promise<string> {
 }
 
 export function dockerImages(engine: () => Promise<Docker>): Images {
+  let containerdStore: Promise<boolean> | undefined;
   return {
     async ensureBaseImage(tag) {
       const docker = await engine();
@@ -115,6 +118,58 @@ export function dockerImages(engine: () => Promise<Docker>): Images {
       const [repo, version] = splitTag(tag);
       await docker.getContainer(engineId).commit({ repo, tag: version, changes });
     },
+
+    async layerImage({ base, ...spec }) {
+      const docker = await engine();
+      containerdStore ??= usesContainerdStore(docker);
+      containerdStore.catch(() => (containerdStore = undefined));
+      if (await containerdStore) return false;
+      const archive = imageArchive({ ...spec, base: await baseImage(docker, base) });
+      try {
+        const stream = (await docker.loadImage(archive, { quiet: true })) as unknown as NodeJS.ReadableStream;
+        await followBuild(docker, stream);
+      } finally {
+        archive.destroy();
+      }
+      return true;
+    },
+  };
+}
+
+/**
+ * Docker Engine's containerd image store (`driver-type io.containerd.snapshotter.v1` in `docker info`,
+ * Docker Desktop's default in its newer versions) wants every layer's blob in a loaded archive: there,
+ * layerImage leaves the image to the commit path.
+ */
+export async function usesContainerdStore(docker: Pick<Docker, 'info'>): Promise<boolean> {
+  const info = (await docker.info()) as { DriverStatus?: Array<[string, string]> | null };
+  return (info.DriverStatus ?? []).some(([k, v]) => k === 'driver-type' && /containerd\.snapshotter/.test(v));
+}
+
+/** What a new image takes from its base, from the engine's inspect and history of it. */
+async function baseImage(docker: Docker, tag: string): Promise<BaseImage> {
+  const image = docker.getImage(tag);
+  const [inspect, history] = await Promise.all([
+    image.inspect(),
+    image.history() as Promise<Array<{ Created: number; CreatedBy: string; Comment: string; Size: number }>>,
+  ]);
+  const diffIds = inspect.RootFS.Layers ?? [];
+  // The engine lists it newest first; the config has it oldest first, an entry without a layer marked so.
+  const entries = [...history].reverse().map((h) => ({
+    created: new Date(h.Created * 1000).toISOString(),
+    created_by: h.CreatedBy,
+    ...(h.Comment ? { comment: h.Comment } : {}),
+    ...(h.Size === 0 ? { empty_layer: true } : {}),
+  }));
+  // A history that does not match the layers one for one (an empty layer of size 0) is left out: not required.
+  const withLayers = entries.filter((e) => !e.empty_layer).length;
+  return {
+    architecture: inspect.Architecture,
+    os: inspect.Os,
+    ...((inspect as { Variant?: string }).Variant ? { variant: (inspect as { Variant?: string }).Variant } : {}),
+    config: inspect.Config as unknown as Record<string, unknown>,
+    diffIds,
+    history: withLayers === diffIds.length ? entries : [],
   };
 }
 

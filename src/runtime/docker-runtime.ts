@@ -54,6 +54,7 @@ export function createDockerRuntime(opts: DockerRuntimeOptions = {}): ContainerR
       'imageCommand',
       'imageLabels',
       'importImage',
+      'layerImage',
       'pullImage',
       'removeNetwork',
       'removeVolume',

@@ -70,6 +70,8 @@ export function removingOnlyOwned(
       onRefused('network', name);
     },
     buildImage: (o) => runtime.buildImage({ ...o, labels: { ...o.labels, ...stamp } }),
+    layerImage: (o) =>
+      runtime.layerImage({ ...o, labels: { ...o.labels, [LABELS.managed]: '1', [LABELS.builtBy]: instanceId } }),
     commit: (engineId, o) =>
       runtime.commit(engineId, {
         ...o,

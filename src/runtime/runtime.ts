@@ -4,6 +4,7 @@
 // (test/contract/runtime-contract.ts); docs/architecture.md "Runtime" describes the whole.
 import { type Duplex, type Readable } from 'node:stream';
 import { EngineUnavailableError } from './errors.ts';
+import { type AddToLayer } from './image-archive.ts';
 import { type Address } from './reach.ts';
 
 export type { Address } from './reach.ts';
@@ -143,6 +144,19 @@ export interface ContainerState {
   state: string;
 }
 
+/** What layerImage makes: the new image's tag, its base, its changes over the base, its new files. */
+export interface LayerImageSpec {
+  base: string;
+  tag: string;
+  workingDir?: string;
+  cmd?: string[];
+  /** Added to the base's labels. */
+  labels: Record<string, string>;
+  /** What the image's history says made the new layers. */
+  createdBy: string;
+  fill: (add: AddToLayer) => Promise<void>;
+}
+
 export interface ContainerRuntime {
   /**
    * Where the ports it publishes are reached from this process (the router, readiness, db-tunnels):
@@ -198,6 +212,14 @@ export interface ContainerRuntime {
   importImage(opts: { tarPath: string; tag: string; changes: string[] }): Promise<void>;
   /** `docker commit`: a container's filesystem as an image, with changes (CMD, ENV, LABEL…). */
   commit(engineId: string, opts: { tag: string; changes: string[] }): Promise<void>;
+  /**
+   * An image made of `base` plus new layers the host writes (`fill`), loaded by the engine in one pass
+   * (`docker load` of a docker-archive made on the fly, image-archive.ts): no container, and the engine
+   * writes the files once where putArchive then `commit` writes them twice. Resolves false, having done
+   * nothing, where the engine's image store needs every layer in an archive (the containerd image store):
+   * the caller builds by commit there. A failed load leaves no image of that tag.
+   */
+  layerImage(opts: LayerImageSpec): Promise<boolean>;
 
   // Networks and volumes (apps and their addons)
   /** Creates a bridge network unless it exists. */

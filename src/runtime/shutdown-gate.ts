@@ -14,6 +14,7 @@ const GATED = new Set<keyof ContainerRuntime>([
   'importImage',
   'pullImage',
   'commit',
+  'layerImage',
 ]);
 // Quick calls a stop waits for, so that a listing made after it sees what they created; image builds
 // and imports are not waited for (they create no container, and can take minutes).

@@ -53,6 +53,7 @@ type ManagerResources = Pick<
   | 'imageCommand'
   | 'imageLabels'
   | 'importImage'
+  | 'layerImage'
   | 'pullImage'
   | 'ensureNetwork'
   | 'removeNetwork'
@@ -75,6 +76,7 @@ export function swarmManagerResources(
     imageCommand: (tag) => manager.imageCommand(tag),
     imageLabels: (tag) => manager.imageLabels(tag),
     importImage: (o) => manager.importImage(o),
+    layerImage: (o) => manager.layerImage(o),
     pullImage: (ref, onLine) => manager.pullImage(ref, onLine),
 
     async ensureNetwork(name, labels) {

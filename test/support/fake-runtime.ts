@@ -5,6 +5,7 @@
 // `exit N`, `sleep N` and `httpd …` (listens: ready) mean something; anything else succeeds silently.
 import { randomBytes } from 'node:crypto';
 import { type Duplex, Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { DEFAULT_STACK_IMAGE } from '../../src/config/schema.ts';
 import { namedVolumes, volumeLabelsFor } from '../../src/runtime/ownership.ts';
 import {
@@ -16,6 +17,7 @@ import {
   type EngineState,
   EngineUnavailableError,
   LABELS,
+  type LayerImageSpec,
   type LogLine,
   NoSuchContainerError,
   NoSuchImageError,
@@ -350,6 +352,17 @@ export class FakeRuntime implements ContainerRuntime {
       for (const [, key, quoted, bare] of change.matchAll(/([^\s=]+)=(?:"([^"]*)"|(\S*))/g))
         labels[key] = quoted ?? bare;
     this.images.set(o.tag, labels);
+  }
+  /** The fake engine takes the new files (none is kept) and makes the image with the base's labels and the new ones. */
+  async layerImage(o: LayerImageSpec) {
+    this.check();
+    const base = this.images.get(o.base);
+    if (!base) throw new NoSuchImageError(o.base);
+    await o.fill(async (_header, body) => {
+      if (body && !Buffer.isBuffer(body)) await finished(body.resume());
+    });
+    this.images.set(o.tag, { ...base, ...o.labels });
+    return true;
   }
   async ensureNetwork(name: string, labels: Record<string, string>) {
     if (!this.networks.has(name)) this.networks.set(name, { ...labels, [LABELS.managed]: '1' });

