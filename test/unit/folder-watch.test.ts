@@ -46,11 +46,17 @@ describe('watchFolderTree', () => {
         expect(warnings).toHaveLength(1);
         expect(warnings[0]).toContain(`${code}`);
         expect(warnings[0]).toContain('watching by polling every 1 s');
-        writeFileSync(join(dir, 'index.js'), 'x');
-        await eventually(() => events.includes(`add ${join(dir, 'index.js')}`), {
-          timeoutMs: 10_000,
-          what: 'the polling watcher reporting the new file',
-        });
+        // Written again until seen: a poller's first look at the folder (fs.watchFile's first stat) may come
+        // after its ready, and a file written before that look is its baseline, not a change.
+        const file = join(dir, 'index.js');
+        let n = 0;
+        await eventually(
+          () => {
+            writeFileSync(file, `${n++}`);
+            return events.some((e) => e === `add ${file}` || e === `change ${file}`);
+          },
+          { timeoutMs: 10_000, what: 'the polling watcher reporting the file' },
+        );
       } finally {
         await w.close();
       }
@@ -61,24 +67,25 @@ describe('watchFolderTree', () => {
     dir = mkdtempSync(join(tmpdir(), 'folder-watch-'));
     const warnings: string[] = [];
     const made: boolean[] = [];
-    let native: FSWatcher | undefined;
+    // A native watcher that works (ready) and later meets an error that polling would not cure.
+    const native = Object.assign(new EventEmitter(), { close: async () => undefined });
     const w = await watchFolderTree(
       dir,
       { ignoreInitial: true },
       {
         onEvent: () => undefined,
         warn: (line) => warnings.push(line),
-        create: (d: string, o: ChokidarOptions) => {
+        create: (_d: string, o: ChokidarOptions) => {
           made.push(o.usePolling === true);
-          native = watch(d, o);
-          return native;
+          setImmediate(() => native.emit('ready'));
+          return native as unknown as FSWatcher;
         },
       },
     );
     try {
       const err = Object.assign(new Error('EIO: i/o error, watch'), { code: 'EIO' });
-      native?.emit('error', err);
-      native?.emit('error', err);
+      native.emit('error', err);
+      native.emit('error', err);
       expect(warnings).toEqual([`${dir}: watching: EIO: i/o error, watch`]);
       expect(made).toEqual([false]);
     } finally {
