@@ -206,6 +206,31 @@ describe('stats and alerts from real containers', () => {
     expect((await h.call('GET', `/v1/apps/${APP}/stats/5XX/recommended_value`)).body.value).toBe(3);
   });
 
+  it('the sampler takes a container started after its first rounds and leaves one Docker stopped', async () => {
+    // Each container is inspected once, in the first round that lists it (issue 40): what the rounds take must
+    // still follow the engine's list as containers come and go.
+    const times = async (type: string) =>
+      ((await h.call('GET', `/v1/apps/${APP}/stats/memory/${type}?since=1`)).body as { time: string }[]).map((p) =>
+        Date.parse(p.time),
+      );
+    expect((await times('clock')).length).toBeGreaterThan(0);
+    docker('stop', '-t', '0', c['clock-1'].engineId);
+    expect(docker('inspect', '-f', '{{.State.Status}}', c['clock-1'].engineId)).toBe('exited');
+    const stoppedAt = Date.now();
+    c['late-1'] = await run('late', 1, 'exec sleep 3600');
+    expect(docker('inspect', '-f', '{{.State.Status}}', c['late-1'].engineId)).toBe('running');
+    // Rounds never overlap: the second round dated after the stop began after it, so it listed clock-1 as stopped.
+    const second = await eventually(
+      async () => {
+        const late = await times('late');
+        const after = (await times('web')).filter((t) => t > stoppedAt).sort((a, b) => a - b);
+        return after.length >= 2 && late.length > 0 ? after[1] : undefined;
+      },
+      { ...WAIT, what: 'two rounds after clock-1 stopped, and a sample of late-1' },
+    );
+    expect((await times('clock')).filter((t) => t >= second)).toEqual([]);
+  });
+
   it('#24 a stopped app has an empty list, not an error', async () => {
     for (const x of Object.values(c)) await h.emu.runtime.remove(x.engineId);
     expect(await stats()).toEqual([]);

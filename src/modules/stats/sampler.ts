@@ -27,22 +27,63 @@ export interface LabelledContainer {
   index: number;
 }
 
+/** An app's container with its platform identity, from its labels; null for another container (an addon server). */
+function labelledOf(info: ContainerInfo): LabelledContainer | null {
+  const l = info.labels;
+  const index = Number(l[LABELS.index]);
+  if (!l[LABELS.appId] || !l[LABELS.type] || !Number.isInteger(index)) return null;
+  return { info, appId: l[LABELS.appId], type: l[LABELS.type], index };
+}
+
+const instanceLabels = (instanceId: string): Record<string, string> => ({
+  [LABELS.managed]: '1',
+  [LABELS.instance]: instanceId,
+});
+
 /** Running containers of this emulator instance, optionally of one app. */
 export async function runningContainers(
   runtime: ContainerRuntime,
   instanceId: string,
   appId?: string,
 ): Promise<LabelledContainer[]> {
-  const labels: Record<string, string> = { [LABELS.managed]: '1', [LABELS.instance]: instanceId };
+  const labels = instanceLabels(instanceId);
   if (appId) labels[LABELS.appId] = appId;
   const out: LabelledContainer[] = [];
   for (const info of await runtime.list(labels)) {
-    const l = info.labels;
-    const index = Number(l[LABELS.index]);
-    if (info.state !== 'running' || !l[LABELS.appId] || !l[LABELS.type] || !Number.isInteger(index)) continue;
-    out.push({ info, appId: l[LABELS.appId], type: l[LABELS.type], index });
+    const c = info.state === 'running' ? labelledOf(info) : null;
+    if (c) out.push(c);
   }
   return out;
+}
+
+/**
+ * The sampler's view of the running containers: one engine list a round (`states`), and an inspect only for a
+ * container not seen before. What a round reads of a container cannot change while it exists: its labels, and an
+ * app container's memory limit (set when it is created; a new size is a new container). With 200 containers, the
+ * inspect of each every round was most of a round's engine calls (issue 40).
+ */
+export function createRunningContainers(runtime: ContainerRuntime, instanceId: string, concurrency: number) {
+  // Engine id → its identity; null: not an app's container (an addon server), not inspected again either.
+  const known = new Map<string, LabelledContainer | null>();
+  return async function running(): Promise<LabelledContainer[]> {
+    const states = await runtime.states(instanceLabels(instanceId));
+    const listed = new Set<string>();
+    const unknown: string[] = [];
+    for (const s of states) {
+      listed.add(s.engineId);
+      if (s.state === 'running' && !known.has(s.engineId)) unknown.push(s.engineId);
+    }
+    for (const id of known.keys()) if (!listed.has(id)) known.delete(id);
+    const infos = await mapConcurrent(unknown, concurrency, (id) => runtime.inspect(id).catch(() => null));
+    // A container gone between the list and its inspect is not remembered: the next list no longer names it.
+    for (const info of infos) if (info) known.set(info.engineId, labelledOf(info));
+    const out: LabelledContainer[] = [];
+    for (const s of states) {
+      const c = s.state === 'running' ? known.get(s.engineId) : null;
+      if (c) out.push(c);
+    }
+    return out;
+  };
 }
 
 /** Runs fn over items with at most `limit` in flight; results keep the items' order. */
@@ -80,8 +121,10 @@ export function createSampler(deps: SamplerDeps) {
       return null;
     });
 
+  const running = createRunningContainers(runtime, deps.instanceId, deps.concurrency);
+
   async function sample(at?: number): Promise<SampleRow[]> {
-    const containers = await runningContainers(runtime, deps.instanceId);
+    const containers = await running();
     const stats = await mapConcurrent(containers, deps.concurrency, readStats);
     const now = at ?? clock.now();
     const rows: SampleRow[] = [];
