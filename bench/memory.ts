@@ -79,7 +79,7 @@ export const section: Section = {
           `Loaded: the bundle with a data dir and \`logs.historyMaxLines\` raised to ${int(totalLines + 100_000)} (the default keeps 10,000 lines an app in SQLite and rotates the rest ` +
           `into gzip archives), an app deployed by archive whose Procfile web, printer and logger processes each print $PRINT_LINES lines of ~90 bytes (busybox seq | sed) before ` +
           `serving or sleeping; web 1 + printer 10 + logger ${CONTAINERS - 11} (10 a type is the platform's limit) = ${CONTAINERS} running containers, ${int(totalLines)} lines in all, every one through Docker's log ` +
-          `stream, the emulator's collector and its SQLite store (counted in log_lines, read-only, from the driver); that emulator runs with --inspect=127.0.0.1:0 to read process.memoryUsage() and force a GC after the settled reading. Fuzz: ${int(fuzzCount)} hostile requests from the ` +
+          `stream, the emulator's collector and its SQLite store (counted in log_chunks, read-only, from the driver); that emulator runs with --inspect=127.0.0.1:0 to read process.memoryUsage() and force a GC after the settled reading. Fuzz: ${int(fuzzCount)} hostile requests from the ` +
           `reliability suite's generator (test/reliability/support/hostile.ts, seed ${FUZZ_SEED}, every route, 8 keep-alive connections over HTTP) to the bundle with a data dir ` +
           `and the suite's target objects, started with --inspect=127.0.0.1:0 so a full GC can be forced at the end (after the settled reading the target uses); its idle reading is taken in the same process just before.`,
         tables: [
@@ -231,10 +231,12 @@ export async function loadedRun(
     await postDeployment(client, APP, archive);
     await untilRunning(client, APP);
     db = new Database(join(dataDir, 'emulator.sqlite'), { readonly: true, fileMustExist: true });
-    const maxSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM log_lines').pluck();
+    // Lines are stored in chunks (migration 026): a chunk's JSON lines are [ts, time_ms, container, stream, text].
+    const maxSeq = db.prepare('SELECT COALESCE(MAX(last_seq), 0) FROM log_chunks').pluck();
     const countLines = db
       .prepare(
-        "SELECT COUNT(*) FROM log_lines WHERE container LIKE 'web-%' OR container LIKE 'printer-%' OR container LIKE 'logger-%'",
+        "SELECT COUNT(*) FROM log_chunks, json_each(log_chunks.lines) AS l WHERE l.value ->> 2 LIKE 'web-%' " +
+          "OR l.value ->> 2 LIKE 'printer-%' OR l.value ->> 2 LIKE 'logger-%'",
       )
       .pluck();
     const startSeq = maxSeq.get() as number;

@@ -160,6 +160,52 @@ describe('logs of real containers', () => {
     expect(read()).toHaveLength(2000);
   });
 
+  it('a followed stream left unread while the container prints pauses, then gives every line once, in order', async () => {
+    const count = 20_000;
+    const id = await run('unread', 1, ['sh', '-c', `seq 1 ${count}; exec sleep 3600`]);
+    const stream = await h.emu.runtime.logs(id, { follow: true });
+    try {
+      // Nothing is read until the engine holds every line: the stream's line queue (1,000 lines) fills, the socket
+      // is left unread (src/runtime/docker-logs.ts), and reading resumes as the queue is emptied.
+      await eventually(() => dockerLines(id).length === count, { what: `${count} lines in docker logs` });
+      const got: string[] = [];
+      for await (const l of stream) {
+        got.push(l.text);
+        if (got.length === count) break;
+      }
+      expect(got).toEqual(Array.from({ length: count }, (_, i) => String(i + 1)));
+    } finally {
+      stream.close();
+      await h.emu.runtime.remove(id);
+    }
+  }, 120_000);
+
+  it('engine calls after a followed stream ends get their answers (the stream leaves no socket paused)', async () => {
+    const count = 5_000;
+    const id = await run('ends', 1, ['sh', '-c', `seq 1 ${count}`]);
+    try {
+      const stream = await h.emu.runtime.logs(id, { follow: true });
+      let n = 0;
+      for await (const _ of stream) n++; // ends as the container exits
+      expect(n).toBe(count);
+      // The engine's sockets are kept alive and reused: the follow stream's socket serves the next calls. A call on a
+      // socket left paused never gets its answer: each is given 10 s (an inspect answers in milliseconds).
+      for (let i = 0; i < 3; i++) {
+        let bound: NodeJS.Timeout | undefined;
+        const unanswered = new Promise<never>((_, fail) => {
+          bound = setTimeout(() => fail(new Error(`inspect ${i + 1} got no answer in 10 s: a paused socket?`)), 10_000);
+        });
+        try {
+          expect((await Promise.race([h.emu.runtime.inspect(id), unanswered]))?.state).toBe('exited');
+        } finally {
+          clearTimeout(bound);
+        }
+      }
+    } finally {
+      await h.emu.runtime.remove(id);
+    }
+  }, 60_000);
+
   it('a 50,000-line burst reaches a WebSocket subscriber and a file drain: every line once, in order, as docker logs has it', async () => {
     const burstApp = await createApp(h, 'docker-burst-app');
     const url = (

@@ -136,7 +136,7 @@ describe('logs rotation in the background', () => {
       expect(files.filter((f) => f.startsWith(gone.id))).toEqual([]);
       expect(files.filter((f) => f.startsWith(app.id)).length).toBeGreaterThan(0);
       const count = (h.emu.db as unknown as { prepare(s: string): { pluck(): { get(...a: unknown[]): number } } })
-        .prepare('SELECT COUNT(*) FROM log_lines WHERE app_id = ?')
+        .prepare('SELECT COALESCE(SUM(count), 0) FROM log_chunks WHERE app_id = ?')
         .pluck();
       expect(count.get(gone.id)).toBe(0);
     } finally {

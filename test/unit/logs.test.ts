@@ -17,6 +17,7 @@ import { createLogsPipeline } from '../../src/modules/logs/logs.pipeline.ts';
 import { createLogsStore } from '../../src/modules/logs/logs.store.ts';
 import { createUrlSigner } from '../../src/modules/logs/logs-url.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
+import { STORED_LINES } from '../support/log-chunks.ts';
 import { parse5424 } from '../support/syslog-servers.ts';
 
 const silent = pino({ level: 'silent' });
@@ -154,7 +155,7 @@ describe('pipeline back-pressure and drop policy', () => {
     pipeline.append('b', 'router', 'other app first'); // seqs do not start at 1 for app a
     for (let i = 0; i < 333; i++) pipeline.ingest(line(i, i % 7 === 0 ? 'b' : 'a'), 'engine-1');
     await pipeline.idle();
-    const rows = db.prepare('SELECT seq, app_id, text FROM log_lines ORDER BY seq').all();
+    const rows = db.prepare(`SELECT seq, app_id, text FROM (${STORED_LINES}) ORDER BY seq`).all();
     expect(rows).toHaveLength(334);
     expect(delivered.map((l) => ({ seq: l.seq, app_id: l.app_id, text: l.text }))).toEqual(rows);
   });
@@ -176,7 +177,10 @@ describe('pipeline back-pressure and drop policy', () => {
     });
     ingest(5_000);
     await pipeline.idle();
-    const rows = db.prepare('SELECT seq, text FROM log_lines ORDER BY seq').all() as { seq: number; text: string }[];
+    const rows = db.prepare(`SELECT seq, text FROM (${STORED_LINES}) ORDER BY seq`).all() as {
+      seq: number;
+      text: string;
+    }[];
     expect(rows.map((r) => r.text)).toEqual(Array.from({ length: next }, (_, i) => `l-${i}`));
     expect(batches.every((n) => n <= 100)).toBe(true);
     expect(pipeline.queued()).toBe(0);

@@ -3,7 +3,7 @@ import { RE2JS } from 're2js';
 import { ApiError } from '../../http/errors.ts';
 
 /**
- * A line, waiting to be stored (seq 0) or stored (row of log_lines). `ts` is normalised (see
+ * A line, waiting to be stored (seq 0) or stored (a line of a log_chunks row, unpacked by the store). `ts` is normalised (see
  * normaliseTimestamp). From the collector to the store, the hub and the drains a line is this one object:
  * the pipeline writes its seq in place once stored (issue 25: one object a line on the ingest path).
  */

@@ -59,8 +59,7 @@ export function createLogsService(deps: LogsServiceDeps) {
 
   function history(app: AppRow, n: number, match: ReadRequest['match']) {
     if (n <= 0) return [];
-    if (!match) return store.last(app.id, n);
-    return store.last(app.id, n, store.containers(app.id).filter(match));
+    return store.last(app.id, n, match ?? undefined);
   }
 
   return {

@@ -27,48 +27,63 @@ export interface AppLogStats {
   oldest_ms: number;
 }
 
-// Lines go in by statements of INSERT_ROWS rows (fewer calls into SQLite: ~40 % less time a line).
-const INSERT_ROWS = 64;
-const COLUMNS = 6;
+/** Lines in one chunk at most: a rotation that cuts inside a chunk rewrites it, so a chunk stays small. */
+const CHUNK_MAX_LINES = 1_000;
 
-/** Log history, collection cursors and archives. Maps app id → lines (by seq), engine id → cursor, app id → archives. */
+/** A stored line in its chunk: [ts, time_ms, container, stream, text] (migration 026). */
+type PackedLine = [ts: string, timeMs: number, container: string, stream: number, text: string];
+
+interface ChunkRow {
+  last_seq: number;
+  count: number;
+  lines: string;
+}
+
+/** The oldest lines as rotation reads them: [seq, ts, container, text, time_ms]. */
+export type OldLine = [seq: number, ts: string, container: string, text: string, timeMs: number];
+
+const unpack = (c: ChunkRow) => JSON.parse(c.lines) as PackedLine[];
+
+/**
+ * Log history, collection cursors and archives. Maps app id → lines (by seq), engine id → cursor, app id → archives.
+ * Lines are stored in chunks (a run of one app's lines, migration 026): reads unpack the chunks they reach.
+ */
 export function createLogsStore(db: Db) {
   const s = {
-    insert: db.prepare(
-      'INSERT INTO log_lines (app_id, ts, time_ms, container, stream, text) VALUES (?, ?, ?, ?, ?, ?)',
+    // The last seq given (sqlite_sequence outlives deleted chunks): a chunk's lines take the next `count` seqs.
+    lastSeq: db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'log_chunks'").pluck(),
+    insertChunk: db.prepare(
+      'INSERT INTO log_chunks (last_seq, app_id, count, bytes, first_ms, min_ms, max_ms, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    insertMany: db.prepare(
-      `INSERT INTO log_lines (app_id, ts, time_ms, container, stream, text) VALUES ${Array(INSERT_ROWS).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`,
+    rewriteChunk: db.prepare(
+      'UPDATE log_chunks SET count = ?, bytes = ?, first_ms = ?, min_ms = ?, max_ms = ?, lines = ? WHERE last_seq = ?',
     ),
-    last: db.prepare<[string, number], StoredLine>(
-      'SELECT * FROM (SELECT * FROM log_lines WHERE app_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+    newest: db.prepare<[string], ChunkRow>(
+      'SELECT last_seq, count, lines FROM log_chunks WHERE app_id = ? ORDER BY last_seq DESC',
     ),
-    containers: db.prepare<[string], string>('SELECT DISTINCT container FROM log_lines WHERE app_id = ?').pluck(),
-    // Rows as arrays [seq, ts, container, text, time_ms]: rotation reads thousands at a time.
-    oldest: db
-      .prepare<[string, number], [number, string, string, string, number]>(
-        'SELECT seq, ts, container, text, time_ms FROM log_lines WHERE app_id = ? ORDER BY seq LIMIT ?',
-      )
-      .raw(),
-    oldestAfter: db
-      .prepare<[string, number, number], [number, string, string, string, number]>(
-        'SELECT seq, ts, container, text, time_ms FROM log_lines WHERE app_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-      )
-      .raw(),
-    // The first line by seq (an index seek): lines come in time order, so it is the oldest but for stragglers.
+    // The chunks holding lines after a seq, oldest first (rotation's slices start inside the first).
+    after: db.prepare<[string, number], ChunkRow>(
+      'SELECT last_seq, count, lines FROM log_chunks WHERE app_id = ? AND last_seq > ? ORDER BY last_seq',
+    ),
+    // The first line's time (an index seek): lines come in time order, so it is the oldest but for stragglers.
     firstTime: db
-      .prepare<[string], number>('SELECT time_ms FROM log_lines WHERE app_id = ? ORDER BY seq LIMIT 1')
+      .prepare<[string], number>('SELECT first_ms FROM log_chunks WHERE app_id = ? ORDER BY last_seq LIMIT 1')
       .pluck(),
     appExists: db.prepare<[string], number>('SELECT 1 FROM apps WHERE id = ?').pluck(),
-    deleteApp: db.prepare('DELETE FROM log_lines WHERE app_id = ?'),
-    olderThan: db
-      .prepare<[string, number], number>('SELECT COUNT(*) FROM log_lines WHERE app_id = ? AND time_ms < ?')
+    deleteApp: db.prepare('DELETE FROM log_chunks WHERE app_id = ?'),
+    wholeOlderThan: db
+      .prepare<[string, number], number>(
+        'SELECT COALESCE(SUM(count), 0) FROM log_chunks WHERE app_id = ? AND max_ms < ?',
+      )
       .pluck(),
-    deleteUpTo: db.prepare('DELETE FROM log_lines WHERE app_id = ? AND seq <= ?'),
-    stats: db.prepare<[], AppLogStats>(
-      'SELECT app_id, COUNT(*) AS lines, SUM(LENGTH(text)) AS bytes, MIN(time_ms) AS oldest_ms FROM log_lines GROUP BY app_id',
+    straddling: db.prepare<[string, number, number], ChunkRow>(
+      'SELECT last_seq, count, lines FROM log_chunks WHERE app_id = ? AND min_ms < ? AND max_ms >= ?',
     ),
-    orphans: db.prepare('DELETE FROM log_lines WHERE app_id NOT IN (SELECT id FROM apps)'),
+    deleteUpTo: db.prepare('DELETE FROM log_chunks WHERE app_id = ? AND last_seq <= ?'),
+    stats: db.prepare<[], AppLogStats>(
+      'SELECT app_id, SUM(count) AS lines, SUM(bytes) AS bytes, MIN(min_ms) AS oldest_ms FROM log_chunks GROUP BY app_id',
+    ),
+    orphans: db.prepare('DELETE FROM log_chunks WHERE app_id NOT IN (SELECT id FROM apps)'),
     cursor: db.prepare<[string], CursorRow>('SELECT * FROM log_cursors WHERE engine_id = ?'),
     upsertCursor: db.prepare(
       'INSERT INTO log_cursors (engine_id, app_id, last_ts, last_texts) ' +
@@ -95,58 +110,110 @@ export function createLogsStore(db: Db) {
     deleteArchive: db.prepare('DELETE FROM log_archives WHERE id = ?'),
   };
 
-  const args: unknown[] = new Array(INSERT_ROWS * COLUMNS);
+  /** Writes packed lines as the chunk ending at `lastSeq` (a new one, or the rest of one rotation cut into). */
+  function writeChunk(appId: string, lastSeq: number, rows: PackedLine[], rewrite: boolean): void {
+    let bytes = 0;
+    let min = rows[0][1];
+    let max = min;
+    for (const r of rows) {
+      bytes += r[4].length;
+      if (r[1] < min) min = r[1];
+      else if (r[1] > max) max = r[1];
+    }
+    const packed = JSON.stringify(rows);
+    if (rewrite) s.rewriteChunk.run(rows.length, bytes, rows[0][1], min, max, packed, lastSeq);
+    else s.insertChunk.run(lastSeq, appId, rows.length, bytes, rows[0][1], min, max, packed);
+  }
+
+  /** lines[from…to) (one app's) as chunks of CHUNK_MAX_LINES at most; writes each line's seq into it. */
+  function insertRun(lines: StoredLine[], from: number, to: number): void {
+    const appId = lines[from].app_id;
+    for (let start = from; start < to; start += CHUNK_MAX_LINES) {
+      const end = Math.min(to, start + CHUNK_MAX_LINES);
+      const rows: PackedLine[] = new Array(end - start);
+      const first = (s.lastSeq.get() ?? 0) + 1;
+      for (let i = start; i < end; i++) {
+        const l = lines[i];
+        rows[i - start] = [l.ts, l.time_ms, l.container, l.stream, l.text];
+        l.seq = first + (i - start);
+      }
+      writeChunk(appId, first + rows.length - 1, rows, false);
+    }
+  }
+
+  /** Lines of an app with seq > afterSeq, oldest first, as `take(seq, packed)` says; stops when it returns false. */
+  function eachAfter(appId: string, afterSeq: number, take: (seq: number, r: PackedLine) => boolean): void {
+    for (const c of s.after.iterate(appId, afterSeq)) {
+      const rows = unpack(c);
+      const first = c.last_seq - rows.length + 1;
+      for (let i = Math.max(0, afterSeq - first + 1); i < rows.length; i++) if (!take(first + i, rows[i])) return;
+    }
+  }
+
+  function oldestAfter(appId: string, afterSeq: number, limit: number): OldLine[] {
+    const out: OldLine[] = [];
+    if (limit > 0)
+      eachAfter(appId, afterSeq, (seq, r) => {
+        out.push([seq, r[0], r[2], r[4], r[1]]);
+        return out.length < limit;
+      });
+    return out;
+  }
 
   return {
     /**
-     * Inserts lines in order and writes each one's seq into it. Call inside a transaction: one
-     * statement's rows get consecutive seqs (AUTOINCREMENT, a single writer), so the last rowid gives all.
+     * Stores lines in order and writes each one's seq into it: a run of one app's lines is a chunk. Call inside a
+     * transaction (the chunks and the seq counter commit together).
      */
     insertAll(lines: StoredLine[]): void {
       let i = 0;
-      for (; i + INSERT_ROWS <= lines.length; i += INSERT_ROWS) {
-        for (let j = 0; j < INSERT_ROWS; j++) {
-          const l = lines[i + j];
-          const o = j * COLUMNS;
-          args[o] = l.app_id;
-          args[o + 1] = l.ts;
-          args[o + 2] = l.time_ms;
-          args[o + 3] = l.container;
-          args[o + 4] = l.stream;
-          args[o + 5] = l.text;
+      while (i < lines.length) {
+        let j = i + 1;
+        while (j < lines.length && lines[j].app_id === lines[i].app_id) j++;
+        insertRun(lines, i, j);
+        i = j;
+      }
+    },
+    /** The last n lines of an app, oldest first; when `match` is given, of the containers it matches only. */
+    last(appId: string, n: number, match?: (container: string) => boolean): StoredLine[] {
+      const out: StoredLine[] = [];
+      if (n <= 0) return out;
+      for (const c of s.newest.iterate(appId)) {
+        const rows = unpack(c);
+        const first = c.last_seq - rows.length + 1;
+        for (let i = rows.length - 1; i >= 0 && out.length < n; i--) {
+          const [ts, time_ms, container, stream, text] = rows[i];
+          if (match && !match(container)) continue;
+          out.push({ seq: first + i, app_id: appId, ts, time_ms, container, stream, text, formatted: undefined });
         }
-        const last = Number(s.insertMany.run(args).lastInsertRowid);
-        for (let j = 0; j < INSERT_ROWS; j++) lines[i + j].seq = last - (INSERT_ROWS - 1 - j);
+        if (out.length >= n) break;
       }
-      for (; i < lines.length; i++) {
-        const l = lines[i];
-        l.seq = Number(s.insert.run(l.app_id, l.ts, l.time_ms, l.container, l.stream, l.text).lastInsertRowid);
-      }
+      return out.reverse();
     },
-    /** The last n lines of an app, oldest first; when `only` is given, of those containers only. */
-    last(appId: string, n: number, only?: string[]): StoredLine[] {
-      if (!only) return s.last.all(appId, n);
-      if (!only.length) return [];
-      const marks = only.map(() => '?').join(', ');
-      return db
-        .prepare<unknown[], StoredLine>(
-          `SELECT * FROM (SELECT * FROM log_lines WHERE app_id = ? AND container IN (${marks}) ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
-        )
-        .all(appId, ...only, n);
-    },
-    containers: (appId: string) => s.containers.all(appId),
     /** The oldest lines of an app as [seq, ts, container, text, time_ms] arrays. */
-    oldest: (appId: string, limit: number) => s.oldest.all(appId, limit),
+    oldest: (appId: string, limit: number) => oldestAfter(appId, 0, limit),
     /** The oldest lines of an app after `afterSeq`: rotation reads in slices, a tick each. */
-    oldestAfter: (appId: string, afterSeq: number, limit: number) => s.oldestAfter.all(appId, afterSeq, limit),
+    oldestAfter: (appId: string, afterSeq: number, limit: number) => oldestAfter(appId, afterSeq, limit),
     firstTime: (appId: string) => s.firstTime.get(appId),
-    countOlderThan: (appId: string, ms: number) => s.olderThan.get(appId, ms) ?? 0,
+    /** Lines of an app older than `ms`: whole chunks counted by their newest line, the chunks across `ms` unpacked. */
+    countOlderThan(appId: string, ms: number): number {
+      let n = s.wholeOlderThan.get(appId, ms) ?? 0;
+      for (const c of s.straddling.iterate(appId, ms, ms)) for (const r of unpack(c)) if (r[1] < ms) n++;
+      return n;
+    },
     /** Whether the app still exists (its lines are orphans otherwise). */
     appExists: (appId: string) => s.appExists.get(appId) !== undefined,
-    deleteAppLines: (appId: string) => s.deleteApp.run(appId).changes,
-    deleteUpTo: (appId: string, seq: number) => void s.deleteUpTo.run(appId, seq),
+    deleteAppLines: (appId: string) => void s.deleteApp.run(appId),
+    /** Deletes an app's lines up to seq (included): whole chunks, then the rest of the chunk the cut falls in. */
+    deleteUpTo(appId: string, seq: number): void {
+      s.deleteUpTo.run(appId, seq);
+      const c = s.after.get(appId, seq);
+      if (!c || c.last_seq - c.count >= seq) return;
+      const rows = unpack(c);
+      writeChunk(appId, c.last_seq, rows.slice(seq - (c.last_seq - rows.length)), true);
+    },
     stats: () => s.stats.all(),
-    deleteOrphans: () => s.orphans.run().changes,
+    deleteOrphans: () => void s.orphans.run(),
 
     cursor: (engineId: string) => s.cursor.get(engineId),
     saveCursor: (row: CursorRow) => void s.upsertCursor.run(row),
