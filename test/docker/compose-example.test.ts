@@ -131,18 +131,20 @@ describe('the compose example (emulator image + client container)', () => {
       );
       expect(health).toBe(true);
       // One web container, once a previous one of the deployment (restarted for the addon's variables) is gone.
+      // It is on the example's network under its alias (how the router reached it for the client), and publishes
+      // nothing on the host. A container seen alone may still be that previous one, removed before it is
+      // inspected: the checks are made again on the next one (a failed check is the error at the deadline).
       const web = await eventually(
         () => {
           const running = dockerPs([`${LABELS.appName}=compose-web`, `${LABELS.type}=web`]);
-          return running.length === 1 ? running : null;
+          if (running.length !== 1) return null;
+          expectOnNetwork(running[0].id);
+          return running;
         },
-        { timeoutMs: 30_000, what: 'one running web container' },
+        { timeoutMs: 30_000, what: 'one running web container on the example network' },
       );
       expect(web.map((c) => c.state)).toEqual(['running']);
       instance = docker('inspect', '--format', `{{index .Config.Labels "${LABELS.instance}"}}`, web[0].id).trim();
-      // The web container is on the example's network under its alias (how the router reached it for the client),
-      // and publishes nothing on the host.
-      expectOnNetwork(web[0].id);
       expect((await routerGet(ports.router, 'compose-web')).body).toMatch(/^hello from web-1, database postgres\n$/);
       const pg = dockerPs([`${LABELS.owner}=${instance}`]).filter((c) => /postgresql/.test(c.name));
       expect(pg.map((c) => c.state)).toEqual(['running']);

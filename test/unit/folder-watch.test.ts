@@ -46,16 +46,15 @@ describe('watchFolderTree', () => {
         expect(warnings).toHaveLength(1);
         expect(warnings[0]).toContain(`${code}`);
         expect(warnings[0]).toContain('watching by polling every 1 s');
-        // Written again until seen: a poller's first look at the folder (fs.watchFile's first stat) may come
-        // after its ready, and a file written before that look is its baseline, not a change.
-        const file = join(dir, 'index.js');
+        // A new file each time until one is seen: a poller's first look at the folder (fs.watchFile's first stat)
+        // may come after its ready, and what was written before that look is its baseline, not a change.
         let n = 0;
         await eventually(
           () => {
-            writeFileSync(file, `${n++}`);
-            return events.some((e) => e === `add ${file}` || e === `change ${file}`);
+            writeFileSync(join(dir, `file-${n++}.js`), 'x');
+            return events.some((e) => e.startsWith(`add ${join(dir, 'file-')}`));
           },
-          { timeoutMs: 10_000, what: 'the polling watcher reporting the file' },
+          { timeoutMs: 10_000, what: 'the polling watcher reporting a new file' },
         );
       } finally {
         await w.close();
