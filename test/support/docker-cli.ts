@@ -71,8 +71,9 @@ export async function eventually<T>(
   }
 }
 
-export function removeImagesByLabel(label: string): void {
-  const ids = docker('images', '-q', '--filter', `label=${label}`);
+/** Removes the images carrying every one of `labels` (`key=value`, or `key` for any value). */
+export function removeImagesByLabel(...labels: string[]): void {
+  const ids = docker('images', '-q', ...labels.flatMap((l) => ['--filter', `label=${l}`]));
   if (ids) docker('rmi', '-f', ...[...new Set(ids.split('\n'))]);
 }
 
@@ -90,6 +91,9 @@ export function removeInstance(instance: string): void {
   removeByLabel(`${LABELS.instance}=${instance}`);
   removeByLabel(`${LABELS.owner}=${instance}`);
   removeImagesByLabel(`${LABELS.instance}=${instance}`);
+  // An app's dependency image carries no instance label (it outlives a deployment): it is the one this instance
+  // built for an app. The Node.js images it built (no app) are shared with other instances and stay.
+  removeImagesByLabel(`${LABELS.builtBy}=${instance}`, LABELS.appId);
   for (const v of docker('volume', 'ls', '-q', '--filter', `name=scalingo-emu-${instance}-`)
     .split('\n')
     .filter(Boolean))
