@@ -47,8 +47,8 @@ export interface BaseImage {
   history: Array<Record<string, unknown>>;
 }
 
-export interface ImageArchiveSpec {
-  base: BaseImage;
+/** The new image over a base: its tag, its changes over the base, its new files. */
+export interface NewLayers {
   /** `repo:tag` the engine gives the loaded image. */
   tag: string;
   workingDir?: string;
@@ -59,6 +59,10 @@ export interface ImageArchiveSpec {
   createdBy: string;
   /** Writes the new files; the archive is complete once it resolves. */
   fill: (add: AddToLayer) => Promise<void>;
+}
+
+export interface ImageArchiveSpec extends NewLayers {
+  base: BaseImage;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (test/contract/runtime-contract.ts); docs/architecture.md "Runtime" describes the whole.
 import { type Duplex, type Readable } from 'node:stream';
 import { EngineUnavailableError } from './errors.ts';
-import { type AddToLayer } from './image-archive.ts';
+import { type NewLayers } from './image-archive.ts';
 import { type Address } from './reach.ts';
 
 export type { Address } from './reach.ts';
@@ -144,17 +144,9 @@ export interface ContainerState {
   state: string;
 }
 
-/** What layerImage makes: the new image's tag, its base, its changes over the base, its new files. */
-export interface LayerImageSpec {
+/** What layerImage makes: the new image (NewLayers) over the base image of that tag. */
+export interface LayerImageSpec extends NewLayers {
   base: string;
-  tag: string;
-  workingDir?: string;
-  cmd?: string[];
-  /** Added to the base's labels. */
-  labels: Record<string, string>;
-  /** What the image's history says made the new layers. */
-  createdBy: string;
-  fill: (add: AddToLayer) => Promise<void>;
 }
 
 export interface ContainerRuntime {
