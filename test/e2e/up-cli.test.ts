@@ -10,6 +10,7 @@ import { LABELS } from '../../src/runtime/runtime.ts';
 import { spawnEmulator } from '../reliability/emulator-process.ts';
 import { routerGet } from '../support/apps.ts';
 import { spawnCaptured } from '../support/captured-process.ts';
+import { instancesUnder } from '../support/data-dirs.ts';
 import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { emulatorCommand } from '../support/emulator-command.ts';
 import { freePort } from '../support/free-port.ts';
@@ -136,7 +137,8 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
         await eventually(() => dataDirHolder(d) === null, { timeoutMs: 10_000, what: `${d} released` });
       }
     }
-    for (const instance of leftInstances) removeInstance(instance);
+    // Every data dir a test used (`--data-dir`, or `.emulator-data` in a project): an `up` on one keeps its apps' images.
+    for (const instance of new Set([...leftInstances, ...instancesUnder(root)])) removeInstance(instance);
     for (const name of ['ctrl-c-app', 'detached-app', 'stopped-app', 'upd-custom', 'reuse-app', 'restart-app'])
       for (const c of dockerPs([`${LABELS.appName}=${name}`], true)) docker('rm', '-f', c.id);
     // What a failed `down --volumes` test would leave: the addon server and its volume (named after it).

@@ -8,14 +8,14 @@
 // for `up --detach`, stopped while it deploys, then `down`.
 
 import { type spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/db/database.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
 import { routerGet } from '../support/apps.ts';
 import { spawnCaptured } from '../support/captured-process.ts';
+import { instanceOfDataDir } from '../support/data-dirs.ts';
 import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
 import { emulatorCommand } from '../support/emulator-command.ts';
 
@@ -56,16 +56,7 @@ function writeProject() {
 }
 
 /** The label value of this data dir's containers (its instance id), once the emulator made its database. */
-function instanceId(): string | null {
-  const file = join(dataDir, 'emulator.sqlite');
-  if (!existsSync(file)) return null;
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare("SELECT value FROM meta WHERE key = 'instance_id'").pluck().get() as string) ?? null;
-  } finally {
-    db.close();
-  }
-}
+const instanceId = () => instanceOfDataDir(dataDir);
 
 /** Every container of this data dir's emulator: apps, one-offs (instance label), builds, hooks, addon servers (owner label). */
 function emulatorContainers(instance: string) {
