@@ -53,7 +53,9 @@ export async function watchFolderTree(
     if (!polling && e?.code && LIMIT_CODES.has(e.code)) {
       polling = true;
       h.warn(
-        `${dir}: the system's file-watch limit is reached (${e.code}: fs.inotify.max_user_instances / max_user_watches on Linux); watching by polling every ${POLL_MS / 1000} s`,
+        `${dir}: the system's file-watch limit is reached ` +
+          `(${e.code}: fs.inotify.max_user_instances / max_user_watches on Linux); ` +
+          `watching by polling every ${POLL_MS / 1000} s`,
       );
       const native = current;
       switching = start(true).then(() => native?.close());

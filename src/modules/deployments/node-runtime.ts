@@ -163,7 +163,9 @@ async function buildImage(b: NodeRuntimeBuild, plan: NodePlan): Promise<void> {
       workingDir: '/app',
       cmd: ['sh'],
       labels,
-      createdBy: `scalingo-emulator: Node.js ${plan.node} (${plan.pkg}), npm ${plan.npm}${plan.corepack ? `, corepack ${plan.corepack}` : ''} from the npm registry`,
+      createdBy:
+        `scalingo-emulator: Node.js ${plan.node} (${plan.pkg}), npm ${plan.npm}` +
+        `${plan.corepack ? `, corepack ${plan.corepack}` : ''} from the npm registry`,
       fill: async (add) => {
         const kept = await registryEntries(parts, [NPM_NODE_GYP], add).catch((err: unknown) => {
           hostError = err;
