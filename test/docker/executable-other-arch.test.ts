@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
@@ -8,11 +8,8 @@ import { buildExe } from '../../scripts/build-exe.ts';
 import { crossTarget, underEmulation } from '../../scripts/exe/cross.ts';
 import { hostArch } from '../../scripts/exe/node-binary.ts';
 import { RECOMMENDED_LTS_RANGE } from '../../src/modules/deployments/node-versions.ts';
-import { LABELS } from '../../src/runtime/runtime.ts';
 import { VERSION } from '../../src/version.ts';
-import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
-import { archiveOf, routerGet } from '../support/apps.ts';
-import { dockerPs, eventually, giveUp, instanceOfApp, removeInstance } from '../support/docker-cli.ts';
+import { expectStartDeployServe } from '../support/executable-checks.ts';
 
 // The single executable of the other architecture (`npm run build:exe -- --arch arm64` on an x64 machine: better-sqlite3
 // cross-compiled, the blob made by the target's Node under QEMU), run here under QEMU's user-mode emulation with the
@@ -64,43 +61,13 @@ describe(`the linux-${other} executable, under QEMU user-mode emulation`, () => 
 
   it(
     'start: the API answers on its SQLite file, an app deploys on this machine’s engine and the router serves it',
-    async () => {
-      const dataDir = join(scratch, 'data');
-      mkdirSync(dataDir);
-      let emu: EmulatorProcess | undefined;
-      let instance = '';
-      try {
-        emu = await spawnEmulator(dataDir, {}, { argv: command, env, cwd: scratch, startTimeoutMs: 180_000 });
-        const e = emu;
-        const health = await e.call('GET', '/_emulator/health', { as: null });
-        expect(health.status, health.text).toBe(200);
-        expect((await e.call('POST', '/v1/apps', { body: { app: { name: 'exe-other' } } })).status).toBe(201);
-        const source_url = await archiveOf('busybox-web');
-        expect(
-          (await e.call('POST', '/v1/apps/exe-other/deployments', { body: { deployment: { source_url } } })).status,
-        ).toBe(201);
-        const d = await eventually(
-          async () => {
-            const [last] = (await e.call('GET', '/v1/apps/exe-other/deployments')).body.deployments;
-            if (/error/.test(last?.status ?? '')) throw giveUp(`the deployment ended in ${last.status}`);
-            return last?.status === 'success' ? last : null;
-          },
-          { timeoutMs: 300_000, what: 'the deployment of exe-other' },
-        );
-        expect(d.status).toBe('success');
-        instance = instanceOfApp('exe-other');
-        const web = dockerPs([`${LABELS.appName}=exe-other`, `${LABELS.type}=web`]);
-        expect(web.map((c) => c.state)).toEqual(['running']);
-        const routerPort = Number(/Router\s+http:\/\/<app>\.localhost:(\d+)/.exec(e.output())?.[1]);
-        const page = await routerGet(routerPort, 'exe-other');
-        expect(page.status).toBe(200);
-        expect(page.body).toBe('version 1 from web-1\n');
-      } finally {
-        await emu?.call('DELETE', '/v1/apps/exe-other?current_name=exe-other').catch(() => undefined);
-        await emu?.stop();
-        if (instance) removeInstance(instance);
-      }
-    },
+    () =>
+      expectStartDeployServe(
+        { argv: command, env, cwd: scratch, startTimeoutMs: 180_000 },
+        join(scratch, 'data'),
+        'exe-other',
+        300_000,
+      ),
     LONG,
   );
 });

@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExe } from '../../scripts/build-exe.ts';
 import { hostArch } from '../../scripts/exe/node-binary.ts';
 import { LABELS } from '../../src/runtime/runtime.ts';
-import { type EmulatorProcess, spawnEmulator } from '../reliability/emulator-process.ts';
-import { archiveOf, FIXTURES, routerGet } from '../support/apps.ts';
+import { FIXTURES, routerGet } from '../support/apps.ts';
 import { spawnCaptured } from '../support/captured-process.ts';
 import { docker, dockerPs, eventually, giveUp, instanceOfApp, removeInstance } from '../support/docker-cli.ts';
+import { expectStartDeployServe } from '../support/executable-checks.ts';
+import { FREE_PORT_FLAGS } from '../support/free-port.ts';
 
 // The single executable (`npm run build:exe`) as a machine without Node.js runs it: copied to a scratch folder and run
 // with a PATH holding every command of this machine but node, npm, npx and corepack. Its apps are Procfile apps on the
@@ -53,43 +54,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe('the single executable, on a PATH without node or npm', () => {
   it(
     'start: the API answers and an app deploys, served through the router',
-    async () => {
-      const dataDir = join(scratch, 'data-start');
-      mkdirSync(dataDir);
-      let emu: EmulatorProcess | undefined;
-      let instance = '';
-      try {
-        emu = await spawnEmulator(dataDir, {}, { argv: [exe], env, cwd: scratch });
-        const e = emu;
-        const health = await e.call('GET', '/_emulator/health', { as: null });
-        expect(health.status, health.text).toBe(200);
-        expect((await e.call('POST', '/v1/apps', { body: { app: { name: 'exe-web' } } })).status).toBe(201);
-        const source_url = await archiveOf('busybox-web');
-        expect(
-          (await e.call('POST', '/v1/apps/exe-web/deployments', { body: { deployment: { source_url } } })).status,
-        ).toBe(201);
-        const d = await eventually(
-          async () => {
-            const [last] = (await e.call('GET', '/v1/apps/exe-web/deployments')).body.deployments;
-            if (/error/.test(last?.status ?? '')) throw giveUp(`the deployment ended in ${last.status}`);
-            return last?.status === 'success' ? last : null;
-          },
-          { timeoutMs: 180_000, what: 'the deployment of exe-web' },
-        );
-        expect(d.status).toBe('success');
-        instance = instanceOfApp('exe-web');
-        const web = dockerPs([`${LABELS.appName}=exe-web`, `${LABELS.type}=web`]);
-        expect(web.map((c) => c.state)).toEqual(['running']);
-        const routerPort = Number(/Router\s+http:\/\/<app>\.localhost:(\d+)/.exec(e.output())?.[1]);
-        const page = await routerGet(routerPort, 'exe-web');
-        expect(page.status).toBe(200);
-        expect(page.body).toBe('version 1 from web-1\n');
-      } finally {
-        await emu?.call('DELETE', '/v1/apps/exe-web?current_name=exe-web').catch(() => undefined);
-        await emu?.stop();
-        if (instance) removeInstance(instance);
-      }
-    },
+    () => expectStartDeployServe({ argv: [exe], env, cwd: scratch }, join(scratch, 'data-start'), 'exe-web', 180_000),
     LONG,
   );
 
@@ -112,18 +77,7 @@ describe('the single executable, on a PATH without node or npm', () => {
       mkdirSync(project);
       for (const f of ['Procfile', 'index.html']) copyFileSync(join(FIXTURES, 'busybox-web', f), join(project, f));
       let instance = '';
-      const p = run([
-        'up',
-        project,
-        '--no-watch',
-        '--in-memory',
-        '--port',
-        '0',
-        '--router-port',
-        '0',
-        '--ssh-port',
-        '0',
-      ]);
+      const p = run(['up', project, '--no-watch', '--in-memory', ...FREE_PORT_FLAGS]);
       try {
         const url = await eventually(
           () => {
@@ -154,7 +108,7 @@ describe('the single executable, on a PATH without node or npm', () => {
     const open = join(scratch, 'open-cache');
     mkdirSync(open);
     chmodSync(open, 0o777);
-    const p = spawnSync(exe, ['start', '--in-memory', '--port', '0'], {
+    const p = spawnSync(exe, ['start', '--in-memory', ...FREE_PORT_FLAGS], {
       env: { ...env, EMULATOR_EXE_CACHE_DIR: open },
       encoding: 'utf8',
     });

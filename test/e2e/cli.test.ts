@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { FREE_PORT_FLAGS } from '../support/free-port.ts';
 
 // The emulator as a user starts it: one process, one command.
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -41,10 +42,7 @@ describe('the emulator process', () => {
   it('starts, prints its URLs and a working API token, and stops cleanly on SIGTERM', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-cli-'));
     try {
-      const p = startProcess(
-        ['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'],
-        cwd,
-      );
+      const p = startProcess(['start', ...FREE_PORT_FLAGS, '--data-dir', 'state', '--log-level', 'warn'], cwd);
       const banner = await p.ready;
       const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
       expect(banner).toMatch(/Router\s+http:\/\/<app>\.localhost:\d+/);
@@ -70,10 +68,7 @@ describe('the emulator process', () => {
       expect(existsSync(join(cwd, 'state', 'emulator.sqlite'))).toBe(true);
 
       // State survives: a second start on the same data dir still has the app (and a fresh token).
-      const q = startProcess(
-        ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', 'state', '--log-level', 'warn'],
-        cwd,
-      );
+      const q = startProcess([...FREE_PORT_FLAGS, '--data-dir', 'state', '--log-level', 'warn'], cwd);
       const banner2 = await q.ready;
       const api2 = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner2)![1];
       const token2 = /API token\s+(\S+)/.exec(banner2)![1];
@@ -100,11 +95,10 @@ describe('the emulator process', () => {
       expect(built.status).toBe(0);
       expect(existsSync(join(ROOT, 'dist/main.mjs'))).toBe(true);
       expect(existsSync(join(ROOT, 'dist/migrations/001_init.sql'))).toBe(true);
-      const p = startProcess(
-        ['start', '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', '--log-level', 'warn'],
-        cwd,
-        [process.execPath, join(ROOT, 'dist/main.mjs')],
-      );
+      const p = startProcess(['start', ...FREE_PORT_FLAGS, '--in-memory', '--log-level', 'warn'], cwd, [
+        process.execPath,
+        join(ROOT, 'dist/main.mjs'),
+      ]);
       const banner = await p.ready;
       const api = /API, auth and logs\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
       const token = /API token\s+(\S+)/.exec(banner)![1];

@@ -13,7 +13,7 @@ import { spawnCaptured } from '../support/captured-process.ts';
 import { instancesUnder } from '../support/data-dirs.ts';
 import { docker, dockerPs, eventually, removeInstance } from '../support/docker-cli.ts';
 import { emulatorCommand } from '../support/emulator-command.ts';
-import { freePort } from '../support/free-port.ts';
+import { FREE_PORT_FLAGS, freePort } from '../support/free-port.ts';
 
 // `scalingo-emulator up` and `down` as processes: each bad input is one line on stderr and exit 1;
 // Ctrl-C stops the app's containers and exits 0; --detach leaves them running until `down`.
@@ -35,8 +35,7 @@ function project(name: string, files: Record<string, string>): string {
   return dir;
 }
 
-const FREE_PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0'];
-const PORTS = [...FREE_PORTS, '--in-memory'];
+const PORTS = [...FREE_PORT_FLAGS, '--in-memory'];
 const WEB = { Procfile: 'web: echo "web up on $PORT"; exec httpd -f -p $PORT -h /app\n', 'index.html': 'hi\n' };
 
 async function badInput(args: string[], env?: Record<string, string>): Promise<string> {
@@ -203,7 +202,7 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
 
   it('after a Ctrl-C (no emulator answering), down keeps the data and down --volumes removes the addon server and its volume', async () => {
     const dir = project('stopped-app', { ...WEB, 'scalingo.json': '{"addons": ["redis:redis-sandbox"]}' });
-    const ports = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', join(root, 'stopped-data')];
+    const ports = [...FREE_PORT_FLAGS, '--data-dir', join(root, 'stopped-data')];
     const p = run(['up', dir, ...ports]);
     await eventually(() => /Ctrl-C stops the app/.test(p.stdout()) || p.child.exitCode !== null, {
       timeoutMs: 240_000,
@@ -244,7 +243,16 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     const dir = project('detach-verbatim', WEB);
     const dataDir = join(root, 'verbatim-data');
     detachedDataDirs.push(dataDir);
-    const p = run(['up', 'detach-verbatim', '--app', 'upd-custom', '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    const p = run([
+      'up',
+      'detach-verbatim',
+      '--app',
+      'upd-custom',
+      '--detach',
+      ...FREE_PORT_FLAGS,
+      '--data-dir',
+      dataDir,
+    ]);
     expect(await p.exited, p.stderr()).toBe(0);
     const pid = Number(/Emulator started in the background \(pid (\d+)/.exec(p.stdout())?.[1]);
     expect(pid).toBeGreaterThan(0);
@@ -271,7 +279,7 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
       const p = run([
         'up',
         dir,
-        ...FREE_PORTS,
+        ...FREE_PORT_FLAGS,
         '--data-dir',
         dataDir,
         '--config',
@@ -297,7 +305,7 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     const dir = project('restart-app', { ...WEB, 'scalingo.json': '{"addons": ["postgresql:postgresql-sandbox"]}' });
     const dataDir = join(root, 'restart-data');
     detachedDataDirs.push(dataDir);
-    const first = run(['up', dir, '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    const first = run(['up', dir, '--detach', ...FREE_PORT_FLAGS, '--data-dir', dataDir]);
     expect(await first.exited, first.stderr()).toBe(0);
     const pid = Number(/Emulator started in the background \(pid (\d+)/.exec(first.stdout())?.[1]);
     const db = new Database(join(dataDir, 'emulator.sqlite'), { readonly: true });
@@ -334,7 +342,7 @@ describe('scalingo-emulator up as a process (real Docker)', () => {
     for (const label of [LABELS.instance, LABELS.owner])
       for (const c of dockerPs([`${label}=${instance}`])) docker('stop', '-t', '1', c.id);
 
-    const again = run(['up', dir, '--detach', ...FREE_PORTS, '--data-dir', dataDir]);
+    const again = run(['up', dir, '--detach', ...FREE_PORT_FLAGS, '--data-dir', dataDir]);
     expect(await again.exited, again.stderr()).toBe(0);
     const served = /Detached: http:\/\/restart-app\.localhost:(\d+) keeps running/.exec(again.stdout());
     expect(served, again.stdout()).not.toBeNull();

@@ -18,12 +18,13 @@ import { spawnCaptured } from '../support/captured-process.ts';
 import { instanceOfDataDir } from '../support/data-dirs.ts';
 import { docker, dockerPs, eventually, giveUp, removeInstance } from '../support/docker-cli.ts';
 import { emulatorCommand } from '../support/emulator-command.ts';
+import { FREE_PORT_FLAGS } from '../support/free-port.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'emu-up-stop-'));
 const APP = 'stop-wins-app';
 const dir = join(root, APP);
 const dataDir = join(root, 'data');
-const FREE_PORTS = ['--port', '0', '--router-port', '0', '--ssh-port', '0', '--data-dir', dataDir];
+const FREE_PORTS = [...FREE_PORT_FLAGS, '--data-dir', dataDir];
 const EXIT_WITHIN_MS = 30_000;
 /** From a saved file to the redeploy's first line: the watcher's debounce and settling take under a second. */
 const REDEPLOY_WITHIN_MS = 30_000;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { FREE_PORT_FLAGS } from '../support/free-port.ts';
 
 // --export-on-exit and --import through separate emulator processes, as a user runs them:
 // the state of one in-memory run is carried into the next one by a snapshot file.
@@ -18,11 +19,11 @@ const ENTRY = [
 const ADMIN = 'admin-token-for-cli-000000000000';
 
 function start(args: string[], cwd: string) {
-  const child = spawn(
-    process.execPath,
-    [...ENTRY, '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', '--log-level', 'warn', ...args],
-    { cwd, env: { ...process.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...ENTRY, ...FREE_PORT_FLAGS, '--in-memory', '--log-level', 'warn', ...args], {
+    cwd,
+    env: { ...process.env, EMULATOR_CONFIG: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -107,15 +108,11 @@ describe('--export-on-exit and --import', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'emu-ctl-cli-'));
     try {
       const run = (...args: string[]) =>
-        spawnSync(
-          process.execPath,
-          [...ENTRY, '--port', '0', '--router-port', '0', '--ssh-port', '0', '--in-memory', ...args],
-          {
-            cwd,
-            encoding: 'utf8',
-            env: { ...process.env, EMULATOR_CONFIG: '' },
-          },
-        );
+        spawnSync(process.execPath, [...ENTRY, ...FREE_PORT_FLAGS, '--in-memory', ...args], {
+          cwd,
+          encoding: 'utf8',
+          env: { ...process.env, EMULATOR_CONFIG: '' },
+        });
       const missing = run('--import', 'nope.sqlite');
       expect(missing.status).toBe(1);
       expect(missing.stderr).toMatch(/cannot read the snapshot to import .*nope\.sqlite/);

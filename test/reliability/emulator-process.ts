@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { type Readable } from 'node:stream';
 import { Agent, fetch } from 'undici';
 import { TEST_USERS, TOKENS } from '../harness.ts';
+import { FREE_PORT_FLAGS } from '../support/free-port.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 // Idle connections are dropped well before the server's keep-alive timeout (5 s): a request never
@@ -153,19 +154,7 @@ export function spawnStart(
 ): ChildProcessByStdio<null, Readable, Readable> {
   return spawn(
     command.argv[0],
-    [
-      ...command.argv.slice(1),
-      'start',
-      ...extra,
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--router-port',
-      '0',
-      '--ssh-port',
-      '0',
-    ],
+    [...command.argv.slice(1), 'start', ...extra, '--data-dir', dataDir, ...FREE_PORT_FLAGS],
     { cwd: command.cwd ?? ROOT, env: { ...command.env, EMULATOR_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
 }

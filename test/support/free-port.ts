@@ -12,3 +12,6 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** The emulator's three port flags at 0 (any free port): a user's `npm start` may hold the defaults. */
+export const FREE_PORT_FLAGS = ['--port', '0', '--router-port', '0', '--ssh-port', '0'] as const;
